@@ -1,0 +1,40 @@
+#pragma once
+// The own CSR format: the plain CsrMatrix plus the row-length figures a GPU kernel
+// uses to choose how many threads share one row (a sub-warp).
+
+#include <cstdint>
+
+#include "linalg/csr_matrix.hpp"
+
+namespace fvmmini {
+
+struct CsrFormat {
+  /// row_ptr (int64, n_rows+1), col (int32, nnz, sorted within rows), values (nnz).
+  /// Value slots are the CSR's own: value_slot is the identity and is not stored.
+  CsrMatrix matrix;
+  label min_row_length = 0;     ///< fewest nonzeros in a row
+  label max_row_length = 0;     ///< most nonzeros in a row
+  double mean_row_length = 0.0;  ///< nnz / n_rows
+  double build_seconds = 0.0;    ///< time of the build (row-length scan and copy)
+
+  label n_rows() const { return matrix.n_rows; }
+  std::int64_t nnz() const { return matrix.nnz(); }
+  std::int64_t stored_entries() const { return matrix.nnz(); }
+  double padding_ratio() const { return 1.0; }
+  /// Bytes of the arrays a kernel reads: row_ptr, col, values.
+  std::int64_t footprint_bytes() const {
+    return static_cast<std::int64_t>(matrix.row_ptr.size() * sizeof(std::int64_t) + matrix.col.size() * sizeof(label) +
+                                     matrix.values.size() * sizeof(double));
+  }
+  /// Threads per row for a vector-CSR kernel: the power of two >= mean row length, in [1, 32].
+  int subwarp_size() const {
+    int s = 1;
+    while (s < 32 && s < mean_row_length) s *= 2;
+    return s;
+  }
+};
+
+/// Wrap a CSR matrix (taken by value: move it in) and measure its row lengths.
+CsrFormat build_csr_format(CsrMatrix csr);
+
+}  // namespace fvmmini

@@ -1,0 +1,19 @@
+#pragma once
+// What every storage format shares: the padding marker and the CSR -> format value map.
+//
+// Every format is built from a CSR matrix (already in the ordering's numbering, columns
+// sorted within rows). Formats that store the values in another order keep
+// `value_slot[k]` = the index in their own `values` array of CSR value slot k, so new
+// coefficients are scattered in place (values[value_slot[k]] = csr.values[k]) without
+// rebuilding anything. Padding entries are not in the map: they stay 0 with column -1.
+
+#include <cstdint>
+
+#include "linalg/ldu_matrix.hpp"
+
+namespace fvmmini {
+
+/// Column index of a padding entry (its value is 0). Column 0 is a real column: test `col >= 0`.
+inline constexpr label padding_column = -1;
+
+}  // namespace fvmmini

@@ -1,0 +1,80 @@
+#pragma once
+// Staircase SELL (thesis section 4.3). The rows, already in the Staircase ordering
+// (grouped by nonzero count, shortest first: see group_by_row_length), form groups;
+// each group g is cut into step_blocks[g] slices of slice_height (sh) rows, and each slice
+// is an ELLPACK block of step_lengths[g] entries per row, stored column-major
+// (Algorithm 4). Rows and columns share the CSR's numbering: no permutation inside.
+//
+// Algorithm 3 (index structure), with h[i] = rows having i nonzeros, i = 0..mnz:
+//   for i < mnz: if h[i] < alpha*n the group merges into i+1 (h[i+1] += h[i]);
+//                otherwise it keeps sh*floor(h[i]/sh) rows as one group of length i and
+//                passes the leftover rows on to group i+1 (stored there, padded to length i+1).
+//   the last group (length mnz) takes the rest and is padded to ceil(h[mnz]/sh) slices.
+// A group that would get no full slice (possible only when n < sh, where the thesis's
+// range [sh/n, 1] for alpha is empty) merges upward too. Only an empty matrix has an
+// empty group (one group with step_blocks = 0): kernels must handle step_blocks[g] == 0.
+//
+// Kernel view (thesis 4.3.4, one launch of step_blocks[g] blocks of sh threads per group):
+//   thread t of block b in group g handles row  row_ptr[g] + b*sh + t  (write only if < n_rows)
+//   and reads step_lengths[g] entries at slots  step_ptr[g] + b*step_lengths[g]*sh + k*sh + t.
+
+#include <cstdint>
+#include <vector>
+
+#include "linalg/csr_matrix.hpp"
+#include "linalg/formats/format_common.hpp"
+
+namespace fvmmini {
+
+/// The host-side index arrays of Algorithm 3 (names as in the thesis). n_groups entries each,
+/// plus one closing entry in step_ptr and row_ptr.
+struct StaircaseIndex {
+  std::vector<label> step_lengths;     ///< n_groups: stored entries per row in group g (strictly increasing)
+  std::vector<label> step_blocks;      ///< n_groups: slices (thread blocks of sh rows) in group g
+  std::vector<std::int64_t> step_ptr;  ///< n_groups + 1: first slot of group g; step_ptr[n_groups] = val_size
+  /// n_groups + 1: first row of group g; row_ptr[n_groups] = n_rows (the real rows; the last
+  /// group's padding rows n_rows .. row_ptr[last] + step_blocks[last]*sh - 1 are not real).
+  std::vector<label> row_ptr;
+
+  label n_groups() const { return static_cast<label>(step_lengths.size()); }
+  std::int64_t val_size() const { return step_ptr.empty() ? 0 : step_ptr.back(); }
+};
+
+struct StaircaseMatrix {
+  label n_rows = 0;
+  int slice_height = 32;  ///< sh: rows per slice = threads per block (multiple of 32, <= 1024)
+  double alpha = 0.01;    ///< merge threshold: groups with fewer than alpha * n_rows rows merge upward
+  StaircaseIndex index;   ///< stays on the host
+  /// index.val_size() entries. Entry k of local row j (0 <= j < step_blocks[g]*sh) of group g is at
+  /// step_ptr[g] + (j / sh) * step_lengths[g] * sh + k * sh + j % sh. A row's real entries come first,
+  /// columns ascending; then padding (-1) up to step_lengths[g]; padding rows are all -1.
+  std::vector<label> col;
+  std::vector<double> values;             ///< same layout as col; padding holds 0
+  std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values/col
+  std::int64_t n_nonzeros = 0;
+  double build_seconds = 0.0;
+
+  std::int64_t nnz() const { return n_nonzeros; }
+  std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
+  double padding_ratio() const { return nnz() > 0 ? static_cast<double>(stored_entries()) / nnz() : 1.0; }
+  /// Bytes on the device: col and values (the index arrays stay on the host).
+  std::int64_t footprint_bytes() const {
+    return static_cast<std::int64_t>(col.size() * sizeof(label) + values.size() * sizeof(double));
+  }
+};
+
+/// Check the Staircase parameters for an n_rows matrix.
+/// @throws std::invalid_argument unless sh is a positive multiple of 32 and <= 1024, and
+///         sh/n_rows <= alpha <= 1 (any 0 < alpha <= 1 when n_rows < sh); the message states the range
+void validate_staircase_parameters(label n_rows, int slice_height, double alpha);
+
+/// Algorithm 3 on a row-length histogram (histogram[i] = rows with i nonzeros, i = 0..mnz;
+/// histogram.back() must be non-zero unless the matrix is empty).
+StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows, int slice_height, double alpha);
+
+/// Algorithms 3 and 4 on a CSR matrix whose rows are sorted by non-decreasing length
+/// (the Staircase ordering; see group_by_row_length).
+/// @throws std::invalid_argument on bad parameters or rows not in non-decreasing length order
+StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha);
+
+}  // namespace fvmmini

@@ -1,0 +1,52 @@
+#pragma once
+// Row orderings of the (structurally symmetric) LDU matrix graph: none, Cuthill-McKee,
+// reverse Cuthill-McKee, the Staircase SELL ordering, METIS nested dissection, random.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
+
+namespace fvmmini {
+
+/// Where Cuthill-McKee starts each connected component.
+enum class CmStart {
+  pseudo_peripheral,  ///< George & Liu's pseudo-peripheral node (used by cm and rcm)
+  min_degree,         ///< a minimally connected node, as Algorithm 2 of the thesis (used by staircase)
+};
+
+/// Cuthill-McKee: breadth-first from the start node, visiting each node's unvisited neighbours
+/// by ascending degree with the index as tie-break (thesis Algorithm 2); each connected component
+/// is ordered in turn, starting from its smallest unvisited index's component.
+Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start = CmStart::pseudo_peripheral);
+
+/// Reverse Cuthill-McKee (George & Liu): the CM order reversed.
+Permutation reverse_cuthill_mckee(const LduAddressing& addressing);
+
+/// Stable re-grouping of an ordering by row length (nonzeros, diagonal included), shortest
+/// rows first, ties kept in the order of `base` (thesis 4.3.1, second stage). Ascending, because
+/// Algorithm 3 merges small groups and passes leftover rows on to the next longer group.
+Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base);
+
+/// The Staircase SELL ordering of thesis 4.3.1: Cuthill-McKee from a minimally connected node,
+/// then grouped by row length with the CM order as tie-break.
+Permutation staircase_ordering(const LduAddressing& addressing);
+
+/// METIS_NodeND (nested dissection) on the matrix graph.
+/// @throws std::runtime_error when METIS reports an error
+Permutation metis_ordering(const LduAddressing& addressing);
+
+/// A uniformly random permutation from a seeded generator (stress tests).
+Permutation random_ordering(label n_rows, std::uint64_t seed);
+
+/// The ordering names accepted by make_ordering, in the order they are listed in errors.
+const std::vector<std::string>& ordering_names();
+
+/// The ordering by name: none | cm | rcm | staircase | metis | random.
+/// @param[in] seed used by "random" only
+/// @throws std::invalid_argument for an unknown name, listing the known ones
+Permutation make_ordering(const std::string& name, const LduAddressing& addressing, std::uint64_t seed = 1);
+
+}  // namespace fvmmini
