@@ -1,0 +1,90 @@
+#include "kernels/reference/vector_ops.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+namespace fvmmini::reference {
+
+namespace {
+
+using index = std::ptrdiff_t;
+constexpr int max_threads = 256;
+
+/// Sums N terms over i in [0, n): each thread sums a fixed contiguous block and the
+/// partial sums are added in thread order, so the result does not depend on timing.
+/// @param[in] accumulate called as accumulate(i, acc) with acc a std::array<double, N>&
+template <int N, class F>
+std::array<double, N> parallel_sums(index n, F&& accumulate) {
+  std::array<std::array<double, N>, max_threads> partial{};
+  int n_threads = 1;
+#pragma omp parallel num_threads(std::min(omp_get_max_threads(), max_threads))
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+#pragma omp single
+    n_threads = nt;
+    std::array<double, N> acc{};
+    for (index i = n * t / nt; i < n * (t + 1) / nt; ++i) accumulate(i, acc);
+    partial[t] = acc;
+  }
+  std::array<double, N> total{};
+  for (int t = 0; t < n_threads; ++t)
+    for (int k = 0; k < N; ++k) total[k] += partial[t][k];
+  return total;
+}
+
+index size_of(std::span<const double> a) { return static_cast<index>(a.size()); }
+
+}  // namespace
+
+double dot(std::span<const double> a, std::span<const double> b) {
+  return parallel_sums<1>(size_of(a), [&](index i, auto& acc) { acc[0] += a[i] * b[i]; })[0];
+}
+
+double sum_abs(std::span<const double> a) {
+  return parallel_sums<1>(size_of(a), [&](index i, auto& acc) { acc[0] += std::abs(a[i]); })[0];
+}
+
+double mean(std::span<const double> a) {
+  if (a.empty()) return 0.0;
+  return parallel_sums<1>(size_of(a), [&](index i, auto& acc) { acc[0] += a[i]; })[0] / static_cast<double>(a.size());
+}
+
+double residual_and_norm_factor(std::span<const double> b, std::span<const double> ax, std::span<const double> row_sums,
+                                double x_ref, std::span<double> r, double& norm_factor) {
+  const auto sums = parallel_sums<2>(size_of(b), [&](index i, auto& acc) {
+    const double a_ref = row_sums[i] * x_ref;
+    r[i] = b[i] - ax[i];
+    acc[0] += std::abs(r[i]);
+    acc[1] += std::abs(ax[i] - a_ref) + std::abs(b[i] - a_ref);
+  });
+  norm_factor = sums[1];
+  return sums[0];
+}
+
+double cg_update(double alpha, std::span<const double> p, std::span<const double> q, std::span<double> x,
+                 std::span<double> r) {
+  return parallel_sums<1>(size_of(p), [&](index i, auto& acc) {
+    x[i] += alpha * p[i];
+    r[i] -= alpha * q[i];
+    acc[0] += std::abs(r[i]);
+  })[0];
+}
+
+double jacobi_apply_dot(std::span<const double> r, std::span<const double> inv_diag, std::span<double> z) {
+  return parallel_sums<1>(size_of(r), [&](index i, auto& acc) {
+    z[i] = r[i] * inv_diag[i];
+    acc[0] += r[i] * z[i];
+  })[0];
+}
+
+void xpby(std::span<const double> z, double beta, std::span<double> p) {
+#pragma omp parallel for schedule(static)
+  for (index i = 0; i < size_of(z); ++i) p[i] = z[i] + beta * p[i];
+}
+
+}  // namespace fvmmini::reference

@@ -1,0 +1,40 @@
+#pragma once
+// A linear solver bound to one matrix structure: built once (ordering, format,
+// backend), refreshed with new coefficients each step, solved many times.
+
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini {
+
+/// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.
+class SolverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+
+  /// Solve A x = b; x holds the initial guess on entry. Vectors are in the mesh's cell order.
+  /// @param[in] field the field name printed in the solve line
+  virtual SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) = 0;
+
+  /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
+  virtual void update_coefficients(const LduMatrix& matrix) = 0;
+
+  /// One line for the log: backend, format, ordering and their parameters.
+  virtual std::string describe() const = 0;
+};
+
+/// Build the solver the settings ask for. Throws std::invalid_argument for an unknown
+/// backend, format, ordering or preconditioner, or a format that does not apply.
+std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
+
+}  // namespace fvmmini

@@ -1,0 +1,28 @@
+#pragma once
+// Conjugate gradients on the reference backend, flat and annotated in the manner
+// of HPCG, with OpenFOAM's residual normalisation and stopping rules.
+
+#include <span>
+#include <vector>
+
+#include "linalg/host_operator.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini {
+
+/// Work vectors kept between solves so no solve allocates.
+struct CgWorkspace {
+  std::vector<double> r, z, p, q, row_sums, inv_diag;
+  void resize(label n);
+};
+
+/// Solve A x = b by CG (preconditioner "none") or Jacobi-PCG ("jacobi").
+/// Residual = sum|b - Ax| / normFactor, normFactor = sum(|Ax - A x̄| + |b - A x̄|) + 1e-20, x̄ = mean(x)
+/// (OpenFOAM's). Stops when residual < tolerance, residual < relTol * initial, or maxIter.
+/// @param[in,out] x initial guess in, solution out
+/// @throws SolverError on breakdown (p'Ap <= 0 or not finite) and on a singular system
+///         (every row sum zero: no fixed value and no reference level)
+SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
+                               const SolverSettings& settings, CgWorkspace& work);
+
+}  // namespace fvmmini

@@ -1,0 +1,61 @@
+#pragma once
+// The face-based polyhedral mesh, in OpenFOAM's owner/neighbour addressing.
+//
+// Faces 0 .. n_internal_faces()-1 are internal, ordered upper-triangular
+// (sorted by owner, then neighbour) with owner[f] < neighbour[f]; their area
+// vector points from owner to neighbour. Boundary faces follow, grouped by
+// patch, pointing out of the domain.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mesh/vec3.hpp"
+
+namespace fvmmini {
+
+/// Index type for points, faces and cells (OpenFOAM's label).
+using label = std::int32_t;
+
+/// A named group of consecutive boundary faces.
+struct Patch {
+  std::string name;
+  std::string type;  ///< "patch", "wall", "empty", "symmetryPlane", ... (as OpenFOAM)
+  label start = 0;   ///< first face index
+  label size = 0;    ///< number of faces
+};
+
+struct Mesh {
+  std::vector<Vec3> points;
+  std::vector<label> face_offsets{0};  ///< face f has vertices face_vertices[face_offsets[f] .. face_offsets[f+1])
+  std::vector<label> face_vertices;
+  std::vector<label> owner;      ///< one per face
+  std::vector<label> neighbour;  ///< one per internal face
+  std::vector<Patch> patches;
+  label n_cells = 0;
+  std::string description;  ///< where the mesh came from, for logs
+
+  label n_points() const { return static_cast<label>(points.size()); }
+  label n_faces() const { return static_cast<label>(owner.size()); }
+  label n_internal_faces() const { return static_cast<label>(neighbour.size()); }
+
+  /// The vertex indices of face f, ordered so that the right-hand normal points out of the owner.
+  std::span<const label> face(label f) const {
+    return {face_vertices.data() + face_offsets[f], static_cast<size_t>(face_offsets[f + 1] - face_offsets[f])};
+  }
+  /// Append a face (vertex loop) with its owner; neighbour is added separately for internal faces.
+  void add_face(std::span<const label> vertices, label face_owner) {
+    face_vertices.insert(face_vertices.end(), vertices.begin(), vertices.end());
+    face_offsets.push_back(static_cast<label>(face_vertices.size()));
+    owner.push_back(face_owner);
+  }
+  /// The patch with this name, or nullptr.
+  const Patch* find_patch(const std::string& name) const {
+    for (const auto& p : patches)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
+};
+
+}  // namespace fvmmini

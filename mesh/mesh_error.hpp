@@ -1,0 +1,23 @@
+#pragma once
+// The error every mesh source throws: it names the file and, where known, the line.
+
+#include <stdexcept>
+#include <string>
+
+namespace fvmmini {
+
+class MeshError : public std::runtime_error {
+ public:
+  /// @param[in] file the file (or source) at fault; @param[in] line 1-based, 0 when not line-specific
+  MeshError(const std::string& file, long line, const std::string& message)
+      : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message),
+        file_(file), line_(line) {}
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+
+ private:
+  std::string file_;
+  long line_;
+};
+
+}  // namespace fvmmini
