@@ -1,0 +1,178 @@
+// Tier 1: LDU -> CSR and the reference CG on tiny hand-computed systems, and the
+// solver's stopping rules and error cases.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kernels/reference/csr_spmv.hpp"
+#include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/csr_matrix.hpp"
+#include "linalg/linear_solver.hpp"
+
+namespace fvmmini {
+namespace {
+
+/// The 1-D Laplacian tridiag(-1, 2, -1) on n rows (SPD).
+LduMatrix tridiagonal(label n, double diag = 2.0) {
+  auto addressing = std::make_shared<LduAddressing>();
+  addressing->n_rows = n;
+  for (label i = 0; i + 1 < n; ++i) {
+    addressing->lower.push_back(i);
+    addressing->upper.push_back(i + 1);
+  }
+  LduMatrix a = make_ldu_matrix(addressing);
+  std::fill(a.diag.begin(), a.diag.end(), diag);
+  std::fill(a.upper.begin(), a.upper.end(), -1.0);
+  return a;
+}
+
+TEST(LduToCsr, HandComputedThreeByThree) {
+  // [ 4 -1 -2 ]
+  // [-1  5  0 ]   faces (0,1) = -1, (0,2) = -2
+  // [-2  0  6 ]
+  auto addressing = std::make_shared<LduAddressing>(LduAddressing{3, {0, 0}, {1, 2}});
+  LduMatrix a = make_ldu_matrix(addressing);
+  a.diag = {4.0, 5.0, 6.0};
+  a.upper = {-1.0, -2.0};
+  LduToCsrMap map;
+  const CsrMatrix csr = ldu_to_csr(a, &map);
+  EXPECT_EQ(csr.row_ptr, (std::vector<std::int64_t>{0, 3, 5, 7}));
+  EXPECT_EQ(csr.col, (std::vector<label>{0, 1, 2, 0, 1, 0, 2}));
+  EXPECT_EQ(csr.values, (std::vector<double>{4, -1, -2, -1, 5, -2, 6}));
+  EXPECT_EQ(map.diag_slot, (std::vector<std::int64_t>{0, 4, 6}));
+  EXPECT_EQ(map.upper_slot, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(map.lower_slot, (std::vector<std::int64_t>{3, 5}));
+
+  // --- refresh in place equals a fresh conversion
+  a.upper = {-0.5, -0.25};
+  std::vector<double> values(csr.values.size(), std::nan(""));
+  refresh_csr_values(a, map, values);
+  EXPECT_EQ(values, ldu_to_csr(a).values);
+}
+
+TEST(LduToCsr, SpmvMatchesFaceLoopOnRandomMatrix) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const label n = 200;
+  // random upper-triangular pattern, faces sorted by (lower, upper)
+  auto addressing = std::make_shared<LduAddressing>();
+  addressing->n_rows = n;
+  for (label i = 0; i < n; ++i)
+    for (label j = i + 1; j < n; ++j)
+      if (rng() % 37 == 0) {
+        addressing->lower.push_back(i);
+        addressing->upper.push_back(j);
+      }
+  LduMatrix a = make_ldu_matrix(addressing);
+  for (auto& v : a.diag) v = u(rng);
+  for (auto& v : a.upper) v = u(rng);
+  const CsrMatrix csr = ldu_to_csr(a);
+  std::vector<double> x(n), y_ldu(n), y_csr(n, std::nan(""));
+  for (auto& v : x) v = u(rng);
+  reference::ldu_spmv(a, x, y_ldu);
+  reference::csr_spmv(csr, x, y_csr);
+  for (label i = 0; i < n; ++i) EXPECT_NEAR(y_csr[i], y_ldu[i], 1e-13);
+}
+
+TEST(ReferenceCg, SolvesTridiagonalToTolerance) {
+  const label n = 50;
+  LduMatrix a = tridiagonal(n);
+  a.diag[0] = a.diag[n - 1] = 3.0;  // Dirichlet ends: non-singular
+  std::vector<double> x_true(n), b(n), x(n, 0.0);
+  for (label i = 0; i < n; ++i) x_true[i] = std::sin(0.1 * i);
+  reference::ldu_spmv(a, x_true, b);
+  for (const char* preconditioner : {"none", "jacobi"}) {
+    SolverSettings s;
+    s.preconditioner = preconditioner;
+    s.tolerance = 1e-12;
+    std::fill(x.begin(), x.end(), 0.0);
+    auto solver = make_linear_solver(a, s);
+    const auto perf = solver->solve(x, b, "p");
+    EXPECT_TRUE(perf.converged) << preconditioner;
+    EXPECT_LE(perf.iterations, n) << preconditioner;  // CG is exact in n steps (in exact arithmetic)
+    EXPECT_LT(perf.final_residual, 1e-12);
+    for (label i = 0; i < n; ++i) EXPECT_NEAR(x[i], x_true[i], 1e-9) << preconditioner;
+  }
+}
+
+TEST(ReferenceCg, RelTolAndMaxIterStopEarly) {
+  LduMatrix a = tridiagonal(400, 2.001);
+  std::vector<double> b(400, 1.0), x(400, 0.0);
+  SolverSettings s;
+  s.tolerance = 1e-14;
+  s.rel_tol = 0.1;
+  auto perf = make_linear_solver(a, s)->solve(x, b, "p");
+  EXPECT_TRUE(perf.converged);
+  EXPECT_LT(perf.final_residual, 0.1 * perf.initial_residual);
+  EXPECT_GT(perf.iterations, 0);
+
+  s.rel_tol = 0.0;
+  s.max_iter = 3;
+  std::fill(x.begin(), x.end(), 0.0);
+  perf = make_linear_solver(a, s)->solve(x, b, "p");
+  EXPECT_EQ(perf.iterations, 3);
+  EXPECT_FALSE(perf.converged);
+}
+
+TEST(ReferenceCg, ConvergedInitialGuessTakesNoIterations) {
+  LduMatrix a = tridiagonal(10, 3.0);
+  std::vector<double> x(10, 1.0), b(10);
+  reference::ldu_spmv(a, x, b);
+  const auto perf = make_linear_solver(a, SolverSettings{})->solve(x, b, "p");
+  EXPECT_EQ(perf.iterations, 0);
+  EXPECT_TRUE(perf.converged);
+}
+
+TEST(ReferenceCg, ResidualHistoryIsBitIdenticalRunToRun) {
+  LduMatrix a = tridiagonal(10000, 2.0001);
+  std::vector<double> b(10000);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.37 * static_cast<double>(i));
+  SolverSettings s;
+  s.max_iter = 25;
+  s.tolerance = 0.0;
+  std::vector<double> x1(b.size(), 0.0), x2(b.size(), 0.0);
+  const auto p1 = make_linear_solver(a, s)->solve(x1, b, "p");
+  const auto p2 = make_linear_solver(a, s)->solve(x2, b, "p");
+  EXPECT_EQ(p1.final_residual, p2.final_residual);
+  EXPECT_EQ(x1, x2);
+}
+
+TEST(ReferenceCg, IndefiniteMatrixIsABreakdown) {
+  LduMatrix a = tridiagonal(20, 2.0);
+  a.diag[5] = -50.0;
+  std::vector<double> b(20, 1.0), x(20, 0.0);
+  SolverSettings s;
+  s.tolerance = 1e-12;
+  EXPECT_THROW(make_linear_solver(a, s)->solve(x, b, "p"), SolverError);
+}
+
+TEST(ReferenceCg, NanInRightHandSideIsAnError) {
+  LduMatrix a = tridiagonal(20, 3.0);
+  std::vector<double> b(20, 1.0), x(20, 0.0);
+  b[3] = std::nan("");
+  EXPECT_THROW(make_linear_solver(a, SolverSettings{})->solve(x, b, "p"), SolverError);
+}
+
+TEST(ReferenceCg, SolveLineIsOpenFoamStyle) {
+  SolverPerformance p{"CG[staircase]", "p", 1.0, 9.2e-07, 41, true};
+  EXPECT_EQ(format_solve_line(p),
+            "CG[staircase]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41");
+}
+
+TEST(SolverFactory, UnknownNamesAreClearErrors) {
+  LduMatrix a = tridiagonal(4, 3.0);
+  SolverSettings s;
+  s.preconditioner = "ilu";
+  EXPECT_THROW(make_linear_solver(a, s), std::invalid_argument);
+  s = SolverSettings{};
+  s.format = "banana";
+  EXPECT_THROW(make_linear_solver(a, s), std::invalid_argument);
+  s = SolverSettings{};
+  s.backend = "opencl";
+  EXPECT_THROW(make_linear_solver(a, s), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fvmmini
