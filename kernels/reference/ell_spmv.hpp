@@ -1,0 +1,13 @@
+#pragma once
+// y = A x for ELLPACK on the CPU (OpenMP over rows).
+
+#include <span>
+
+#include "linalg/formats/ell_matrix.hpp"
+
+namespace fvmmini::reference {
+
+/// @param[in] x length n_rows; @param[out] y length n_rows (overwritten)
+void ell_spmv(const EllMatrix& a, std::span<const double> x, std::span<double> y);
+
+}  // namespace fvmmini::reference

@@ -1,0 +1,93 @@
+#pragma once
+// The one name -> factory table of storage formats, and the host-side set-up every
+// backend shares: ordering, permuted CSR with its slot map, the format struct, and
+// the reference (CPU) operator on top of it.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "linalg/csr_matrix.hpp"
+#include "linalg/formats/coo_matrix.hpp"
+#include "linalg/formats/csr_format.hpp"
+#include "linalg/formats/ell_matrix.hpp"
+#include "linalg/formats/sell_matrix.hpp"
+#include "linalg/formats/staircase_matrix.hpp"
+#include "linalg/host_operator.hpp"
+#include "linalg/ordering/permutation.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini {
+
+/// One built format (the struct the entry's builder makes).
+using HostFormat = std::variant<CsrFormat, CooMatrix, EllMatrix, SellMatrix, StaircaseMatrix>;
+
+struct FormatEntry {
+  std::string name;     ///< as in case files
+  std::string summary;  ///< one line for --help and errors
+  bool reference = true;       ///< has a reference (CPU) kernel; false: CUDA-only (cuSPARSE baselines)
+  bool groups_rows = false;    ///< the ordering is followed by a stable grouping by row length (staircase)
+  /// Build the struct from the CSR in the final ordering. @throws std::invalid_argument on bad parameters
+  std::function<HostFormat(CsrMatrix csr, const FormatParameters& parameters)> build;
+};
+
+/// The table, in the order names are listed in errors.
+const std::vector<FormatEntry>& format_table();
+
+/// The entry named `name`. @throws std::invalid_argument listing the known names
+const FormatEntry& find_format(const std::string& name);
+
+/// Everything the host builds before a backend takes over, in the operator's numbering.
+struct PreparedFormat {
+  std::string format_name;
+  std::string ordering_name;
+  FormatParameters parameters;
+  /// new -> old rows of the operator's numbering relative to the mesh (ordering, then for
+  /// staircase the grouping by row length)
+  Permutation permutation;
+  LduToCsrMap csr_map;  ///< mesh-order LDU rows/faces -> slots of the permuted CSR
+  HostFormat format;
+  double ordering_seconds = 0.0;  ///< ordering (and grouping)
+  double csr_seconds = 0.0;       ///< permuted CSR with its slot map
+  double build_seconds = 0.0;     ///< the format struct from the CSR
+};
+
+/// Order, permute and build. @param[in] seed for the "random" ordering
+/// @throws std::invalid_argument for an unknown format or ordering or bad format parameters
+PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
+                              const FormatParameters& parameters, std::uint64_t seed = 1);
+
+/// The format's value array (what a backend uploads after a refresh).
+std::span<const double> format_values(const HostFormat& format);
+
+/// Copy new mesh-order LDU coefficients into the format's values through the slot maps.
+void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
+
+/// Stored entries, nnz, padding ratio and footprint of the built format.
+struct FormatFigures {
+  std::int64_t nnz = 0;
+  std::int64_t stored_entries = 0;
+  double padding_ratio = 1.0;
+  std::int64_t footprint_bytes = 0;
+};
+FormatFigures format_figures(const HostFormat& format);
+
+/// One line: "staircase (sh 32, alpha 0.01), ordering staircase: padding 1.04, 12.3 MB, setup 45 ms".
+std::string describe(const PreparedFormat& prepared);
+
+/// A HostOperator in the prepared numbering: vectors given to multiply() and diagonal() are
+/// permuted (x_op[i] = x_mesh[permutation.new_to_old[i]]).
+class ReferenceOperator : public HostOperator {
+ public:
+  virtual const PreparedFormat& prepared() const = 0;
+};
+
+/// The reference operator for a prepared format.
+/// @throws std::invalid_argument when the format has no reference kernel
+std::unique_ptr<ReferenceOperator> make_reference_operator(const LduMatrix& matrix, PreparedFormat prepared);
+
+}  // namespace fvmmini

@@ -1,0 +1,195 @@
+// Orderings and permutations: round trips, bijections, LDU and CSR permutation with
+// their slot maps, bandwidth reduction, the Staircase ordering, statistics.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/reference/csr_spmv.hpp"
+#include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/csr_matrix.hpp"
+#include "linalg/ordering/matrix_statistics.hpp"
+#include "linalg/ordering/orderings.hpp"
+#include "linalg/ordering/permutation.hpp"
+#include "matrix_generators.hpp"
+
+namespace fvmmini {
+namespace {
+
+void expect_bijection(const Permutation& p, label n) {
+  ASSERT_EQ(p.size(), n);
+  ASSERT_EQ(static_cast<label>(p.old_to_new.size()), n);
+  for (label i = 0; i < n; ++i) ASSERT_EQ(p.old_to_new[p.new_to_old[i]], i);
+}
+
+TEST(Permutation, RoundTripAndComposition) {
+  const Permutation p = random_ordering(1000, 5);
+  expect_bijection(p, 1000);
+  EXPECT_FALSE(p.is_identity());
+  const auto x = test::random_vector(1000, 1);
+  std::vector<double> x_new(1000), back(1000);
+  permute_to_new(p, x, x_new);
+  for (label i = 0; i < 1000; ++i) ASSERT_EQ(x_new[i], x[p.new_to_old[i]]);
+  permute_to_old(p, x_new, back);
+  EXPECT_EQ(back, x);
+
+  // --- compose(p, q) renumbers by p and then by q
+  const Permutation q = random_ordering(1000, 6);
+  std::vector<double> via_two(1000), via_one(1000);
+  permute_to_new(q, x_new, via_two);
+  permute_to_new(compose(p, q), x, via_one);
+  EXPECT_EQ(via_one, via_two);
+  EXPECT_TRUE(Permutation::identity(7).is_identity());
+}
+
+TEST(Permutation, RejectsNonBijections) {
+  EXPECT_THROW(Permutation::from_new_to_old({0, 0, 1}), std::invalid_argument);
+  EXPECT_THROW(Permutation::from_new_to_old({0, 3, 1}), std::invalid_argument);
+  EXPECT_THROW(Permutation::from_new_to_old({-1, 0}), std::invalid_argument);
+  EXPECT_THROW(compose(Permutation::identity(2), Permutation::identity(3)), std::invalid_argument);
+}
+
+TEST(Permutation, PermutedLduAndCsrReproduceTheProductAndRefreshInPlace) {
+  const LduMatrix m = test::random_matrix(400, 5, 3);
+  const auto x = test::random_vector(400, 4);
+  std::vector<double> y(400);
+  reference::ldu_spmv(m, x, y);
+  for (const std::string name : {"none", "rcm", "metis", "random"}) {
+    SCOPED_TRACE(name);
+    const Permutation p = make_ordering(name, *m.addressing, 9);
+    std::vector<double> x_new(400), y_new(400), y_back(400);
+    permute_to_new(p, x, x_new);
+
+    // --- permuted LDU: still upper-triangular, same product
+    PermutedLdu pl = permute_ldu(m, p);
+    const auto& a = *pl.matrix.addressing;
+    for (label f = 0; f < a.n_faces(); ++f) {
+      ASSERT_LT(a.lower[f], a.upper[f]);
+      if (f > 0) {
+        ASSERT_TRUE(a.lower[f - 1] < a.lower[f] || (a.lower[f - 1] == a.lower[f] && a.upper[f - 1] < a.upper[f]));
+      }
+    }
+    reference::ldu_spmv(pl.matrix, x_new, y_new);
+    permute_to_old(p, y_new, y_back);
+    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+
+    // --- permuted CSR: same product; for the identity it is exactly ldu_to_csr
+    LduToCsrMap map;
+    CsrMatrix csr = permuted_csr(m, p, &map);
+    reference::csr_spmv(csr, x_new, y_new);
+    permute_to_old(p, y_new, y_back);
+    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    if (name == "none") {
+      LduToCsrMap plain_map;
+      const CsrMatrix plain = ldu_to_csr(m, &plain_map);
+      EXPECT_EQ(csr.row_ptr, plain.row_ptr);
+      EXPECT_EQ(csr.col, plain.col);
+      EXPECT_EQ(csr.values, plain.values);
+      EXPECT_EQ(map.diag_slot, plain_map.diag_slot);
+      EXPECT_EQ(map.upper_slot, plain_map.upper_slot);
+      EXPECT_EQ(map.lower_slot, plain_map.lower_slot);
+    }
+
+    // --- new coefficients refresh both in place exactly as a fresh permutation would
+    const LduMatrix m2 = test::random_values(m.addressing, 77);
+    refresh_csr_values(m2, map, csr.values);
+    EXPECT_EQ(csr.values, permuted_csr(m2, p).values);
+    refresh_permuted_ldu(m2, p, pl);
+    const PermutedLdu fresh = permute_ldu(m2, p);
+    EXPECT_EQ(pl.matrix.diag, fresh.matrix.diag);
+    EXPECT_EQ(pl.matrix.upper, fresh.matrix.upper);
+  }
+}
+
+TEST(Orderings, EveryOrderingIsABijection) {
+  const LduMatrix m = test::random_matrix(500, 4, 8);  // several components, isolated rows
+  for (const auto& name : ordering_names()) {
+    SCOPED_TRACE(name);
+    expect_bijection(make_ordering(name, *m.addressing, 3), 500);
+  }
+  const LduMatrix one = test::random_matrix(1, 0, 1);
+  for (const auto& name : ordering_names()) expect_bijection(make_ordering(name, *one.addressing), 1);
+}
+
+TEST(Orderings, CuthillMcKeeReducesTheBandwidthOfARandomlyNumberedBox) {
+  const LduMatrix box = test::box_matrix(12, 10, 8, 1);
+  const Permutation scramble = random_ordering(box.n_rows(), 42);
+  const PermutedLdu scrambled = permute_ldu(box, scramble);
+  const auto& a = *scrambled.matrix.addressing;
+  const auto none = matrix_statistics(a, Permutation::identity(a.n_rows));
+  const auto cm = matrix_statistics(a, cuthill_mckee(a));
+  const auto rcm = matrix_statistics(a, reverse_cuthill_mckee(a));
+  EXPECT_GT(none.bandwidth, 500);
+  // a level structure of a 12x10x8 box is at most ~2 planes of 120 cells wide
+  EXPECT_LT(cm.bandwidth, 250);
+  EXPECT_LT(rcm.bandwidth, 250);
+  EXPECT_LT(cm.profile, none.profile / 4);
+  EXPECT_LE(rcm.profile, cm.profile);
+}
+
+TEST(Orderings, CuthillMcKeeOnAPathStartsAtAnEnd) {
+  // path 0-1-...-9 numbered 5, 3, 8, 0, 9, 1, 6, 2, 7, 4 along the path
+  const std::vector<label> along{5, 3, 8, 0, 9, 1, 6, 2, 7, 4};
+  std::vector<std::pair<label, label>> pairs;
+  for (size_t k = 0; k + 1 < along.size(); ++k) pairs.push_back({along[k], along[k + 1]});
+  const auto a = test::addressing_from_pairs(10, pairs);
+  const Permutation cm = cuthill_mckee(*a);
+  // both ends (5 and 4) are pseudo-peripheral with degree 1; the smaller index wins the tie
+  std::vector<label> expected(along.rbegin(), along.rend());
+  EXPECT_EQ(cm.new_to_old, expected);
+  EXPECT_EQ(matrix_statistics(*a, cm).bandwidth, 1);
+  EXPECT_EQ(reverse_cuthill_mckee(*a).new_to_old, along);
+}
+
+TEST(Orderings, StaircaseGroupsByLengthAscendingWithCuthillMcKeeTieBreak) {
+  const LduMatrix m = test::box_matrix(6, 5, 4, 2);
+  const auto& a = *m.addressing;
+  const Permutation cm = cuthill_mckee(a, CmStart::min_degree);
+  const Permutation st = staircase_ordering(a);
+  expect_bijection(st, a.n_rows);
+  std::vector<label> length(a.n_rows, 1);
+  for (label f = 0; f < a.n_faces(); ++f) {
+    ++length[a.lower[f]];
+    ++length[a.upper[f]];
+  }
+  for (label i = 1; i < a.n_rows; ++i) {
+    const label prev = st.new_to_old[i - 1], cur = st.new_to_old[i];
+    ASSERT_LE(length[prev], length[cur]) << i;
+    if (length[prev] == length[cur]) {
+      ASSERT_LT(cm.old_to_new[prev], cm.old_to_new[cur]) << i;
+    }
+  }
+  // a box's corners (4 nonzeros) come first, interior cells (7) last
+  EXPECT_EQ(length[st.new_to_old.front()], 4);
+  EXPECT_EQ(length[st.new_to_old.back()], 7);
+  EXPECT_EQ(st.new_to_old, make_ordering("staircase", a).new_to_old);
+}
+
+TEST(Orderings, RandomIsSeeded) {
+  EXPECT_EQ(random_ordering(100, 3).new_to_old, random_ordering(100, 3).new_to_old);
+  EXPECT_NE(random_ordering(100, 3).new_to_old, random_ordering(100, 4).new_to_old);
+}
+
+TEST(MatrixStatistics, BandwidthProfileAndRowLengths) {
+  // 0-1, 0-3, 2-3: rows have 3, 2, 2, 3 nonzeros; furthest lower neighbour: -, 1, -, 3 -> profile 4
+  const auto a = test::addressing_from_pairs(4, {{0, 1}, {0, 3}, {2, 3}});
+  const auto s = matrix_statistics(*a, Permutation::identity(4));
+  EXPECT_EQ(s.bandwidth, 3);
+  EXPECT_EQ(s.profile, 1 + 3);
+  EXPECT_EQ(s.nnz, 10);
+  EXPECT_EQ(s.row_lengths.min, 2);
+  EXPECT_EQ(s.row_lengths.max, 3);
+  EXPECT_DOUBLE_EQ(s.row_lengths.mean, 2.5);
+  EXPECT_EQ(s.row_lengths.histogram, (std::vector<label>{0, 0, 2, 2}));
+  // renumbered 0,1,2,3 -> 1,0,3,2... as new_to_old {1, 0, 3, 2}: faces (1,0), (1,2), (3,2)
+  const auto t = matrix_statistics(*a, Permutation::from_new_to_old({1, 0, 3, 2}));
+  EXPECT_EQ(t.bandwidth, 1);
+  EXPECT_EQ(t.profile, 1 + 1 + 1);
+  EXPECT_EQ(describe(s), "rows 4, nnz 10, bandwidth 3, profile 4, row length 2..3 (mean 2.50)");
+}
+
+}  // namespace
+}  // namespace fvmmini
