@@ -1,0 +1,435 @@
+#include "mesh/gmsh_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mesh/mesh_assembly.hpp"
+#include "mesh/mesh_error.hpp"
+#include "mesh/text_reader.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+/// Gmsh element types this reader knows (first order; 0-D and 1-D ones are skipped).
+struct ElementType {
+  int nodes = 0;
+  int dim = 0;
+};
+
+/// The node count and dimension of a Gmsh element type, or nodes = 0 when unsupported.
+ElementType element_type(std::int64_t type) {
+  switch (type) {
+    case 15: return {1, 0};  // point
+    case 1: return {2, 1};   // line
+    case 2: return {3, 2};   // triangle
+    case 3: return {4, 2};   // quadrangle
+    case 4: return {4, 3};   // tetrahedron
+    case 5: return {8, 3};   // hexahedron
+    case 6: return {6, 3};   // prism
+    case 7: return {5, 3};   // pyramid
+    default: return {0, 0};
+  }
+}
+
+bool is_second_order(std::int64_t type) { return (type >= 8 && type <= 14) || (type >= 16 && type <= 19); }
+
+/// Local faces of each 3-D type, ordered so that the right-hand normal points out of a
+/// positively oriented element of Gmsh's reference numbering (-1 ends a triangle).
+using LocalFace = std::array<int, 4>;
+const std::vector<LocalFace>& local_faces(std::int64_t type) {
+  static const std::vector<LocalFace> tet{{0, 2, 1, -1}, {0, 1, 3, -1}, {0, 3, 2, -1}, {1, 2, 3, -1}};
+  static const std::vector<LocalFace> hex{{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {3, 7, 6, 2}, {0, 4, 7, 3}, {1, 2, 6, 5}};
+  static const std::vector<LocalFace> prism{{0, 2, 1, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {0, 3, 5, 2}};
+  static const std::vector<LocalFace> pyramid{{0, 3, 2, 1}, {0, 1, 4, -1}, {1, 2, 4, -1}, {2, 3, 4, -1}, {3, 0, 4, -1}};
+  switch (type) {
+    case 4: return tet;
+    case 5: return hex;
+    case 6: return prism;
+    default: return pyramid;
+  }
+}
+
+/// A face's vertices sorted, padded with -1: equal keys mean the same face.
+using FaceKey = std::array<label, 4>;
+struct FaceKeyHash {
+  size_t operator()(const FaceKey& k) const {
+    size_t h = 1469598103934665603ull;
+    for (label v : k) h = (h ^ static_cast<size_t>(static_cast<std::uint32_t>(v))) * 1099511628211ull;
+    return h;
+  }
+};
+FaceKey make_key(const label* vertices, int n) {
+  FaceKey key{-1, -1, -1, -1};
+  // --- insertion sort of at most four entries
+  for (int i = 0; i < n; ++i) {
+    label v = vertices[i];
+    int j = i;
+    for (; j > 0 && key[j - 1] > v; --j) key[j] = key[j - 1];
+    key[j] = v;
+  }
+  return key;
+}
+
+struct RawElement {
+  std::int64_t tag = 0;
+  std::int64_t type = 0;
+  std::int64_t physical = 0;  ///< 0 when in no physical group
+  long line = 0;
+  std::array<std::int64_t, 8> nodes{};
+};
+
+struct GmshData {
+  double version = 0.0;
+  std::map<std::pair<int, std::int64_t>, std::string> physical_names;  ///< (dim, tag) -> name
+  std::map<std::pair<int, std::int64_t>, std::int64_t> entity_physical;  ///< (dim, entity) -> first physical tag
+  std::unordered_map<std::int64_t, label> node_index;
+  std::vector<Vec3> nodes;
+  std::vector<RawElement> volumes;
+  std::vector<RawElement> surfaces;
+};
+
+void read_mesh_format(Tokenizer& t, GmshData& data) {
+  const auto version = t.next();
+  const long line = version.line;
+  const std::string text(version.text);
+  if (text == "4.1") data.version = 4.1;
+  else if (text == "2.2" || text == "2.1" || text == "2")
+    data.version = 2.2;
+  else
+    t.fail(line, "MSH version " + text + " is not supported (save as MSH 4.1 or 2.2)");
+  const std::int64_t file_type = t.next_int64();
+  if (file_type != 0) t.fail(line, "binary MSH is not supported (save as ASCII)");
+  t.next_int64();  // data size
+  t.expect("$EndMeshFormat");
+}
+
+void read_physical_names(Tokenizer& t, GmshData& data) {
+  const std::int64_t n = t.next_int64();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int dim = static_cast<int>(t.next_int64());
+    const std::int64_t tag = t.next_int64();
+    data.physical_names[{dim, tag}] = std::string(t.next().text);
+  }
+  t.expect("$EndPhysicalNames");
+}
+
+void read_entities(Tokenizer& t, GmshData& data) {
+  std::int64_t counts[4];
+  for (auto& c : counts) c = t.next_int64();
+  for (int dim = 0; dim < 4; ++dim)
+    for (std::int64_t i = 0; i < counts[dim]; ++i) {
+      const std::int64_t tag = t.next_int64();
+      for (int k = 0; k < (dim == 0 ? 3 : 6); ++k) t.next_double();
+      const std::int64_t n_physical = t.next_int64();
+      for (std::int64_t k = 0; k < n_physical; ++k) {
+        const std::int64_t physical = t.next_int64();
+        if (k == 0) data.entity_physical[{dim, tag}] = physical;
+      }
+      if (dim > 0) {
+        const std::int64_t n_bounding = t.next_int64();
+        for (std::int64_t k = 0; k < n_bounding; ++k) t.next_int64();
+      }
+    }
+  t.expect("$EndEntities");
+}
+
+void add_node(Tokenizer& t, GmshData& data, std::int64_t tag, long line, const Vec3& x) {
+  if (!data.node_index.emplace(tag, static_cast<label>(data.nodes.size())).second)
+    t.fail(line, "node " + std::to_string(tag) + " is defined twice");
+  data.nodes.push_back(x);
+}
+
+void read_nodes(Tokenizer& t, GmshData& data) {
+  if (data.version > 4.0) {
+    // --- 4.1: blocks of tags then coordinates (with parametric coordinates when flagged)
+    const std::int64_t n_blocks = t.next_int64();
+    const std::int64_t n_nodes = t.next_int64();
+    t.next_int64();
+    t.next_int64();
+    data.nodes.reserve(static_cast<size_t>(std::max<std::int64_t>(0, n_nodes)));
+    std::int64_t total = 0;
+    std::vector<std::pair<std::int64_t, long>> tags;
+    for (std::int64_t b = 0; b < n_blocks; ++b) {
+      const int dim = static_cast<int>(t.next_int64());
+      t.next_int64();
+      const std::int64_t parametric = t.next_int64();
+      const std::int64_t n = t.next_int64();
+      tags.clear();
+      for (std::int64_t i = 0; i < n; ++i) {
+        const long line = t.line();
+        tags.emplace_back(t.next_int64(), line);
+      }
+      for (std::int64_t i = 0; i < n; ++i) {
+        Vec3 x;
+        x.x = t.next_double();
+        x.y = t.next_double();
+        x.z = t.next_double();
+        for (int k = 0; k < (parametric ? dim : 0); ++k) t.next_double();
+        add_node(t, data, tags[i].first, tags[i].second, x);
+      }
+      total += n;
+    }
+    if (total != n_nodes) t.fail(t.line(), "$Nodes announces " + std::to_string(n_nodes) + " nodes but has " + std::to_string(total));
+  } else {
+    // --- 2.2: one "tag x y z" line per node
+    const std::int64_t n = t.next_int64();
+    for (std::int64_t i = 0; i < n; ++i) {
+      const long line = t.line();
+      if (t.peek().text == "$EndNodes") t.fail(line, "$Nodes ends after " + std::to_string(i) + " of " + std::to_string(n) + " nodes");
+      const std::int64_t tag = t.next_int64();
+      Vec3 x;
+      x.x = t.next_double();
+      x.y = t.next_double();
+      x.z = t.next_double();
+      add_node(t, data, tag, line, x);
+    }
+  }
+  if (t.peek().text != "$EndNodes") t.fail(t.line(), "expected $EndNodes but found '" + std::string(t.peek().text) + "' (wrong node count?)");
+  t.next();
+}
+
+/// Check an element type; fail with the file line when it is not one this reader handles.
+ElementType checked_type(Tokenizer& t, std::int64_t type, long line) {
+  const ElementType et = element_type(type);
+  if (et.nodes > 0) return et;
+  if (is_second_order(type)) t.fail(line, "element type " + std::to_string(type) + " is second order; only first-order elements are supported");
+  t.fail(line, "unknown or unsupported element type " + std::to_string(type));
+}
+
+void store_element(GmshData& data, RawElement&& e, int dim) {
+  if (dim == 3) data.volumes.push_back(std::move(e));
+  if (dim == 2) data.surfaces.push_back(std::move(e));
+}
+
+void read_elements(Tokenizer& t, GmshData& data) {
+  if (data.version > 4.0) {
+    // --- 4.1: blocks of one entity and one type; the physical group comes from the entity
+    const std::int64_t n_blocks = t.next_int64();
+    const std::int64_t n_elements = t.next_int64();
+    t.next_int64();
+    t.next_int64();
+    std::int64_t total = 0;
+    for (std::int64_t b = 0; b < n_blocks; ++b) {
+      const long block_line = t.line();
+      const int dim = static_cast<int>(t.next_int64());
+      const std::int64_t entity = t.next_int64();
+      const std::int64_t type = t.next_int64();
+      const std::int64_t n = t.next_int64();
+      const ElementType et = checked_type(t, type, block_line);
+      if (et.dim != dim) t.fail(block_line, "element type " + std::to_string(type) + " in a block of dimension " + std::to_string(dim));
+      const auto physical = data.entity_physical.find({dim, entity});
+      for (std::int64_t i = 0; i < n; ++i) {
+        RawElement e;
+        e.line = t.line();
+        if (t.peek().text.front() == '$')
+          t.fail(e.line, "element block ends after " + std::to_string(i) + " of " + std::to_string(n) + " elements");
+        e.tag = t.next_int64();
+        e.type = type;
+        e.physical = physical != data.entity_physical.end() ? physical->second : 0;
+        for (int k = 0; k < et.nodes; ++k) {
+          if (t.line() != e.line) t.fail(e.line, "element " + std::to_string(e.tag) + " has fewer than " + std::to_string(et.nodes) + " nodes");
+          e.nodes[k] = t.next_int64();
+        }
+        store_element(data, std::move(e), dim);
+      }
+      total += n;
+    }
+    if (total != n_elements)
+      t.fail(t.line(), "$Elements announces " + std::to_string(n_elements) + " elements but has " + std::to_string(total));
+  } else {
+    // --- 2.2: "tag type n_tags physical elementary ... nodes" per line
+    const std::int64_t n = t.next_int64();
+    for (std::int64_t i = 0; i < n; ++i) {
+      RawElement e;
+      e.line = t.line();
+      if (t.peek().text == "$EndElements")
+        t.fail(e.line, "$Elements ends after " + std::to_string(i) + " of " + std::to_string(n) + " elements");
+      e.tag = t.next_int64();
+      e.type = t.next_int64();
+      const ElementType et = checked_type(t, e.type, e.line);
+      const std::int64_t n_tags = t.next_int64();
+      if (n_tags < 0) t.fail(e.line, "negative tag count");
+      for (std::int64_t k = 0; k < n_tags; ++k) {
+        const std::int64_t value = t.next_int64();
+        if (k == 0) e.physical = value;
+      }
+      for (int k = 0; k < et.nodes; ++k) {
+        if (t.line() != e.line) t.fail(e.line, "element " + std::to_string(e.tag) + " has fewer than " + std::to_string(et.nodes) + " nodes");
+        e.nodes[k] = t.next_int64();
+      }
+      store_element(data, std::move(e), et.dim);
+    }
+  }
+  if (t.peek().text != "$EndElements")
+    t.fail(t.line(), "expected $EndElements but found '" + std::string(t.peek().text) + "' (wrong element count?)");
+  t.next();
+}
+
+/// Skip an unknown section up to its $End marker.
+void skip_section(Tokenizer& t, const std::string& name, long line) {
+  const std::string end = "$End" + name.substr(1);
+  while (!t.at_end())
+    if (t.next().text == end) return;
+  t.fail(line, "section " + name + " has no " + end);
+}
+
+/// Signed volume of an element from its outward faces: V = 1/3 sum_f (x_f - x_0) . S_f.
+double element_volume(const std::vector<Vec3>& points, const label* nodes, const std::vector<LocalFace>& faces) {
+  double volume = 0.0;
+  const Vec3& origin = points[nodes[0]];
+  for (const auto& lf : faces) {
+    const int n = lf[3] < 0 ? 3 : 4;
+    Vec3 centre;
+    for (int k = 0; k < n; ++k) centre += points[nodes[lf[k]]];
+    centre /= n;
+    const Vec3 area = n == 3 ? 0.5 * cross(points[nodes[lf[1]]] - points[nodes[lf[0]]], points[nodes[lf[2]]] - points[nodes[lf[0]]])
+                             : 0.5 * cross(points[nodes[lf[2]]] - points[nodes[lf[0]]], points[nodes[lf[3]]] - points[nodes[lf[1]]]);
+    volume += dot(centre - origin, area) / 3.0;
+  }
+  return volume;
+}
+
+std::string patch_type_for(const std::string& name) {
+  return name == "frontAndBack" || name == "frontAndBackPlanes" ? "empty" : "patch";
+}
+
+}  // namespace
+
+Mesh read_gmsh(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  const std::string text = read_text_file(path);
+  Tokenizer t(text, file, Tokenizer::Syntax::plain);
+  GmshData data;
+
+  // --- sections
+  bool seen_nodes = false, seen_elements = false;
+  while (!t.at_end()) {
+    const auto section = t.next();
+    const std::string name(section.text);
+    if (name.empty() || name.front() != '$') t.fail(section.line, "expected a $Section but found '" + name + "'");
+    if (name != "$MeshFormat" && data.version == 0.0) t.fail(section.line, "the file does not start with $MeshFormat (not a Gmsh mesh?)");
+    if (name == "$MeshFormat") read_mesh_format(t, data);
+    else if (name == "$PhysicalNames") read_physical_names(t, data);
+    else if (name == "$Entities" && data.version > 4.0) read_entities(t, data);
+    else if (name == "$Nodes") {
+      read_nodes(t, data);
+      seen_nodes = true;
+    } else if (name == "$Elements") {
+      if (!seen_nodes) t.fail(section.line, "$Elements before $Nodes");
+      read_elements(t, data);
+      seen_elements = true;
+    } else
+      skip_section(t, name, section.line);
+  }
+  if (data.version == 0.0) t.fail(t.line(), "empty file: no $MeshFormat");
+  if (!seen_nodes || !seen_elements) t.fail(t.line(), std::string("no ") + (seen_nodes ? "$Elements" : "$Nodes") + " section (truncated file?)");
+  if (data.volumes.empty())
+    throw MeshError(file, 0, "no 3-D elements (a 2-D mesh, or the volume is in no physical group: add a Physical Volume)");
+
+  // --- node tags -> indices, keeping only nodes of 3-D elements, in node order
+  auto node_of = [&](const RawElement& e, int k) {
+    const auto it = data.node_index.find(e.nodes[k]);
+    if (it == data.node_index.end()) t.fail(e.line, "element " + std::to_string(e.tag) + " uses undefined node " + std::to_string(e.nodes[k]));
+    return it->second;
+  };
+  std::vector<label> new_index(data.nodes.size(), -1);
+  for (const auto& e : data.volumes)
+    for (int k = 0; k < element_type(e.type).nodes; ++k) new_index[node_of(e, k)] = 0;
+  std::vector<Vec3> points;
+  for (size_t i = 0; i < data.nodes.size(); ++i)
+    if (new_index[i] == 0) {
+      new_index[i] = static_cast<label>(points.size());
+      points.push_back(data.nodes[i]);
+    }
+
+  // --- faces of the 3-D elements, matched by sorted vertices; the first element owns the face
+  FaceList faces;
+  std::unordered_map<FaceKey, label, FaceKeyHash> face_of_key;
+  face_of_key.reserve(data.volumes.size() * 4);
+  std::array<label, 8> nodes{};
+  std::array<label, 4> loop{};
+  for (label cell = 0; cell < static_cast<label>(data.volumes.size()); ++cell) {
+    const RawElement& e = data.volumes[cell];
+    const int n_nodes = element_type(e.type).nodes;
+    for (int k = 0; k < n_nodes; ++k) nodes[k] = new_index[node_of(e, k)];
+    for (int a = 0; a < n_nodes; ++a)
+      for (int b = a + 1; b < n_nodes; ++b)
+        if (nodes[a] == nodes[b]) t.fail(e.line, "element " + std::to_string(e.tag) + " repeats a node");
+    const auto& local = local_faces(e.type);
+    const bool mirrored = element_volume(points, nodes.data(), local) < 0.0;
+    for (const auto& lf : local) {
+      const int n = lf[3] < 0 ? 3 : 4;
+      for (int k = 0; k < n; ++k) loop[k] = nodes[lf[k]];
+      if (mirrored) std::reverse(loop.begin() + 1, loop.begin() + n);
+      const auto [it, inserted] = face_of_key.emplace(make_key(loop.data(), n), faces.size());
+      if (inserted) {
+        faces.add(std::span<const label>(loop.data(), n), cell, -1, -1);
+      } else {
+        const label f = it->second;
+        if (faces.neighbour[f] >= 0 || faces.owner[f] == cell)
+          t.fail(e.line, "element " + std::to_string(e.tag) + " shares a face already shared by two elements (non-manifold mesh)");
+        faces.neighbour[f] = cell;
+      }
+    }
+  }
+
+  // --- patches: physical surface groups in increasing tag, then defaultFaces
+  std::map<std::int64_t, label> patch_of_group;
+  for (const auto& [key, name] : data.physical_names)
+    if (key.first == 2) patch_of_group.emplace(key.second, 0);
+  for (const auto& e : data.surfaces)
+    if (e.physical != 0) patch_of_group.emplace(e.physical, 0);
+  std::vector<Patch> patches;
+  for (auto& [group, index] : patch_of_group) {
+    index = static_cast<label>(patches.size());
+    const auto named = data.physical_names.find({2, group});
+    const std::string name = named != data.physical_names.end() ? named->second : "patch" + std::to_string(group);
+    patches.push_back({name, patch_type_for(name), 0, 0});
+  }
+
+  // --- each grouped 2-D element gives its face's patch (the first group wins)
+  for (const auto& e : data.surfaces) {
+    if (e.physical == 0) continue;
+    const int n = element_type(e.type).nodes;
+    for (int k = 0; k < n; ++k) {
+      const label v = new_index[node_of(e, k)];
+      if (v < 0) t.fail(e.line, "surface element " + std::to_string(e.tag) + " is not on any 3-D element");
+      loop[k] = v;
+    }
+    const auto it = face_of_key.find(make_key(loop.data(), n));
+    if (it == face_of_key.end()) t.fail(e.line, "surface element " + std::to_string(e.tag) + " matches no face of a 3-D element");
+    const label f = it->second;
+    if (faces.neighbour[f] < 0 && faces.patch[f] < 0) faces.patch[f] = patch_of_group.at(e.physical);
+  }
+  patches.push_back({"defaultFaces", "patch", 0, 0});
+  std::vector<label> patch_faces(patches.size(), 0);
+  for (label f = 0; f < faces.size(); ++f)
+    if (faces.neighbour[f] < 0) {
+      if (faces.patch[f] < 0) faces.patch[f] = static_cast<label>(patches.size()) - 1;
+      ++patch_faces[faces.patch[f]];
+    }
+
+  // --- drop groups without boundary faces (and defaultFaces when every face has a group)
+  std::vector<label> renumber(patches.size(), -1);
+  std::vector<Patch> used_patches;
+  for (size_t p = 0; p < patches.size(); ++p)
+    if (patch_faces[p] > 0) {
+      renumber[p] = static_cast<label>(used_patches.size());
+      used_patches.push_back(patches[p]);
+    }
+  for (label f = 0; f < faces.size(); ++f)
+    if (faces.neighbour[f] < 0) faces.patch[f] = renumber[faces.patch[f]];
+  patches = std::move(used_patches);
+
+  Mesh mesh = assemble_mesh(std::move(points), faces, std::move(patches), static_cast<label>(data.volumes.size()), "gmsh " + file);
+  check_mesh_addressing(mesh, file);
+  return mesh;
+}
+
+}  // namespace fvmmini

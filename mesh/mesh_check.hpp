@@ -1,0 +1,78 @@
+#pragma once
+// A mesh quality report in the spirit of OpenFOAM's checkMesh.
+
+#include <string>
+#include <vector>
+
+#include "mesh/geometry.hpp"
+#include "mesh/mesh.hpp"
+
+namespace fvmmini {
+
+/// Cells by shape, classified as OpenFOAM names them from face counts and vertex counts.
+struct CellTypeCounts {
+  label hexahedra = 0;   ///< 6 quadrilaterals, 8 vertices
+  label prisms = 0;      ///< 2 triangles + 3 quadrilaterals, 6 vertices
+  label wedges = 0;      ///< 2 triangles + 4 quadrilaterals, 7 vertices (OpenFOAM's collapsed hex)
+  label pyramids = 0;    ///< 1 quadrilateral + 4 triangles, 5 vertices
+  label tet_wedges = 0;  ///< 2 triangles + 2 quadrilaterals, 5 vertices
+  label tetrahedra = 0;  ///< 4 triangles, 4 vertices
+  label polyhedra = 0;   ///< everything else
+};
+
+struct PatchReport {
+  std::string name;
+  std::string type;
+  label size = 0;
+};
+
+struct MeshCheckReport {
+  // --- counts
+  label n_points = 0, n_faces = 0, n_internal_faces = 0, n_cells = 0;
+  CellTypeCounts cell_types;
+  std::vector<PatchReport> patches;
+  label n_unused_points = 0;
+  bool upper_triangular = true;
+  bool boundary_definition_ok = true;  ///< patches contiguous after the internal faces, covering all boundary faces
+
+  // --- geometry
+  Vec3 bounding_box_min, bounding_box_max;
+  Vec3 boundary_openness;           ///< sum of boundary area vectors / sum of their magnitudes
+  double max_cell_openness = 0.0;   ///< max over cells and components of |sum Sf| / sum |Sf| (OpenFOAM's)
+  double max_aspect_ratio = 0.0;    ///< OpenFOAM's closed-cell aspect ratio
+  double min_face_area = 0.0, max_face_area = 0.0;
+  double min_volume = 0.0, max_volume = 0.0, total_volume = 0.0;
+  double max_non_orthogonality = 0.0;  ///< degrees, internal faces
+  double avg_non_orthogonality = 0.0;  ///< degrees, internal faces
+  double max_skewness = 0.0;           ///< OpenFOAM's face skewness, all faces
+
+  // --- offenders
+  label n_open_cells = 0;                ///< openness above 1e-6
+  label n_non_positive_volumes = 0;      ///< volume <= 1e-300
+  label n_wrongly_oriented_faces = 0;    ///< d.Sf <= 0 (internal) or (Cf - C).Sf <= 0 (boundary)
+  label n_zero_area_faces = 0;
+  label n_severely_non_orthogonal = 0;   ///< above 70 degrees
+  label n_highly_skew_faces = 0;         ///< skewness above 4
+  label n_high_aspect_ratio_cells = 0;   ///< above 1000
+  std::vector<label> open_cells;               ///< the first few, for messages
+  std::vector<label> non_positive_cells;       ///< the first few
+  std::vector<label> wrongly_oriented_faces;   ///< the first few
+
+  std::vector<std::string> failures;  ///< fatal: the mesh must not be used
+  std::vector<std::string> warnings;  ///< quality concerns that do not stop a run
+
+  bool ok() const { return failures.empty(); }
+};
+
+/// Check a mesh and its geometry (from compute_geometry): counts, cell types, patch sizes,
+/// closedness, volumes, face orientation, non-orthogonality, skewness, bounding box.
+/// Fatal: broken ordering or boundary definition, open cells or boundary, non-positive
+/// volumes, wrongly oriented or zero-area faces. Warnings: severe non-orthogonality
+/// (> 70 deg), high skewness (> 4), high aspect ratio (> 1000), unused points.
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry);
+
+/// The report as OpenFOAM's checkMesh prints it, ending in "Mesh OK." or
+/// "Failed N mesh checks." (N = number of failures).
+std::string format_mesh_check(const MeshCheckReport& report);
+
+}  // namespace fvmmini

@@ -1,0 +1,421 @@
+#include "mesh/polymesh_reader.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mesh/mesh_assembly.hpp"
+#include "mesh/mesh_error.hpp"
+#include "mesh/text_reader.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One polyMesh file in memory with its tokenizer.
+struct FoamFile {
+  std::string name;
+  std::string text;
+  Tokenizer tokens;
+  FoamFile(std::string file_name, std::string contents)
+      : name(std::move(file_name)), text(std::move(contents)), tokens(text, name, Tokenizer::Syntax::openfoam) {}
+  FoamFile(const FoamFile&) = delete;
+  FoamFile& operator=(const FoamFile&) = delete;
+};
+
+struct FoamHeader {
+  std::string format = "ascii";
+  std::string class_name;
+  std::string note;
+  long line = 0;
+};
+
+/// The directory holding owner (or owner.gz).
+fs::path locate_polymesh(const fs::path& dir) {
+  auto has_owner = [](const fs::path& d) { return fs::exists(d / "owner") || fs::exists(d / "owner.gz"); };
+  if (has_owner(dir / "constant" / "polyMesh")) return dir / "constant" / "polyMesh";
+  if (has_owner(dir)) return dir;
+  throw MeshError(dir.string(), 0, "no polyMesh here: expected constant/polyMesh/owner or owner (or owner.gz)");
+}
+
+/// The file `name` in dir, else name.gz; throws MeshError when neither exists.
+fs::path polymesh_file(const fs::path& dir, const std::string& name) {
+  if (fs::exists(dir / name)) return dir / name;
+  if (fs::exists(dir / (name + ".gz"))) return dir / (name + ".gz");
+  throw MeshError((dir / name).string(), 0, "cannot open: no such file (nor " + name + ".gz)");
+}
+
+/// Skip a balanced { ... } block whose opening brace has been consumed.
+void skip_block(Tokenizer& t) {
+  int depth = 1;
+  while (depth > 0) {
+    const auto tok = t.next();
+    if (tok.quoted) continue;
+    if (tok.text == "{") ++depth;
+    if (tok.text == "}") --depth;
+  }
+}
+
+/// Read the optional FoamFile { ... } header.
+FoamHeader read_header(Tokenizer& t, const std::string& expected_class_a, const std::string& expected_class_b = "") {
+  FoamHeader header;
+  if (t.at_end() || t.peek().text != "FoamFile") return header;
+  header.line = t.next().line;
+  t.expect("{");
+  for (;;) {
+    const auto key = t.next();
+    if (key.text == "}" && !key.quoted) break;
+    std::string value;
+    for (;;) {
+      const auto tok = t.next();
+      if (!tok.quoted && tok.text == ";") break;
+      if (!tok.quoted && (tok.text == "{" || tok.text == "}")) t.fail(tok.line, "unexpected '" + std::string(tok.text) + "' in the FoamFile header");
+      if (!value.empty()) value += ' ';
+      value += tok.text;
+    }
+    if (key.text == "format") header.format = value;
+    if (key.text == "class") header.class_name = value;
+    if (key.text == "note") header.note = value;
+  }
+  if (header.format != "ascii")
+    t.fail(header.line, "format '" + header.format + "' is not supported (only ascii; run foamFormatConvert)");
+  if (!header.class_name.empty() && header.class_name != expected_class_a && header.class_name != expected_class_b)
+    t.fail(header.line, "class '" + header.class_name + "' where '" + expected_class_a + "' was expected");
+  return header;
+}
+
+/// Read an OpenFOAM list: `N ( e... )`, `N { e }` (uniform) or `( e... )`; `read_one`
+/// consumes one element. Returns the line of the list's opening token.
+template <class ReadOne>
+long read_list(Tokenizer& t, const char* what, ReadOne&& read_one) {
+  const long line = t.line();
+  std::optional<std::int64_t> count;
+  if (t.peek().text != "(") {
+    const long count_line = t.line();
+    count = t.next_int64();
+    if (*count < 0) t.fail(count_line, std::string("negative size ") + std::to_string(*count) + " of the " + what + " list");
+    if (!t.at_end() && t.peek().text == "{") {
+      t.next();
+      if (*count == 0) {
+        skip_block(t);
+        return line;
+      }
+      read_one();
+      t.expect("}");
+      for (std::int64_t i = 1; i < *count; ++i) read_one.repeat_last();
+      return line;
+    }
+  }
+  t.expect("(");
+  std::int64_t n = 0;
+  for (;;) {
+    const auto& tok = t.peek();
+    if (tok.text == ")" && !tok.quoted) {
+      if (count && n != *count)
+        t.fail(tok.line, std::string("the ") + what + " list ends after " + std::to_string(n) + " of " + std::to_string(*count) + " entries");
+      t.next();
+      return line;
+    }
+    if (count && n == *count)
+      t.fail(tok.line, std::string("the ") + what + " list has more than the " + std::to_string(*count) + " entries its size says");
+    read_one();
+    ++n;
+  }
+}
+
+/// Reads labels into a vector, remembering each one's line.
+struct LabelReader {
+  Tokenizer& t;
+  std::vector<label>& values;
+  std::vector<long>* lines;
+  void operator()() {
+    if (lines) lines->push_back(t.line());
+    values.push_back(t.next_label());
+  }
+  void repeat_last() {
+    if (lines) lines->push_back(lines->back());
+    values.push_back(values.back());
+  }
+};
+
+/// No trailing tokens after the list.
+void expect_end(Tokenizer& t) {
+  if (!t.at_end()) t.fail(t.line(), "unexpected '" + std::string(t.peek().text) + "' after the list");
+}
+
+/// A "key:value" count from the owner header's note, or -1 when absent.
+std::int64_t note_count(const std::string& note, const std::string& key) {
+  const auto pos = note.find(key + ":");
+  if (pos == std::string::npos) return -1;
+  size_t i = pos + key.size() + 1;
+  std::int64_t value = 0;
+  bool any = false;
+  while (i < note.size() && note[i] >= '0' && note[i] <= '9') {
+    value = value * 10 + (note[i++] - '0');
+    any = true;
+  }
+  return any ? value : -1;
+}
+
+std::vector<Vec3> read_points(const fs::path& path) {
+  FoamFile file(path.string(), read_text_file(path));
+  Tokenizer& t = file.tokens;
+  read_header(t, "vectorField");
+  std::vector<Vec3> points;
+  struct PointReader {
+    Tokenizer& t;
+    std::vector<Vec3>& points;
+    void operator()() {
+      t.expect("(");
+      Vec3 p;
+      p.x = t.next_double();
+      p.y = t.next_double();
+      p.z = t.next_double();
+      t.expect(")");
+      points.push_back(p);
+    }
+    void repeat_last() { points.push_back(points.back()); }
+  };
+  read_list(t, "points", PointReader{t, points});
+  expect_end(t);
+  return points;
+}
+
+struct FacesRead {
+  std::vector<label> offsets{0};
+  std::vector<label> vertices;
+  std::vector<long> lines;  ///< line of each face
+};
+
+FacesRead read_faces(const fs::path& path, label n_points) {
+  FoamFile file(path.string(), read_text_file(path));
+  Tokenizer& t = file.tokens;
+  const FoamHeader header = read_header(t, "faceList", "faceCompactList");
+  FacesRead faces;
+  std::vector<long> vertex_lines;
+
+  if (header.class_name == "faceCompactList") {
+    // --- compact form: offsets list then the flat vertex list
+    std::vector<label> offsets;
+    std::vector<long> offset_lines;
+    const long offsets_line = read_list(t, "face offsets", LabelReader{t, offsets, &offset_lines});
+    read_list(t, "face vertices", LabelReader{t, faces.vertices, &vertex_lines});
+    expect_end(t);
+    if (offsets.empty() || offsets.front() != 0) t.fail(offsets_line, "face offsets must start with 0");
+    for (size_t f = 0; f + 1 < offsets.size(); ++f)
+      if (offsets[f + 1] < offsets[f] || offsets[f + 1] > static_cast<label>(faces.vertices.size()))
+        t.fail(offset_lines[f + 1], "face offset " + std::to_string(offsets[f + 1]) + " is out of order or beyond the vertex list");
+    if (offsets.back() != static_cast<label>(faces.vertices.size()))
+      t.fail(offset_lines.back(), "the last face offset does not match the " + std::to_string(faces.vertices.size()) + " vertices");
+    faces.offsets = offsets;
+    faces.lines.assign(offset_lines.begin(), offset_lines.end() - 1);
+  } else {
+    // --- faceList: every face is itself a list, n(v0 v1 ...)
+    struct FaceReader {
+      Tokenizer& t;
+      FacesRead& faces;
+      std::vector<long>& vertex_lines;
+      void operator()() {
+        faces.lines.push_back(t.line());
+        LabelReader labels{t, faces.vertices, &vertex_lines};
+        read_list(t, "face", labels);
+        faces.offsets.push_back(static_cast<label>(faces.vertices.size()));
+      }
+      void repeat_last() {
+        const label n = faces.offsets.back() - faces.offsets[faces.offsets.size() - 2];
+        for (label i = 0; i < n; ++i) {
+          faces.vertices.push_back(faces.vertices[faces.vertices.size() - n]);
+          vertex_lines.push_back(vertex_lines.back());
+        }
+        faces.offsets.push_back(static_cast<label>(faces.vertices.size()));
+        faces.lines.push_back(faces.lines.back());
+      }
+    };
+    read_list(t, "faces", FaceReader{t, faces, vertex_lines});
+    expect_end(t);
+  }
+
+  // --- every face has at least 3 vertices, all in [0, n_points)
+  const label n_faces = static_cast<label>(faces.offsets.size()) - 1;
+  for (label f = 0; f < n_faces; ++f) {
+    if (faces.offsets[f + 1] - faces.offsets[f] < 3)
+      t.fail(faces.lines[f], "face " + std::to_string(f) + " has fewer than 3 vertices");
+    for (label k = faces.offsets[f]; k < faces.offsets[f + 1]; ++k) {
+      const label v = faces.vertices[k];
+      if (v < 0) t.fail(vertex_lines[k], "face " + std::to_string(f) + " has a negative vertex index " + std::to_string(v));
+      if (v >= n_points)
+        t.fail(vertex_lines[k], "face " + std::to_string(f) + " has vertex " + std::to_string(v) + " but there are only " +
+                                    std::to_string(n_points) + " points");
+    }
+  }
+  return faces;
+}
+
+struct LabelsRead {
+  std::vector<label> values;
+  std::vector<long> lines;
+  long list_line = 0;
+  FoamHeader header;
+};
+
+LabelsRead read_labels(const fs::path& path, const char* what) {
+  FoamFile file(path.string(), read_text_file(path));
+  Tokenizer& t = file.tokens;
+  LabelsRead result;
+  result.header = read_header(t, "labelList");
+  result.list_line = read_list(t, what, LabelReader{t, result.values, &result.lines});
+  expect_end(t);
+  for (size_t i = 0; i < result.values.size(); ++i)
+    if (result.values[i] < 0)
+      t.fail(result.lines[i], std::string("negative cell index ") + std::to_string(result.values[i]) + " for face " + std::to_string(i));
+  return result;
+}
+
+struct PatchRead {
+  Patch patch;
+  long line = 0;
+};
+
+std::vector<PatchRead> read_boundary(const fs::path& path) {
+  FoamFile file(path.string(), read_text_file(path));
+  Tokenizer& t = file.tokens;
+  read_header(t, "polyBoundaryMesh");
+  std::vector<PatchRead> patches;
+  struct PatchReader {
+    Tokenizer& t;
+    std::vector<PatchRead>& patches;
+    void operator()() {
+      PatchRead entry;
+      const auto name = t.next();
+      entry.line = name.line;
+      entry.patch.name = std::string(name.text);
+      if (name.text == "(" || name.text == ")" || name.text == "{" || name.text == "}" || name.text == ";")
+        t.fail(name.line, "expected a patch name but found '" + entry.patch.name + "'");
+      t.expect("{");
+      std::optional<std::int64_t> n_faces, start_face;
+      for (;;) {
+        const auto key = t.next();
+        if (key.text == "}" && !key.quoted) break;
+        if (t.peek().text == "{") {
+          t.next();
+          skip_block(t);
+          continue;
+        }
+        if (key.text == "nFaces" || key.text == "startFace") {
+          const long value_line = t.line();
+          const std::int64_t value = t.next_int64();
+          if (value < 0 || value > INT32_MAX)
+            t.fail(value_line, std::string(key.text) + " " + std::to_string(value) + " of patch '" + entry.patch.name + "' is out of range");
+          (key.text == "nFaces" ? n_faces : start_face) = value;
+          t.expect(";");
+          continue;
+        }
+        std::string value;
+        for (;;) {
+          const auto tok = t.next();
+          if (!tok.quoted && tok.text == ";") break;
+          if (!tok.quoted && tok.text == "}") t.fail(tok.line, "missing ';' after '" + std::string(key.text) + "'");
+          if (!value.empty()) value += ' ';
+          value += tok.text;
+        }
+        if (key.text == "type") entry.patch.type = value;
+      }
+      if (entry.patch.type.empty()) t.fail(entry.line, "patch '" + entry.patch.name + "' has no type");
+      if (!n_faces) t.fail(entry.line, "patch '" + entry.patch.name + "' has no nFaces");
+      if (!start_face) t.fail(entry.line, "patch '" + entry.patch.name + "' has no startFace");
+      const std::string& type = entry.patch.type;
+      if (type == "processor" || type == "processorCyclic" || type.rfind("cyclic", 0) == 0)
+        t.fail(entry.line, "patch '" + entry.patch.name + "' of type " + type + " is not supported (no coupled patches)");
+      entry.patch.size = static_cast<label>(*n_faces);
+      entry.patch.start = static_cast<label>(*start_face);
+      patches.push_back(std::move(entry));
+    }
+    void repeat_last() { t.fail(t.line(), "a uniform list of patches is not valid"); }
+  };
+  read_list(t, "patches", PatchReader{t, patches});
+  expect_end(t);
+  return patches;
+}
+
+}  // namespace
+
+Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
+  const fs::path dir = locate_polymesh(case_or_polymesh_dir);
+  const fs::path points_path = polymesh_file(dir, "points");
+  const fs::path faces_path = polymesh_file(dir, "faces");
+  const fs::path owner_path = polymesh_file(dir, "owner");
+  const fs::path neighbour_path = polymesh_file(dir, "neighbour");
+  const fs::path boundary_path = polymesh_file(dir, "boundary");
+
+  std::vector<Vec3> points = read_points(points_path);
+  const label n_points = static_cast<label>(points.size());
+  const FacesRead faces = read_faces(faces_path, n_points);
+  const label n_faces = static_cast<label>(faces.offsets.size()) - 1;
+  const LabelsRead owner = read_labels(owner_path, "owner");
+  const LabelsRead neighbour = read_labels(neighbour_path, "neighbour");
+  const std::vector<PatchRead> patches = read_boundary(boundary_path);
+
+  // --- sizes: one owner per face, at most one neighbour per face
+  const std::string owner_name = owner_path.string();
+  if (static_cast<label>(owner.values.size()) != n_faces)
+    throw MeshError(owner_name, owner.list_line, "has " + std::to_string(owner.values.size()) + " entries but " +
+                                                     faces_path.filename().string() + " has " + std::to_string(n_faces) + " faces");
+  const label n_internal = static_cast<label>(neighbour.values.size());
+  if (n_internal > n_faces)
+    throw MeshError(neighbour_path.string(), neighbour.list_line,
+                    "has " + std::to_string(n_internal) + " entries but there are only " + std::to_string(n_faces) + " faces");
+  label n_cells = 0;
+  for (label c : owner.values) n_cells = std::max(n_cells, c + 1);
+  for (label c : neighbour.values) n_cells = std::max(n_cells, c + 1);
+  for (label f = 0; f < n_internal; ++f)
+    if (owner.values[f] == neighbour.values[f])
+      throw MeshError(neighbour_path.string(), neighbour.lines[f], "face " + std::to_string(f) + " has the same owner and neighbour " + std::to_string(owner.values[f]));
+
+  // --- the counts in the owner header's note, where present
+  const std::pair<const char*, std::int64_t> noted[] = {
+      {"nPoints", n_points}, {"nCells", n_cells}, {"nFaces", n_faces}, {"nInternalFaces", n_internal}};
+  for (const auto& [key, actual] : noted) {
+    const std::int64_t expected = note_count(owner.header.note, key);
+    if (expected >= 0 && expected != actual)
+      throw MeshError(owner_name, owner.header.line, std::string("header note says ") + key + " " + std::to_string(expected) +
+                                                         " but the mesh has " + std::to_string(actual));
+  }
+
+  // --- patches contiguous from the first boundary face to the last
+  const std::string boundary_name = boundary_path.string();
+  label expected_start = n_internal;
+  for (const auto& p : patches) {
+    if (p.patch.start != expected_start)
+      throw MeshError(boundary_name, p.line, "patch '" + p.patch.name + "' has startFace " + std::to_string(p.patch.start) +
+                                                 ", expected " + std::to_string(expected_start) + " (patches must be contiguous after the " +
+                                                 std::to_string(n_internal) + " internal faces)");
+    if (static_cast<std::int64_t>(p.patch.start) + p.patch.size > n_faces)
+      throw MeshError(boundary_name, p.line, "patch '" + p.patch.name + "' runs past the last face " + std::to_string(n_faces - 1));
+    expected_start += p.patch.size;
+  }
+  if (expected_start != n_faces)
+    throw MeshError(boundary_name, 0, "patches cover faces up to " + std::to_string(expected_start) + " but there are " +
+                                          std::to_string(n_faces) + " faces (boundary faces without a patch)");
+
+  // --- assemble; faces out of upper-triangular order are flipped and sorted, cells keep their numbers
+  FaceList list;
+  list.offsets = faces.offsets;
+  list.vertices = faces.vertices;
+  list.owner = owner.values;
+  list.neighbour.assign(n_faces, -1);
+  std::copy(neighbour.values.begin(), neighbour.values.end(), list.neighbour.begin());
+  list.patch.assign(n_faces, -1);
+  std::vector<Patch> patch_list;
+  for (label p = 0; p < static_cast<label>(patches.size()); ++p) {
+    patch_list.push_back(patches[p].patch);
+    std::fill(list.patch.begin() + patches[p].patch.start, list.patch.begin() + patches[p].patch.start + patches[p].patch.size, p);
+  }
+  Mesh mesh = assemble_mesh(std::move(points), list, std::move(patch_list), n_cells, "polyMesh " + dir.string());
+  check_mesh_addressing(mesh, dir.string());
+  return mesh;
+}
+
+}  // namespace fvmmini

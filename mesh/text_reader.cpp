@@ -1,0 +1,165 @@
+#include "mesh/text_reader.hpp"
+
+#include <zlib.h>
+
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+namespace fvmmini {
+
+std::string read_text_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(name, 0, "cannot open: no such file");
+
+  // --- gzread passes plain files through unchanged, so one path serves both
+  gzFile in = gzopen(name.c_str(), "rb");
+  if (in == nullptr) throw MeshError(name, 0, "cannot open for reading");
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const int n = gzread(in, buffer, sizeof buffer);
+    if (n < 0) {
+      int code = 0;
+      const std::string message = gzerror(in, &code);
+      gzclose(in);
+      throw MeshError(name, 0, "read error: " + message);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  int code = Z_OK;
+  const std::string message = gzerror(in, &code);
+  gzclose(in);
+  if (code != Z_OK && code != Z_STREAM_END) throw MeshError(name, 0, "corrupt or truncated gzip data: " + message);
+  return text;
+}
+
+Tokenizer::Tokenizer(std::string_view text, std::string file, Syntax syntax)
+    : text_(text), file_(std::move(file)), syntax_(syntax) {}
+
+void Tokenizer::fail(long line, const std::string& message) const { throw MeshError(file_, line, message); }
+
+void Tokenizer::scan() {
+  const bool foam = syntax_ == Syntax::openfoam;
+  auto is_punct = [&](char c) {
+    return foam && (c == '(' || c == ')' || c == '{' || c == '}' || c == '[' || c == ']' || c == ';');
+  };
+  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+
+  // --- skip blanks and (OpenFOAM) comments, counting lines
+  for (;;) {
+    while (pos_ < text_.size() && is_blank(text_[pos_])) {
+      if (text_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+    if (foam && pos_ + 1 < text_.size() && text_[pos_] == '/' && text_[pos_ + 1] == '/') {
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      continue;
+    }
+    if (foam && pos_ + 1 < text_.size() && text_[pos_] == '/' && text_[pos_ + 1] == '*') {
+      const long start_line = line_;
+      pos_ += 2;
+      while (pos_ + 1 < text_.size() && !(text_[pos_] == '*' && text_[pos_ + 1] == '/')) {
+        if (text_[pos_] == '\n') ++line_;
+        ++pos_;
+      }
+      if (pos_ + 1 >= text_.size()) fail(start_line, "unterminated /* comment");
+      pos_ += 2;
+      continue;
+    }
+    break;
+  }
+  if (pos_ >= text_.size()) {
+    has_current_ = false;
+    return;
+  }
+
+  // --- one token: punctuation, quoted string or word
+  current_ = Token{{}, line_, false};
+  const char c = text_[pos_];
+  if (is_punct(c)) {
+    current_.text = text_.substr(pos_, 1);
+    ++pos_;
+  } else if (c == '"') {
+    const size_t start = ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      if (text_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+    if (pos_ >= text_.size()) fail(current_.line, "unterminated string");
+    current_.text = text_.substr(start, pos_ - start);
+    current_.quoted = true;
+    ++pos_;
+  } else {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && !is_blank(text_[pos_]) && !is_punct(text_[pos_])) {
+      if (foam && text_[pos_] == '/' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '/' || text_[pos_ + 1] == '*'))
+        break;
+      ++pos_;
+    }
+    current_.text = text_.substr(start, pos_ - start);
+  }
+  has_current_ = true;
+}
+
+bool Tokenizer::at_end() {
+  if (!has_current_) scan();
+  return !has_current_;
+}
+
+const Tokenizer::Token& Tokenizer::peek() {
+  if (at_end()) fail(line_, "unexpected end of file");
+  return current_;
+}
+
+Tokenizer::Token Tokenizer::next() {
+  Token t = peek();
+  has_current_ = false;
+  return t;
+}
+
+long Tokenizer::line() {
+  if (at_end()) return line_;
+  return current_.line;
+}
+
+void Tokenizer::expect(std::string_view expected) {
+  const Token t = next();
+  if (t.text != expected || t.quoted)
+    fail(t.line, "expected '" + std::string(expected) + "' but found '" + std::string(t.text) + "'");
+}
+
+std::int64_t Tokenizer::next_int64() {
+  const Token t = next();
+  std::int64_t value = 0;
+  const char* first = t.text.data();
+  const char* last = first + t.text.size();
+  if (first != last && *first == '+') ++first;
+  const auto [ptr, ec] = std::from_chars(first, last, value);
+  if (t.quoted || ec != std::errc() || ptr != last || first == last)
+    fail(t.line, "expected an integer but found '" + std::string(t.text) + "'");
+  return value;
+}
+
+std::int32_t Tokenizer::next_label() {
+  const long line_of_token = line();
+  const std::int64_t value = next_int64();
+  if (value < INT32_MIN || value > INT32_MAX) fail(line_of_token, "integer " + std::to_string(value) + " does not fit a 32-bit label");
+  return static_cast<std::int32_t>(value);
+}
+
+double Tokenizer::next_double() {
+  const Token t = next();
+  double value = 0.0;
+  const char* first = t.text.data();
+  const char* last = first + t.text.size();
+  if (first != last && *first == '+') ++first;
+  const auto [ptr, ec] = std::from_chars(first, last, value);
+  if (t.quoted || ec != std::errc() || ptr != last || first == last || !std::isfinite(value))
+    fail(t.line, "expected a finite number but found '" + std::string(t.text) + "'");
+  return value;
+}
+
+}  // namespace fvmmini

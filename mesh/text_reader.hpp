@@ -1,0 +1,68 @@
+#pragma once
+// Reading mesh text files: the whole file (plain or gzip, told apart by content) and a
+// tokenizer that remembers the line of every token, so readers can name file and line.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "mesh/mesh_error.hpp"
+
+namespace fvmmini {
+
+/// The contents of a text file, decompressed when it is gzip (zlib). Throws MeshError
+/// naming the file when it is missing, unreadable or a corrupt gzip stream.
+std::string read_text_file(const std::filesystem::path& path);
+
+/// Splits text into tokens with their 1-based line numbers.
+///
+/// Plain syntax: tokens are runs of non-blank characters and "double-quoted strings".
+/// OpenFOAM syntax adds // and /* */ comments and the punctuation ( ) { } [ ] ; as tokens
+/// of their own, so `4(0 1 2 3)` is six tokens.
+class Tokenizer {
+ public:
+  enum class Syntax { plain, openfoam };
+  struct Token {
+    std::string_view text;  ///< for strings: the contents without the quotes
+    long line = 0;
+    bool quoted = false;
+  };
+
+  /// @param[in] text the whole file (must outlive the tokenizer); @param[in] file name for errors
+  Tokenizer(std::string_view text, std::string file, Syntax syntax);
+
+  /// True when no token is left.
+  bool at_end();
+  /// The next token without consuming it; throws MeshError at the end of the file.
+  const Token& peek();
+  /// Consume and return the next token; throws MeshError at the end of the file.
+  Token next();
+  /// Consume the next token and check that it is `expected`.
+  void expect(std::string_view expected);
+  /// The next token as a label (int32); throws MeshError if it is not one.
+  std::int32_t next_label();
+  /// The next token as a 64-bit integer; throws MeshError if it is not one.
+  std::int64_t next_int64();
+  /// The next token as a double; throws MeshError if it is not a number.
+  double next_double();
+
+  /// The line the next token starts on (or the last line at the end).
+  long line();
+  const std::string& file() const { return file_; }
+  /// Throw MeshError at `line` of this file.
+  [[noreturn]] void fail(long line, const std::string& message) const;
+
+ private:
+  void scan();
+
+  std::string_view text_;
+  std::string file_;
+  Syntax syntax_;
+  size_t pos_ = 0;
+  long line_ = 1;
+  Token current_;
+  bool has_current_ = false;
+};
+
+}  // namespace fvmmini

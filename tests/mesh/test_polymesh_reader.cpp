@@ -1,0 +1,339 @@
+// The OpenFOAM polyMesh reader on meshes written by OpenFOAM v1912 (blockMesh, polyDualMesh)
+// and on broken copies of them.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "mesh/box_generator.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/mesh_assembly.hpp"
+#include "mesh/mesh_check.hpp"
+#include "mesh/polymesh_reader.hpp"
+#include "mesh_test_support.hpp"
+
+namespace fvmmini {
+namespace {
+
+using test::expect_mesh_error;
+using test::fixtures;
+using test::line_of;
+using test::read_file;
+using test::replace_once;
+using test::ScratchDir;
+using test::write_file;
+
+const char* const polymesh_files[] = {"points", "faces", "owner", "neighbour", "boundary"};
+
+/// A copy of the box_hex fixture in a scratch polyMesh directory.
+void copy_box_hex(const ScratchDir& dir) {
+  for (const char* f : polymesh_files)
+    std::filesystem::copy_file(fixtures() / "polymesh/box_hex" / f, dir / f, std::filesystem::copy_options::overwrite_existing);
+}
+
+MeshCheckReport check(const Mesh& mesh) { return check_mesh(mesh, compute_geometry(mesh)); }
+
+void expect_same_mesh(const Mesh& a, const Mesh& b) {
+  EXPECT_EQ(a.n_cells, b.n_cells);
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (size_t i = 0; i < a.points.size(); ++i) EXPECT_EQ(a.points[i], b.points[i]);
+  EXPECT_EQ(a.face_offsets, b.face_offsets);
+  EXPECT_EQ(a.face_vertices, b.face_vertices);
+  EXPECT_EQ(a.owner, b.owner);
+  EXPECT_EQ(a.neighbour, b.neighbour);
+  ASSERT_EQ(a.patches.size(), b.patches.size());
+  for (size_t p = 0; p < a.patches.size(); ++p) {
+    EXPECT_EQ(a.patches[p].name, b.patches[p].name);
+    EXPECT_EQ(a.patches[p].type, b.patches[p].type);
+    EXPECT_EQ(a.patches[p].start, b.patches[p].start);
+    EXPECT_EQ(a.patches[p].size, b.patches[p].size);
+  }
+}
+
+TEST(PolyMeshReader, BlockMeshBox) {
+  const Mesh mesh = read_polymesh(fixtures() / "polymesh/box_hex");
+  EXPECT_EQ(mesh.n_points(), 60);
+  EXPECT_EQ(mesh.n_cells, 24);
+  EXPECT_EQ(mesh.n_faces(), 98);
+  EXPECT_EQ(mesh.n_internal_faces(), 46);
+  ASSERT_EQ(mesh.patches.size(), 3u);
+  EXPECT_EQ(mesh.patches[0].name, "inlet");
+  EXPECT_EQ(mesh.patches[0].size, 12);
+  EXPECT_EQ(mesh.patches[1].name, "outlet");
+  EXPECT_EQ(mesh.patches[2].name, "walls");
+  EXPECT_EQ(mesh.patches[2].type, "wall");
+  EXPECT_EQ(mesh.patches[2].start, 70);
+  EXPECT_EQ(mesh.patches[2].size, 28);
+  EXPECT_TRUE(is_upper_triangular(mesh));
+
+  // --- the same cells as the built-in generator's 2x3x4 box on [0,1]x[0,2]x[0,3]
+  BoxSpec spec;
+  spec.cells = {2, 3, 4};
+  spec.max = {1.0, 2.0, 3.0};
+  const MeshGeometry g = compute_geometry(mesh);
+  const MeshGeometry box = compute_geometry(generate_box(spec));
+  auto key = [](const Vec3& v) { return std::tuple(std::round(v.z * 1e9), std::round(v.y * 1e9), std::round(v.x * 1e9)); };
+  std::vector<std::tuple<double, double, double>> a, b;
+  for (const auto& c : g.cell_centres) a.push_back(key(c));
+  for (const auto& c : box.cell_centres) b.push_back(key(c));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  for (double v : g.cell_volumes) EXPECT_NEAR(v, 0.25, 1e-14);
+
+  const MeshCheckReport report = check_mesh(mesh, g);
+  EXPECT_TRUE(report.ok()) << format_mesh_check(report);
+  EXPECT_EQ(report.cell_types.hexahedra, 24);
+  EXPECT_NEAR(report.total_volume, 6.0, 1e-12);
+}
+
+TEST(PolyMeshReader, GzipEqualsPlain) {
+  const Mesh plain = read_polymesh(fixtures() / "polymesh/box_hex");
+  const Mesh gz = read_polymesh(fixtures() / "polymesh/box_hex_gz");
+  expect_same_mesh(plain, gz);
+}
+
+TEST(PolyMeshReader, CaseDirectoryLayout) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir / "constant/polyMesh");
+  for (const char* f : polymesh_files)
+    std::filesystem::copy_file(fixtures() / "polymesh/box_hex" / f, dir.path() / "constant/polyMesh" / f);
+  expect_same_mesh(read_polymesh(dir.path()), read_polymesh(fixtures() / "polymesh/box_hex"));
+}
+
+TEST(PolyMeshReader, PolyDualMeshMatchesOpenFoamCheckMesh) {
+  const Mesh mesh = read_polymesh(fixtures() / "polymesh/box_dual");
+  const MeshCheckReport r = check(mesh);
+  // Reference values printed by OpenFOAM v1912 checkMesh on the same mesh.
+  EXPECT_EQ(r.n_points, 192);
+  EXPECT_EQ(r.n_faces, 275);
+  EXPECT_EQ(r.n_internal_faces, 133);
+  EXPECT_EQ(r.n_cells, 60);
+  EXPECT_EQ(r.cell_types.hexahedra, 14);
+  EXPECT_EQ(r.cell_types.polyhedra, 46);
+  EXPECT_NEAR(r.max_aspect_ratio, 3.0000000000000018, 1e-12);
+  EXPECT_NEAR(r.min_face_area, 0.083333333333333315, 1e-14);
+  EXPECT_NEAR(r.max_face_area, 0.50000000000000044, 1e-14);
+  EXPECT_NEAR(r.min_volume, 0.031249999999999986, 1e-14);
+  EXPECT_NEAR(r.max_volume, 0.25000000000000022, 1e-14);
+  EXPECT_NEAR(r.total_volume, 6.0, 1e-12);
+  EXPECT_NEAR(r.max_skewness, 1.0000000000000024, 1e-12);
+  EXPECT_LT(r.max_cell_openness, 1e-15);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  ASSERT_EQ(mesh.patches.size(), 3u);
+  EXPECT_EQ(mesh.patches[0].size, 30);
+  EXPECT_EQ(mesh.patches[2].size, 82);
+}
+
+TEST(PolyMeshReader, UnitCubeDualSequence) {
+  for (int n : {4, 8, 16}) {
+    SCOPED_TRACE(n);
+    const Mesh mesh = read_polymesh(fixtures() / ("polymesh/cube_poly_n" + std::to_string(n)));
+    EXPECT_EQ(mesh.n_cells, (n + 1) * (n + 1) * (n + 1));
+    ASSERT_EQ(mesh.patches.size(), 1u);
+    EXPECT_EQ(mesh.patches[0].name, "walls");
+    EXPECT_EQ(mesh.patches[0].start + mesh.patches[0].size, mesh.n_faces());
+    const MeshCheckReport r = check(mesh);
+    EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+    EXPECT_NEAR(r.total_volume, 1.0, 1e-12);
+    EXPECT_GT(r.cell_types.polyhedra, 0);
+    EXPECT_NEAR(r.bounding_box_min.x, 0.0, 1e-12);
+    EXPECT_NEAR(r.bounding_box_max.z, 1.0, 1e-12);
+  }
+}
+
+TEST(PolyMeshReader, RenumbersFacesOutOfUpperTriangularOrder) {
+  // --- reverse the internal faces and flip every other one (swap cells, reverse the loop)
+  const Mesh original = read_polymesh(fixtures() / "polymesh/box_hex");
+  const label n_internal = original.n_internal_faces();
+  std::string faces = "FoamFile { version 2.0; format ascii; class faceList; object faces; }\n";
+  std::string owner = "FoamFile { version 2.0; format ascii; class labelList; object owner; }\n";
+  std::string neighbour = "FoamFile { version 2.0; format ascii; class labelList; object neighbour; }\n";
+  faces += std::to_string(original.n_faces()) + "\n(\n";
+  owner += std::to_string(original.n_faces()) + "\n(\n";
+  neighbour += std::to_string(n_internal) + "\n(\n";
+  auto write_face = [&](std::vector<label> loop, label own) {
+    faces += std::to_string(loop.size()) + "(";
+    for (size_t i = 0; i < loop.size(); ++i) faces += (i ? " " : "") + std::to_string(loop[i]);
+    faces += ")\n";
+    owner += std::to_string(own) + "\n";
+  };
+  for (label k = 0; k < n_internal; ++k) {
+    const label f = n_internal - 1 - k;
+    std::vector<label> loop(original.face(f).begin(), original.face(f).end());
+    if (k % 2 == 0) {
+      std::reverse(loop.begin() + 1, loop.end());
+      write_face(loop, original.neighbour[f]);
+      neighbour += std::to_string(original.owner[f]) + "\n";
+    } else {
+      write_face(loop, original.owner[f]);
+      neighbour += std::to_string(original.neighbour[f]) + "\n";
+    }
+  }
+  for (label f = n_internal; f < original.n_faces(); ++f) write_face({original.face(f).begin(), original.face(f).end()}, original.owner[f]);
+  faces += ")\n";
+  owner += ")\n";
+  neighbour += ")\n";
+
+  ScratchDir dir;
+  copy_box_hex(dir);
+  write_file(dir / "faces", faces);
+  write_file(dir / "owner", owner);
+  write_file(dir / "neighbour", neighbour);
+  expect_same_mesh(read_polymesh(dir.path()), original);
+}
+
+TEST(PolyMeshReader, ListFormsAndComments) {
+  // --- faces spread over lines, unsized lists, comments, a uniform list
+  ScratchDir dir;
+  const std::string points =
+      "/* a unit cube */ FoamFile { format ascii; class vectorField; }\n"
+      "8 ( (0 0 0) (1 0 0) (1 1 0) (0 1 0) // bottom\n (0 0 1) (1 0 1) (1 1 1) (0 1 1) )\n";
+  const std::string faces =
+      "FoamFile { format ascii; class faceList; }\n"
+      "(\n4\n(\n0 3 2 1\n)\n4(4 5 6 7) 4 (0 1 5 4) (3 7 6 2) 4(0 4 7 3) 4(1 2 6 5)\n)\n";
+  write_file(dir / "points", points);
+  write_file(dir / "faces", faces);
+  write_file(dir / "owner", "6{0}\n");
+  write_file(dir / "neighbour", "0()\n");
+  write_file(dir / "boundary", "1 ( walls { type wall; inGroups 1(wall); nFaces 6; startFace 0; } )\n");
+  const Mesh mesh = read_polymesh(dir.path());
+  EXPECT_EQ(mesh.n_cells, 1);
+  EXPECT_EQ(mesh.n_faces(), 6);
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_NEAR(r.total_volume, 1.0, 1e-15);
+}
+
+// --- bad input: every fault names the file, and the line where there is one
+
+TEST(PolyMeshReaderErrors, MissingDirectoryOrFile) {
+  expect_mesh_error([] { read_polymesh("/nonexistent/case"); }, "/nonexistent/case", 0, "no polyMesh");
+  ScratchDir dir;
+  copy_box_hex(dir);
+  std::filesystem::remove(dir / "neighbour");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "neighbour", 0, "no such file");
+}
+
+TEST(PolyMeshReaderErrors, TruncatedFile) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "faces");
+  write_file(dir / "faces", text.substr(0, text.find("4(7 19 20 8)") + 6));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", -1, "end of file");
+}
+
+TEST(PolyMeshReaderErrors, TruncatedGzip) {
+  ScratchDir dir;
+  for (const char* f : {"points.gz", "faces.gz", "owner.gz", "neighbour.gz", "boundary"})
+    std::filesystem::copy_file(fixtures() / "polymesh/box_hex_gz" / f, dir / f);
+  const std::string text = read_file(dir / "faces.gz");
+  write_file(dir / "faces.gz", text.substr(0, text.size() / 2));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces.gz", 0, "gzip");
+}
+
+TEST(PolyMeshReaderErrors, ListCountDoesNotMatch) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "points");
+  write_file(dir / "points", replace_once(text, "\n60\n(", "\n61\n("));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "\n)\n") + 1, "ends after 60 of 61");
+
+  copy_box_hex(dir);
+  const std::string faces = read_file(fixtures() / "polymesh/box_hex/faces");
+  write_file(dir / "faces", replace_once(faces, "\n98\n(", "\n97\n("));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", -1, "more than the 97");
+}
+
+TEST(PolyMeshReaderErrors, FaceListsWithWrongVertexCount) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "faces");
+  write_file(dir / "faces", replace_once(text, "4(3 15 16 4)", "4(3 15 16)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line_of(text, "4(3 15 16 4)"), "ends after 3 of 4");
+}
+
+TEST(PolyMeshReaderErrors, VertexIndexOutOfRangeOrNegative) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "faces");
+  const long line = line_of(text, "4(3 15 16 4)");
+  write_file(dir / "faces", replace_once(text, "4(3 15 16 4)", "4(3 15 16 60)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line, "only 60 points");
+  write_file(dir / "faces", replace_once(text, "4(3 15 16 4)", "4(3 15 16 -4)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line, "negative vertex");
+}
+
+TEST(PolyMeshReaderErrors, NegativeOwnerAndBadSizes) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string owner = read_file(dir / "owner");
+  const std::string negative = replace_once(owner, "(\n0\n0\n0\n1", "(\n0\n0\n-1\n1");
+  write_file(dir / "owner", negative);
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", line_of(owner, "(\n0\n0\n0\n1") + 3, "negative cell index");
+
+  // --- one owner fewer than faces (count and list consistent)
+  std::string shorter = replace_once(owner, "\n98\n(\n0\n", "\n97\n(\n");
+  write_file(dir / "owner", shorter);
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", -1, "97 entries but faces has 98");
+
+  // --- the header note disagrees with the lists
+  write_file(dir / "owner", replace_once(owner, "nCells:24", "nCells:25"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", line_of(owner, "FoamFile"), "nCells 25");
+}
+
+TEST(PolyMeshReaderErrors, SameOwnerAndNeighbour) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string neighbour = read_file(dir / "neighbour");
+  write_file(dir / "neighbour", replace_once(neighbour, "(\n1\n", "(\n0\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "neighbour", line_of(neighbour, "(\n1\n") + 1, "same owner and neighbour");
+}
+
+TEST(PolyMeshReaderErrors, PatchesNotContiguousOrIncomplete) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string boundary = read_file(dir / "boundary");
+  write_file(dir / "boundary", replace_once(boundary, "startFace       58;", "startFace       59;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", line_of(boundary, "outlet"), "startFace 59");
+  write_file(dir / "boundary", replace_once(boundary, "nFaces          28;", "nFaces          27;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", 0, "without a patch");
+  write_file(dir / "boundary", replace_once(boundary, "nFaces          28;", "nFaces          29;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", line_of(boundary, "walls"), "past the last face");
+  write_file(dir / "boundary", replace_once(boundary, "        type            wall;\n", ""));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", line_of(boundary, "walls"), "has no type");
+}
+
+TEST(PolyMeshReaderErrors, CellNotClosed) {
+  // --- move one corner of the last boundary face to another point: its cell no longer closes
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "faces");
+  write_file(dir / "faces", replace_once(text, "4(55 56 59 58)", "4(55 56 59 0)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, dir.path().filename().string(), 0, "not closed");
+}
+
+TEST(PolyMeshReaderErrors, BinaryAndWrongClass) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "points");
+  write_file(dir / "points", replace_once(text, "format      ascii;", "format      binary;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "FoamFile"), "binary");
+  write_file(dir / "points", replace_once(text, "class       vectorField;", "class       labelList;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "FoamFile"), "labelList");
+}
+
+TEST(PolyMeshReaderErrors, GarbageNumbersAndTrailingTokens) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "points");
+  write_file(dir / "points", replace_once(text, "(1 0 0)", "(1 zero 0)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "(1 0 0)"), "zero");
+  write_file(dir / "points", text + "\nextra\n");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", -1, "after the list");
+}
+
+}  // namespace
+}  // namespace fvmmini
