@@ -1,0 +1,65 @@
+#include "kernels/cuda/benchmark.hpp"
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+/// Runs `work` on the stream warmup times, then repeats times between events.
+template <class Work>
+TimingStats time_on_stream(Stream& stream, int warmup, int repeats, Work&& work) {
+  for (int k = 0; k < warmup; ++k) work(stream.get());
+  std::vector<Event> starts(repeats), ends(repeats);
+  for (int k = 0; k < repeats; ++k) {
+    starts[k].record(stream.get());
+    work(stream.get());
+    ends[k].record(stream.get());
+  }
+  stream.synchronize();
+  std::vector<double> ms(repeats);
+  for (int k = 0; k < repeats; ++k) ms[k] = ends[k].elapsed_since(starts[k]);
+  std::sort(ms.begin(), ms.end());
+  TimingStats t;
+  t.repeats = repeats;
+  if (repeats > 0) {
+    t.min_ms = ms.front();
+    t.max_ms = ms.back();
+    t.median_ms = repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
+  }
+  return t;
+}
+
+}  // namespace
+
+double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, TimingStats* stats) {
+  const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(double));
+  std::vector<double> host(n);
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (auto& v : host) v = dist(rng);
+  DeviceBuffer<double> src{std::span<const double>(host)};
+  DeviceBuffer<double> dst(n);
+  Stream stream;
+  const TimingStats t = time_on_stream(stream, warmup, std::max(1, repeats), [&](cudaStream_t s) {
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, s));
+  });
+  if (stats) *stats = t;
+  return 2.0 * static_cast<double>(src.bytes()) / (t.median_ms * 1e-3);
+}
+
+TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats) {
+  DeviceBuffer<double> dx(x), dy(x.size());
+  DeviceSpmv& spmv = a.spmv();
+  Stream stream;
+  return time_on_stream(stream, warmup, std::max(1, repeats),
+                        [&](cudaStream_t s) { spmv.apply(dx.data(), dy.data(), s); });
+}
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,103 @@
+// "csr": vector CSR, a sub-warp of W lanes per row, W the power of two at or above the mean
+// row length (at most 32): lanes read a row's entries contiguously, a shuffle tree adds them.
+// Matrix entries stream through once (__ldcs, evict-first) so that L2 keeps x.
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_formats.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/reduction.cuh"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+constexpr int csr_block = 256;
+
+/// One sub-warp of W lanes per row; with partials, also the block's sum of x_row * y_row.
+template <int W, bool kDot>
+__global__ void __launch_bounds__(csr_block) csr_spmv_kernel(int n_rows, const int* __restrict__ row_ptr,
+                                                             const int* __restrict__ col,
+                                                             const double* __restrict__ val,
+                                                             const double* __restrict__ x, double* __restrict__ y,
+                                                             double* __restrict__ partials) {
+  const int lane = threadIdx.x % W;
+  const int row = blockIdx.x * (csr_block / W) + threadIdx.x / W;
+  double sum = 0.0;
+  if (row < n_rows) {
+    const int end = row_ptr[row + 1];
+    for (int k = row_ptr[row] + lane; k < end; k += W) sum += __ldcs(val + k) * __ldg(x + __ldcs(col + k));
+  }
+  // --- y_row = sum over the W lanes (fixed shuffle tree)
+#pragma unroll
+  for (int offset = W / 2; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset, W);
+  const bool writer = lane == 0 && row < n_rows;
+  if (writer) y[row] = sum;
+  if constexpr (kDot) {
+    Sums<1> s{{writer ? sum * x[row] : 0.0}};
+    write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
+  }
+}
+
+class CsrDevice final : public DeviceSpmv {
+ public:
+  explicit CsrDevice(const CsrFormat& format) : n_rows_(format.n_rows()), lanes_(format.subwarp_size()) {
+    const CsrMatrix& a = format.matrix;
+    if (a.nnz() > std::numeric_limits<int>::max()) throw CudaError("csr: more than 2^31 nonzeros");
+    std::vector<int> row_ptr(a.row_ptr.begin(), a.row_ptr.end());
+    row_ptr_ = DeviceBuffer<int>(std::span<const int>(row_ptr));
+    col_ = DeviceBuffer<int>(std::span<const int>(a.col));
+    val_ = DeviceBuffer<double>(std::span<const double>(a.values));
+  }
+
+  label n_rows() const override { return n_rows_; }
+  std::int64_t stored_entries() const override { return static_cast<std::int64_t>(val_.size()); }
+  std::size_t footprint_bytes() const override { return row_ptr_.bytes() + col_.bytes() + val_.bytes(); }
+  std::string format_name() const override { return "csr"; }
+  int dot_partial_count() const override { return grid(); }
+
+  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
+  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
+    launch<true>(x, y, partials, stream);
+  }
+  void upload_values(std::span<const double> values) override { val_.upload(values); }
+
+ private:
+  int grid() const {
+    const int rows_per_block = csr_block / lanes_;
+    return std::max(1, (n_rows_ + rows_per_block - 1) / rows_per_block);
+  }
+
+  template <bool kDot>
+  void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
+    if (n_rows_ == 0) return;
+    const int g = grid();
+    auto args = [&](auto kernel) {
+      kernel<<<g, csr_block, 0, stream>>>(n_rows_, row_ptr_.data(), col_.data(), val_.data(), x, y, partials);
+    };
+    switch (lanes_) {
+      case 1: args(csr_spmv_kernel<1, kDot>); break;
+      case 2: args(csr_spmv_kernel<2, kDot>); break;
+      case 4: args(csr_spmv_kernel<4, kDot>); break;
+      case 8: args(csr_spmv_kernel<8, kDot>); break;
+      case 16: args(csr_spmv_kernel<16, kDot>); break;
+      default: args(csr_spmv_kernel<32, kDot>); break;
+    }
+    FVMMINI_CUDA_CHECK_LAUNCH(csr_spmv_kernel);
+  }
+
+  label n_rows_;
+  int lanes_;
+  DeviceBuffer<int> row_ptr_, col_;
+  DeviceBuffer<double> val_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceSpmv> make_csr_device(const CsrFormat& a) { return std::make_unique<CsrDevice>(a); }
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,31 @@
+#pragma once
+// What the rest of the program may ask of the CUDA backend without seeing a CUDA type.
+
+#include <cstddef>
+#include <string>
+
+namespace fvmmini::cuda {
+
+/// True when a CUDA device can be used. Returns false, without throwing or printing, when
+/// there is no driver or no device.
+bool cuda_device_available();
+
+struct DeviceInfo {
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessors = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t global_memory_bytes = 0;
+  int runtime_version = 0;   ///< e.g. 13000
+  int driver_version = 0;    ///< the CUDA version the driver supports
+  int cusparse_version = 0;  ///< cusparseGetVersion
+};
+
+/// The current device. @throws CudaError when no device is available
+DeviceInfo device_info();
+
+/// "NVIDIA H200 (sm_90, 132 SMs, 60 MB L2, CUDA 13.0)".
+std::string describe(const DeviceInfo& info);
+
+}  // namespace fvmmini::cuda

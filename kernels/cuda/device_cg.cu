@@ -1,0 +1,375 @@
+// CG / Jacobi-PCG on the device. Per iteration: q = A p fused with the partials of p.q (where the
+// format fuses), alpha; x += alpha p and r -= alpha q fused with |r|_1 and r.z; the residual
+// test and beta; p = z + beta p. Scalars live in a device struct; the host never waits inside
+// an iteration: it reads the status flag through pinned memory every check_interval iterations,
+// and every kernel of an iteration that was queued after convergence returns at once.
+
+#include "kernels/cuda/device_cg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/reduction.cuh"
+#include "kernels/cuda/vector_ops.cuh"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+constexpr double small = 1e-20;  // OpenFOAM's SMALL, as the reference CG
+constexpr int finalize_block = 1024;
+
+enum Status : int { running = 0, converged = 1, max_iterations = 2, breakdown = 3, residual_nan = 4, initial_nan = 5 };
+
+struct CgState {
+  double x_mean;
+  double norm_factor;
+  double initial_residual;
+  double residual;
+  double rz;  ///< r.z of the current search direction
+  double alpha;
+  double beta;
+  double pq;
+  int iterations;
+  int status;
+};
+
+struct Stop {
+  double tolerance;
+  double rel_tol;
+  int max_iter;
+};
+
+__device__ inline bool has_converged(double residual, double initial, const Stop& stop) {
+  return residual < stop.tolerance || (stop.rel_tol > 0.0 && residual < stop.rel_tol * initial);
+}
+
+#define FVMMINI_GRID_STRIDE(i, n)                                                                   \
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (n);      \
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+
+__global__ void __launch_bounds__(reduce_block) sum_kernel(long long n, const double* __restrict__ a,
+                                                           double* __restrict__ partials) {
+  Sums<1> s{};
+  FVMMINI_GRID_STRIDE(i, n) s.v[0] += a[i];
+  write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
+}
+
+__global__ void __launch_bounds__(finalize_block) mean_finalize(long long n, const double* __restrict__ partials,
+                                                                int count, CgState* state) {
+  const Sums<1> s = reduce_partials<1>(partials, count);
+  if (threadIdx.x == 0) state->x_mean = s.v[0] / static_cast<double>(n);
+}
+
+/// r = b - Ax; p = z = M^-1 r; partials of |r|, |Ax - s x̄| + |b - s x̄| (s = A 1) and r.z.
+__global__ void __launch_bounds__(reduce_block)
+    initial_residual_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax,
+                            const double* __restrict__ row_sums, const double* __restrict__ inv_diag,
+                            double* __restrict__ r, double* __restrict__ p, const CgState* state,
+                            double* __restrict__ partials) {
+  const double x_mean = state->x_mean;
+  Sums<3> s{};
+  FVMMINI_GRID_STRIDE(i, n) {
+    const double a_ref = row_sums[i] * x_mean;
+    const double ri = b[i] - ax[i];
+    const double zi = inv_diag ? ri * inv_diag[i] : ri;
+    r[i] = ri;
+    p[i] = zi;
+    s.v[0] += fabs(ri);
+    s.v[1] += fabs(ax[i] - a_ref) + fabs(b[i] - a_ref);
+    s.v[2] += ri * zi;
+  }
+  write_block_partials<3>(s, partials, gridDim.x, blockIdx.x);
+}
+
+__global__ void __launch_bounds__(finalize_block) initial_finalize(const double* __restrict__ partials, int count,
+                                                                   CgState* state, double* history, Stop stop) {
+  const Sums<3> s = reduce_partials<3>(partials, count);
+  if (threadIdx.x != 0) return;
+  // --- normFactor = sum(|Ax - A x̄| + |b - A x̄|) + small; residual = |r|_1 / normFactor
+  const double norm_factor = s.v[1] + small;
+  const double residual = s.v[0] / norm_factor;
+  state->norm_factor = norm_factor;
+  state->initial_residual = state->residual = residual;
+  state->rz = s.v[2];
+  state->iterations = 0;
+  history[0] = residual;
+  state->status = !isfinite(residual)                      ? initial_nan
+                  : has_converged(residual, residual, stop) ? converged
+                  : stop.max_iter == 0                      ? max_iterations
+                                                            : running;
+}
+
+/// alpha = r.z / p.q, unless p.q <= 0 or not finite (breakdown).
+__global__ void __launch_bounds__(finalize_block) alpha_finalize(const double* __restrict__ partials, int count,
+                                                                 CgState* state) {
+  if (state->status != running) return;
+  const Sums<1> s = reduce_partials<1>(partials, count);
+  if (threadIdx.x != 0) return;
+  const double pq = s.v[0];
+  state->pq = pq;
+  if (!(pq > 0.0))
+    state->status = breakdown;
+  else
+    state->alpha = state->rz / pq;
+}
+
+/// x += alpha p; r -= alpha q; partials of |r| and r.z (z = M^-1 r, not stored).
+__global__ void __launch_bounds__(reduce_block)
+    update_kernel(long long n, const double* __restrict__ p, const double* __restrict__ q,
+                  const double* __restrict__ inv_diag, double* __restrict__ x, double* __restrict__ r,
+                  const CgState* state, double* __restrict__ partials) {
+  if (state->status != running) return;
+  const double alpha = state->alpha;
+  Sums<2> s{};
+  FVMMINI_GRID_STRIDE(i, n) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    const double zi = inv_diag ? ri * inv_diag[i] : ri;
+    s.v[0] += fabs(ri);
+    s.v[1] += ri * zi;
+  }
+  write_block_partials<2>(s, partials, gridDim.x, blockIdx.x);
+}
+
+/// residual = |r|_1 / normFactor; the stopping tests; beta = (r.z)_new / (r.z)_old.
+__global__ void __launch_bounds__(finalize_block) residual_finalize(const double* __restrict__ partials, int count,
+                                                                    CgState* state, double* history, Stop stop) {
+  if (state->status != running) return;
+  const Sums<2> s = reduce_partials<2>(partials, count);
+  if (threadIdx.x != 0) return;
+  const int it = ++state->iterations;
+  const double residual = s.v[0] / state->norm_factor;
+  state->residual = residual;
+  history[it] = residual;
+  if (!isfinite(residual)) {
+    state->status = residual_nan;
+  } else if (has_converged(residual, state->initial_residual, stop)) {
+    state->status = converged;
+  } else if (it >= stop.max_iter) {
+    state->status = max_iterations;
+  } else {
+    state->beta = s.v[1] / state->rz;
+    state->rz = s.v[1];
+  }
+}
+
+/// p = z + beta p, z = M^-1 r.
+__global__ void __launch_bounds__(reduce_block) direction_kernel(long long n, const double* __restrict__ r,
+                                                                 const double* __restrict__ inv_diag,
+                                                                 double* __restrict__ p, const CgState* state) {
+  if (state->status != running) return;
+  const double beta = state->beta;
+  FVMMINI_GRID_STRIDE(i, n) {
+    const double zi = inv_diag ? r[i] * inv_diag[i] : r[i];
+    p[i] = zi + beta * p[i];
+  }
+}
+
+__global__ void fill_kernel(long long n, double value, double* __restrict__ a) {
+  FVMMINI_GRID_STRIDE(i, n) a[i] = value;
+}
+
+#undef FVMMINI_GRID_STRIDE
+
+}  // namespace
+
+struct DeviceCg::Impl {
+  Impl(DeviceMatrix& m)
+      : matrix(m),
+        spmv(m.spmv()),
+        n(m.n_rows()),
+        x(n),
+        b(n),
+        r(n),
+        p(n),
+        q(n),
+        inv_diag(n),
+        row_sums(n),
+        partials(std::max({3 * vector_grid(n), spmv.dot_partial_count(), 1})),
+        state(1),
+        history(1),
+        pinned(2),
+        checks{Event(true), Event(true)} {}
+
+  DeviceMatrix& matrix;
+  DeviceSpmv& spmv;
+  label n;
+  DeviceBuffer<double> x, b, r, p, q, inv_diag, row_sums, partials;
+  DeviceBuffer<CgState> state;
+  DeviceBuffer<double> history;
+  PinnedBuffer<CgState> pinned;
+  Stream stream;
+  Event checks[2];
+  Event loop_start, loop_end;
+  std::vector<double> diagonal;
+  bool singular = false;
+  std::vector<double> history_host;
+  double iterations_ms = 0.0;
+  int check_interval = 8;
+
+  void enqueue_iteration(const double* m_inv, Stop stop) {
+    cudaStream_t s = stream.get();
+    const int grid = vector_grid(n);
+    // --- q = A p; alpha = r.z / p.q
+    int count = spmv.dot_partial_count();
+    if (count > 0) {
+      spmv.apply_with_dot(p.data(), q.data(), partials.data(), s);
+    } else {
+      spmv.apply(p.data(), q.data(), s);
+      count = enqueue_dot_partials(n, p.data(), q.data(), partials.data(), s);
+    }
+    alpha_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(alpha_finalize);
+    // --- x += alpha p; r -= alpha q; residual = |r|_1 / normFactor; beta
+    update_kernel<<<grid, reduce_block, 0, s>>>(n, p.data(), q.data(), m_inv, x.data(), r.data(), state.data(),
+                                                partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(update_kernel);
+    residual_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop);
+    FVMMINI_CUDA_CHECK_LAUNCH(residual_finalize);
+    // --- p = M^-1 r + beta p
+    direction_kernel<<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, p.data(), state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(direction_kernel);
+  }
+};
+
+DeviceCg::DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal) : impl_(std::make_unique<Impl>(matrix)) {
+  refresh(diagonal);
+}
+
+DeviceCg::~DeviceCg() = default;
+
+void DeviceCg::refresh(std::span<const double> diagonal) {
+  Impl& m = *impl_;
+  if (diagonal.size() != static_cast<std::size_t>(m.n)) throw CudaError("DeviceCg: diagonal length differs from n_rows");
+  m.diagonal.assign(diagonal.begin(), diagonal.end());
+  std::vector<double> inv(m.n);
+  for (label i = 0; i < m.n; ++i) inv[i] = 1.0 / diagonal[i];
+  m.inv_diag.upload(inv);
+  if (m.n == 0) return;
+  // --- row sums s = A 1, for the normalisation and the singularity test
+  cudaStream_t s = m.stream.get();
+  fill_kernel<<<vector_grid(m.n), reduce_block, 0, s>>>(m.n, 1.0, m.p.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(fill_kernel);
+  m.spmv.apply(m.p.data(), m.row_sums.data(), s);
+  m.stream.synchronize();
+  std::vector<double> sums(m.n);
+  m.row_sums.download(sums);
+  // --- singular when every row sums to zero (the constant vector is in the null space)
+  m.singular = true;
+  for (label i = 0; i < m.n && m.singular; ++i)
+    if (std::abs(sums[i]) > 1e-12 * std::abs(diagonal[i])) m.singular = false;
+}
+
+const std::vector<double>& DeviceCg::residual_history() const { return impl_->history_host; }
+double DeviceCg::last_iterations_ms() const { return impl_->iterations_ms; }
+void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std::max(1, iterations); }
+
+SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings) {
+  Impl& m = *impl_;
+  if (x.size() != static_cast<std::size_t>(m.n) || b.size() != static_cast<std::size_t>(m.n))
+    throw CudaError("DeviceCg::solve: vector length differs from n_rows");
+  if (settings.preconditioner != "none" && settings.preconditioner != "jacobi")
+    throw std::invalid_argument("CUDA CG: unknown preconditioner '" + settings.preconditioner + "' (known: none, jacobi)");
+  const bool jacobi = settings.preconditioner == "jacobi";
+  SolverPerformance perf;
+  perf.solver_name = std::string(jacobi ? "PCG" : "CG") + "[" + m.spmv.format_name() + "]";
+  m.history_host.clear();
+  m.iterations_ms = 0.0;
+  if (m.n == 0) {
+    perf.converged = true;
+    return perf;
+  }
+  if (m.singular)
+    throw SolverError(
+        "singular system: every row sums to zero (no fixedValue boundary and no reference level); "
+        "set a fixedValue patch or discretisation.referenceCell");
+  if (jacobi)
+    for (label i = 0; i < m.n; ++i)
+      if (!(m.diagonal[i] > 0.0)) {
+        std::ostringstream msg;
+        msg << "Jacobi: diagonal entry " << i << " is " << m.diagonal[i] << " (not positive)";
+        throw SolverError(msg.str());
+      }
+
+  const int max_iter = std::max(0, settings.max_iter);
+  if (m.history.size() < static_cast<std::size_t>(max_iter) + 1) m.history = DeviceBuffer<double>(max_iter + 1);
+  m.x.upload(x, m.stream.get());
+  m.b.upload(b, m.stream.get());
+  const Stop stop{settings.tolerance, settings.rel_tol, max_iter};
+  const double* m_inv = jacobi ? m.inv_diag.data() : nullptr;
+  cudaStream_t s = m.stream.get();
+  const int grid = vector_grid(m.n);
+
+  // --- x̄ = mean(x); r = b - A x; p = M^-1 r; the initial residual and the stopping tests
+  m.spmv.apply(m.x.data(), m.q.data(), s);
+  sum_kernel<<<grid, reduce_block, 0, s>>>(m.n, m.x.data(), m.partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(sum_kernel);
+  mean_finalize<<<1, finalize_block, 0, s>>>(m.n, m.partials.data(), grid, m.state.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(mean_finalize);
+  initial_residual_kernel<<<grid, reduce_block, 0, s>>>(m.n, m.b.data(), m.q.data(), m.row_sums.data(), m_inv,
+                                                        m.r.data(), m.p.data(), m.state.data(), m.partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
+  initial_finalize<<<1, finalize_block, 0, s>>>(m.partials.data(), grid, m.state.data(), m.history.data(), stop);
+  FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(m.pinned.data(), m.state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
+  m.stream.synchronize();
+
+  // --- iterate; check the device's status flag every check_interval iterations, one batch behind
+  if (m.pinned[0].status == running) {
+    m.loop_start.record(s);
+    int queued = 0;
+    int slot = 0;
+    bool pending = false;
+    while (true) {
+      const int batch = std::min(m.check_interval, max_iter - queued);
+      for (int k = 0; k < batch; ++k) m.enqueue_iteration(m_inv, stop);
+      queued += batch;
+      FVMMINI_CUDA_CHECK(
+          cudaMemcpyAsync(m.pinned.data() + slot, m.state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
+      m.checks[slot].record(s);
+      if (pending) {
+        m.checks[1 - slot].synchronize();
+        if (m.pinned[1 - slot].status != running) break;
+      }
+      if (queued >= max_iter) break;
+      pending = true;
+      slot = 1 - slot;
+    }
+    m.loop_end.record(s);
+    m.loop_end.synchronize();
+    m.iterations_ms = m.loop_end.elapsed_since(m.loop_start);
+  }
+  CgState st{};
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&st, m.state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
+  m.stream.synchronize();
+  m.history_host.resize(st.iterations + 1);
+  FVMMINI_CUDA_CHECK(cudaMemcpy(m.history_host.data(), m.history.data(), m.history_host.size() * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+
+  perf.initial_residual = st.initial_residual;
+  perf.final_residual = st.residual;
+  perf.iterations = st.iterations;
+  std::ostringstream msg;
+  switch (st.status) {
+    case initial_nan: throw SolverError("CG: initial residual is not finite (NaN or Inf in A, x or b)");
+    case residual_nan: msg << "CG: residual is NaN at iteration " << st.iterations; throw SolverError(msg.str());
+    case breakdown:
+      msg << "CG breakdown at iteration " << st.iterations + 1 << ": p'Ap = " << st.pq
+          << " (the matrix is not positive definite" << (std::isfinite(st.pq) ? "" : ", or NaN appeared") << ")";
+      throw SolverError(msg.str());
+    case running: throw CudaError("CG: the solve ended with the device still iterating (internal error)");
+    default: break;
+  }
+  m.x.download(x);  // the stream is idle: synchronised above
+  perf.converged = st.status == converged;
+  return perf;
+}
+
+}  // namespace fvmmini::cuda

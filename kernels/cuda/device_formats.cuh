@@ -1,0 +1,27 @@
+#pragma once
+// The one declaration header of the device formats: each factory uploads a host format
+// struct (linalg/formats/) and returns its SpMV; the kernels live in <format>.cu.
+
+#include <memory>
+
+#include "kernels/cuda/cuda_error.hpp"
+#include "kernels/cuda/device_spmv.cuh"
+#include "linalg/formats/csr_format.hpp"
+#include "linalg/formats/sell_matrix.hpp"
+#include "linalg/formats/staircase_matrix.hpp"
+
+namespace fvmmini::cuda {
+
+/// "csr": vector CSR, CsrFormat::subwarp_size() lanes per row.
+std::unique_ptr<DeviceSpmv> make_csr_device(const CsrFormat& a);
+/// "csr-cusparse": cusparseSpMV on the CSR arrays.
+std::unique_ptr<DeviceSpmv> make_csr_cusparse_device(const CsrFormat& a);
+/// "sell": SELL-C-sigma, one thread per row, y scattered through row_order.
+std::unique_ptr<DeviceSpmv> make_sell_device(const SellMatrix& a);
+/// "sell-cusparse": cusparseSpMV on cuSPARSE's sliced ELL (plus a scatter of y when the SELL
+/// rows are sorted: cuSPARSE has no row permutation).
+std::unique_ptr<DeviceSpmv> make_sell_cusparse_device(const SellMatrix& a);
+/// "staircase": Staircase SELL, one launch per group, each on its own stream.
+std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a);
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,38 @@
+#include "kernels/cuda/device_matrix.hpp"
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+
+namespace fvmmini::cuda {
+
+void DeviceSpmv::apply_with_dot(const double*, double*, double*, cudaStream_t) {
+  throw CudaError(format_name() + ": apply_with_dot called on a format that does not fuse the dot product");
+}
+
+DeviceMatrix::DeviceMatrix(std::unique_ptr<DeviceSpmv> spmv) : spmv_(std::move(spmv)) {}
+DeviceMatrix::DeviceMatrix(DeviceMatrix&&) noexcept = default;
+DeviceMatrix& DeviceMatrix::operator=(DeviceMatrix&&) noexcept = default;
+DeviceMatrix::~DeviceMatrix() = default;
+
+label DeviceMatrix::n_rows() const { return spmv_->n_rows(); }
+std::int64_t DeviceMatrix::stored_entries() const { return spmv_->stored_entries(); }
+std::size_t DeviceMatrix::footprint_bytes() const { return spmv_->footprint_bytes(); }
+std::string DeviceMatrix::format_name() const { return spmv_->format_name(); }
+
+void DeviceMatrix::multiply(std::span<const double> x, std::span<double> y) {
+  const auto n = static_cast<std::size_t>(spmv_->n_rows());
+  if (x.size() != n || y.size() != n) throw CudaError("DeviceMatrix::multiply: vector length differs from n_rows");
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(n);
+  // --- all-ones bytes are a NaN: any row the kernel does not write shows up
+  if (n > 0) FVMMINI_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
+  Stream stream;
+  spmv_->apply(dx.data(), dy.data(), stream.get());
+  stream.synchronize();
+  dy.download(y);
+}
+
+void DeviceMatrix::upload_values(std::span<const double> values) { spmv_->upload_values(values); }
+
+}  // namespace fvmmini::cuda

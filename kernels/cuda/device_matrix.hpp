@@ -1,0 +1,52 @@
+#pragma once
+// A matrix on the device in one storage format, seen from plain C++ (no CUDA types), and its
+// upload from a format prepared by the registry (linalg/format_registry.hpp).
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "linalg/format_registry.hpp"
+
+namespace fvmmini::cuda {
+
+class DeviceSpmv;
+
+class DeviceMatrix {
+ public:
+  explicit DeviceMatrix(std::unique_ptr<DeviceSpmv> spmv);
+  DeviceMatrix(DeviceMatrix&&) noexcept;
+  DeviceMatrix& operator=(DeviceMatrix&&) noexcept;
+  ~DeviceMatrix();
+
+  label n_rows() const;
+  /// Entries stored on the device, padding included.
+  std::int64_t stored_entries() const;
+  /// Device bytes of the format (values, indices, offsets, library work buffers).
+  std::size_t footprint_bytes() const;
+  std::string format_name() const;
+
+  /// y = A x, host to host: uploads x, poisons the device y with NaN, runs, downloads y.
+  void multiply(std::span<const double> x, std::span<double> y);
+  /// New values in the host format's value layout; nothing else moves.
+  void upload_values(std::span<const double> values);
+
+  /// The device-side object (for the CUDA library's own solvers and timers).
+  DeviceSpmv& spmv() { return *spmv_; }
+
+ private:
+  std::unique_ptr<DeviceSpmv> spmv_;
+};
+
+/// The formats with a CUDA kernel: csr, csr-cusparse, sell, sell-cusparse, staircase.
+const std::vector<std::string>& device_format_names();
+
+/// Upload a format prepared on the host (ordering, permuted CSR, format struct) to the device.
+/// After refresh_format_values(matrix, prepared), upload_values(format_values(prepared.format))
+/// refreshes it.
+/// @throws std::invalid_argument for a format with no CUDA kernel (coo, ell)
+DeviceMatrix make_device_matrix(const PreparedFormat& prepared);
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,129 @@
+#pragma once
+// RAII owners of device memory, pinned host memory, streams and events.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <span>
+#include <utility>
+
+#include "kernels/cuda/cuda_check.cuh"
+
+namespace fvmmini::cuda {
+
+/// n elements of T in device memory (plain cudaMalloc, never managed memory).
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : size_(n) {
+    if (n > 0) FVMMINI_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(T)));
+  }
+  /// Allocate and copy the host data (synchronous).
+  explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    return *this;
+  }
+  ~DeviceBuffer() {
+    if (data_) cudaFree(data_);
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+  /// Host -> device, complete on return (a pageable cudaMemcpy may still be in flight when it
+  /// returns, and work on non-blocking streams does not wait for it); host.size() must equal size().
+  void upload(std::span<const T> host) {
+    if (host.size() != size_) throw CudaError("DeviceBuffer::upload: size mismatch");
+    if (size_ == 0) return;
+    FVMMINI_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  /// Host -> device, ordered in the stream; host must stay valid until the stream reaches it.
+  void upload(std::span<const T> host, cudaStream_t stream) {
+    if (host.size() != size_) throw CudaError("DeviceBuffer::upload: size mismatch");
+    if (size_ > 0) FVMMINI_CUDA_CHECK(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
+  }
+  /// Device -> host, synchronous (work on other streams that writes this buffer must be complete).
+  void download(std::span<T> host) const {
+    if (host.size() != size_) throw CudaError("DeviceBuffer::download: size mismatch");
+    if (size_ > 0) FVMMINI_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// n elements of T in page-locked host memory (for asynchronous reads of device scalars).
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t n) : size_(n) {
+    if (n > 0) FVMMINI_CUDA_CHECK(cudaMallocHost(&data_, n * sizeof(T)));
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (data_) cudaFreeHost(data_);
+  }
+  T* data() { return data_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  std::size_t size() const { return size_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// A non-blocking CUDA stream.
+class Stream {
+ public:
+  Stream() { FVMMINI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  Stream(Stream&& o) noexcept : stream_(std::exchange(o.stream_, nullptr)) {}
+  ~Stream() {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+/// A CUDA event; timing events unless made with disable_timing.
+class Event {
+ public:
+  explicit Event(bool disable_timing = false) {
+    FVMMINI_CUDA_CHECK(cudaEventCreateWithFlags(&event_, disable_timing ? cudaEventDisableTiming : cudaEventDefault));
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  Event(Event&& o) noexcept : event_(std::exchange(o.event_, nullptr)) {}
+  ~Event() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  cudaEvent_t get() const { return event_; }
+  void record(cudaStream_t stream) { FVMMINI_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  void synchronize() const { FVMMINI_CUDA_CHECK(cudaEventSynchronize(event_)); }
+  /// Milliseconds from start to this event (both recorded and complete).
+  float elapsed_since(const Event& start) const {
+    float ms = 0.0f;
+    FVMMINI_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,38 @@
+#pragma once
+// A matrix resident on the device in one storage format, and its SpMV. Internal to the CUDA
+// library (it speaks cudaStream_t); the rest of the program sees DeviceMatrix.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "linalg/ldu_matrix.hpp"
+
+namespace fvmmini::cuda {
+
+class DeviceSpmv {
+ public:
+  virtual ~DeviceSpmv() = default;
+
+  virtual label n_rows() const = 0;
+  /// Entries stored, padding included.
+  virtual std::int64_t stored_entries() const = 0;
+  /// Bytes the format holds on the device (values, indices, offsets, work buffers).
+  virtual std::size_t footprint_bytes() const = 0;
+  virtual std::string format_name() const = 0;
+
+  /// y = A x on the stream (x, y device pointers of n_rows, in the format's row order).
+  virtual void apply(const double* x, double* y, cudaStream_t stream) = 0;
+
+  /// Partial sums that apply_with_dot writes (0: the format does not fuse the dot product).
+  virtual int dot_partial_count() const { return 0; }
+  /// y = A x, and per-block partial sums of x_i y_i into partials[0 .. dot_partial_count()).
+  virtual void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream);
+
+  /// New values in the host struct's value layout (same structure): uploaded, nothing rebuilt.
+  virtual void upload_values(std::span<const double> values) = 0;
+};
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,91 @@
+// "sell": SELL-C-sigma, one thread per stored row position p (chunk p / C, lane p % C); the
+// result goes to y[row_order[p]] (the sort inside the format is a row-only permutation).
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_formats.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/ell_slice.cuh"
+#include "kernels/cuda/reduction.cuh"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+constexpr int sell_block = 256;
+
+template <bool kDot>
+__global__ void __launch_bounds__(sell_block)
+    sell_spmv_kernel(int n_rows, int chunk_size, const long long* __restrict__ chunk_ptr,
+                     const int* __restrict__ row_order, const int* __restrict__ col, const double* __restrict__ val,
+                     const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  double dot = 0.0;
+  if (p < n_rows) {
+    const int c = p / chunk_size;
+    const int lane = p - c * chunk_size;
+    const long long start = chunk_ptr[c];
+    const int width = static_cast<int>((chunk_ptr[c + 1] - start) / chunk_size);
+    // --- y_row = sum_k val[k] x[col[k]] over the lane's column of the chunk
+    const double sum = slice_row(val, col, start + lane, chunk_size, width, x);
+    const int row = row_order[p];
+    y[row] = sum;
+    if constexpr (kDot) dot = sum * x[row];
+  }
+  if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
+}
+
+class SellDevice final : public DeviceSpmv {
+ public:
+  explicit SellDevice(const SellMatrix& a)
+      : n_rows_(a.n_rows),
+        chunk_size_(a.chunk_size),
+        chunk_ptr_(a.chunk_ptr.size()),
+        row_order_(std::span<const int>(a.row_order)),
+        col_(std::span<const int>(a.col)),
+        val_(std::span<const double>(a.values)) {
+    std::vector<long long> chunk_ptr(a.chunk_ptr.begin(), a.chunk_ptr.end());
+    chunk_ptr_.upload(chunk_ptr);
+  }
+
+  label n_rows() const override { return n_rows_; }
+  std::int64_t stored_entries() const override { return static_cast<std::int64_t>(val_.size()); }
+  std::size_t footprint_bytes() const override {
+    return chunk_ptr_.bytes() + row_order_.bytes() + col_.bytes() + val_.bytes();
+  }
+  std::string format_name() const override { return "sell"; }
+  int dot_partial_count() const override { return grid(); }
+
+  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
+  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
+    launch<true>(x, y, partials, stream);
+  }
+  void upload_values(std::span<const double> values) override { val_.upload(values); }
+
+ private:
+  int grid() const { return std::max(1, (n_rows_ + sell_block - 1) / sell_block); }
+
+  template <bool kDot>
+  void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
+    if (n_rows_ == 0) return;
+    sell_spmv_kernel<kDot><<<grid(), sell_block, 0, stream>>>(n_rows_, chunk_size_, chunk_ptr_.data(),
+                                                              row_order_.data(), col_.data(), val_.data(), x, y,
+                                                              partials);
+    FVMMINI_CUDA_CHECK_LAUNCH(sell_spmv_kernel);
+  }
+
+  label n_rows_;
+  int chunk_size_;
+  DeviceBuffer<long long> chunk_ptr_;
+  DeviceBuffer<int> row_order_, col_;
+  DeviceBuffer<double> val_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceSpmv> make_sell_device(const SellMatrix& a) { return std::make_unique<SellDevice>(a); }
+
+}  // namespace fvmmini::cuda

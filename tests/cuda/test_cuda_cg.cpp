@@ -1,0 +1,203 @@
+// Device CG and Jacobi-PCG against the reference CG: same iterations (to one), same residuals
+// and solution to rounding, the same stopping rules and errors, bit-identical repeats whatever
+// the host's check interval, and the LinearSolver in mesh order with a coefficient refresh.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_linear_solver.hpp"
+#include "kernels/cuda/device_cg.hpp"
+#include "kernels/cuda/device_matrix.hpp"
+#include "linalg/format_registry.hpp"
+#include "linalg/reference_cg.hpp"
+#include "tests/cuda/cuda_test_support.hpp"
+#include "tests/linalg/matrix_generators.hpp"
+
+namespace fvmmini {
+namespace {
+
+using CudaCg = test::CudaTest;
+
+SolverSettings settings_for(const std::string& preconditioner, double tolerance = 1e-10, int max_iter = 1000) {
+  SolverSettings s;
+  s.preconditioner = preconditioner;
+  s.tolerance = tolerance;
+  s.max_iter = max_iter;
+  return s;
+}
+
+double max_abs(std::span<const double> v) {
+  double m = 0.0;
+  for (double e : v) m = std::max(m, std::abs(e));
+  return m;
+}
+
+/// The reference CG and the device CG on the same prepared format from the same x0.
+void expect_agreement(const LduMatrix& m, const std::string& format, const SolverSettings& s) {
+  const PreparedFormat prepared = prepare_format(m, format, "rcm", FormatParameters{});
+  const auto reference_format = format.find("cusparse") != std::string::npos ? "csr" : format;
+  auto op = make_reference_operator(m, prepare_format(m, reference_format, "rcm", FormatParameters{}));
+  cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+  cuda::DeviceCg cg(device, op->diagonal());
+
+  const label n = m.n_rows();
+  const auto b = test::random_vector(n, 3);
+  const auto x0 = test::random_vector(n, 4);
+  std::vector<double> x_ref = x0, x_dev = x0;
+  CgWorkspace work;
+  const SolverPerformance ref = reference_cg(*op, x_ref, b, s, work);
+  const SolverPerformance dev = cg.solve(x_dev, b, s);
+
+  const std::string where = format + " / " + s.preconditioner;
+  EXPECT_EQ(dev.solver_name, std::string(s.preconditioner == "jacobi" ? "PCG[" : "CG[") + format + "]");
+  EXPECT_TRUE(ref.converged) << where;
+  EXPECT_TRUE(dev.converged) << where;
+  EXPECT_NEAR(dev.iterations, ref.iterations, 1) << where;
+  EXPECT_NEAR(dev.initial_residual, ref.initial_residual, 1e-12 * ref.initial_residual) << where;
+  EXPECT_LT(dev.final_residual, s.tolerance) << where;
+  ASSERT_EQ(cg.residual_history().size(), static_cast<size_t>(dev.iterations) + 1) << where;
+  EXPECT_EQ(cg.residual_history().front(), dev.initial_residual) << where;
+  EXPECT_EQ(cg.residual_history().back(), dev.final_residual) << where;
+  double diff = 0.0;
+  for (label i = 0; i < n; ++i) diff = std::max(diff, std::abs(x_dev[i] - x_ref[i]));
+  EXPECT_LT(diff, 1e-7 * max_abs(x_ref)) << where;
+}
+
+TEST_F(CudaCg, CgAndJacobiPcgAgreeWithTheReference) {
+  const LduMatrix random = test::random_matrix(3000, 6, 51);
+  const LduMatrix box = test::box_matrix(24, 20, 16, 52);
+  for (const auto& format : cuda::device_format_names())
+    for (const std::string pc : {"none", "jacobi"}) {
+      expect_agreement(random, format, settings_for(pc));
+      expect_agreement(box, format, settings_for(pc));
+    }
+}
+
+TEST_F(CudaCg, RepeatRunsAreBitIdenticalWhateverTheCheckInterval) {
+  const LduMatrix m = test::box_matrix(30, 30, 30, 61);
+  for (const std::string format : {"csr", "sell", "staircase"}) {
+    const PreparedFormat prepared = prepare_format(m, format, "rcm", FormatParameters{});
+    auto op = make_reference_operator(m, prepared);
+    cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+    cuda::DeviceCg cg(device, op->diagonal());
+    const auto b = test::random_vector(m.n_rows(), 5);
+    std::vector<double> first_x(m.n_rows(), 0.0), first_history;
+    SolverPerformance first;
+    for (int interval : {8, 1, 8, 64}) {
+      cg.set_check_interval(interval);
+      std::vector<double> x(m.n_rows(), 0.0);
+      const SolverPerformance perf = cg.solve(x, b, settings_for("jacobi", 1e-12));
+      if (first_history.empty()) {
+        first = perf;
+        first_x = x;
+        first_history = cg.residual_history();
+        continue;
+      }
+      EXPECT_EQ(perf.iterations, first.iterations) << format << ", interval " << interval;
+      ASSERT_EQ(cg.residual_history().size(), first_history.size());
+      EXPECT_EQ(std::memcmp(cg.residual_history().data(), first_history.data(), first_history.size() * sizeof(double)), 0)
+          << format << ", interval " << interval;
+      EXPECT_EQ(std::memcmp(x.data(), first_x.data(), x.size() * sizeof(double)), 0) << format << ", interval " << interval;
+    }
+  }
+}
+
+TEST_F(CudaCg, StoppingRulesFollowTheReference) {
+  const LduMatrix m = test::random_matrix(2000, 5, 71);
+  const PreparedFormat prepared = prepare_format(m, "csr", "none", FormatParameters{});
+  auto op = make_reference_operator(m, prepared);
+  cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+  cuda::DeviceCg cg(device, op->diagonal());
+  const auto b = test::random_vector(m.n_rows(), 6);
+  CgWorkspace work;
+  auto both = [&](const SolverSettings& s) {
+    std::vector<double> xr(m.n_rows(), 0.0), xd(m.n_rows(), 0.0);
+    return std::pair{reference_cg(*op, xr, b, s, work), cg.solve(xd, b, s)};
+  };
+  // --- max_iter reached: exactly max_iter iterations, not converged
+  auto [r1, d1] = both(settings_for("none", 1e-14, 3));
+  EXPECT_EQ(d1.iterations, 3);
+  EXPECT_FALSE(d1.converged);
+  EXPECT_EQ(r1.iterations, 3);
+  // --- converged at the start: no iteration
+  auto [r2, d2] = both(settings_for("none", 10.0));
+  EXPECT_EQ(d2.iterations, 0);
+  EXPECT_TRUE(d2.converged);
+  // --- max_iter 0
+  auto [r3, d3] = both(settings_for("none", 1e-14, 0));
+  EXPECT_EQ(d3.iterations, 0);
+  EXPECT_FALSE(d3.converged);
+  // --- relative tolerance
+  SolverSettings rel = settings_for("jacobi", 0.0);
+  rel.rel_tol = 1e-3;
+  auto [r4, d4] = both(rel);
+  EXPECT_TRUE(d4.converged);
+  EXPECT_NEAR(d4.iterations, r4.iterations, 1);
+  EXPECT_LT(d4.final_residual, 1e-3 * d4.initial_residual);
+}
+
+TEST_F(CudaCg, BreakdownSingularAndNanAreSolverErrors) {
+  LduMatrix m = test::random_matrix(500, 4, 81);
+  const auto b = test::random_vector(m.n_rows(), 7);
+  auto solve = [&](const LduMatrix& a, std::vector<double> rhs, const std::string& pc) {
+    const PreparedFormat prepared = prepare_format(a, "staircase", "none", FormatParameters{});
+    auto op = make_reference_operator(a, prepared);
+    cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+    cuda::DeviceCg cg(device, op->diagonal());
+    std::vector<double> x(a.n_rows(), 0.0);
+    cg.solve(x, rhs, settings_for(pc));
+  };
+  // --- negative definite: p'Ap < 0 at the first iteration; Jacobi refuses the negative diagonal
+  LduMatrix negative = m;
+  for (auto& d : negative.diag) d = -d;
+  for (auto& u : negative.upper) u = -u;
+  EXPECT_THROW(solve(negative, b, "none"), SolverError);
+  EXPECT_THROW(solve(negative, b, "jacobi"), SolverError);
+  // --- every row sums to zero: singular
+  LduMatrix laplacian = m;
+  std::fill(laplacian.diag.begin(), laplacian.diag.end(), 0.0);
+  for (label f = 0; f < laplacian.addressing->n_faces(); ++f) {
+    laplacian.diag[laplacian.lower_addr()[f]] -= laplacian.upper[f];
+    laplacian.diag[laplacian.upper_addr()[f]] -= laplacian.upper[f];
+  }
+  EXPECT_THROW(solve(laplacian, b, "none"), SolverError);
+  // --- NaN in b
+  std::vector<double> bad = b;
+  bad[17] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(solve(m, bad, "none"), SolverError);
+}
+
+TEST_F(CudaCg, LinearSolverSolvesInMeshOrderAndRefreshes) {
+  const LduMatrix first = test::box_matrix(20, 18, 16, 91);
+  const LduMatrix second = test::random_values(first.addressing, 92);
+  for (const std::string format : {"staircase", "sell", "csr-cusparse"}) {
+    SolverSettings s = settings_for("jacobi");
+    s.backend = "cuda";
+    s.format = format;
+    s.ordering = "rcm";
+    auto solver = cuda::make_cuda_linear_solver(first, s);
+    EXPECT_NE(solver->describe().find(format), std::string::npos);
+    for (const LduMatrix* m : {&first, &second}) {
+      if (m == &second) solver->update_coefficients(second);
+      const auto b = test::random_vector(m->n_rows(), 8);
+      std::vector<double> x(m->n_rows(), 0.0), x_ref(m->n_rows(), 0.0);
+      const SolverPerformance perf = solver->solve(x, b, "p");
+      EXPECT_EQ(perf.field, "p");
+      EXPECT_TRUE(perf.converged);
+      auto op = make_reference_operator(*m, prepare_format(*m, "csr", "none", FormatParameters{}));
+      CgWorkspace work;
+      reference_cg(*op, x_ref, b, s, work);
+      double diff = 0.0;
+      for (label i = 0; i < m->n_rows(); ++i) diff = std::max(diff, std::abs(x[i] - x_ref[i]));
+      EXPECT_LT(diff, 1e-7 * max_abs(x_ref)) << format;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fvmmini
