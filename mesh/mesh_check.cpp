@@ -74,23 +74,30 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
   for (label v : mesh.face_vertices) used[v] = 1;
   r.n_unused_points = static_cast<label>(std::count(used.begin(), used.end(), 0));
 
-  // --- cell shapes from face and vertex counts
-  std::vector<label> n_cell_faces(n_cells, 0), n_tri(n_cells, 0), n_quad(n_cells, 0);
-  std::vector<std::vector<label>> cell_vertices(n_cells);
-  auto add_face_to_cell = [&](label c, label f) {
-    const auto loop = mesh.face(f);
-    ++n_cell_faces[c];
-    if (loop.size() == 3) ++n_tri[c];
-    if (loop.size() == 4) ++n_quad[c];
-    cell_vertices[c].insert(cell_vertices[c].end(), loop.begin(), loop.end());
-  };
-  for (label f = 0; f < n_faces; ++f) add_face_to_cell(mesh.owner[f], f);
-  for (label f = 0; f < n_internal; ++f) add_face_to_cell(mesh.neighbour[f], f);
+  // --- cell shapes from face and vertex counts (cell -> faces as CSR)
+  std::vector<label> cell_start(n_cells + 1, 0);
+  for (label f = 0; f < n_faces; ++f) ++cell_start[mesh.owner[f] + 1];
+  for (label f = 0; f < n_internal; ++f) ++cell_start[mesh.neighbour[f] + 1];
+  for (label c = 0; c < n_cells; ++c) cell_start[c + 1] += cell_start[c];
+  std::vector<label> cell_faces(cell_start[n_cells]);
+  {
+    std::vector<label> fill(cell_start.begin(), cell_start.end() - 1);
+    for (label f = 0; f < n_faces; ++f) cell_faces[fill[mesh.owner[f]]++] = f;
+    for (label f = 0; f < n_internal; ++f) cell_faces[fill[mesh.neighbour[f]]++] = f;
+  }
+  std::vector<label> vertices;
   for (label c = 0; c < n_cells; ++c) {
-    auto& v = cell_vertices[c];
-    std::sort(v.begin(), v.end());
-    const auto nv = std::unique(v.begin(), v.end()) - v.begin();
-    const label nf = n_cell_faces[c], t = n_tri[c], q = n_quad[c];
+    label nf = 0, t = 0, q = 0;
+    vertices.clear();
+    for (label k = cell_start[c]; k < cell_start[c + 1]; ++k) {
+      const auto loop = mesh.face(cell_faces[k]);
+      ++nf;
+      if (loop.size() == 3) ++t;
+      if (loop.size() == 4) ++q;
+      vertices.insert(vertices.end(), loop.begin(), loop.end());
+    }
+    std::sort(vertices.begin(), vertices.end());
+    const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
     auto& ct = r.cell_types;
     if (nf == 6 && q == 6 && nv == 8) ++ct.hexahedra;
     else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++ct.prisms;
@@ -99,7 +106,6 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
     else if (nf == 4 && t == 2 && q == 2 && nv == 5) ++ct.tet_wedges;
     else if (nf == 4 && t == 4 && nv == 4) ++ct.tetrahedra;
     else ++ct.polyhedra;
-    std::vector<label>().swap(v);
   }
 
   // --- bounding box

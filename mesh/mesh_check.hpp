@@ -69,6 +69,8 @@ struct MeshCheckReport {
 /// Fatal: broken ordering or boundary definition, open cells or boundary, non-positive
 /// volumes, wrongly oriented or zero-area faces. Warnings: severe non-orthogonality
 /// (> 70 deg), high skewness (> 4), high aspect ratio (> 1000), unused points.
+/// The addressing must index valid points, faces and cells (as the readers and the box
+/// generator guarantee; check_mesh_addressing in mesh_assembly.hpp verifies it).
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry);
 
 /// The report as OpenFOAM's checkMesh prints it, ending in "Mesh OK." or

@@ -11,7 +11,8 @@ namespace fvmmini {
 std::string read_text_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(name, 0, "cannot open: no such file");
+  if (!std::filesystem::exists(path, ec)) throw MeshError(name, 0, "cannot open: no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(name, 0, "cannot open: not a regular file");
 
   // --- gzread passes plain files through unchanged, so one path serves both
   gzFile in = gzopen(name.c_str(), "rb");

@@ -205,10 +205,21 @@ TEST(GmshReader, PhysicalNamesOnBoundaryFace) {
   EXPECT_EQ(mesh.patches[1].size, 3);
 }
 
+TEST(GmshReader, CaseMeshesReadAndPass) {
+  const std::filesystem::path cases = std::filesystem::path(FVMMINI_FIXTURES_DIR) / "../../cases/meshes";
+  const Mesh mesh = read_gmsh(cases / "cube_tet_h8.msh");
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_NEAR(r.total_volume, 1.0, 1e-12);
+  ASSERT_EQ(mesh.patches.size(), 1u);
+  EXPECT_EQ(mesh.patches[0].name, "walls");
+}
+
 // --- bad input
 
 TEST(GmshReaderErrors, MissingFile) {
   expect_mesh_error([] { read_gmsh("/nonexistent/mesh.msh"); }, "/nonexistent/mesh.msh", 0, "no such file");
+  expect_mesh_error([] { read_gmsh(fixtures() / "gmsh"); }, "gmsh", 0, "not a regular file");
 }
 
 TEST(GmshReaderErrors, TruncatedFile) {

@@ -144,6 +144,16 @@ TEST(PolyMeshReader, UnitCubeDualSequence) {
   }
 }
 
+TEST(PolyMeshReader, CaseMeshReadsAndPasses) {
+  const Mesh mesh = read_polymesh(std::filesystem::path(FVMMINI_FIXTURES_DIR) / "../../cases/meshes/cube_poly_n8");
+  EXPECT_EQ(mesh.n_cells, 729);
+  ASSERT_EQ(mesh.patches.size(), 1u);
+  EXPECT_EQ(mesh.patches[0].name, "walls");
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_NEAR(r.total_volume, 1.0, 1e-12);
+}
+
 TEST(PolyMeshReader, RenumbersFacesOutOfUpperTriangularOrder) {
   // --- reverse the internal faces and flip every other one (swap cells, reverse the loop)
   const Mesh original = read_polymesh(fixtures() / "polymesh/box_hex");
