@@ -1,0 +1,475 @@
+// fvmmini-bench: every storage format x ordering x backend on one matrix. Per combination:
+// set-up time, footprint, padding, SpMV median time with effective bandwidth against the
+// device copy bandwidth of the same run, and CG time per iteration against its floor.
+// A table to stdout; JSON (one object per combination) and CSV on request.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "kernels/cuda/benchmark.hpp"
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/device_cg.hpp"
+#include "kernels/cuda/device_matrix.hpp"
+#include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/format_registry.hpp"
+#include "linalg/ordering/matrix_statistics.hpp"
+#include "linalg/ordering/orderings.hpp"
+#include "linalg/reference_cg.hpp"
+#include "tools/bench/bench_inputs.hpp"
+
+#ifndef FVMMINI_GIT_REVISION
+#define FVMMINI_GIT_REVISION "unknown"
+#endif
+
+namespace fvmmini::bench {
+namespace {
+
+using json = nlohmann::ordered_json;
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::vector<std::string> split(const std::string& list, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Options {
+  int box = 0;
+  int poly_like = 0;
+  double poly_shift = 1e-2;
+  std::string polymesh, gmsh, mtx;
+  std::string formats = "csr,csr-cusparse,sell,sell-cusparse,staircase";
+  std::string orderings = "none";
+  std::string backends = "cuda";
+  bool check = false;
+  int warmup = 10;
+  int repeats = 50;
+  int cg_max_iter = 5000;
+  double cg_tolerance = 1e-6;
+  std::string cg_preconditioner = "none";
+  bool no_cg = false;
+  FormatParameters parameters;
+  std::uint64_t seed = 1;
+  std::string json_path, csv_path;
+};
+
+/// The ordering of a name, or of a chain "a+b" (b applied to the matrix renumbered by a).
+/// "natural" is "none".
+Permutation ordering_chain(const std::string& spec, const LduMatrix& matrix, std::uint64_t seed) {
+  Permutation total = Permutation::identity(matrix.n_rows());
+  for (std::string name : split(spec, '+')) {
+    if (name == "natural") name = "none";
+    if (total.is_identity()) {
+      total = make_ordering(name, *matrix.addressing, seed);
+    } else {
+      const PermutedLdu renumbered = permute_ldu(matrix, total);
+      total = compose(total, make_ordering(name, *renumbered.matrix.addressing, seed));
+    }
+  }
+  return total;
+}
+
+/// The format-independent minimum of an SpMV (DESIGN.md, Measuring): each nonzero's value and
+/// column index once, x once, y once, a 4-byte row pointer per row.
+double spmv_min_bytes(std::int64_t n, std::int64_t nnz) { return nnz * (8.0 + 4.0) + n * (8.0 + 8.0 + 4.0) + 4.0; }
+
+/// The floor of one CG iteration: the SpMV minimum plus 7 vector passes (x, r, p read and
+/// written, q read once) at copy bandwidth.
+double cg_floor_bytes(std::int64_t n, std::int64_t nnz) { return spmv_min_bytes(n, nnz) + 7.0 * 8.0 * n; }
+
+/// max_i |y_i - ref_i| / scale_i, infinity for a non-finite y.
+double worst_relative_error(std::span<const double> y, std::span<const double> ref, std::span<const double> scale) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (!std::isfinite(y[i])) return INFINITY;
+    worst = std::max(worst, std::abs(y[i] - ref[i]) / std::max(scale[i], 1e-300));
+  }
+  return worst;
+}
+
+struct Shared {
+  const LduMatrix& matrix;
+  std::vector<double> x;          ///< random, mesh order
+  std::vector<double> y_ref;      ///< A x by the face loop, mesh order
+  std::vector<double> row_scale;  ///< sum_j |a_ij x_j|
+  std::vector<double> b;          ///< CG right-hand side, mesh order
+  double copy_bandwidth = 0.0;    ///< bytes/s, read + write
+};
+
+SolverSettings cg_settings(const Options& o) {
+  SolverSettings s;
+  s.tolerance = o.cg_tolerance;
+  s.max_iter = o.cg_max_iter;
+  s.preconditioner = o.cg_preconditioner;
+  return s;
+}
+
+/// One format x ordering x backend; fills `row` and sets completed (or throws with the reason).
+void run_combination(const Options& o, const Shared& shared, const std::string& format, const std::string& ordering,
+                     const Permutation& base, double ordering_seconds, const std::string& backend, json& row) {
+  const LduMatrix& matrix = shared.matrix;
+  const label n = matrix.n_rows();
+  const FormatEntry& entry = find_format(format);
+
+  // --- set-up: (grouping,) permuted CSR, format struct
+  PreparedFormat prepared;
+  prepared.format_name = format;
+  prepared.ordering_name = ordering;
+  prepared.parameters = o.parameters;
+  auto t0 = clock_type::now();
+  prepared.permutation = entry.groups_rows ? group_by_row_length(*matrix.addressing, base) : base;
+  prepared.ordering_seconds = ordering_seconds + seconds_since(t0);
+  t0 = clock_type::now();
+  CsrMatrix csr = permuted_csr(matrix, prepared.permutation, &prepared.csr_map);
+  prepared.csr_seconds = seconds_since(t0);
+  t0 = clock_type::now();
+  prepared.format = entry.build(std::move(csr), o.parameters);
+  prepared.build_seconds = seconds_since(t0);
+  const FormatFigures figures = format_figures(prepared.format);
+  row["description"] = describe(prepared);
+  row["nnz"] = figures.nnz;
+  row["stored_entries"] = figures.stored_entries;
+  row["padding_ratio"] = figures.padding_ratio;
+
+  std::vector<double> x_op(n), y_ref_op(n), scale_op(n), b_op(n), diag_op(n), y(n);
+  permute_to_new(prepared.permutation, shared.x, x_op);
+  permute_to_new(prepared.permutation, shared.y_ref, y_ref_op);
+  permute_to_new(prepared.permutation, shared.row_scale, scale_op);
+  permute_to_new(prepared.permutation, shared.b, b_op);
+  permute_to_new(prepared.permutation, matrix.diag, diag_op);
+  const double min_bytes = spmv_min_bytes(n, figures.nnz);
+  json spmv, cg;
+  spmv["min_bytes"] = min_bytes;
+
+  if (backend == "cuda") {
+    t0 = clock_type::now();
+    cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+    const double upload = seconds_since(t0);
+    row["setup_s"] = {{"ordering", prepared.ordering_seconds}, {"csr", prepared.csr_seconds},
+                      {"build", prepared.build_seconds}, {"upload", upload},
+                      {"total", prepared.ordering_seconds + prepared.csr_seconds + prepared.build_seconds + upload}};
+    row["footprint_bytes"] = device.footprint_bytes();
+    if (o.check) {
+      device.multiply(x_op, y);
+      const double err = worst_relative_error(y, y_ref_op, scale_op);
+      spmv["check_max_rel_error"] = err;
+      if (!(err <= 1e-12)) throw std::runtime_error(fmt::format("check against the face loop failed: error {:.3g}", err));
+    }
+    const cuda::TimingStats t = cuda::time_spmv(device, x_op, o.warmup, o.repeats);
+    spmv["median_ms"] = t.median_ms;
+    spmv["min_ms"] = t.min_ms;
+    spmv["max_ms"] = t.max_ms;
+    spmv["repeats"] = t.repeats;
+    const double bandwidth = min_bytes / (t.median_ms * 1e-3);
+    spmv["effective_GBs"] = bandwidth / 1e9;
+    spmv["pct_copy_bandwidth"] = 100.0 * bandwidth / shared.copy_bandwidth;
+    if (!o.no_cg) {
+      cuda::DeviceCg solver(device, diag_op);
+      std::vector<double> x(n, 0.0);
+      const SolverPerformance perf = solver.solve(x, b_op, cg_settings(o));
+      const double ms_per_it = perf.iterations > 0 ? solver.last_iterations_ms() / perf.iterations : 0.0;
+      const double floor_ms = cg_floor_bytes(n, figures.nnz) / shared.copy_bandwidth * 1e3;
+      cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
+            {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
+            {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
+            {"ratio_to_floor", floor_ms > 0 ? ms_per_it / floor_ms : 0.0},
+            {"iterations_ms", solver.last_iterations_ms()}};
+    }
+  } else {
+    auto op = make_reference_operator(matrix, std::move(prepared));
+    const PreparedFormat& p = op->prepared();
+    row["setup_s"] = {{"ordering", p.ordering_seconds}, {"csr", p.csr_seconds}, {"build", p.build_seconds},
+                      {"total", p.ordering_seconds + p.csr_seconds + p.build_seconds}};
+    row["footprint_bytes"] = figures.footprint_bytes;
+    op->multiply(x_op, y);
+    const double err = worst_relative_error(y, y_ref_op, scale_op);
+    spmv["check_max_rel_error"] = err;
+    if (o.check && !(err <= 1e-12))
+      throw std::runtime_error(fmt::format("check against the face loop failed: error {:.3g}", err));
+    const int repeats = std::max(3, std::min(o.repeats, 11));
+    std::vector<double> ms(repeats);
+    for (auto& m : ms) {
+      t0 = clock_type::now();
+      op->multiply(x_op, y);
+      m = seconds_since(t0) * 1e3;
+    }
+    std::sort(ms.begin(), ms.end());
+    spmv["median_ms"] = ms[repeats / 2];
+    spmv["min_ms"] = ms.front();
+    spmv["max_ms"] = ms.back();
+    spmv["repeats"] = repeats;
+    spmv["effective_GBs"] = min_bytes / (ms[repeats / 2] * 1e-3) / 1e9;
+    if (!o.no_cg) {
+      std::vector<double> x(n, 0.0);
+      CgWorkspace work;
+      t0 = clock_type::now();
+      const SolverPerformance perf = reference_cg(*op, x, b_op, cg_settings(o), work);
+      const double total_ms = seconds_since(t0) * 1e3;
+      cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
+            {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
+            {"ms_per_iteration", perf.iterations > 0 ? total_ms / perf.iterations : 0.0}, {"total_ms", total_ms}};
+    }
+  }
+  row["spmv"] = spmv;
+  if (!cg.is_null()) row["cg"] = cg;
+  row["completed"] = true;
+}
+
+std::string number(const json& j, const char* key, const char* fmt_spec, double scale = 1.0) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
+  return fmt::format(fmt::runtime(fmt_spec), j[key].get<double>() * scale);
+}
+
+void print_table(const json& rows, std::ostream& out) {
+  out << fmt::format("{:<14} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n", "format",
+                     "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it", "floor",
+                     "ratio", "iters");
+  for (const auto& r : rows) {
+    if (!r["completed"].get<bool>()) {
+      out << fmt::format("{:<14} {:<12} {:<9} not completed: {}\n", r["format"].get<std::string>(),
+                         r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
+                         r["reason"].get<std::string>());
+      continue;
+    }
+    const json& s = r["spmv"];
+    const json cg = r.contains("cg") ? r["cg"] : json::object();
+    out << fmt::format("{:<14} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n",
+                       r["format"].get<std::string>(), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
+                       number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
+                       number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
+                       number(s, "effective_GBs", "{:.0f}"), number(s, "pct_copy_bandwidth", "{:.1f}"),
+                       number(cg, "ms_per_iteration", "{:.4f}"), number(cg, "floor_ms_per_iteration", "{:.4f}"),
+                       number(cg, "ratio_to_floor", "{:.2f}"), cg.contains("iterations") ? std::to_string(cg["iterations"].get<int>()) : "-");
+  }
+}
+
+void write_csv(const json& rows, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path));
+  out << "format,ordering,backend,completed,reason,n_rows,nnz,stored_entries,padding_ratio,footprint_bytes,setup_s,"
+         "spmv_median_ms,spmv_min_ms,spmv_max_ms,effective_GBs,pct_copy_bandwidth,check_max_rel_error,"
+         "cg_iterations,cg_converged,cg_ms_per_iteration,cg_floor_ms_per_iteration,cg_ratio_to_floor\n";
+  auto get = [](const json& j, const char* k) -> std::string {
+    if (!j.is_object() || !j.contains(k)) return "";
+    const json& v = j[k];
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    return v.dump();
+  };
+  for (const auto& r : rows) {
+    const json s = r.contains("spmv") ? r["spmv"] : json::object();
+    const json cg = r.contains("cg") ? r["cg"] : json::object();
+    const json setup = r.contains("setup_s") ? r["setup_s"] : json::object();
+    std::string reason = get(r, "reason");
+    std::replace(reason.begin(), reason.end(), ',', ';');
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    out << get(r, "format") << ',' << get(r, "ordering") << ',' << get(r, "backend") << ',' << get(r, "completed")
+        << ',' << reason << ',' << get(r, "n_rows") << ',' << get(r, "nnz") << ',' << get(r, "stored_entries") << ','
+        << get(r, "padding_ratio") << ',' << get(r, "footprint_bytes") << ',' << get(setup, "total") << ','
+        << get(s, "median_ms") << ',' << get(s, "min_ms") << ',' << get(s, "max_ms") << ',' << get(s, "effective_GBs")
+        << ',' << get(s, "pct_copy_bandwidth") << ',' << get(s, "check_max_rel_error") << ','
+        << get(cg, "iterations") << ',' << get(cg, "converged") << ',' << get(cg, "ms_per_iteration") << ','
+        << get(cg, "floor_ms_per_iteration") << ',' << get(cg, "ratio_to_floor") << '\n';
+  }
+}
+
+int run(const Options& o) {
+  // --- the matrix
+  auto t0 = clock_type::now();
+  BenchMatrix input = o.box > 0              ? box_laplacian(o.box)
+                      : o.poly_like > 0      ? polyhedral_like(o.poly_like, o.poly_shift, o.seed)
+                      : !o.polymesh.empty()  ? mesh_laplacian(o.polymesh, false)
+                      : !o.gmsh.empty()      ? mesh_laplacian(o.gmsh, true)
+                                             : matrix_market(o.mtx);
+  const double input_seconds = seconds_since(t0);
+  const LduMatrix& matrix = input.matrix;
+  const label n = matrix.n_rows();
+  const RowLengthStats lengths = row_length_stats(*matrix.addressing);
+  std::cout << fmt::format("matrix: {} ({}), {} rows, {} nonzeros, row length {}..{} (mean {:.2f}), built in {:.1f} s\n",
+                           input.source, input.values, n, matrix.addressing->nnz(), lengths.min, lengths.max,
+                           lengths.mean, input_seconds);
+
+  json report;
+  report["tool"] = "fvmmini-bench";
+  const char* env_revision = std::getenv("FVMMINI_GIT_REVISION");
+  report["git_revision"] = env_revision && *env_revision ? env_revision : FVMMINI_GIT_REVISION;
+  report["matrix"] = {{"source", input.source},
+                      {"values", input.values},
+                      {"n_rows", n},
+                      {"nnz", matrix.addressing->nnz()},
+                      {"row_length_min", lengths.min},
+                      {"row_length_max", lengths.max},
+                      {"row_length_mean", lengths.mean},
+                      {"row_length_histogram", lengths.histogram},
+                      {"build_s", input_seconds}};
+  report["settings"] = {{"formats", o.formats}, {"orderings", o.orderings}, {"backends", o.backends},
+                        {"check", o.check}, {"warmup", o.warmup}, {"repeats", o.repeats},
+                        {"chunk_size", o.parameters.chunk_size}, {"sort_window", o.parameters.sort_window},
+                        {"slice_height", o.parameters.slice_height}, {"alpha", o.parameters.alpha},
+                        {"cg_tolerance", o.cg_tolerance}, {"cg_max_iter", o.cg_max_iter},
+                        {"cg_preconditioner", o.cg_preconditioner}, {"seed", o.seed},
+                        {"spmv_min_bytes", "nnz*(8+4) + n*(8+8+4) + 4: values and column indices once, x and y once, a 4-byte row pointer"},
+                        {"cg_floor", "SpMV minimum bytes + 7 vector passes of 8n bytes, at the copy bandwidth"}};
+
+  // --- shared vectors: random x (never zeros), its face-loop product, the CG right-hand side
+  Shared shared{matrix, {}, {}, {}, {}, 0.0};
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  shared.x.resize(n);
+  shared.b.resize(n);
+  for (auto& v : shared.x) v = dist(rng);
+  for (auto& v : shared.b) v = dist(rng);
+  shared.y_ref.resize(n);
+  reference::ldu_spmv(matrix, shared.x, shared.y_ref);
+  {
+    LduMatrix abs_matrix = matrix;
+    for (auto& d : abs_matrix.diag) d = std::abs(d);
+    for (auto& u : abs_matrix.upper) u = std::abs(u);
+    std::vector<double> abs_x(n);
+    for (label i = 0; i < n; ++i) abs_x[i] = std::abs(shared.x[i]);
+    shared.row_scale.resize(n);
+    reference::ldu_spmv(abs_matrix, abs_x, shared.row_scale);
+  }
+
+  const auto backends = split(o.backends);
+  const bool want_cuda = std::find(backends.begin(), backends.end(), "cuda") != backends.end();
+  const bool have_cuda = want_cuda && cuda::cuda_device_available();
+  if (have_cuda) {
+    const cuda::DeviceInfo info = cuda::device_info();
+    report["device"] = {{"name", info.name},
+                        {"compute_capability", fmt::format("{}.{}", info.compute_capability_major, info.compute_capability_minor)},
+                        {"multiprocessors", info.multiprocessors},
+                        {"l2_bytes", info.l2_bytes},
+                        {"global_memory_bytes", info.global_memory_bytes},
+                        {"cuda_runtime_version", info.runtime_version},
+                        {"cuda_driver_version", info.driver_version},
+                        {"cusparse_version", info.cusparse_version}};
+    // --- copy bandwidth: 1 GiB copied device to device, bytes read + written
+    cuda::TimingStats copy;
+    shared.copy_bandwidth = cuda::measure_copy_bandwidth(std::size_t{1} << 30, 5, 30, &copy);
+    report["copy_bandwidth"] = {{"bytes_per_copy", 2.0 * (std::size_t{1} << 30)}, {"median_ms", copy.median_ms},
+                                {"GBs", shared.copy_bandwidth / 1e9}};
+    std::cout << fmt::format("device: {}\ncopy bandwidth (read + write): {:.0f} GB/s\n", cuda::describe(info),
+                             shared.copy_bandwidth / 1e9);
+    if (static_cast<double>(info.l2_bytes) * 4 > spmv_min_bytes(n, matrix.addressing->nnz()))
+      std::cout << "warning: the matrix is less than 4x the L2 cache: SpMV timings include cache reuse\n";
+  } else if (want_cuda) {
+    report["device"] = nullptr;
+    std::cout << "no CUDA device: cuda combinations are recorded as not completed\n";
+  }
+
+  // --- every ordering once, then each format and backend on it
+  json rows = json::array();
+  for (const auto& ordering : split(o.orderings)) {
+    Permutation base;
+    double ordering_seconds = 0.0;
+    std::string ordering_error;
+    try {
+      t0 = clock_type::now();
+      base = ordering_chain(ordering, matrix, o.seed);
+      ordering_seconds = seconds_since(t0);
+      const MatrixStatistics stats = matrix_statistics(*matrix.addressing, base);
+      std::cout << fmt::format("ordering {}: {} ({:.2f} s)\n", ordering, describe(stats), ordering_seconds);
+    } catch (const std::exception& e) {
+      ordering_error = e.what();
+    }
+    for (const auto& format : split(o.formats))
+      for (const auto& backend : backends) {
+        json row = {{"format", format}, {"ordering", ordering}, {"backend", backend}, {"n_rows", n},
+                    {"completed", false}};
+        try {
+          if (!ordering_error.empty()) throw std::runtime_error("ordering failed: " + ordering_error);
+          if (backend != "cuda" && backend != "reference")
+            throw std::invalid_argument("unknown backend '" + backend + "' (known: cuda, reference)");
+          if (backend == "cuda" && !have_cuda) throw std::runtime_error("no CUDA device");
+          if (backend == "reference" && !find_format(format).reference)
+            throw std::invalid_argument("format has no reference kernel (cuda only)");
+          run_combination(o, shared, format, ordering, base, ordering_seconds, backend, row);
+        } catch (const std::exception& e) {
+          row["completed"] = false;
+          row["reason"] = e.what();
+        }
+        std::cout << fmt::format("  {} / {} / {}: {}\n", format, ordering, backend,
+                                 row["completed"].get<bool>() ? row["description"].get<std::string>()
+                                                              : "not completed: " + row["reason"].get<std::string>())
+                  << std::flush;
+        rows.push_back(row);
+      }
+  }
+  report["results"] = rows;
+
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", o.json_path));
+    out << report.dump(2) << '\n';
+  }
+  if (!o.csv_path.empty()) write_csv(rows, o.csv_path);
+  std::cout << '\n';
+  print_table(rows, std::cout);
+  return 0;
+}
+
+}  // namespace
+}  // namespace fvmmini::bench
+
+int main(int argc, char** argv) {
+  using fvmmini::bench::Options;
+  Options o;
+  CLI::App app{"fvmmini-bench: SpMV and CG of every storage format x ordering x backend on one matrix"};
+  auto* input = app.add_option_group("input", "the matrix (exactly one)");
+  input->add_option("--box", o.box, "FVM Laplacian of an N^3 box")->check(CLI::PositiveNumber);
+  input->add_option("--poly-like", o.poly_like, "polyhedral-like N^3 lattice pattern (7-19 nonzeros per row)")
+      ->check(CLI::PositiveNumber);
+  input->add_option("--polymesh", o.polymesh, "OpenFOAM case or polyMesh directory")->check(CLI::ExistingDirectory);
+  input->add_option("--gmsh", o.gmsh, "Gmsh .msh file")->check(CLI::ExistingFile);
+  input->add_option("--mtx", o.mtx, "Matrix Market file (symmetric)")->check(CLI::ExistingFile);
+  input->require_option(1);
+  app.add_option("--formats", o.formats, "comma-separated formats")->capture_default_str();
+  app.add_option("--orderings", o.orderings,
+                 "comma-separated orderings; 'a+b' applies b after a (e.g. random+rcm); natural = none")
+      ->capture_default_str();
+  app.add_option("--backends", o.backends, "comma-separated: cuda, reference")->capture_default_str();
+  app.add_flag("--check", o.check, "verify every combination against the LDU face loop before timing");
+  app.add_option("--warmup", o.warmup, "untimed SpMV runs first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--repeats", o.repeats, "timed SpMV runs (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--cg-tolerance", o.cg_tolerance, "CG tolerance on the normalised residual")->capture_default_str();
+  app.add_option("--cg-max-iter", o.cg_max_iter, "CG iteration limit")->capture_default_str();
+  app.add_option("--cg-preconditioner", o.cg_preconditioner, "none | jacobi")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "jacobi"}));
+  app.add_flag("--no-cg", o.no_cg, "time SpMV only");
+  app.add_option("--poly-shift", o.poly_shift, "diagonal shift of the polyhedral-like graph Laplacian")->capture_default_str();
+  app.add_option("--chunk-size", o.parameters.chunk_size, "SELL C")->capture_default_str();
+  app.add_option("--sort-window", o.parameters.sort_window, "SELL sigma")->capture_default_str();
+  app.add_option("--slice-height", o.parameters.slice_height, "Staircase sh")->capture_default_str();
+  app.add_option("--alpha", o.parameters.alpha, "Staircase alpha")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of x, b and the random ordering")->capture_default_str();
+  app.add_option("--json", o.json_path, "write the results as JSON");
+  app.add_option("--csv", o.csv_path, "write the results as CSV");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return fvmmini::bench::run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "fvmmini-bench: " << e.what() << '\n';
+    return 1;
+  }
+}
