@@ -43,7 +43,7 @@ struct MeshCheckReport {
   double min_face_area = 0.0, max_face_area = 0.0;
   double min_volume = 0.0, max_volume = 0.0, total_volume = 0.0;
   double max_non_orthogonality = 0.0;  ///< degrees, internal faces
-  double avg_non_orthogonality = 0.0;  ///< degrees, internal faces
+  double avg_non_orthogonality = 0.0;  ///< degrees: the angle of the mean cosine over internal faces (as OpenFOAM)
   double max_skewness = 0.0;           ///< OpenFOAM's face skewness, all faces
 
   // --- offenders

@@ -215,6 +215,16 @@ TEST(PolyMeshReader, ListFormsAndComments) {
   const MeshCheckReport r = check(mesh);
   EXPECT_TRUE(r.ok()) << format_mesh_check(r);
   EXPECT_NEAR(r.total_volume, 1.0, 1e-15);
+
+  // --- the same faces as an ASCII faceCompactList: offsets, then all vertices
+  write_file(dir / "faces",
+             "FoamFile { format ascii; class faceCompactList; }\n7(0 4 8 12 16 20 24)\n"
+             "24(0 3 2 1 4 5 6 7 0 1 5 4 3 7 6 2 0 4 7 3 1 2 6 5)\n");
+  const Mesh compact = read_polymesh(dir.path());
+  EXPECT_EQ(compact.face_vertices, mesh.face_vertices);
+  EXPECT_EQ(compact.face_offsets, mesh.face_offsets);
+  write_file(dir / "faces", "FoamFile { format ascii; class faceCompactList; }\n7(0 4 8 12 16 20 25)\n24(0 3 2 1 4 5 6 7 0 1 5 4 3 7 6 2 0 4 7 3 1 2 6 5)\n");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", 2, "beyond the vertex list");
 }
 
 // --- bad input: every fault names the file, and the line where there is one
