@@ -18,29 +18,34 @@ namespace {
 
 constexpr int csr_block = 256;
 
-/// One sub-warp of W lanes per row; with partials, also the block's sum of x_row * y_row.
+/// One sub-warp of W lanes per row, the block stepping through the rows in a grid-stride loop
+/// (a bounded grid keeps the fused dot product's partials few); with partials, also the
+/// block's sum of x_row * y_row.
 template <int W, bool kDot>
 __global__ void __launch_bounds__(csr_block) csr_spmv_kernel(int n_rows, const int* __restrict__ row_ptr,
                                                              const int* __restrict__ col,
                                                              const double* __restrict__ val,
                                                              const double* __restrict__ x, double* __restrict__ y,
                                                              double* __restrict__ partials) {
+  constexpr int rows_per_block = csr_block / W;
   const int lane = threadIdx.x % W;
-  const int row = blockIdx.x * (csr_block / W) + threadIdx.x / W;
-  double sum = 0.0;
-  if (row < n_rows) {
-    const int end = row_ptr[row + 1];
-    for (int k = row_ptr[row] + lane; k < end; k += W) sum += __ldcs(val + k) * __ldg(x + __ldcs(col + k));
-  }
-  // --- y_row = sum over the W lanes (fixed shuffle tree)
+  double dot = 0.0;
+  for (int first = blockIdx.x * rows_per_block; first < n_rows; first += gridDim.x * rows_per_block) {
+    const int row = first + threadIdx.x / W;
+    double sum = 0.0;
+    if (row < n_rows) {
+      const int end = row_ptr[row + 1];
+      for (int k = row_ptr[row] + lane; k < end; k += W) sum += __ldcs(val + k) * __ldg(x + __ldcs(col + k));
+    }
+    // --- y_row = sum over the W lanes (fixed shuffle tree)
 #pragma unroll
-  for (int offset = W / 2; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset, W);
-  const bool writer = lane == 0 && row < n_rows;
-  if (writer) y[row] = sum;
-  if constexpr (kDot) {
-    Sums<1> s{{writer ? sum * x[row] : 0.0}};
-    write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
+    for (int offset = W / 2; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset, W);
+    if (lane == 0 && row < n_rows) {
+      y[row] = sum;
+      if constexpr (kDot) dot += sum * x[row];
+    }
   }
+  if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
 class CsrDevice final : public DeviceSpmv {
@@ -69,7 +74,7 @@ class CsrDevice final : public DeviceSpmv {
  private:
   int grid() const {
     const int rows_per_block = csr_block / lanes_;
-    return std::max(1, (n_rows_ + rows_per_block - 1) / rows_per_block);
+    return std::clamp((n_rows_ + rows_per_block - 1) / rows_per_block, 1, spmv_max_blocks);
   }
 
   template <bool kDot>

@@ -9,6 +9,8 @@ namespace fvmmini::cuda {
 
 constexpr int reduce_block = 256;       ///< threads per block of the vector kernels
 constexpr int reduce_max_blocks = 1024;  ///< grid cap of the vector kernels (fixed: no device dependence)
+constexpr int spmv_max_blocks = 8192;    ///< grid cap of the 256-thread SpMV kernels (a few waves)
+constexpr int spmv_max_threads = 1 << 20;  ///< thread cap of one Staircase group launch (sh threads a block)
 
 /// Sums of N values; plain aggregate so kernels can carry several sums through one tree.
 template <int N>
@@ -57,6 +59,7 @@ __device__ inline void write_block_partials(Sums<N> s, double* partials, int n_b
 template <int N>
 __device__ inline Sums<N> reduce_partials(const double* partials, int count) {
   Sums<N> s{};
+#pragma unroll 8
   for (int i = threadIdx.x; i < count; i += blockDim.x)
 #pragma unroll
     for (int k = 0; k < N; ++k) s.v[k] += partials[k * count + i];

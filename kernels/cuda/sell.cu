@@ -17,14 +17,15 @@ namespace {
 
 constexpr int sell_block = 256;
 
+/// One thread per stored position, the block stepping through chunks of sell_block positions in
+/// a grid-stride loop (bounded grid: few partials for the fused dot product).
 template <bool kDot>
 __global__ void __launch_bounds__(sell_block)
     sell_spmv_kernel(int n_rows, int chunk_size, const long long* __restrict__ chunk_ptr,
                      const int* __restrict__ row_order, const int* __restrict__ col, const double* __restrict__ val,
                      const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
   double dot = 0.0;
-  if (p < n_rows) {
+  for (int p = blockIdx.x * sell_block + threadIdx.x; p < n_rows; p += gridDim.x * sell_block) {
     const int c = p / chunk_size;
     const int lane = p - c * chunk_size;
     const long long start = chunk_ptr[c];
@@ -33,7 +34,7 @@ __global__ void __launch_bounds__(sell_block)
     const double sum = slice_row(val, col, start + lane, chunk_size, width, x);
     const int row = row_order[p];
     y[row] = sum;
-    if constexpr (kDot) dot = sum * x[row];
+    if constexpr (kDot) dot += sum * x[row];
   }
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
@@ -66,7 +67,7 @@ class SellDevice final : public DeviceSpmv {
   void upload_values(std::span<const double> values) override { val_.upload(values); }
 
  private:
-  int grid() const { return std::max(1, (n_rows_ + sell_block - 1) / sell_block); }
+  int grid() const { return std::clamp((n_rows_ + sell_block - 1) / sell_block, 1, spmv_max_blocks); }
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
