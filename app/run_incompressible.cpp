@@ -1,0 +1,289 @@
+#include "app/run_incompressible.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/atomic_file.hpp"
+#include "app/case_mesh.hpp"
+#include "app/case_solver_settings.hpp"
+#include "app/phase_timer.hpp"
+#include "app/progress.hpp"
+#include "app/run_summary.hpp"
+#include "discretisation/incompressible/centreline_sampler.hpp"
+#include "discretisation/incompressible/projection_solver.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/mesh_check.hpp"
+#include "mesh/mesh_error.hpp"
+#if FVMMINI_HAVE_VTK
+#include "app/vtk_writer.hpp"
+#endif
+
+namespace fvmmini {
+
+namespace {
+
+/// The flow conditions of boundaryField, in the mesh's patch order.
+FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
+  FlowBoundary boundary;
+  for (const Patch& patch : mesh.patches) {
+    const std::string key = "boundaryField." + patch.name;
+    FlowPatchCondition bc;
+    bc.type = parse_flow_patch_type(c.get_string(key + ".type"));
+    if (c.has(key + ".velocity")) bc.velocity = c.get_real3(key + ".velocity");
+    if (c.has(key + ".pressure")) bc.pressure = c.get_real(key + ".pressure");
+    boundary.patches.push_back(bc);
+  }
+  return boundary;
+}
+
+struct TimeControls {
+  double start = 0.0, end = 0.0, delta_t = 0.0, max_co = 0.0, max_delta_t = 0.0, write_interval = 0.0;
+  long long log_interval = 1;
+};
+
+/// OpenFOAM's setDeltaT: scale toward maxCo, growing at most 20% (and damped) per step.
+double adjust_delta_t(double delta_t, double courant_max, const TimeControls& t) {
+  if (t.max_co <= 0.0) return delta_t;
+  const double factor = t.max_co / (courant_max + 1e-300);
+  const double scale = std::min(std::min(factor, 1.0 + 0.1 * factor), 1.2);
+  double next = scale * delta_t;
+  if (t.max_delta_t > 0.0) next = std::min(next, t.max_delta_t);
+  return next;
+}
+
+/// Fields and samples at one time: VTK (U, p, Co, continuityError) and centrelines.csv.
+class FlowOutput {
+ public:
+  FlowOutput(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry)
+      : directory_(context.output_directory), mesh_(mesh), geometry_(geometry) {
+#if FVMMINI_HAVE_VTK
+    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, directory_, "fields");
+#endif
+    if (c.get_bool("sampling.centrelines"))
+      sampler_.emplace(geometry, cavity_centrelines(mesh, static_cast<int>(c.get_int("sampling.points"))));
+  }
+
+  /// Write everything this case asks for at `time`; dt is the last step (for the cell diagnostics).
+  void write(const ProjectionSolver& solver, double time, double dt) {
+    const label n = mesh_.n_cells;
+#if FVMMINI_HAVE_VTK
+    if (vtk_) {
+      std::vector<Vec3> velocity(n);
+      for (label c = 0; c < n; ++c)
+        velocity[c] = {solver.velocity(0)[c], solver.velocity(1)[c], solver.velocity(2)[c]};
+      std::vector<double> courant(n), continuity(n);
+      cell_courant_numbers(solver.cell_faces(), geometry_, solver.face_flux(), dt, courant);
+      solver.net_outflow(continuity);
+      // --- continuityError = dt div(phi) / V, as OpenFOAM's contErr times deltaT
+      for (label c = 0; c < n; ++c) continuity[c] *= dt / geometry_.cell_volumes[c];
+      last_vtk_ = vtk_->write(time, {{"p", solver.pressure()}, {"Co", courant}, {"continuityError", continuity}},
+                              {{"U", velocity}});
+    }
+#endif
+    if (sampler_) {
+      std::array<std::vector<Vec3>, 3> gradients;
+      solver.velocity_gradients(gradients);
+      const auto samples = sampler_->sample({solver.velocity(0), solver.velocity(1), solver.velocity(2)}, gradients,
+                                            solver.pressure(), solver.pressure_gradient());
+      replace_file_atomically(centreline_file(),
+                              [&](const std::filesystem::path& path) { sampler_->write_csv(path, samples); });
+    }
+  }
+
+  std::filesystem::path centreline_file() const { return directory_ / "centrelines.csv"; }
+  bool samples() const { return sampler_.has_value(); }
+  bool vtk() const {
+#if FVMMINI_HAVE_VTK
+    return vtk_.has_value();
+#else
+    return false;
+#endif
+  }
+#if FVMMINI_HAVE_VTK
+  std::filesystem::path collection() const { return vtk_ ? vtk_->collection_path() : std::filesystem::path{}; }
+#endif
+
+ private:
+  std::filesystem::path directory_;
+  const Mesh& mesh_;
+  const MeshGeometry& geometry_;
+#if FVMMINI_HAVE_VTK
+  std::optional<VtkSeriesWriter> vtk_;
+  std::filesystem::path last_vtk_;
+#endif
+  std::optional<CentrelineSampler> sampler_;
+};
+
+}  // namespace
+
+int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
+  PhaseTimer timer;
+  RunSummary summary(c, context);
+  const bool verbose = !context.quiet;
+  const auto say = [&](const std::string& text) {
+    if (verbose) std::fputs(text.c_str(), stdout);
+  };
+
+  // --- mesh, geometry, the case against the mesh
+  Mesh mesh;
+  {
+    auto timing = timer.measure("mesh");
+    mesh = build_case_mesh(c);
+    check_case_against_mesh(c, mesh);
+  }
+  MeshGeometry geometry;
+  {
+    auto timing = timer.measure("geometry");
+    geometry = compute_geometry(mesh);
+    const MeshCheckReport check = check_mesh(mesh, geometry);
+    if (!check.ok())
+      throw MeshError(c.case_file().string(), 0,
+                      "the mesh failed " + std::to_string(check.failures.size()) + " check(s): " + check.failures.front());
+  }
+  summary.set_mesh(mesh);
+
+  // --- the solver: operators, both linear solvers (built once), initial state
+  IncompressibleSettings settings;
+  settings.viscosity = c.get_real("physics.nu");
+  settings.convection = parse_convection_scheme(c.get_string("physics.convection"));
+  settings.initial_velocity = c.get_real3("physics.initialVelocity");
+  settings.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
+  settings.reference_value = c.get_real("discretisation.referenceValue");
+  std::optional<ProjectionSolver> solver;
+  {
+    auto timing = timer.measure("setup");
+    solver.emplace(mesh, geometry, flow_boundary(c, mesh), settings, solver_settings(c, "U"), solver_settings(c, "p"));
+  }
+  TimeControls tc;
+  tc.start = c.get_real("time.startTime");
+  tc.end = c.get_real("time.endTime");
+  tc.delta_t = c.get_real("time.deltaT");
+  tc.max_co = c.get_real("time.maxCo");
+  tc.max_delta_t = c.get_real("time.maxDeltaT");
+  tc.write_interval = c.get_real("time.writeInterval");
+  tc.log_interval = c.get_int("time.logInterval");
+  SteadyStateSettings steady_settings;
+  steady_settings.stop = c.get_bool("steadyState.stop");
+  steady_settings.residual_tolerance = c.get_real("steadyState.residualTolerance");
+  steady_settings.velocity_tolerance = c.get_real("steadyState.velocityTolerance");
+  SteadyStateDetector steady(steady_settings);
+
+  // --- the output folder exists only once setup has succeeded
+  std::filesystem::create_directories(context.output_directory);
+  const std::string summary_name = c.get_string("output.summary");
+  const auto summary_path = context.output_directory / summary_name;
+  FlowOutput output(c, context, mesh, geometry);
+
+  say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
+  say(fmt::format("Physics: incompressible, nu = {:g}, convection {}, Re(lid 1, L 1) = {:g}\n", settings.viscosity,
+                  to_string(settings.convection), 1.0 / settings.viscosity));
+  say(fmt::format("U solver: {}\np solver: {}\n", solver->velocity_solver().describe(),
+                  solver->pressure_solver().describe()));
+  if (solver->reference_cell() >= 0)
+    say(fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n", solver->reference_cell(),
+                    settings.reference_value));
+  say("\nStarting time loop\n\n");
+
+  ProgressLine progress(context.tty && verbose);
+  double time = tc.start;
+  double dt = tc.delta_t;
+  double next_write = tc.start + tc.write_interval;
+  long long step = 0;
+  long long pressure_iterations = 0;
+  double courant_max_seen = 0.0;
+  std::optional<double> steady_time;
+  StepReport report;
+  const double end_tolerance = 1e-9 * std::max(1.0, std::abs(tc.end));
+  try {
+    while (time < tc.end - end_tolerance) {
+      // --- the step: from maxCo over the current fluxes, never past endTime
+      if (step > 0 || tc.max_co > 0.0) {
+        const double co = solver->courant_number(dt).max;
+        if (co > 0.0) dt = adjust_delta_t(dt, co, tc);
+      }
+      dt = std::min(dt, tc.end - time);
+      time += dt;
+      ++step;
+      const CourantNumber courant = solver->courant_number(dt);
+      courant_max_seen = std::max(courant_max_seen, courant.max);
+
+      report = solver->advance(dt);
+      timer.add("momentum", report.times.momentum);
+      timer.add("pressure assembly", report.times.pressure_assembly);
+      timer.add("pressure solve", report.times.pressure_solve);
+      timer.add("correction", report.times.correction);
+      for (const auto& perf : report.solves) summary.add_solve(perf);
+      pressure_iterations += report.solves.back().iterations;
+      const bool is_steady = steady.update(report.momentum_residual, report.velocity_change);
+      if (is_steady && !steady_time) steady_time = time;
+      const bool stop_now = is_steady && steady_settings.stop;
+      const bool last = stop_now || time >= tc.end - end_tolerance;
+
+      // --- the log, every logInterval steps (and the first and last)
+      if (verbose && (step == 1 || last || step % tc.log_interval == 0)) {
+        progress.clear();
+        std::string lines = fmt::format("Time = {:g}\n", time);
+        lines += fmt::format("Courant Number mean: {:.6g} max: {:.6g}\n", courant.mean, courant.max);
+        for (const auto& perf : report.solves) lines += format_solve_line(perf) + "\n";
+        lines += fmt::format("time step continuity errors : sum local = {:.6g}, global = {:.6g}, cumulative = {:.6g}\n",
+                             report.continuity.sum_local, report.continuity.global, report.continuity.cumulative);
+        lines += fmt::format("deltaT = {:.6g}  velocity change = {:.3g}\n\n", dt, report.velocity_change);
+        std::fputs(lines.c_str(), stdout);
+      }
+      progress.update((time - tc.start) / (tc.end - tc.start),
+                      fmt::format("t = {:.5g}  Co {:.3f}  p iters {}", time, courant.max, report.solves.back().iterations));
+
+      // --- output at write times and at the end
+      if (last || time >= next_write - end_tolerance) {
+        auto timing = timer.measure("output");
+        output.write(*solver, time, dt);
+        while (next_write <= time + end_tolerance) next_write += tc.write_interval;
+      }
+      if (stop_now) break;
+    }
+  } catch (const std::exception& e) {
+    progress.clear();
+    summary.set_phases(timer);
+    summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
+    summary.set_status("failed", e.what());
+    if (!summary_name.empty()) summary.write(summary_path);
+    throw;
+  }
+  progress.clear();
+
+  // --- the end: steady state, timing table, summary
+  if (steady_time)
+    say(fmt::format("Steady state reached at Time = {:g} (momentum residual < {:g}, velocity change < {:g}){}\n",
+                    *steady_time, steady_settings.residual_tolerance, steady_settings.velocity_tolerance,
+                    steady_settings.stop ? "; stopping" : ""));
+  say(fmt::format("End: Time = {:g} after {} steps, {:.3f} s wall\n\n", time, step, timer.wall_seconds()));
+  say(timer.format_table());
+
+  auto& results = summary.results();
+  results["finalTime"] = time;
+  results["steps"] = step;
+  results["lastDeltaT"] = dt;
+  results["steady"] = steady_time.has_value();
+  if (steady_time) results["steadyTime"] = *steady_time;
+  results["courantMax"] = courant_max_seen;
+  results["pressureIterationsMean"] = step > 0 ? static_cast<double>(pressure_iterations) / step : 0.0;
+  results["continuity"] = {{"sumLocal", report.continuity.sum_local},
+                           {"global", report.continuity.global},
+                           {"cumulative", report.continuity.cumulative}};
+  results["momentumResidual"] = report.momentum_residual;
+  results["velocityChange"] = report.velocity_change;
+  if (output.samples()) results["centrelines"] = output.centreline_file().filename().string();
+#if FVMMINI_HAVE_VTK
+  if (output.vtk()) results["vtk"] = output.collection().filename().string();
+#endif
+  summary.set_phases(timer);
+  summary.set_status("completed");
+  if (!summary_name.empty()) summary.write(summary_path);
+  return 0;
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,60 @@
+#include "discretisation/incompressible/cell_faces.hpp"
+
+namespace fvmmini {
+
+CellFaces::CellFaces(const Mesh& mesh) {
+  const label n_internal = mesh.n_internal_faces();
+  std::vector<char> skip(mesh.n_faces(), 0);
+  for (const Patch& patch : mesh.patches)
+    if (patch.type == "empty")
+      for (label f = patch.start; f < patch.start + patch.size; ++f) skip[f] = 1;
+
+  // --- count faces per cell, then fill in face order (owner +1, neighbour -1)
+  offsets_.assign(mesh.n_cells + 1, 0);
+  for (label f = 0; f < mesh.n_faces(); ++f) {
+    if (skip[f]) continue;
+    ++offsets_[mesh.owner[f] + 1];
+    if (f < n_internal) ++offsets_[mesh.neighbour[f] + 1];
+  }
+  for (label c = 0; c < mesh.n_cells; ++c) offsets_[c + 1] += offsets_[c];
+  faces_.resize(offsets_.back());
+  signs_.resize(offsets_.back());
+  std::vector<label> fill(offsets_.begin(), offsets_.end() - 1);
+  for (label f = 0; f < mesh.n_faces(); ++f) {
+    if (skip[f]) continue;
+    const label o = fill[mesh.owner[f]]++;
+    faces_[o] = f;
+    signs_[o] = 1.0;
+    if (f < n_internal) {
+      const label n = fill[mesh.neighbour[f]]++;
+      faces_[n] = f;
+      signs_[n] = -1.0;
+    }
+  }
+}
+
+void CellFaces::divergence(std::span<const double> face_values, std::span<double> div) const {
+  const label n = n_cells();
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < n; ++c) {
+    double sum = 0.0;
+    for (label k = offsets_[c]; k < offsets_[c + 1]; ++k) sum += signs_[k] * face_values[faces_[k]];
+    div[c] = sum;
+  }
+}
+
+void CellFaces::gauss_gradient(const MeshGeometry& g, std::span<const double> face_values,
+                               std::span<Vec3> grad) const {
+  const label n = n_cells();
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < n; ++c) {
+    Vec3 sum;
+    for (label k = offsets_[c]; k < offsets_[c + 1]; ++k) {
+      const label f = faces_[k];
+      sum += (signs_[k] * face_values[f]) * g.face_areas[f];
+    }
+    grad[c] = sum / g.cell_volumes[c];
+  }
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,61 @@
+#pragma once
+// Values along straight lines through the mesh (the cavity's centrelines for the
+// comparison with Ghia et al.): each point takes the value of the cell whose centre
+// is nearest, reconstructed linearly with the cell's gradient, phi(x) = phi_c + grad phi_c . (x - x_c),
+// which is second-order on any mesh.
+
+#include <array>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mesh/geometry.hpp"
+
+namespace fvmmini {
+
+struct SampleLine {
+  std::string name;  ///< written in the CSV's "line" column
+  Vec3 start, end;
+  int points = 129;  ///< evenly spaced, both ends included
+  int axis = 0;      ///< the coordinate written in the "coordinate" column (0 x, 1 y, 2 z)
+};
+
+/// The cavity's centrelines through the middle of the mesh's bounding box: "vertical"
+/// (x and z at the middle, y varying: u is compared there) and "horizontal" (y and z at the
+/// middle, x varying: v). points = 129 puts the points on Ghia's grid for a unit box.
+std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points = 129);
+
+struct LineSample {
+  int line = 0;  ///< index into the sampler's lines
+  Vec3 position;
+  Vec3 velocity;
+  double pressure = 0.0;
+};
+
+class CentrelineSampler {
+ public:
+  /// Locate the nearest cell centre of every point (once; the mesh does not move).
+  CentrelineSampler(const MeshGeometry& geometry, std::vector<SampleLine> lines);
+
+  const std::vector<SampleLine>& lines() const { return lines_; }
+
+  /// Reconstruct U and p at the points.
+  /// @param[in] velocity the three components per cell; @param[in] velocity_gradients their gradients
+  std::vector<LineSample> sample(const std::array<std::span<const double>, 3>& velocity,
+                                 const std::array<std::vector<Vec3>, 3>& velocity_gradients,
+                                 std::span<const double> pressure, std::span<const Vec3> pressure_gradient) const;
+
+  /// Write "line,coordinate,x,y,z,Ux,Uy,Uz,p", one row per point. Throws std::runtime_error
+  /// when the file cannot be written.
+  void write_csv(const std::filesystem::path& file, const std::vector<LineSample>& samples) const;
+
+ private:
+  const MeshGeometry& geometry_;
+  std::vector<SampleLine> lines_;
+  std::vector<int> point_line_;
+  std::vector<Vec3> points_;
+  std::vector<label> cells_;
+};
+
+}  // namespace fvmmini

@@ -1,0 +1,61 @@
+#pragma once
+// What each time step reports about the flow, as OpenFOAM's icoFoam does:
+// the Courant number (CourantNo.H), the continuity errors (continuityErrs.H), and
+// the steady-state test.
+
+#include <span>
+
+#include "discretisation/incompressible/cell_faces.hpp"
+
+namespace fvmmini {
+
+struct CourantNumber {
+  double mean = 0.0;  ///< 0.5 dt sum_cells(sum_f |phi_f|) / sum_cells(V)
+  double max = 0.0;   ///< max over cells of 0.5 dt sum_f |phi_f| / V
+};
+
+/// The Courant number of face fluxes phi (all faces, m^3/s) over a step dt.
+CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& geometry, std::span<const double> phi,
+                             double dt);
+
+/// The Courant number of each cell, 0.5 dt sum_f |phi_f| / V (for output).
+void cell_courant_numbers(const CellFaces& cells, const MeshGeometry& geometry, std::span<const double> phi,
+                          double dt, std::span<double> courant);
+
+struct ContinuityErrors {
+  double sum_local = 0.0;   ///< dt * volume average of |div phi| / V
+  double global = 0.0;      ///< dt * volume average of div phi / V
+  double cumulative = 0.0;  ///< the sum of global over the steps so far
+};
+
+/// The errors of net outflows div (one per cell, m^3/s) over a step dt.
+/// @param[in] cumulative the previous steps' cumulative error
+ContinuityErrors continuity_errors(std::span<const double> div, std::span<const double> volumes, double dt,
+                                   double cumulative);
+
+struct SteadyStateSettings {
+  bool stop = true;                 ///< end the run when the state is steady
+  double residual_tolerance = 1e-6;  ///< every momentum solve's initial residual below this
+  double velocity_tolerance = 1e-5;  ///< max|U_new - U_old| / (dt max|U_new|) below this (1/s)
+  int min_steps = 10;               ///< never steady before this many steps
+};
+
+/// Decides, step by step, whether the flow has stopped changing.
+class SteadyStateDetector {
+ public:
+  explicit SteadyStateDetector(SteadyStateSettings settings) : settings_(settings) {}
+
+  /// Record one step. @return true when this step is steady.
+  /// @param[in] momentum_residual the largest initial residual of the step's momentum solves
+  /// @param[in] velocity_change max|U_new - U_old| / (dt max|U_new|)
+  bool update(double momentum_residual, double velocity_change);
+  bool is_steady() const { return steady_; }
+  const SteadyStateSettings& settings() const { return settings_; }
+
+ private:
+  SteadyStateSettings settings_;
+  int steps_ = 0;
+  bool steady_ = false;
+};
+
+}  // namespace fvmmini

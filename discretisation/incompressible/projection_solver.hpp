@@ -1,0 +1,164 @@
+#pragma once
+// The incompressible Navier-Stokes equations on a collocated mesh by a projection
+// (fractional step) with Rhie-Chow momentum interpolation, one step at a time:
+//
+//   1. momentum predictor, per solved component i,
+//        (V/dt + nu L) U*_i = V/dt U^n_i - C_i - V (grad p^n)_i + boundary terms,
+//      L the Laplacian (implicit diffusion: a symmetric Helmholtz system solved by CG),
+//      C_i = sum_f phi_f U_f,i the explicit convection, second order in space (linear or
+//      linearUpwind), Adams-Bashforth 2 in time (Euler on the first step);
+//   2. HbyA = U* + dt grad p^n, face flux phiH_f = HbyA_f . S_f (linear interpolation):
+//      the cell pressure gradient is taken out before interpolating and the compact face
+//      gradient put back in step 4 (Rhie-Chow), so no checkerboard mode survives;
+//   3. pressure Poisson  A p^{n+1} = -div(phiH) / dt (+ boundary, reference and deferred
+//      non-orthogonal terms), A = -div grad assembled once: dt only scales the right-hand side;
+//   4. phi = phiH - dt (grad p^{n+1})_f . S_f: divergence-free to the solver's tolerance;
+//      U^{n+1} = HbyA - dt grad p^{n+1} (Gauss gradient).
+//
+// Pressure is kinematic (p / rho). In a domain with no pressureOutlet the pressure is
+// fixed only up to a constant; the level is set by OpenFOAM's setReference (reference
+// cell's diagonal doubled, diagonal * reference value added to its source), which leaves
+// the solution of the consistent singular system unchanged and pins p at that cell.
+
+#include <array>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "discretisation/incompressible/cell_faces.hpp"
+#include "discretisation/incompressible/flow_boundary.hpp"
+#include "discretisation/incompressible/flow_diagnostics.hpp"
+#include "discretisation/laplacian.hpp"
+#include "linalg/linear_solver.hpp"
+
+namespace fvmmini {
+
+enum class ConvectionScheme { linear, linear_upwind };
+
+/// Parse "linear" | "linearUpwind"; throws std::invalid_argument otherwise.
+ConvectionScheme parse_convection_scheme(const std::string& name);
+const char* to_string(ConvectionScheme scheme);
+
+struct IncompressibleSettings {
+  double viscosity = 0.01;  ///< kinematic, nu = U L / Re
+  ConvectionScheme convection = ConvectionScheme::linear;
+  label reference_cell = 0;      ///< where p is pinned when no patch fixes it
+  double reference_value = 0.0;
+  Vec3 initial_velocity;
+  double initial_pressure = 0.0;
+};
+
+/// Seconds spent in each part of the step.
+struct StepPhaseTimes {
+  double momentum = 0.0;           ///< convection, momentum right-hand sides and solves
+  double pressure_assembly = 0.0;  ///< HbyA, face fluxes, the Poisson right-hand side
+  double pressure_solve = 0.0;
+  double correction = 0.0;         ///< fluxes, pressure gradient, velocity, continuity
+};
+
+struct StepReport {
+  double delta_t = 0.0;
+  std::vector<SolverPerformance> solves;
+  double divergence_before = 0.0;  ///< sum_c |div phiH|: the fluxes' divergence before the projection (m^3/s)
+  double divergence_after = 0.0;   ///< sum_c |div phi| after it  ///< Ux, Uy (, Uz), p, in order
+  ContinuityErrors continuity;
+  double momentum_residual = 0.0;  ///< largest initial residual of the momentum solves
+  double velocity_change = 0.0;    ///< max|U_new - U_old| / (dt max|U_new|)
+  StepPhaseTimes times;
+};
+
+/// Builds a LinearSolver for a matrix (make_linear_solver, or a backend's own factory in tests).
+using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>(const LduMatrix&, const SolverSettings&)>;
+
+class ProjectionSolver {
+ public:
+  /// Set up operators, the initial state and both linear solvers (built once here, by `factory`).
+  /// mesh and geometry must outlive the solver. Throws std::invalid_argument for a boundary
+  /// that does not match the mesh or a reference cell out of range.
+  ProjectionSolver(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
+                   IncompressibleSettings settings, const SolverSettings& velocity_solver,
+                   const SolverSettings& pressure_solver, const LinearSolverFactory& factory = make_linear_solver);
+
+  /// The Courant number of the current fluxes over a step dt.
+  CourantNumber courant_number(double dt) const;
+
+  /// One projection step of length dt.
+  StepReport advance(double dt);
+
+  /// Velocity component i in cells (unsolved components of a 2-D case stay at their initial value).
+  std::span<const double> velocity(int component) const { return velocity_[component]; }
+  std::span<const double> pressure() const { return pressure_; }
+  /// The Gauss gradient of the current pressure.
+  std::span<const Vec3> pressure_gradient() const { return grad_p_; }
+  /// Face fluxes U.S (m^3/s) on every face; zero on empty faces.
+  std::span<const double> face_flux() const { return flux_; }
+  /// The components the predictor solves (a direction normal to every empty face is not).
+  const std::array<bool, 3>& solved_components() const { return solved_; }
+  /// Net outflow of the current fluxes per cell (m^3/s): the continuity error of each cell.
+  void net_outflow(std::span<double> div) const;
+  /// Gauss gradients of the velocity components with their boundary values.
+  void velocity_gradients(std::array<std::vector<Vec3>, 3>& gradients) const;
+  const CellFaces& cell_faces() const { return cells_; }
+  const LduMatrix& pressure_matrix() const { return pressure_matrix_; }
+  const LinearSolver& pressure_solver() const { return *pressure_solver_; }
+  const LinearSolver& velocity_solver() const { return *velocity_solver_; }
+  /// The cell whose pressure is pinned, or -1 when a patch fixes the pressure.
+  label reference_cell() const { return reference_cell_; }
+
+ private:
+  /// Face values of velocity component i: linear inside, the boundary value on walls and inlets,
+  /// the owner's value on outlets. @param[out] face_values one per face
+  void velocity_face_values(int component, std::span<double> face_values) const;
+  /// conv_[i] = sum_f phi_f U_f,i with the chosen scheme.
+  void compute_convection();
+  /// grad_u_[i] from the current velocity (linearUpwind, non-orthogonal diffusion).
+  void compute_velocity_gradients();
+  /// grad p from the current pressure into grad_p_.
+  void compute_pressure_gradient();
+
+  const Mesh& mesh_;
+  const MeshGeometry& geometry_;
+  FlowBoundary boundary_;
+  IncompressibleSettings settings_;
+  CellFaces cells_;
+  Laplacian laplacian_;
+  std::array<bool, 3> solved_{true, true, true};
+  label reference_cell_ = -1;
+  bool orthogonal_ = true;
+
+  // --- constant operator data
+  std::vector<Vec3> corrections_;       ///< |S| k per face (non-orthogonal part)
+  std::vector<Vec3> boundary_velocity_; ///< per boundary face
+  std::vector<int> boundary_kind_;      ///< per boundary face: the FlowPatchType
+  std::vector<double> boundary_pressure_;
+  std::vector<double> helmholtz_base_diag_;   ///< nu L diagonal, without V/dt
+  std::array<std::vector<double>, 3> momentum_boundary_source_;  ///< nu a_b U_b,i
+  std::vector<double> pressure_source_;  ///< a_b p_b on fixed faces + reference term
+
+  LduMatrix helmholtz_matrix_;
+  LduMatrix pressure_matrix_;
+  std::unique_ptr<LinearSolver> velocity_solver_;
+  std::unique_ptr<LinearSolver> pressure_solver_;
+  double matrix_delta_t_ = 0.0;
+
+  // --- state
+  std::array<std::vector<double>, 3> velocity_;
+  std::vector<double> pressure_;
+  std::vector<double> flux_;
+  std::vector<Vec3> grad_p_;
+  std::array<std::vector<double>, 3> conv_, conv_old_;
+  bool have_old_convection_ = false;
+  double old_delta_t_ = 0.0;
+  double cumulative_continuity_ = 0.0;
+
+  // --- work arrays (sized once)
+  std::array<std::vector<double>, 3> velocity_old_;
+  std::array<std::vector<Vec3>, 3> grad_u_;
+  std::array<std::vector<double>, 3> face_work_;
+  std::vector<double> rhs_;
+  std::vector<double> div_;
+};
+
+}  // namespace fvmmini

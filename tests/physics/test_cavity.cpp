@@ -1,0 +1,91 @@
+// The lid-driven cavity at Re = 100 against Ghia, Ghia & Shin (1982), and the pressure level.
+
+#include <gtest/gtest.h>
+
+#include "flow_cases.hpp"
+
+namespace fvmmini {
+namespace {
+
+using namespace fvmmini::testing;
+
+SolverSettings velocity_settings() {
+  SolverSettings s;
+  s.preconditioner = "jacobi";
+  s.tolerance = 1e-8;
+  return s;
+}
+
+SolverSettings pressure_settings(double tolerance = 1e-6) {
+  SolverSettings s;
+  s.tolerance = tolerance;
+  s.max_iter = 2000;
+  return s;
+}
+
+TEST(Cavity, Re100On32x32ReachesSteadyStateNearGhia) {
+  const Mesh mesh = cavity_mesh(32);
+  const MeshGeometry g = compute_geometry(mesh);
+  IncompressibleSettings settings;
+  settings.viscosity = 0.01;
+  ProjectionSolver solver(mesh, g, cavity_boundary(), settings, velocity_settings(), pressure_settings());
+  EXPECT_EQ(solver.solved_components(), (std::array<bool, 3>{true, true, false}));
+  EXPECT_EQ(solver.reference_cell(), 0);
+
+  const MarchResult run = march(solver, 0.005, 0.5, 60.0);
+  ASSERT_TRUE(run.steady) << "not steady by t = " << run.time;
+  EXPECT_GT(run.time, 5.0);  // the vortex takes several lid passes to settle
+
+  const CentrelineSampler sampler(g, cavity_centrelines(mesh, 129));
+  std::array<std::vector<Vec3>, 3> gradients;
+  solver.velocity_gradients(gradients);
+  const auto samples = sampler.sample({solver.velocity(0), solver.velocity(1), solver.velocity(2)}, gradients,
+                                      solver.pressure(), solver.pressure_gradient());
+  const double u_deviation = ghia_deviation(samples, 0, 0, ghia_profile("u_at_x0.5", 100), 1);
+  const double v_deviation = ghia_deviation(samples, 1, 1, ghia_profile("v_at_y0.5", 100), 0);
+  // 32 x 32 central differences: 0.0045 (u) and 0.0105 (v) measured; 128 x 128 meets 0.01 on both
+  EXPECT_LT(u_deviation, 0.008);
+  EXPECT_LT(v_deviation, 0.015);
+  // the primary vortex: u reverses below the lid, v up on the left, down on the right
+  double u_min = 1.0;
+  for (const auto& s : samples)
+    if (s.line == 0) u_min = std::min(u_min, s.velocity.x);
+  EXPECT_NEAR(u_min, -0.2109, 0.01);
+}
+
+TEST(Cavity, ReferenceLevelShiftsPressureOnly) {
+  const Mesh mesh = cavity_mesh(12);
+  const MeshGeometry g = compute_geometry(mesh);
+  IncompressibleSettings settings;
+  settings.viscosity = 0.01;
+  settings.reference_cell = 17;
+  ProjectionSolver a(mesh, g, cavity_boundary(), settings, velocity_settings(), pressure_settings(1e-12));
+  settings.reference_value = 5.0;
+  ProjectionSolver b(mesh, g, cavity_boundary(), settings, velocity_settings(), pressure_settings(1e-12));
+  for (int step = 0; step < 20; ++step) {
+    a.advance(0.01);
+    b.advance(0.01);
+  }
+  EXPECT_NEAR(a.pressure()[17], 0.0, 1e-8);
+  EXPECT_NEAR(b.pressure()[17], 5.0, 1e-8);
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    EXPECT_NEAR(b.pressure()[c] - a.pressure()[c], 5.0, 1e-7);
+    EXPECT_NEAR(b.velocity(0)[c], a.velocity(0)[c], 1e-9);
+    EXPECT_NEAR(b.velocity(1)[c], a.velocity(1)[c], 1e-9);
+  }
+}
+
+TEST(Cavity, RejectsMismatchedBoundaryAndReferenceCell) {
+  const Mesh mesh = cavity_mesh(4);
+  const MeshGeometry g = compute_geometry(mesh);
+  FlowBoundary wrong = cavity_boundary();
+  wrong.patches[2].type = FlowPatchType::wall;  // frontAndBack is of type empty
+  EXPECT_THROW(ProjectionSolver(mesh, g, wrong, {}, velocity_settings(), pressure_settings()), std::invalid_argument);
+  IncompressibleSettings settings;
+  settings.reference_cell = 16;
+  EXPECT_THROW(ProjectionSolver(mesh, g, cavity_boundary(), settings, velocity_settings(), pressure_settings()),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fvmmini
