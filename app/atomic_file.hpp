@@ -1,0 +1,24 @@
+#pragma once
+// Files that appear complete or not at all: each is written under a temporary name
+// in the same folder and renamed over the target once fully written, so an
+// interrupted run never leaves a truncated file under the real name.
+
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+namespace fvmmini {
+
+/// The temporary name used for `target`: a hidden file beside it (".<name>.part<pid>").
+std::filesystem::path temporary_path_for(const std::filesystem::path& target);
+
+/// Produce `target` by calling `write_temporary(path)`, which must write the whole file at `path`,
+/// then rename it into place. If the writer throws, or leaves no file, the temporary is removed,
+/// `target` is left as it was, and the error propagates (std::runtime_error naming the file).
+void replace_file_atomically(const std::filesystem::path& target,
+                             const std::function<void(const std::filesystem::path&)>& write_temporary);
+
+/// Write `content` to `target` atomically. Throws std::runtime_error naming the file on failure.
+void write_file_atomically(const std::filesystem::path& target, std::string_view content);
+
+}  // namespace fvmmini

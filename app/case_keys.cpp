@@ -1,0 +1,255 @@
+#include "app/case_keys.hpp"
+
+#include <filesystem>
+#include <map>
+
+#include "app/incompressible_keys.hpp"
+#include "app/scalar_text.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+const std::vector<std::string> box_sides{"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+const std::vector<std::string> patch_types{"patch", "wall", "empty"};
+/// Counts become 32-bit ints.
+constexpr double max_int32 = 2147483647.0;
+
+/// A physics module: its physics.type names, the fields it solves (each gets solvers.<field>), and a
+/// function adding its own keys. Adding a physics is one entry in physics_modules() and one such function;
+/// its keys are conditioned on physics.type: when("type", ...) inside physics:, when_root("physics.type", ...)
+/// elsewhere.
+struct PhysicsModule {
+  std::vector<std::string> types;
+  std::vector<std::string> fields;
+  void (*add_keys)(CaseSchema& schema);
+};
+
+void add_mesh_keys(CaseSchema& schema) {
+  KeySpec& mesh = schema.root().add("mesh", KeyType::map, "where the mesh comes from").required();
+  mesh.add("type", KeyType::enumeration, "box (generated), polyMesh (OpenFOAM) or gmsh (MSH 2.2/4.1)")
+      .required()
+      .values({"box", "polyMesh", "gmsh"});
+  mesh.add("cells", KeyType::int3, "cells along x, y, z").required().min(1).when("type", {"box"});
+  mesh.add("min", KeyType::real3, "lower corner").default_value("[0, 0, 0]").when("type", {"box"});
+  mesh.add("max", KeyType::real3, "upper corner").default_value("[1, 1, 1]").when("type", {"box"});
+  KeySpec& patches = mesh.add("patches", KeyType::named_map,
+                              "patch name -> sides and type; a side no patch names becomes a patch of its own")
+                         .when("type", {"box"});
+  KeySpec& patch = patches.entry(KeyType::map, "one patch of the box");
+  patch.add("sides", KeyType::enum_list, "the box sides this patch covers").required().values(box_sides);
+  patch.add("type", KeyType::enumeration, "the patch type").default_value("patch").values(patch_types);
+  mesh.add("file", KeyType::string,
+           "polyMesh: a case folder or its constant/polyMesh folder; gmsh: a .msh file; relative to the case file")
+      .required()
+      .when("type", {"polyMesh", "gmsh"})
+      .rule([](const YAML::Node& value) { return value.Scalar().empty() ? "must not be empty" : ""; });
+  mesh.add("patchTypes", KeyType::named_map, "patch name -> type, overriding the type the mesh file gives")
+      .when("type", {"polyMesh", "gmsh"})
+      .entry(KeyType::enumeration, "the patch type")
+      .values(patch_types);
+}
+
+void add_solver_keys(KeySpec& field) {
+  field.add("solver", KeyType::enumeration, "the Krylov method (the matrices are symmetric)")
+      .default_value("CG")
+      .values({"CG"});
+  field.add("preconditioner", KeyType::enumeration, "the preconditioner").default_value("none").values({"none", "jacobi"});
+  field.add("tolerance", KeyType::real, "stop when the normalised residual falls below this")
+      .default_value("1e-6")
+      .min(0);
+  field.add("relTol", KeyType::real, "stop when the residual falls below relTol x the initial one (0: off)")
+      .default_value("0")
+      .min(0)
+      .max(1, false);
+  field.add("maxIter", KeyType::integer, "the most iterations per solve").default_value("1000").min(1).max(max_int32);
+  field.add("backend", KeyType::enumeration, "reference (CPU), cuda, or auto (cuda when a GPU is present)")
+      .default_value("reference")
+      .values({"reference", "cuda", "auto"});
+  field.add("format", KeyType::enumeration, "the sparse storage format of the matrix")
+      .default_value("csr")
+      .values({"csr", "csr-cusparse", "sell", "sell-cusparse", "staircase", "ell", "coo"});
+  field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")
+      .default_value("none")
+      .values({"none", "cm", "rcm", "staircase", "metis", "random"});
+  field.add("sliceHeight", KeyType::integer, "staircase: rows per slice, a multiple of 32")
+      .default_value("32")
+      .min(32)
+      .max(1024)
+      .rule([](const YAML::Node& value) {
+        return *parse_integer(value.Scalar()) % 32 == 0 ? "" : "must be a multiple of 32";
+      });
+  field.add("alpha", KeyType::real, "staircase: row groups smaller than alpha x rows merge upward")
+      .default_value("0.01")
+      .min(0)
+      .max(1);
+  field.add("chunkSize", KeyType::integer, "sell: the chunk height C").default_value("32").min(1).max(max_int32);
+  field.add("sortWindow", KeyType::integer, "sell: rows are sorted by length within windows of sigma rows")
+      .default_value("1024")
+      .min(1)
+      .max(max_int32);
+}
+
+// --- Physics: poisson (steady) and diffusion (transient) of one scalar field T.
+
+void add_scalar_physics_keys(CaseSchema& schema) {
+  const std::vector<std::string> scalar{"poisson", "diffusion"};
+  KeySpec& physics = schema.at("physics");
+  physics.add("diffusivity", KeyType::real, "the diffusivity k").default_value("1").min(0, false).when("type", scalar);
+  physics.add("manufactured", KeyType::enumeration,
+              "sine: the built-in manufactured solution (source, exact boundary values, error report)")
+      .default_value("none")
+      .values({"none", "sine"})
+      .when("type", scalar);
+  physics.add("source", KeyType::real, "a uniform source s")
+      .default_value("0")
+      .when("type", scalar)
+      .when("manufactured", {"none"});
+  physics.add("initial", KeyType::real, "the uniform initial value of T")
+      .default_value("0")
+      .when("type", {"diffusion"})
+      .when("manufactured", {"none"});
+
+  KeySpec& boundary = schema.root()
+                          .add("boundaryField", KeyType::named_map, "patch name -> the condition of T on it")
+                          .required()
+                          .when_root("physics.type", scalar);
+  KeySpec& condition = boundary.entry(KeyType::map, "the condition on one patch");
+  condition.add("type", KeyType::enumeration, "the condition")
+      .required()
+      .values({"fixedValue", "zeroGradient", "empty"});
+  condition.add("value", KeyType::real_or_word, "the fixed value, or exact (the manufactured solution)")
+      .required()
+      .values({"exact"})
+      .when("type", {"fixedValue"});
+
+  KeySpec& time = schema.root()
+                      .add("time", KeyType::map, "the time span of a transient run")
+                      .required()
+                      .when_root("physics.type", {"diffusion"});
+  time.add("startTime", KeyType::real, "the initial time").default_value("0");
+  time.add("endTime", KeyType::real, "the final time, > startTime").required();
+  time.add("deltaT", KeyType::real, "the time step").required().min(0, false);
+  time.add("writeInterval", KeyType::real, "simulated time between written results").required().min(0, false);
+
+  schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    if (c.get_string("physics.manufactured") != "none") return;
+    for (const auto& patch : c.entry_names("boundaryField")) {
+      const std::string key = "boundaryField." + patch + ".value";
+      if (c.has(key) && c.get_string(key) == "exact")
+        problems.push_back({c.where(key), key + ": 'exact' needs a manufactured solution (physics.manufactured: sine)"});
+    }
+  });
+  schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    if (c.get_real("time.endTime") <= c.get_real("time.startTime"))
+      problems.push_back({c.where("time.endTime"), "time.endTime must be greater than time.startTime"});
+  });
+}
+
+const std::vector<PhysicsModule>& physics_modules() {
+  static const std::vector<PhysicsModule> modules{
+      {{"poisson", "diffusion"}, {"T"}, add_scalar_physics_keys},
+      {{"incompressible"}, {"U", "p"}, add_incompressible_physics_keys},
+  };
+  return modules;
+}
+
+void add_physics(CaseSchema& schema) {
+  KeySpec& physics = schema.root().add("physics", KeyType::map, "the equations solved").required();
+  KeySpec& type = physics.add("type", KeyType::enumeration, "which physics (each adds its own keys)").required();
+  for (const auto& physics_module : physics_modules())
+    for (const auto& name : physics_module.types) type.add_value(name);
+  for (const auto& physics_module : physics_modules()) physics_module.add_keys(schema);
+
+  // --- solvers.<field> for every field some physics solves, used by those physics only.
+  std::map<std::string, std::vector<std::string>> users;
+  std::vector<std::string> fields;
+  for (const auto& physics_module : physics_modules())
+    for (const auto& field : physics_module.fields) {
+      if (users[field].empty()) fields.push_back(field);
+      users[field].insert(users[field].end(), physics_module.types.begin(), physics_module.types.end());
+    }
+  KeySpec& solvers = schema.root().add("solvers", KeyType::map, "the linear solver of each field");
+  for (const auto& field : fields)
+    add_solver_keys(solvers.add(field, KeyType::map, "the linear solver of " + field).when_root("physics.type", users[field]));
+}
+
+void add_discretisation_keys(CaseSchema& schema) {
+  KeySpec& discretisation = schema.root().add("discretisation", KeyType::map, "discretisation controls");
+  discretisation.add("nonOrthogonalCorrectors", KeyType::integer, "extra solves correcting non-orthogonality")
+      .default_value("0")
+      .min(0)
+      .max(max_int32);
+  discretisation.add("referenceCell", KeyType::integer, "the cell whose value is pinned when no patch fixes one")
+      .default_value("0")
+      .min(0)
+      .max(max_int32);
+  discretisation.add("referenceValue", KeyType::real, "the value at referenceCell").default_value("0");
+}
+
+void add_output_keys(CaseSchema& schema) {
+  KeySpec& output = schema.root().add("output", KeyType::map, "what the run writes");
+  output.add("directory", KeyType::string,
+             "the output folder, relative to the current folder; empty: out/<case file stem>")
+      .default_value("\"\"");
+  output.add("vtk", KeyType::boolean, "write a .vtu per written time and a .pvd collection").default_value("true");
+  output.add("summary", KeyType::string, "the JSON summary file in the output folder; empty: none")
+      .default_value("summary.json")
+      .rule([](const YAML::Node& value) {
+        return value.Scalar().find('/') == std::string::npos ? "" : "must be a file name, not a path";
+      });
+}
+
+void add_mesh_checks(CaseSchema& schema) {
+  schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    if (c.get_string("mesh.type") != "box") return;
+    const Vec3 lo = c.get_real3("mesh.min");
+    const Vec3 hi = c.get_real3("mesh.max");
+    for (int i = 0; i < 3; ++i)
+      if (!(lo[i] < hi[i]))
+        problems.push_back({c.where("mesh.max"), "mesh.max must exceed mesh.min in every component (component " +
+                                                     std::to_string(i) + ": " + format_real(lo[i]) +
+                                                     " >= " + format_real(hi[i]) + ")"});
+  });
+  schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    if (c.get_string("mesh.type") != "box") return;
+    std::map<std::string, std::string> owner_of;
+    for (const auto& patch : c.entry_names("mesh.patches"))
+      for (const auto& side : c.get_list("mesh.patches." + patch + ".sides")) {
+        const auto [it, fresh] = owner_of.emplace(side, patch);
+        if (!fresh)
+          problems.push_back({c.where("mesh.patches." + patch), "mesh.patches: side '" + side + "' is in both '" +
+                                                                    it->second + "' and '" + patch + "'"});
+      }
+  });
+  schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    const std::string type = c.get_string("mesh.type");
+    if (type == "box") return;
+    const std::filesystem::path file = c.resolve_path(c.get_string("mesh.file"));
+    std::error_code ec;
+    const bool found = type == "polyMesh" ? std::filesystem::is_directory(file, ec)
+                                          : std::filesystem::is_regular_file(file, ec);
+    if (!found)
+      problems.push_back({c.where("mesh.file"), std::string("mesh.file: ") +
+                                                    (type == "polyMesh" ? "no folder " : "no file ") + file.string()});
+  });
+}
+
+CaseSchema build_schema() {
+  CaseSchema schema;
+  add_mesh_keys(schema);
+  add_physics(schema);
+  add_discretisation_keys(schema);
+  add_output_keys(schema);
+  add_mesh_checks(schema);
+  return schema;
+}
+
+}  // namespace
+
+const CaseSchema& case_schema() {
+  static const CaseSchema schema = build_schema();
+  return schema;
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,32 @@
+#include "app/case_loader.hpp"
+
+#include "app/case_keys.hpp"
+#include "app/case_source.hpp"
+
+namespace fvmmini {
+
+ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector<std::string>& overrides) {
+  SourceNode document = read_case_source(case_file, case_file.string());
+
+  // --- Every malformed --set is reported, not just the first.
+  std::vector<CaseProblem> problems;
+  for (const auto& assignment : overrides) {
+    try {
+      apply_override(document, assignment);
+    } catch (const CaseError& e) {
+      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+    }
+  }
+  if (!problems.empty()) throw CaseError(std::move(problems));
+
+  ResolvedCase resolved = case_schema().resolve(document, case_file);
+  if (resolved.get_string("output.directory").empty())
+    resolved.set_scalar("output.directory", (std::filesystem::path("out") / case_file.stem()).string());
+  return resolved;
+}
+
+std::filesystem::path output_directory(const ResolvedCase& resolved) {
+  return std::filesystem::absolute(resolved.get_string("output.directory")).lexically_normal();
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,15 @@
+#pragma once
+// The linear-solver settings of one field, as the case's solvers.<field> gives them.
+
+#include <string>
+
+#include "app/resolved_case.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini {
+
+/// SolverSettings from solvers.<field> (every key resolved, defaults included).
+/// Throws std::out_of_range when the case has no solvers.<field> (the physics does not solve it).
+SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& field);
+
+}  // namespace fvmmini

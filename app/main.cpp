@@ -1,0 +1,116 @@
+// fvmmini: the command line. Reads and validates a case, then either checks it
+// (--dry-run: mesh check and the resolved case, nothing solved or written) or runs it.
+// Exit status: 0 success, 1 run-time failure (I/O, mesh, solver, device), 2 usage or case error.
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/case_error.hpp"
+#include "app/case_loader.hpp"
+#include "app/case_mesh.hpp"
+#include "app/progress.hpp"
+#include "app/run_case.hpp"
+#include "app/run_context.hpp"
+#include "linalg/linear_solver.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/mesh_check.hpp"
+#include "mesh/mesh_error.hpp"
+
+#ifndef FVMMINI_VERSION
+#error "FVMMINI_VERSION must be defined by the build"
+#endif
+
+namespace {
+
+constexpr int exit_failure = 1;
+constexpr int exit_usage = 2;
+
+void print_error(const std::string& message) { std::cerr << "fvmmini: error: " << message << '\n'; }
+
+/// Every problem on its own line; a count when there are several.
+int report_case_error(const fvmmini::CaseError& error) {
+  for (const auto& problem : error.problems()) print_error(problem.str());
+  if (error.problems().size() > 1)
+    std::cerr << "fvmmini: " << error.problems().size() << " problems; nothing was run\n";
+  return exit_usage;
+}
+
+/// --dry-run: build and check the mesh, check the case against it, print both; solve and write nothing.
+int dry_run(const fvmmini::ResolvedCase& resolved, bool quiet) {
+  const fvmmini::Mesh mesh = fvmmini::build_case_mesh(resolved);
+  const fvmmini::MeshGeometry geometry = fvmmini::compute_geometry(mesh);
+  const fvmmini::MeshCheckReport report = fvmmini::check_mesh(mesh, geometry);
+  fvmmini::check_case_against_mesh(resolved, mesh);
+  if (!quiet) {
+    std::cout << "# Mesh: " << mesh.description << "\n" << fvmmini::format_mesh_check(report) << "\n";
+    std::cout << "# Resolved case " << resolved.case_file().string() << " (defaults filled in)\n"
+              << resolved.to_yaml() << "# Dry run: nothing was solved or written.\n";
+  }
+  if (!report.ok()) {
+    print_error("the mesh failed " + std::to_string(report.failures.size()) + " check(s): " + report.failures.front());
+    return exit_failure;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fvmmini: an unstructured finite-volume miniapp (pressure-type solves on CPU or GPU)", "fvmmini"};
+  std::string case_file;
+  std::vector<std::string> overrides;
+  bool dry = false;
+  bool quiet = false;
+  app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)")->required();
+  app.add_option("--set", overrides, "override a case key, e.g. --set solvers.T.tolerance=1e-8 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  app.add_flag("--dry-run", dry, "validate the case, build and check the mesh, print the resolved case; solve and write nothing");
+  app.add_flag("-q,--quiet", quiet, "print nothing but errors");
+  app.set_version_flag("--version", std::string("fvmmini ") + FVMMINI_VERSION);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    print_error(std::string(e.what()) + " (see fvmmini --help)");
+    return exit_usage;
+  }
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+
+  try {
+    const fvmmini::ResolvedCase resolved = fvmmini::load_case(case_file, overrides);
+#ifndef FVMMINI_HAVE_VTK
+    if (resolved.get_bool("output.vtk"))
+      throw fvmmini::CaseError(resolved.where("output.vtk"),
+                               "output.vtk is true, but this build of fvmmini has no VTK output (built with "
+                               "FVMMINI_WITH_VTK=OFF); set output.vtk: false or rebuild with VTK");
+#endif
+    if (dry) return dry_run(resolved, quiet);
+
+    fvmmini::RunContext context;
+    context.output_directory = fvmmini::output_directory(resolved);
+    context.quiet = quiet;
+    context.tty = fvmmini::stdout_is_terminal();
+    context.version = FVMMINI_VERSION;
+    context.command_line = command_line;
+    return fvmmini::run_case(resolved, context);
+  } catch (const fvmmini::CaseError& e) {
+    return report_case_error(e);
+  } catch (const fvmmini::MeshError& e) {
+    print_error(std::string("mesh: ") + e.what());
+  } catch (const fvmmini::SolverError& e) {
+    print_error(std::string("solver: ") + e.what());
+  } catch (const std::exception& e) {
+    print_error(e.what());
+  }
+  return exit_failure;
+}

@@ -1,0 +1,102 @@
+#include "app/run_summary.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "app/atomic_file.hpp"
+#include "app/scalar_text.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+nlohmann::json node_to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json out = nlohmann::json::object();
+      for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = node_to_json(it->second);
+      return out;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& item : node) out.push_back(node_to_json(item));
+      return out;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& text = node.Scalar();
+      if (text == "true" || text == "false") return text == "true";
+      if (const auto integer = parse_integer(text)) return *integer;
+      if (const auto real = parse_real(text)) return *real;
+      return text;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+nlohmann::json case_to_json(const ResolvedCase& resolved) { return node_to_json(resolved.tree()); }
+
+RunSummary::RunSummary(const ResolvedCase& resolved, const RunContext& context) {
+  json_["fvmmini"] = {{"version", context.version}, {"commandLine", context.command_line}};
+  json_["caseFile"] = std::filesystem::absolute(resolved.case_file()).lexically_normal().string();
+  json_["started"] = utc_now();
+  json_["status"] = "running";
+  json_["case"] = case_to_json(resolved);
+  json_["results"] = nlohmann::json::object();
+}
+
+void RunSummary::set_mesh(const Mesh& mesh) {
+  nlohmann::json patches = nlohmann::json::array();
+  for (const auto& patch : mesh.patches)
+    patches.push_back({{"name", patch.name}, {"type", patch.type}, {"faces", patch.size}});
+  json_["mesh"] = {{"description", mesh.description}, {"cells", mesh.n_cells},
+                   {"faces", mesh.n_faces()},          {"internalFaces", mesh.n_internal_faces()},
+                   {"points", mesh.n_points()},        {"patches", patches}};
+}
+
+void RunSummary::add_solve(const SolverPerformance& performance) {
+  nlohmann::json& field = json_["solves"][performance.field];
+  if (field.is_null()) {
+    field = {{"solver", performance.solver_name}, {"solves", 0},         {"iterations", 0},
+             {"maxIterations", 0},                {"allConverged", true}};
+  }
+  field["solver"] = performance.solver_name;
+  field["solves"] = field["solves"].get<long long>() + 1;
+  field["iterations"] = field["iterations"].get<long long>() + performance.iterations;
+  field["maxIterations"] = std::max(field["maxIterations"].get<int>(), performance.iterations);
+  field["allConverged"] = field["allConverged"].get<bool>() && performance.converged;
+  field["lastInitialResidual"] = performance.initial_residual;
+  field["lastFinalResidual"] = performance.final_residual;
+}
+
+void RunSummary::set_phases(const PhaseTimer& timer) {
+  nlohmann::json phases = nlohmann::json::array();
+  for (const auto& [name, seconds] : timer.phases()) phases.push_back({{"phase", name}, {"seconds", seconds}});
+  json_["phases"] = phases;
+  json_["wallSeconds"] = timer.wall_seconds();
+}
+
+void RunSummary::set_status(const std::string& status, const std::string& message) {
+  json_["status"] = status;
+  json_["finished"] = utc_now();
+  if (message.empty()) {
+    json_.erase("error");
+  } else {
+    json_["error"] = message;
+  }
+}
+
+void RunSummary::write(const std::filesystem::path& file) const { write_file_atomically(file, json_.dump(2) + "\n"); }
+
+}  // namespace fvmmini

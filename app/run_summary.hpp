@@ -1,0 +1,46 @@
+#pragma once
+// The machine-readable record of a run (output.summary, JSON): what was run,
+// on which mesh, how the linear solves went, where the time went, and the
+// physics' own results. Written atomically; rewrite it as often as useful.
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/phase_timer.hpp"
+#include "app/resolved_case.hpp"
+#include "app/run_context.hpp"
+#include "linalg/solver_settings.hpp"
+#include "mesh/mesh.hpp"
+
+namespace fvmmini {
+
+class RunSummary {
+ public:
+  /// Records the version, command line, case file, start time, and the resolved case; status "running".
+  RunSummary(const ResolvedCase& resolved, const RunContext& context);
+
+  /// Mesh counts and patches (name, type, faces).
+  void set_mesh(const Mesh& mesh);
+  /// Fold one solve into the per-field totals (solves, iterations, last residuals, all converged).
+  void add_solve(const SolverPerformance& performance);
+  /// Seconds per phase and the wall time so far.
+  void set_phases(const PhaseTimer& timer);
+  /// "completed" or "failed" (with the error message), and the finish time.
+  void set_status(const std::string& status, const std::string& message = {});
+  /// The physics' own section ("results": error norms, final time, ...), free-form.
+  nlohmann::json& results() { return json_["results"]; }
+
+  const nlohmann::json& json() const { return json_; }
+  /// Write the summary (pretty-printed) through a temporary file.
+  void write(const std::filesystem::path& file) const;
+
+ private:
+  nlohmann::json json_;
+};
+
+/// The resolved case as JSON: numbers and bools typed, everything else a string.
+nlohmann::json case_to_json(const ResolvedCase& resolved);
+
+}  // namespace fvmmini

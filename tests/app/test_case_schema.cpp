@@ -1,0 +1,350 @@
+// The case schema: every kind of problem is reported with file:line:column and key path,
+// all problems at once; defaults are filled in; --set overrides are validated like file values.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "app/case_error.hpp"
+#include "app/case_keys.hpp"
+#include "app/case_loader.hpp"
+#include "app/case_solver_settings.hpp"
+#include "temp_folder.hpp"
+
+namespace fvmmini {
+namespace {
+
+// Lines 1-9; tests append sections from line 10 on.
+const std::string base_case =
+    "mesh:\n"
+    "  type: box\n"
+    "  cells: [4, 3, 2]\n"
+    "  patches:\n"
+    "    walls: {sides: [xmin, xmax, ymin, ymax, zmin, zmax], type: wall}\n"
+    "physics:\n"
+    "  type: poisson\n"
+    "boundaryField:\n"
+    "  walls: {type: fixedValue, value: 0}\n";
+
+class CaseSchemaTest : public ::testing::Test {
+ protected:
+  /// Load `text` as case.yaml; the problems it has, one string each ("" entries none).
+  std::vector<std::string> problems(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    file_ = folder_.write("case.yaml", text);
+    try {
+      load_case(file_, overrides);
+    } catch (const CaseError& e) {
+      std::vector<std::string> messages;
+      for (const auto& problem : e.problems()) messages.push_back(problem.str());
+      return messages;
+    }
+    return {};
+  }
+  ResolvedCase load(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    file_ = folder_.write("case.yaml", text);
+    return load_case(file_, overrides);
+  }
+  /// "<file>:<line>:<column>: "
+  std::string at(int line, int column) const {
+    return file_.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+  }
+
+  testing::TempFolder folder_;
+  std::filesystem::path file_;
+};
+
+TEST_F(CaseSchemaTest, ValidCaseResolvesWithDefaults) {
+  const ResolvedCase c = load(base_case);
+  EXPECT_EQ(c.get_string("mesh.type"), "box");
+  EXPECT_EQ(c.get_int3("mesh.cells"), (std::array<std::int64_t, 3>{4, 3, 2}));
+  EXPECT_EQ(c.get_real3("mesh.max"), (Vec3{1, 1, 1}));
+  EXPECT_EQ(c.get_list("mesh.patches.walls.sides").size(), 6u);
+  EXPECT_EQ(c.get_string("mesh.patches.walls.type"), "wall");
+  EXPECT_DOUBLE_EQ(c.get_real("physics.diffusivity"), 1.0);
+  EXPECT_EQ(c.get_string("physics.manufactured"), "none");
+  EXPECT_TRUE(c.has("physics.source"));
+  EXPECT_FALSE(c.has("physics.initial"));  // diffusion only
+  EXPECT_FALSE(c.has("time"));             // diffusion only
+  EXPECT_EQ(c.entry_names("boundaryField"), std::vector<std::string>{"walls"});
+  EXPECT_TRUE(c.is_number("boundaryField.walls.value"));
+  EXPECT_DOUBLE_EQ(c.get_real("solvers.T.tolerance"), 1e-6);
+  EXPECT_EQ(c.get_string("solvers.T.format"), "csr");
+  EXPECT_EQ(c.get_int("discretisation.nonOrthogonalCorrectors"), 0);
+  EXPECT_TRUE(c.get_bool("output.vtk"));
+  EXPECT_EQ(c.get_string("output.directory"), "out/case");
+  EXPECT_EQ(c.get_string("output.summary"), "summary.json");
+  EXPECT_EQ(output_directory(c), std::filesystem::current_path() / "out" / "case");
+  EXPECT_THROW(c.get_real("solvers.T.nonsense"), std::out_of_range);
+}
+
+TEST_F(CaseSchemaTest, UnknownKeyNamesLineColumnAndSuggests) {
+  const auto found = problems(base_case + "solvers:\n  T:\n    tolerence: 1e-8\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], at(12, 5) + "unknown key 'tolerence' in solvers.T (did you mean 'tolerance'?)");
+}
+
+TEST_F(CaseSchemaTest, UnknownTopLevelSectionWithoutCloseMatchHasNoSuggestion) {
+  const auto found = problems(base_case + "plotting: true\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], at(10, 1) + "unknown key 'plotting' in the top level");
+}
+
+TEST_F(CaseSchemaTest, MissingRequiredKeyNamesItsSection) {
+  const auto found = problems("mesh:\n  type: box\nphysics:\n  type: poisson\nboundaryField: {}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], at(1, 1) + "missing required key 'cells' in mesh (needed when mesh.type is box)");
+}
+
+TEST_F(CaseSchemaTest, MissingSectionAtTopLevelNamesTheFile) {
+  const auto found = problems("mesh: {type: box, cells: [1, 1, 1]}\nboundaryField: {}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], file_.string() + ": missing required key 'physics' in the top level");
+}
+
+TEST_F(CaseSchemaTest, WrongTypeNamesValueAndKey) {
+  const auto found = problems(base_case + "solvers:\n  T:\n    maxIter: 1.5\n    tolerance: small\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], at(12, 14) + "solvers.T.maxIter: expected an integer, got '1.5'");
+  EXPECT_EQ(found[1], at(13, 16) + "solvers.T.tolerance: expected a number, got 'small'");
+}
+
+TEST_F(CaseSchemaTest, WrongShapeIsReported) {
+  const auto found = problems(base_case + "discretisation: [1, 2]\noutput:\n  vtk: maybe\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], at(10, 17) + "discretisation: expected a map of keys, got a list");
+  EXPECT_EQ(found[1], at(12, 8) + "output.vtk: expected true or false, got 'maybe'");
+}
+
+TEST_F(CaseSchemaTest, OutOfRangeNamesTheBound) {
+  const auto found = problems(base_case + "solvers:\n  T:\n    relTol: 1\n    sliceHeight: 48\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], at(12, 13) + "solvers.T.relTol = 1 is out of range (must be >= 0 and < 1)");
+  EXPECT_EQ(found[1], at(13, 18) + "solvers.T.sliceHeight: must be a multiple of 32");
+}
+
+TEST_F(CaseSchemaTest, ListComponentsAreCheckedOneByOne) {
+  const auto found = problems(
+      "mesh:\n  type: box\n  cells: [4, 0, x]\n  min: [0, 0]\nphysics: {type: poisson}\nboundaryField: {}\n");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], at(3, 14) + "mesh.cells[1] = 0 is out of range (must be >= 1)");
+  EXPECT_EQ(found[1], at(3, 17) + "mesh.cells[2]: expected an integer, got 'x'");
+  EXPECT_EQ(found[2], at(4, 8) + "mesh.min: expected a list of 3 numbers, got a list of 2");
+}
+
+TEST_F(CaseSchemaTest, UnknownEnumValueListsAllowedOnes) {
+  const auto found = problems(base_case + "solvers:\n  T: {format: cssr}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], at(11, 15) +
+                          "unknown value 'cssr' for solvers.T.format (allowed: csr, csr-cusparse, sell, "
+                          "sell-cusparse, staircase, ell, coo) (did you mean 'csr'?)");
+}
+
+TEST_F(CaseSchemaTest, YamlSyntaxErrorHasLineAndColumn) {
+  const auto found = problems("mesh:\n  type: box\n  cells: [4, 3, 2\nphysics:\n  type: poisson\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rfind(file_.string() + ":", 0), 0u) << found[0];
+  EXPECT_NE(found[0].find("YAML syntax error"), std::string::npos) << found[0];
+  EXPECT_NE(found[0].find(":4:"), std::string::npos) << found[0];
+}
+
+TEST_F(CaseSchemaTest, EmptyAndMissingFilesAreCaseErrors) {
+  const auto found = problems("");
+  EXPECT_EQ(found, std::vector<std::string>{file_.string() + ": the case file is empty"});
+  EXPECT_THROW(load_case(folder_.path() / "nothing.yaml", {}), CaseError);
+}
+
+TEST_F(CaseSchemaTest, AllProblemsAreReportedTogetherInFileOrder) {
+  const auto found = problems(
+      "mesh:\n"
+      "  type: box\n"
+      "  cels: [4, 3, 2]\n"
+      "physics:\n"
+      "  type: poisson\n"
+      "  diffusivity: -2\n"
+      "boundaryField:\n"
+      "  walls: {type: fixedValu, value: 0}\n"
+      "solvers: {T: {maxIter: 0}}\n");
+  ASSERT_EQ(found.size(), 5u);
+  EXPECT_EQ(found[0], at(1, 1) + "missing required key 'cells' in mesh (needed when mesh.type is box)");
+  EXPECT_EQ(found[1], at(3, 3) + "unknown key 'cels' in mesh (did you mean 'cells'?)");
+  EXPECT_EQ(found[2], at(6, 16) + "physics.diffusivity = -2 is out of range (must be > 0)");
+  EXPECT_EQ(found[3], at(8, 17) +
+                          "unknown value 'fixedValu' for boundaryField.walls.type (allowed: fixedValue, "
+                          "zeroGradient, empty) (did you mean 'fixedValue'?)");
+  EXPECT_EQ(found[4], at(9, 24) + "solvers.T.maxIter = 0 is out of range (must be >= 1 and <= 2147483647)");
+}
+
+TEST_F(CaseSchemaTest, BadDiscriminatorValueSuggestsAndDefersItsSections) {
+  // Keys that depend on physics.type are checked once it names a physics.
+  const auto found = problems("mesh: {type: box, cells: [1, 1, 1]}\nphysics: {type: poison, diffusivity: -1}\n");
+  ASSERT_EQ(found.size(), 1u);
+  // --- Other physics modules may add their names to the allowed list.
+  EXPECT_EQ(found[0].rfind(at(2, 17) + "unknown value 'poison' for physics.type (allowed: poisson, diffusion", 0), 0u)
+      << found[0];
+  EXPECT_TRUE(found[0].ends_with(") (did you mean 'poisson'?)")) << found[0];
+}
+
+TEST_F(CaseSchemaTest, KeysOfAnotherVariantAreRejected) {
+  const auto found = problems(
+      "mesh:\n  type: gmsh\n  file: m.msh\n  cells: [1, 1, 1]\n"
+      "physics: {type: poisson}\nboundaryField: {}\ntime: {endTime: 1, deltaT: 0.1, writeInterval: 1}\n");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], at(3, 3) + "mesh.file: no file " + (folder_.path() / "m.msh").string());
+  EXPECT_EQ(found[1], at(4, 3) +
+                          "key 'cells' in mesh is not used when mesh.type is gmsh (it is used when mesh.type is box)");
+  EXPECT_EQ(found[2].rfind(at(7, 1) +
+                               "key 'time' in the top level is not used when physics.type is poisson (it is used "
+                               "when physics.type is diffusion",
+                           0),
+            0u)
+      << found[2];
+}
+
+TEST_F(CaseSchemaTest, DiffusionNeedsTimeAndChecksIt) {
+  const std::string diffusion =
+      "mesh: {type: box, cells: [2, 2, 2], patches: {all: {sides: [xmin, xmax, ymin, ymax, zmin, zmax]}}}\n"
+      "physics: {type: diffusion, initial: 3}\n"
+      "boundaryField: {all: {type: zeroGradient}}\n";
+  const auto missing = problems(diffusion);
+  EXPECT_EQ(missing, std::vector<std::string>{file_.string() +
+                                              ": missing required key 'time' in the top level (needed when "
+                                              "physics.type is diffusion)"});
+  const auto found = problems(diffusion + "time: {startTime: 1, endTime: 0.5, deltaT: 0, writeInterval: 0.1}\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], at(4, 22) + "time.endTime must be greater than time.startTime");
+  EXPECT_EQ(found[1], at(4, 44) + "time.deltaT = 0 is out of range (must be > 0)");
+
+  const ResolvedCase c = load(diffusion + "time: {endTime: 2, deltaT: 0.5, writeInterval: 1}\n");
+  EXPECT_DOUBLE_EQ(c.get_real("physics.initial"), 3.0);
+  EXPECT_DOUBLE_EQ(c.get_real("time.startTime"), 0.0);
+  EXPECT_DOUBLE_EQ(c.get_real("time.endTime"), 2.0);
+}
+
+TEST_F(CaseSchemaTest, CrossKeyRules) {
+  const auto found = problems(
+      "mesh:\n  type: box\n  cells: [2, 2, 2]\n  max: [1, 0, 1]\n"
+      "  patches:\n    a: {sides: [xmin, ymin]}\n    b: {sides: [ymin]}\n"
+      "physics: {type: poisson}\n"
+      "boundaryField:\n  a: {type: fixedValue, value: exact}\n");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], at(4, 3) +
+                          "mesh.max must exceed mesh.min in every component (component 1: 0 >= 0)");
+  EXPECT_EQ(found[1], at(7, 5) + "mesh.patches: side 'ymin' is in both 'a' and 'b'");
+  EXPECT_EQ(found[2], at(10, 25) +
+                          "boundaryField.a.value: 'exact' needs a manufactured solution (physics.manufactured: sine)");
+}
+
+TEST_F(CaseSchemaTest, DiscriminatedBoundaryConditionKeys) {
+  const auto found = problems(
+      "mesh: {type: box, cells: [1, 1, 1]}\nphysics: {type: poisson, manufactured: sine, source: 1}\n"
+      "boundaryField:\n  xmin: {type: zeroGradient, value: 1}\n  xmax: {type: fixedValue}\n"
+      "  ymin: {type: fixedValue, value: [1]}\n");
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0], at(2, 46) +
+                          "key 'source' in physics is not used when physics.manufactured is sine (it is used when "
+                          "physics.type is poisson or diffusion and physics.manufactured is none)");
+  EXPECT_EQ(found[1], at(4, 30) +
+                          "key 'value' in boundaryField.xmin is not used when boundaryField.xmin.type is zeroGradient "
+                          "(it is used when boundaryField.xmin.type is fixedValue)");
+  EXPECT_EQ(found[2], at(5, 3) +
+                          "missing required key 'value' in boundaryField.xmax (needed when boundaryField.xmax.type is "
+                          "fixedValue)");
+  EXPECT_EQ(found[3], at(6, 35) + "boundaryField.ymin.value: expected a number or a word, got a list");
+}
+
+TEST_F(CaseSchemaTest, DuplicateKeysAreReported) {
+  const auto found = problems(base_case + "output:\n  vtk: false\n  vtk: true\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], at(12, 3) + "duplicate key 'vtk' in output");
+}
+
+TEST_F(CaseSchemaTest, SetOverridesFileValues) {
+  const ResolvedCase c = load(base_case, {"solvers.T.tolerance=1e-10", "mesh.cells=[8, 8, 1]",
+                                          "boundaryField.walls.value=2.5", "output.directory=results/x"});
+  EXPECT_DOUBLE_EQ(c.get_real("solvers.T.tolerance"), 1e-10);
+  EXPECT_EQ(c.get_int3("mesh.cells"), (std::array<std::int64_t, 3>{8, 8, 1}));
+  EXPECT_DOUBLE_EQ(c.get_real("boundaryField.walls.value"), 2.5);
+  EXPECT_EQ(c.get_string("output.directory"), "results/x");
+  EXPECT_EQ(c.where("solvers.T.tolerance").str(), "--set solvers.T.tolerance=1e-10");
+}
+
+TEST_F(CaseSchemaTest, SetValuesAreValidatedAndNameTheArgument) {
+  const auto found = problems(base_case, {"solvers.T.tolerance=abc", "solvers.T.tolerence=1", "novalue", "mesh..x=1",
+                                          "mesh.cells.x=1"});
+  ASSERT_EQ(found.size(), 3u);  // the malformed ones stop validation
+  EXPECT_EQ(found[0], "--set novalue: expected key.path=value (for example --set solvers.T.tolerance=1e-8)");
+  EXPECT_EQ(found[1], "--set mesh..x=1: empty component in key path 'mesh..x'");
+  EXPECT_EQ(found[2], "--set mesh.cells.x=1: cannot set 'mesh.cells.x': 'mesh.cells' is not a map");
+
+  // --- Within a section, unknown keys are reported before bad values.
+  const auto values = problems(base_case, {"solvers.T.tolerance=abc", "solvers.T.tolerence=1"});
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values[0],
+            "--set solvers.T.tolerence=1: unknown key 'tolerence' in solvers.T (did you mean 'tolerance'?)");
+  EXPECT_EQ(values[1], "--set solvers.T.tolerance=abc: solvers.T.tolerance: expected a number, got 'abc'");
+}
+
+TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
+  const ResolvedCase c = load(base_case +
+                              "solvers:\n  T: {preconditioner: jacobi, relTol: 0.01, maxIter: 77, backend: auto,\n"
+                              "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05}\n");
+  const SolverSettings s = solver_settings(c, "T");
+  EXPECT_EQ(s.solver, "CG");
+  EXPECT_EQ(s.preconditioner, "jacobi");
+  EXPECT_DOUBLE_EQ(s.tolerance, 1e-6);
+  EXPECT_DOUBLE_EQ(s.rel_tol, 0.01);
+  EXPECT_EQ(s.max_iter, 77);
+  EXPECT_EQ(s.backend, "auto");
+  EXPECT_EQ(s.format, "staircase");
+  EXPECT_EQ(s.ordering, "rcm");
+  EXPECT_EQ(s.format_parameters.slice_height, 64);
+  EXPECT_DOUBLE_EQ(s.format_parameters.alpha, 0.05);
+  EXPECT_EQ(s.format_parameters.chunk_size, 32);
+  EXPECT_EQ(s.format_parameters.sort_window, 1024);
+  EXPECT_THROW(solver_settings(c, "U"), std::out_of_range);
+}
+
+TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {
+  const ResolvedCase first = load(base_case + "solvers: {T: {tolerance: 0.1}}\n");
+  const std::string printed = first.to_yaml();
+  for (const char* section : {"mesh:", "physics:", "boundaryField:", "solvers:", "discretisation:", "output:"})
+    EXPECT_NE(printed.find(section), std::string::npos) << section;
+  EXPECT_NE(printed.find("cells: [4, 3, 2]"), std::string::npos) << printed;
+  const ResolvedCase second = load(printed);
+  EXPECT_EQ(second.to_yaml(), printed);
+}
+
+/// Every key of the schema, as "section.key" paths (entries of named maps as <name>).
+void collect_keys(const KeySpec& spec, const std::string& path, std::vector<std::string>& keys) {
+  for (const auto& child : spec.children()) {
+    const std::string child_path = path.empty() ? child->name() : path + "." + child->name();
+    keys.push_back(child_path);
+    collect_keys(*child, child_path, keys);
+    if (child->entry_spec() != nullptr) collect_keys(*child->entry_spec(), child_path + ".<name>", keys);
+  }
+}
+
+TEST(CaseReference, EveryKeyIsDocumented) {
+  std::ifstream in(std::filesystem::path(FVMMINI_FIXTURES_DIR) / ".." / ".." / "docs" / "cases.md");
+  ASSERT_TRUE(in) << "docs/cases.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<std::string> keys;
+  collect_keys(case_schema().root(), "", keys);
+  ASSERT_GT(keys.size(), 30u);
+  for (const auto& key : keys) {
+    const std::string name = key.substr(key.rfind('.') + 1);
+    EXPECT_NE(text.str().find("`" + name + "`"), std::string::npos) << key << " is not in docs/cases.md";
+  }
+}
+
+TEST(ClosestMatch, SuggestsOnlyCloseWords) {
+  EXPECT_EQ(closest_match("tolerence", {"tolerance", "relTol"}), "tolerance");
+  EXPECT_EQ(closest_match("reltol", {"tolerance", "relTol"}), "relTol");
+  EXPECT_EQ(closest_match("p", {"T"}), "");
+  EXPECT_EQ(closest_match("plotting", {"mesh", "physics", "output"}), "");
+}
+
+}  // namespace
+}  // namespace fvmmini

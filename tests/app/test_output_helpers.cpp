@@ -1,0 +1,185 @@
+// Output helpers: atomic files, the phase timer, the JSON summary, the progress line.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "app/atomic_file.hpp"
+#include "app/case_loader.hpp"
+#include "app/phase_timer.hpp"
+#include "app/progress.hpp"
+#include "app/run_summary.hpp"
+#include "mesh/box_generator.hpp"
+#include "temp_folder.hpp"
+
+namespace fvmmini {
+namespace {
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::size_t count_entries(const std::filesystem::path& folder) {
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(folder), {}));
+}
+
+TEST(AtomicFile, WritesAndReplaces) {
+  testing::TempFolder folder;
+  const auto target = folder.path() / "a.txt";
+  write_file_atomically(target, "first");
+  write_file_atomically(target, "second, longer");
+  EXPECT_EQ(read_text(target), "second, longer");
+  EXPECT_EQ(count_entries(folder.path()), 1u);  // no temporary left behind
+}
+
+TEST(AtomicFile, AFailedWriteLeavesTheOldFileAndNoTemporary) {
+  testing::TempFolder folder;
+  const auto target = folder.path() / "result.vtu";
+  write_file_atomically(target, "complete old result");
+  EXPECT_THROW(replace_file_atomically(target,
+                                       [](const std::filesystem::path& temporary) {
+                                         std::ofstream(temporary) << "half a fi";
+                                         throw std::runtime_error("interrupted");
+                                       }),
+               std::runtime_error);
+  EXPECT_EQ(read_text(target), "complete old result");
+  EXPECT_EQ(count_entries(folder.path()), 1u);
+
+  const auto fresh = folder.path() / "fresh.vtu";
+  EXPECT_THROW(replace_file_atomically(fresh, [](const std::filesystem::path&) { throw std::runtime_error("x"); }),
+               std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_THROW(replace_file_atomically(fresh, [](const std::filesystem::path&) {}), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_EQ(count_entries(folder.path()), 1u);
+}
+
+TEST(AtomicFile, UnwritableFolderIsAnErrorNamingTheFile) {
+  testing::TempFolder folder;
+  const auto target = folder.path() / "missing" / "a.json";
+  try {
+    write_file_atomically(target, "x");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "missing"));
+}
+
+TEST(PhaseTimer, AccumulatesPhasesInFirstUseOrder) {
+  PhaseTimer timer;
+  timer.add("mesh", 0.5);
+  timer.add("solve", 1.0);
+  timer.add("mesh", 0.25);
+  {
+    auto timing = timer.measure("output");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(timer.phases().size(), 3u);
+  EXPECT_EQ(timer.phases()[0].first, "mesh");
+  EXPECT_DOUBLE_EQ(timer.seconds("mesh"), 0.75);
+  EXPECT_DOUBLE_EQ(timer.seconds("solve"), 1.0);
+  EXPECT_GE(timer.seconds("output"), 0.015);
+  EXPECT_EQ(timer.seconds("never"), 0.0);
+
+  const std::string table = timer.format_table();
+  for (const char* row : {"Phase", "mesh", "solve", "output", "other", "total"})
+    EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
+  EXPECT_NE(table.find("0.7500"), std::string::npos) << table;
+}
+
+TEST(PhaseTimer, ShareIsOfTheWallTime) {
+  PhaseTimer timer;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  timer.add("solve", timer.wall_seconds());
+  const std::string table = timer.format_table();
+  // --- Nearly all of the wall time is in "solve": its share prints as 9x.x%.
+  const auto row = table.find("solve");
+  const auto percent = table.find('%', row);
+  const double share = std::stod(table.substr(percent - 6, 6));
+  EXPECT_GT(share, 90.0) << table;
+  EXPECT_LE(share, 100.0) << table;
+}
+
+TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
+  testing::TempFolder folder;
+  const auto case_file = folder.write(
+      "c.yaml", "mesh: {type: box, cells: [2, 1, 1], patches: {all: {sides: [xmin, xmax, ymin, ymax, zmin, zmax]}}}\n"
+                "physics: {type: poisson}\nboundaryField: {all: {type: fixedValue, value: 0}}\n");
+  const ResolvedCase resolved = load_case(case_file, {});
+  RunContext context;
+  context.version = "9.9.9";
+  context.command_line = "fvmmini c.yaml";
+  RunSummary summary(resolved, context);
+  BoxSpec spec;
+  spec.cells = {2, 1, 1};
+  summary.set_mesh(generate_box(spec));
+  summary.add_solve({"CG[csr]", "T", 1.0, 1e-7, 12, true});
+  summary.add_solve({"CG[csr]", "T", 0.5, 1e-5, 30, false});
+  PhaseTimer timer;
+  timer.add("solve", 0.25);
+  summary.set_phases(timer);
+  summary.results()["l2Error"] = 0.125;
+  summary.set_status("completed");
+  const auto file = folder.path() / "summary.json";
+  summary.write(file);
+
+  const auto json = nlohmann::json::parse(read_text(file));
+  EXPECT_EQ(json["fvmmini"]["version"], "9.9.9");
+  EXPECT_EQ(json["status"], "completed");
+  EXPECT_EQ(json["case"]["mesh"]["cells"], nlohmann::json::array({2, 1, 1}));
+  EXPECT_EQ(json["case"]["solvers"]["T"]["format"], "csr");
+  EXPECT_EQ(json["case"]["output"]["vtk"], true);
+  EXPECT_EQ(json["mesh"]["cells"], 2);
+  EXPECT_EQ(json["mesh"]["internalFaces"], 1);
+  EXPECT_EQ(json["solves"]["T"]["solves"], 2);
+  EXPECT_EQ(json["solves"]["T"]["iterations"], 42);
+  EXPECT_EQ(json["solves"]["T"]["maxIterations"], 30);
+  EXPECT_EQ(json["solves"]["T"]["allConverged"], false);
+  EXPECT_DOUBLE_EQ(json["solves"]["T"]["lastFinalResidual"].get<double>(), 1e-5);
+  EXPECT_EQ(json["phases"][0]["phase"], "solve");
+  EXPECT_DOUBLE_EQ(json["results"]["l2Error"].get<double>(), 0.125);
+  EXPECT_FALSE(json.contains("error"));
+
+  summary.set_status("failed", "CG diverged");
+  summary.write(file);
+  EXPECT_EQ(nlohmann::json::parse(read_text(file))["error"], "CG diverged");
+}
+
+std::string drawn(bool enabled, const std::function<void(ProgressLine&)>& draw) {
+  std::FILE* stream = std::tmpfile();
+  {
+    ProgressLine line(enabled, stream);
+    draw(line);
+  }
+  std::rewind(stream);
+  std::string text;
+  for (int c; (c = std::fgetc(stream)) != EOF;) text += static_cast<char>(c);
+  std::fclose(stream);
+  return text;
+}
+
+TEST(ProgressLine, DrawsOnlyWhenEnabled) {
+  const auto draw = [](ProgressLine& line) {
+    line.update(0.5, "t = 0.5");
+    line.update(1.0, "t = 1");
+  };
+  EXPECT_EQ(drawn(false, draw), "");
+  const std::string text = drawn(true, draw);
+  EXPECT_EQ(text.front(), '\r');
+  EXPECT_NE(text.find("[##########          ]  50%  t = 0.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("100%  t = 1"), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K");  // erased at the end
+}
+
+}  // namespace
+}  // namespace fvmmini
