@@ -15,10 +15,10 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh) {
 }
 
 Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g)
-    : mesh_(mesh), geometry_(g), addressing_(make_addressing(mesh)), weights_(linear_weights(mesh, g)) {
+    : mesh_(mesh), addressing_(make_addressing(mesh)), weights_(linear_weights(mesh, g)), gradient_(mesh, g) {
   const label n_internal = mesh.n_internal_faces();
   face_coeffs_.resize(n_internal);
-  corrections_.resize(n_internal);
+  corrections_.resize(mesh.n_faces());
   // --- internal faces: coefficient |S|/(n.d), n.d bounded below by 0.05|d| as OpenFOAM does
   for (label f = 0; f < n_internal; ++f) {
     const Vec3& sf = g.face_areas[f];
@@ -36,8 +36,12 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g)
   for (label f = n_internal; f < mesh.n_faces(); ++f) {
     const Vec3& sf = g.face_areas[f];
     const double area = mag(sf);
+    const Vec3 n = sf / area;
     const Vec3 d = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
-    boundary_coeffs_[f - n_internal] = area / std::max(dot(sf / area, d), 0.05 * mag(d));
+    const double nd = std::max(dot(n, d), 0.05 * mag(d));
+    boundary_coeffs_[f - n_internal] = area / nd;
+    corrections_[f] = area * (n - d / nd);
+    if (mag(corrections_[f]) > 1e-10 * area) orthogonal_ = false;
   }
 }
 
@@ -77,7 +81,7 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
                                               std::span<double> b) const {
   if (orthogonal_) return;
   std::vector<Vec3> gradient(mesh_.n_cells);
-  gauss_gradient(mesh_, geometry_, weights_, boundary, phi, gradient);
+  gradient_.compute(boundary, phi, gradient);
   // --- flux gamma |S| k . grad(phi)_f, grad(phi)_f linearly interpolated
   for (label f = 0; f < mesh_.n_internal_faces(); ++f) {
     const label o = mesh_.owner[f], n = mesh_.neighbour[f];
@@ -86,6 +90,11 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
     b[o] += flux;
     b[n] -= flux;
   }
+  // --- fixedValue faces: (phi_b - phi_P) / (n.d) misses grad(phi_P) . k_b where the owner's centre
+  //     is off the face normal (skewed boundary cells); without it the boundary flux is inconsistent
+  for_each_fixed_value_face(boundary, [&](label f, double, double) {
+    b[mesh_.owner[f]] += gamma * dot(corrections_[f], gradient[mesh_.owner[f]]);
+  });
 }
 
 }  // namespace fvmmini

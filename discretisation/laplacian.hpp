@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "discretisation/boundary_conditions.hpp"
+#include "discretisation/least_squares_gradient.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "mesh/geometry.hpp"
 
@@ -33,7 +34,8 @@ class Laplacian {
   void add_boundary_source(double gamma, const ScalarBoundary& boundary, std::span<double> b) const;
 
   /// b += the explicit non-orthogonal correction sum_f gamma |S_f| k_f . (grad phi)_f for the owner
-  /// (minus for the neighbour), grad phi by the Gauss gradient of phi.
+  /// (minus for the neighbour), grad phi by least squares (consistent on skewed cells); on fixedValue faces with the
+  /// owner's gradient (OpenFOAM leaves this out, which is inconsistent on skewed boundary cells).
   void add_non_orthogonal_correction(double gamma, const ScalarBoundary& boundary, std::span<const double> phi,
                                      std::span<double> b) const;
 
@@ -50,12 +52,12 @@ class Laplacian {
   void for_each_fixed_value_face(const ScalarBoundary& boundary, F&& visit) const;
 
   const Mesh& mesh_;
-  const MeshGeometry& geometry_;
   std::shared_ptr<const LduAddressing> addressing_;
   std::vector<double> face_coeffs_;
   std::vector<double> boundary_coeffs_;
-  std::vector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), internal faces
+  std::vector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face
   std::vector<double> weights_;
+  LeastSquaresGradient gradient_;
   bool orthogonal_ = true;
 };
 
