@@ -5,6 +5,8 @@
 
 #include "app/incompressible_keys.hpp"
 #include "app/scalar_text.hpp"
+#include "linalg/format_registry.hpp"
+#include "linalg/ordering/orderings.hpp"
 
 namespace fvmmini {
 
@@ -66,12 +68,15 @@ void add_solver_keys(KeySpec& field) {
   field.add("backend", KeyType::enumeration, "reference (CPU), cuda, or auto (cuda when a GPU is present)")
       .default_value("reference")
       .values({"reference", "cuda", "auto"});
+  // --- Formats and orderings: the names the linear-algebra tables know.
+  std::vector<std::string> formats;
+  for (const auto& entry : format_table()) formats.push_back(entry.name);
   field.add("format", KeyType::enumeration, "the sparse storage format of the matrix")
       .default_value("csr")
-      .values({"csr", "csr-cusparse", "sell", "sell-cusparse", "staircase", "ell", "coo"});
+      .values(formats);
   field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")
       .default_value("none")
-      .values({"none", "cm", "rcm", "staircase", "metis", "random"});
+      .values(ordering_names());
   field.add("sliceHeight", KeyType::integer, "staircase: rows per slice, a multiple of 32")
       .default_value("32")
       .min(32)

@@ -1,0 +1,159 @@
+// The fvmmini executable as a user runs it: exit status 0 / 1 / 2, every error on stderr as
+// "fvmmini: error: ...", and no output folder after a run that fails.
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "temp_folder.hpp"
+
+namespace fvmmini {
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Run fvmmini with `arguments` (each single-quoted) in `folder`; stdout and stderr go to files outside it.
+Outcome run_fvmmini(const std::filesystem::path& folder, const std::vector<std::string>& arguments) {
+  static const testing::TempFolder logs;
+  std::string command = "cd '" + folder.string() + "' && '" FVMMINI_EXECUTABLE "'";
+  for (const auto& argument : arguments) command += " '" + argument + "'";
+  command += " > '" + (logs.path() / "out").string() + "' 2> '" + (logs.path() / "err").string() + "'";
+  const int raw = std::system(command.c_str());
+  Outcome outcome;
+  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  outcome.out = read_text(logs.path() / "out");
+  outcome.err = read_text(logs.path() / "err");
+  return outcome;
+}
+
+std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder))
+    names.push_back(std::filesystem::relative(entry.path(), folder).string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const std::string good_case =
+    "mesh:\n"
+    "  type: box\n"
+    "  cells: [4, 4, 1]\n"
+    "  patches:\n"
+    "    walls: {sides: [xmin, xmax, ymin, ymax], type: wall}\n"
+    "    frontAndBack: {sides: [zmin, zmax], type: empty}\n"
+    "physics:\n"
+    "  type: poisson\n"
+    "  source: 1\n"
+    "boundaryField:\n"
+    "  walls: {type: fixedValue, value: 0}\n"
+    "  frontAndBack: {type: empty}\n";
+
+TEST(Cli, HelpAndVersionSucceed) {
+  testing::TempFolder folder;
+  const Outcome help = run_fvmmini(folder.path(), {"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--dry-run"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--set"), std::string::npos) << help.out;
+  const Outcome version = run_fvmmini(folder.path(), {"--version"});
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out.rfind("fvmmini ", 0), 0u) << version.out;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  testing::TempFolder folder;
+  for (const auto& arguments : std::vector<std::vector<std::string>>{{}, {"--bogus", "x.yaml"}, {"a.yaml", "b.yaml"}}) {
+    const Outcome outcome = run_fvmmini(folder.path(), arguments);
+    EXPECT_EQ(outcome.status, 2) << outcome.err;
+    EXPECT_EQ(outcome.err.rfind("fvmmini: error: ", 0), 0u) << outcome.err;
+  }
+  const Outcome missing = run_fvmmini(folder.path(), {"nothing.yaml"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err, "fvmmini: error: nothing.yaml: cannot open the case file (does it exist?)\n");
+  EXPECT_TRUE(folder_entries(folder.path()).empty());
+}
+
+TEST(Cli, BadCaseExitsTwoWithEveryProblemAndWritesNothing) {
+  testing::TempFolder folder;
+  folder.write("bad.yaml", good_case + "solvers:\n  T:\n    tolerence: 1e-8\n    maxIter: many\n");
+  const Outcome outcome = run_fvmmini(folder.path(), {"bad.yaml"});
+  EXPECT_EQ(outcome.status, 2);
+  EXPECT_EQ(outcome.err,
+            "fvmmini: error: bad.yaml:15:5: unknown key 'tolerence' in solvers.T (did you mean 'tolerance'?)\n"
+            "fvmmini: error: bad.yaml:16:14: solvers.T.maxIter: expected an integer, got 'many'\n"
+            "fvmmini: 2 problems; nothing was run\n");
+  EXPECT_EQ(outcome.out, "");
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"bad.yaml"});
+}
+
+TEST(Cli, BadSetExitsTwoNamingTheArgument) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--set", "physics.diffusivity=0"});
+  EXPECT_EQ(outcome.status, 2);
+  EXPECT_EQ(outcome.err,
+            "fvmmini: error: --set physics.diffusivity=0: physics.diffusivity = 0 is out of range (must be > 0)\n");
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+}
+
+TEST(Cli, CaseThatDoesNotFitItsMeshExitsTwoAndWritesNothing) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  for (const bool dry : {true, false}) {
+    std::vector<std::string> arguments{"case.yaml", "--set", "mesh.patches.walls.sides=[xmin, xmax, ymin]"};
+    if (dry) arguments.push_back("--dry-run");
+    const Outcome outcome = run_fvmmini(folder.path(), arguments);
+    EXPECT_EQ(outcome.status, 2) << outcome.err;
+    EXPECT_EQ(outcome.err,
+              "fvmmini: error: case.yaml:10:1: boundaryField: no condition for mesh patch 'ymax' (type patch)\n");
+    EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+  }
+}
+
+TEST(Cli, UnreadableMeshExitsOneAndWritesNothing) {
+  testing::TempFolder folder;
+  folder.write("broken.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 1 2\n");
+  folder.write("case.yaml",
+               "mesh: {type: gmsh, file: broken.msh}\nphysics: {type: poisson}\nboundaryField: {}\n");
+  for (const bool dry : {true, false}) {
+    std::vector<std::string> arguments{"case.yaml"};
+    if (dry) arguments.push_back("--dry-run");
+    const Outcome outcome = run_fvmmini(folder.path(), arguments);
+    EXPECT_EQ(outcome.status, 1) << outcome.err;
+    EXPECT_EQ(outcome.err.rfind("fvmmini: error: mesh: ", 0), 0u) << outcome.err;
+    EXPECT_NE(outcome.err.find("broken.msh"), std::string::npos) << outcome.err;
+    EXPECT_EQ(folder_entries(folder.path()), (std::vector<std::string>{"broken.msh", "case.yaml"}));
+  }
+}
+
+TEST(Cli, DryRunChecksPrintsAndWritesNothing) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--dry-run", "--set", "solvers.T.format=sell"});
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_EQ(outcome.err, "");
+  EXPECT_NE(outcome.out.find("Mesh OK."), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("cells: [4, 4, 1]"), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("format: sell"), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("directory: out/case"), std::string::npos) << outcome.out;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+
+  const Outcome quiet = run_fvmmini(folder.path(), {"case.yaml", "--dry-run", "--quiet"});
+  EXPECT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.out, "");
+}
+
+}  // namespace
+}  // namespace fvmmini
