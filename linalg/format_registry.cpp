@@ -151,8 +151,30 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
 
   t0 = std::chrono::steady_clock::now();
   p.format = entry.build(std::move(csr), parameters);
+  compose_value_map(p);
   p.build_seconds = seconds_since(t0);
   return p;
+}
+
+void compose_value_map(PreparedFormat& p) {
+  const std::vector<std::int64_t>* slot = value_slot_of(p.format);
+  if (!slot) {
+    p.value_map = std::move(p.csr_map);
+    p.csr_map = LduToCsrMap{};
+    return;
+  }
+  // --- value_map = value_slot o csr_map
+  const std::int64_t* s = slot->data();
+  auto compose = [s](std::vector<std::int64_t>& slots) {
+    const auto count = static_cast<std::int64_t>(slots.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < count; ++k) slots[k] = s[slots[k]];
+  };
+  p.value_map = std::move(p.csr_map);
+  p.csr_map = LduToCsrMap{};
+  compose(p.value_map.diag_slot);
+  compose(p.value_map.upper_slot);
+  compose(p.value_map.lower_slot);
 }
 
 std::span<const double> format_values(const HostFormat& format) {
@@ -168,6 +190,10 @@ std::span<const double> format_values(const HostFormat& format) {
 
 void refresh_format_values(const LduMatrix& m, PreparedFormat& p) {
   std::vector<double>& values = values_of(p.format);
+  if (p.value_map.diag_slot.size() == static_cast<size_t>(m.n_rows())) {
+    refresh_csr_values(m, p.value_map, values);
+    return;
+  }
   const std::vector<std::int64_t>* slot = value_slot_of(p.format);
   if (!slot) {
     refresh_csr_values(m, p.csr_map, values);

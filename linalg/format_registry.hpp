@@ -49,7 +49,11 @@ struct PreparedFormat {
   /// new -> old rows of the operator's numbering relative to the mesh (ordering, then for
   /// staircase the grouping by row length)
   Permutation permutation;
-  LduToCsrMap csr_map;  ///< mesh-order LDU rows/faces -> slots of the permuted CSR
+  /// Mesh-order LDU rows/faces -> slots of the permuted CSR. compose_value_map moves it into
+  /// value_map for formats with their own slot order (and leaves it empty then).
+  LduToCsrMap csr_map;
+  /// Mesh-order LDU rows/faces -> slots of the format's values; empty until compose_value_map.
+  LduToCsrMap value_map;
   HostFormat format;
   double ordering_seconds = 0.0;  ///< ordering (and grouping)
   double csr_seconds = 0.0;       ///< permuted CSR with its slot map
@@ -64,7 +68,13 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
 /// The format's value array (what a backend uploads after a refresh).
 std::span<const double> format_values(const HostFormat& format);
 
-/// Copy new mesh-order LDU coefficients into the format's values through the slot maps.
+/// value_map = the format's value_slot applied to csr_map (one indirection per refresh instead of
+/// two); csr_map is released. For csr and coo (CSR slot order) value_map is csr_map itself.
+/// prepare_format calls it; call it when assembling a PreparedFormat by hand.
+void compose_value_map(PreparedFormat& prepared);
+
+/// Copy new mesh-order LDU coefficients into the format's values through value_map (or through
+/// csr_map and value_slot when value_map has not been composed).
 void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
 
 /// Stored entries, nnz, padding ratio and footprint of the built format.

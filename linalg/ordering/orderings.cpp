@@ -90,11 +90,21 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
   Levels levels;
   std::vector<label> neighbours;
 
-  for (label seed = 0; seed < n; ++seed) {
+  // --- candidate starts by (degree, index): the first unvisited one is a minimally connected
+  //     node of its component (counting sort by degree, stable in the index)
+  std::vector<label> by_degree(n);
+  {
+    label max_degree = 0;
+    for (label i = 0; i < n; ++i) max_degree = std::max(max_degree, g.degree(i));
+    std::vector<label> first(max_degree + 2, 0);
+    for (label i = 0; i < n; ++i) ++first[g.degree(i) + 1];
+    for (label d = 0; d <= max_degree; ++d) first[d + 1] += first[d];
+    for (label i = 0; i < n; ++i) by_degree[first[g.degree(i)]++] = i;
+  }
+
+  for (label seed : by_degree) {
     if (done[seed]) continue;
-    // --- the component of seed; its start node q
-    level_structure(g, seed, mark, ++stamp, done, levels);
-    label q = min_degree_node(g, levels.order, 0);
+    label q = seed;
     if (start == CmStart::pseudo_peripheral) {
       // --- George & Liu: move to a min-degree node of the last level while the eccentricity grows
       level_structure(g, q, mark, ++stamp, done, levels);

@@ -18,8 +18,8 @@ enum class CmStart {
 };
 
 /// Cuthill-McKee: breadth-first from the start node, visiting each node's unvisited neighbours
-/// by ascending degree with the index as tie-break (thesis Algorithm 2); each connected component
-/// is ordered in turn, starting from its smallest unvisited index's component.
+/// by ascending degree with the index as tie-break (thesis Algorithm 2). Connected components are
+/// ordered one after another, in the order of their minimally connected node (degree, then index).
 Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start = CmStart::pseudo_peripheral);
 
 /// Reverse Cuthill-McKee (George & Liu): the CM order reversed.

@@ -114,69 +114,76 @@ CsrMatrix permuted_csr(const LduMatrix& ldu, const Permutation& p, LduToCsrMap* 
   const auto& upper = ldu.upper_addr();
   const label n_faces = static_cast<label>(lower.size());
   const auto& o2n = p.old_to_new;
+  const auto& n2o = p.new_to_old;
 
-  // --- row lengths of P A P^T: 1 + faces touching the row
-  CsrMatrix csr;
-  csr.n_rows = n;
-  csr.row_ptr.assign(n + 1, 0);
-  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] = 1;
+  // --- the rows of A in mesh order (sequential passes over the faces): each entry's column and a
+  //     tag naming its LDU coefficient: -1 - r (diagonal of r), 2 f (upper of f), 2 f + 1 (lower of f)
+  std::vector<std::int64_t> old_ptr(n + 1, 0);
+  for (label i = 0; i < n; ++i) old_ptr[i + 1] = 1;
   for (label f = 0; f < n_faces; ++f) {
-    ++csr.row_ptr[o2n[lower[f]] + 1];
-    ++csr.row_ptr[o2n[upper[f]] + 1];
+    ++old_ptr[lower[f] + 1];
+    ++old_ptr[upper[f] + 1];
   }
-  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] += csr.row_ptr[i];
-  const std::int64_t nnz = csr.row_ptr[n];
-  csr.col.resize(nnz);
-  csr.values.assign(nnz, 0.0);
-
-  // --- scatter entries with a tag saying which LDU coefficient they hold:
-  //     tag = -1 - row (diagonal), 2 f (upper coefficient of f), 2 f + 1 (lower coefficient of f)
+  for (label i = 0; i < n; ++i) old_ptr[i + 1] += old_ptr[i];
+  const std::int64_t nnz = old_ptr[n];
+  std::vector<label> old_col(nnz);
   std::vector<std::int64_t> tag(nnz);
   {
-    std::vector<std::int64_t> next(csr.row_ptr.begin(), csr.row_ptr.end() - 1);
+    std::vector<std::int64_t> next(old_ptr.begin(), old_ptr.end() - 1);
+    for (label f = 0; f < n_faces; ++f) {
+      old_col[next[upper[f]]] = lower[f];
+      tag[next[upper[f]]++] = 2 * static_cast<std::int64_t>(f) + 1;
+    }
     for (label i = 0; i < n; ++i) {
-      csr.col[next[i]] = i;
+      old_col[next[i]] = i;
       tag[next[i]++] = -1 - static_cast<std::int64_t>(i);
     }
     for (label f = 0; f < n_faces; ++f) {
-      const label a = o2n[lower[f]], b = o2n[upper[f]];
-      csr.col[next[a]] = b;
-      tag[next[a]++] = 2 * static_cast<std::int64_t>(f);
-      csr.col[next[b]] = a;
-      tag[next[b]++] = 2 * static_cast<std::int64_t>(f) + 1;
+      old_col[next[lower[f]]] = upper[f];
+      tag[next[lower[f]]++] = 2 * static_cast<std::int64_t>(f);
     }
   }
-  // --- sort each row by column (rows are short: insertion sort), carrying the tags
-#pragma omp parallel for schedule(static)
-  for (label i = 0; i < n; ++i) {
-    for (auto k = csr.row_ptr[i] + 1; k < csr.row_ptr[i + 1]; ++k) {
-      const label c = csr.col[k];
-      const std::int64_t t = tag[k];
-      auto m = k;
-      for (; m > csr.row_ptr[i] && csr.col[m - 1] > c; --m) {
-        csr.col[m] = csr.col[m - 1];
-        tag[m] = tag[m - 1];
+
+  // --- row i of P A P^T is row sigma(i) of A with columns renumbered and sorted
+  CsrMatrix csr;
+  csr.n_rows = n;
+  csr.row_ptr.assign(n + 1, 0);
+  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] = csr.row_ptr[i] + (old_ptr[n2o[i] + 1] - old_ptr[n2o[i]]);
+  csr.col.resize(nnz);
+  csr.values.resize(nnz);
+  if (map) {
+    map->diag_slot.resize(n);
+    map->upper_slot.resize(n_faces);
+    map->lower_slot.resize(n_faces);
+  }
+#pragma omp parallel
+  {
+    // (renumbered column, tag) pairs of one row, insertion-sorted (rows are short)
+    std::vector<std::pair<label, std::int64_t>> row;
+#pragma omp for schedule(static)
+    for (label i = 0; i < n; ++i) {
+      row.clear();
+      for (std::int64_t k = old_ptr[n2o[i]]; k < old_ptr[n2o[i] + 1]; ++k) {
+        const std::pair<label, std::int64_t> entry{o2n[old_col[k]], tag[k]};
+        row.push_back(entry);
+        size_t m = row.size() - 1;
+        for (; m > 0 && row[m - 1].first > entry.first; --m) row[m] = row[m - 1];
+        row[m] = entry;
       }
-      csr.col[m] = c;
-      tag[m] = t;
+      std::int64_t k = csr.row_ptr[i];
+      for (const auto& [c, t] : row) {
+        csr.col[k] = c;
+        if (t < 0) {
+          csr.values[k] = ldu.diag[-1 - t];
+          if (map) map->diag_slot[-1 - t] = k;
+        } else {
+          csr.values[k] = ldu.upper[t / 2];
+          if (map) (t % 2 == 0 ? map->upper_slot : map->lower_slot)[t / 2] = k;
+        }
+        ++k;
+      }
     }
   }
-  // --- the slot map in the original numbering
-  LduToCsrMap local;
-  local.diag_slot.resize(n);
-  local.upper_slot.resize(n_faces);
-  local.lower_slot.resize(n_faces);
-  for (std::int64_t k = 0; k < nnz; ++k) {
-    const std::int64_t t = tag[k];
-    if (t < 0)
-      local.diag_slot[p.new_to_old[-1 - t]] = k;
-    else if (t % 2 == 0)
-      local.upper_slot[t / 2] = k;
-    else
-      local.lower_slot[t / 2] = k;
-  }
-  refresh_csr_values(ldu, local, csr.values);
-  if (map) *map = std::move(local);
   return csr;
 }
 

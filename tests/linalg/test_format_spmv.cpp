@@ -129,6 +129,34 @@ TEST(FormatSpmv, RefreshInPlaceEqualsAFreshBuild) {
   }
 }
 
+TEST(FormatSpmv, RefreshOfAHandAssembledPreparedFormatUsesTheTwoLevelMap) {
+  const LduMatrix first = test::random_matrix(300, 5, 41);
+  const LduMatrix second = test::random_values(first.addressing, 42);
+  FormatParameters params;
+  params.alpha = 0.2;
+  for (const auto& entry : format_table()) {
+    SCOPED_TRACE(entry.name);
+    // --- as a caller that times each step itself would assemble it: no compose_value_map
+    PreparedFormat hand;
+    hand.format_name = entry.name;
+    hand.permutation = make_ordering("rcm", *first.addressing);
+    if (entry.groups_rows) hand.permutation = group_by_row_length(*first.addressing, hand.permutation);
+    hand.format = entry.build(permuted_csr(first, hand.permutation, &hand.csr_map), params);
+    ASSERT_TRUE(hand.value_map.diag_slot.empty());
+    PreparedFormat composed = hand;
+    compose_value_map(composed);
+    EXPECT_TRUE(composed.csr_map.diag_slot.empty());
+    refresh_format_values(second, hand);
+    refresh_format_values(second, composed);
+    const auto a = format_values(hand.format), b = format_values(composed.format);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(a[k], b[k]) << "slot " << k;
+    const HostFormat rebuilt = entry.build(permuted_csr(second, hand.permutation), params);
+    const auto fresh = format_values(rebuilt);
+    for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(a[k], fresh[k]) << "slot " << k;
+  }
+}
+
 TEST(FormatSpmv, EmptyMatrix) {
   const LduMatrix m = test::random_values(test::addressing_from_pairs(0, {}), 1);
   for (const auto& entry : format_table()) {
