@@ -1,6 +1,5 @@
 #include "kernels/reference/coo_spmv.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 #include <omp.h>
@@ -12,9 +11,12 @@ void coo_spmv(const CooMatrix& a, std::span<const double> x, std::span<double> y
   const label* row = a.row.data();
   const label* col = a.col.data();
   const double* val = a.values.data();
-  std::fill(y.begin(), y.begin() + a.n_rows, 0.0);
 #pragma omp parallel
   {
+    // --- rows without entries (possible in a hand-made matrix) stay 0
+#pragma omp for schedule(static)
+    for (label i = 0; i < a.n_rows; ++i) y[i] = 0.0;
+
     // --- an equal share of entries per thread, both ends moved forward to a row start so no
     //     two threads write the same y entry (entries are in row order)
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();

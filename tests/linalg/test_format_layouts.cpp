@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -154,6 +155,23 @@ TEST(StaircaseLayout, SlicesMadeOnlyOfPaddingGiveZeroRows) {
   reference::staircase_spmv(m, x, y);
   for (label i = 0; i < 64; ++i) EXPECT_EQ(y[i], 0.0);
   for (label i = 64; i < 104; ++i) EXPECT_EQ(y[i], 6.0);
+}
+
+TEST(FormatLayouts, EmptyRowsGiveZeroInEveryFormat) {
+  // rows 1 and 3 hold no entries; every kernel must still write y = 0 there
+  const CsrMatrix a = csr_from_rows({{{0, 2.0}, {2, 1.0}}, {}, {{2, 3.0}}, {}, {{0, 1.0}, {4, 5.0}}});
+  const std::vector<double> x{1, 2, 3, 4, 5}, expected{5, 0, 9, 0, 26};
+  std::vector<double> y(5, -1.0);
+  reference::coo_spmv(build_coo(a), x, y);
+  EXPECT_EQ(y, expected);
+  std::fill(y.begin(), y.end(), -1.0);
+  reference::ell_spmv(build_ell(a), x, y);
+  EXPECT_EQ(y, expected);
+  for (int sigma : {1, 5}) {
+    std::fill(y.begin(), y.end(), -1.0);
+    reference::sell_spmv(build_sell(a, 2, sigma), x, y);
+    EXPECT_EQ(y, expected) << "sigma " << sigma;
+  }
 }
 
 TEST(StaircaseLayout, RejectsRowsNotGroupedByLength) {
