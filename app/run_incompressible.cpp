@@ -233,6 +233,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
                              report.continuity.sum_local, report.continuity.global, report.continuity.cumulative);
         lines += fmt::format("deltaT = {:.6g}  velocity change = {:.3g}\n\n", dt, report.velocity_change);
         std::fputs(lines.c_str(), stdout);
+        std::fflush(stdout);  // a log piped to a file or tee shows each block as it happens
       }
       progress.update((time - tc.start) / (tc.end - tc.start),
                       fmt::format("t = {:.5g}  Co {:.3f}  p iters {}", time, courant.max, report.solves.back().iterations));
