@@ -155,5 +155,21 @@ TEST(Cli, DryRunChecksPrintsAndWritesNothing) {
   EXPECT_EQ(quiet.out, "");
 }
 
+#ifndef FVMMINI_HAVE_VTK
+TEST(Cli, VtkOutputInABuildWithoutVtkExitsTwoBeforeSolving) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml"});
+  EXPECT_EQ(outcome.status, 2);
+  EXPECT_EQ(outcome.err.rfind("fvmmini: error: case.yaml: output.vtk is true, but this build of fvmmini has no VTK "
+                              "output",
+                              0),
+            0u)
+      << outcome.err;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+  EXPECT_EQ(run_fvmmini(folder.path(), {"case.yaml", "--dry-run", "--set", "output.vtk=false"}).status, 0);
+}
+#endif
+
 }  // namespace
 }  // namespace fvmmini
