@@ -31,6 +31,13 @@ SolverSettings settings_for(const std::string& preconditioner, double tolerance 
   return s;
 }
 
+/// Default parameters, with a Staircase alpha valid for the small test matrices (>= sh / rows).
+FormatParameters parameters() {
+  FormatParameters p;
+  p.alpha = 0.1;
+  return p;
+}
+
 double max_abs(std::span<const double> v) {
   double m = 0.0;
   for (double e : v) m = std::max(m, std::abs(e));
@@ -39,9 +46,9 @@ double max_abs(std::span<const double> v) {
 
 /// The reference CG and the device CG on the same prepared format from the same x0.
 void expect_agreement(const LduMatrix& m, const std::string& format, const SolverSettings& s) {
-  const PreparedFormat prepared = prepare_format(m, format, "rcm", FormatParameters{});
+  const PreparedFormat prepared = prepare_format(m, format, "rcm", parameters());
   const auto reference_format = format.find("cusparse") != std::string::npos ? "csr" : format;
-  auto op = make_reference_operator(m, prepare_format(m, reference_format, "rcm", FormatParameters{}));
+  auto op = make_reference_operator(m, prepare_format(m, reference_format, "rcm", parameters()));
   cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
   cuda::DeviceCg cg(device, op->diagonal());
 
@@ -81,7 +88,7 @@ TEST_F(CudaCg, CgAndJacobiPcgAgreeWithTheReference) {
 TEST_F(CudaCg, RepeatRunsAreBitIdenticalWhateverTheCheckInterval) {
   const LduMatrix m = test::box_matrix(30, 30, 30, 61);
   for (const std::string format : {"csr", "sell", "staircase"}) {
-    const PreparedFormat prepared = prepare_format(m, format, "rcm", FormatParameters{});
+    const PreparedFormat prepared = prepare_format(m, format, "rcm", parameters());
     auto op = make_reference_operator(m, prepared);
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     cuda::DeviceCg cg(device, op->diagonal());
@@ -109,7 +116,7 @@ TEST_F(CudaCg, RepeatRunsAreBitIdenticalWhateverTheCheckInterval) {
 
 TEST_F(CudaCg, StoppingRulesFollowTheReference) {
   const LduMatrix m = test::random_matrix(2000, 5, 71);
-  const PreparedFormat prepared = prepare_format(m, "csr", "none", FormatParameters{});
+  const PreparedFormat prepared = prepare_format(m, "csr", "none", parameters());
   auto op = make_reference_operator(m, prepared);
   cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
   cuda::DeviceCg cg(device, op->diagonal());
@@ -145,7 +152,7 @@ TEST_F(CudaCg, BreakdownSingularAndNanAreSolverErrors) {
   LduMatrix m = test::random_matrix(500, 4, 81);
   const auto b = test::random_vector(m.n_rows(), 7);
   auto solve = [&](const LduMatrix& a, std::vector<double> rhs, const std::string& pc) {
-    const PreparedFormat prepared = prepare_format(a, "staircase", "none", FormatParameters{});
+    const PreparedFormat prepared = prepare_format(a, "staircase", "none", parameters());
     auto op = make_reference_operator(a, prepared);
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     cuda::DeviceCg cg(device, op->diagonal());
@@ -180,6 +187,7 @@ TEST_F(CudaCg, LinearSolverSolvesInMeshOrderAndRefreshes) {
     s.backend = "cuda";
     s.format = format;
     s.ordering = "rcm";
+    s.format_parameters = parameters();
     auto solver = cuda::make_cuda_linear_solver(first, s);
     EXPECT_NE(solver->describe().find(format), std::string::npos);
     for (const LduMatrix* m : {&first, &second}) {
@@ -189,7 +197,7 @@ TEST_F(CudaCg, LinearSolverSolvesInMeshOrderAndRefreshes) {
       const SolverPerformance perf = solver->solve(x, b, "p");
       EXPECT_EQ(perf.field, "p");
       EXPECT_TRUE(perf.converged);
-      auto op = make_reference_operator(*m, prepare_format(*m, "csr", "none", FormatParameters{}));
+      auto op = make_reference_operator(*m, prepare_format(*m, "csr", "none", parameters()));
       CgWorkspace work;
       reference_cg(*op, x_ref, b, s, work);
       double diff = 0.0;

@@ -124,7 +124,9 @@ TEST_F(CudaSpmv, RefreshUploadsNewValuesInPlace) {
   const LduMatrix first = test::random_matrix(2000, 8, 41);
   LduMatrix second = test::random_values(first.addressing, 42);
   for (const auto& format : cuda::device_format_names()) {
-    PreparedFormat prepared = prepare_format(first, format, "rcm", FormatParameters{});
+    FormatParameters parameters;
+    parameters.alpha = 0.1;  // >= sh / rows for 2000 rows
+    PreparedFormat prepared = prepare_format(first, format, "rcm", parameters);
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     refresh_format_values(second, prepared);
     device.upload_values(format_values(prepared.format));
