@@ -10,12 +10,19 @@ class MeshError : public std::runtime_error {
  public:
   /// @param[in] file the file (or source) at fault; @param[in] line 1-based, 0 when not line-specific
   MeshError(const std::string& file, long line, const std::string& message)
-      : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message),
-        file_(file), line_(line) {}
+      : std::runtime_error(format(file, line, message)), file_(file), line_(line) {}
   const std::string& file() const { return file_; }
   long line() const { return line_; }
 
  private:
+  static std::string format(const std::string& file, long line, const std::string& message) {
+    std::string text = file;
+    if (line > 0) text += ":" + std::to_string(line);
+    text += ": ";
+    text += message;
+    return text;
+  }
+
   std::string file_;
   long line_;
 };

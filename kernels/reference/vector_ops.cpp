@@ -1,5 +1,7 @@
 #include "kernels/reference/vector_ops.hpp"
 
+#include "kernels/reference/parallel.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -21,7 +23,7 @@ template <int N, class F>
 std::array<double, N> parallel_sums(index n, F&& accumulate) {
   std::array<std::array<double, N>, max_threads> partial{};
   int n_threads = 1;
-#pragma omp parallel num_threads(std::min(omp_get_max_threads(), max_threads))
+#pragma omp parallel num_threads(std::min(omp_get_max_threads(), max_threads)) if (n >= min_parallel_rows)
   {
     const int t = omp_get_thread_num();
     const int nt = omp_get_num_threads();
@@ -83,7 +85,7 @@ double jacobi_apply_dot(std::span<const double> r, std::span<const double> inv_d
 }
 
 void xpby(std::span<const double> z, double beta, std::span<double> p) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (size_of(z) >= min_parallel_rows)
   for (index i = 0; i < size_of(z); ++i) p[i] = z[i] + beta * p[i];
 }
 

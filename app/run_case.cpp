@@ -1,0 +1,212 @@
+#include "app/run_case.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/case_mesh.hpp"
+#include "app/case_solver_settings.hpp"
+#include "app/phase_timer.hpp"
+#include "app/progress.hpp"
+#include "app/run_incompressible.hpp"
+#include "app/run_summary.hpp"
+#include "discretisation/scalar_problem.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/mesh_check.hpp"
+#include "mesh/mesh_error.hpp"
+#if FVMMINI_HAVE_VTK
+#include "app/vtk_writer.hpp"
+#endif
+
+namespace fvmmini {
+
+namespace {
+
+/// boundaryField as conditions of T, in the mesh's patch order; exact[p] marks value: exact.
+ScalarBoundary scalar_boundary(const ResolvedCase& c, const Mesh& mesh, std::vector<bool>& exact) {
+  ScalarBoundary boundary;
+  exact.assign(mesh.patches.size(), false);
+  for (size_t p = 0; p < mesh.patches.size(); ++p) {
+    const std::string key = "boundaryField." + mesh.patches[p].name;
+    PatchCondition bc{parse_boundary_type(c.get_string(key + ".type")), {}};
+    if (bc.type == BoundaryType::fixed_value) {
+      if (c.is_number(key + ".value"))
+        bc.values.assign(mesh.patches[p].size, c.get_real(key + ".value"));
+      else
+        exact[p] = true;  // filled from the manufactured solution by ScalarProblem
+    }
+    boundary.patches.push_back(std::move(bc));
+  }
+  return boundary;
+}
+
+/// Mesh and geometry, with the mesh check printed and fatal problems thrown.
+void build_mesh(const ResolvedCase& c, PhaseTimer& timer, Mesh& mesh, MeshGeometry& geometry, bool verbose) {
+  {
+    auto timing = timer.measure("mesh");
+    mesh = build_case_mesh(c);
+    check_case_against_mesh(c, mesh);
+  }
+  auto timing = timer.measure("geometry");
+  geometry = compute_geometry(mesh);
+  const MeshCheckReport check = check_mesh(mesh, geometry);
+  if (verbose) std::fputs((format_mesh_check(check) + "\n").c_str(), stdout);
+  if (!check.ok())
+    throw MeshError(c.case_file().string(), 0,
+                    "the mesh failed " + std::to_string(check.failures.size()) + " check(s): " + check.failures.front());
+}
+
+}  // namespace
+
+int run_case(const ResolvedCase& c, const RunContext& context) {
+  const std::string physics = c.get_string("physics.type");
+  if (physics == "incompressible") return run_incompressible_case(c, context);
+  return run_scalar_case(c, context);
+}
+
+int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
+  PhaseTimer timer;
+  RunSummary summary(c, context);
+  const bool verbose = !context.quiet;
+  const auto say = [&](const std::string& text) {
+    if (verbose) {
+      std::fputs(text.c_str(), stdout);
+      std::fflush(stdout);
+    }
+  };
+
+  // --- mesh and geometry
+  Mesh mesh;
+  MeshGeometry geometry;
+  build_mesh(c, timer, mesh, geometry, verbose);
+  summary.set_mesh(mesh);
+
+  // --- the problem and its solver (ordering and format built once)
+  const bool transient = c.get_string("physics.type") == "diffusion";
+  ScalarProblemSettings s;
+  s.transient = transient;
+  s.diffusivity = c.get_real("physics.diffusivity");
+  s.manufactured = c.get_string("physics.manufactured") == "sine";
+  if (!s.manufactured) s.source = c.get_real("physics.source");
+  if (transient && !s.manufactured) s.initial = c.get_real("physics.initial");
+  if (transient) {
+    s.delta_t = c.get_real("time.deltaT");
+    s.start_time = c.get_real("time.startTime");
+  }
+  s.non_orthogonal_correctors = static_cast<int>(c.get_int("discretisation.nonOrthogonalCorrectors"));
+  s.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
+  s.reference_value = c.get_real("discretisation.referenceValue");
+  std::optional<ScalarProblem> problem;
+  std::unique_ptr<LinearSolver> solver;
+  {
+    auto timing = timer.measure("assembly");
+    std::vector<bool> exact;
+    ScalarBoundary boundary = scalar_boundary(c, mesh, exact);
+    problem.emplace(mesh, geometry, std::move(boundary), std::move(exact), s);
+  }
+  {
+    auto timing = timer.measure("solver setup");
+    solver = make_linear_solver(problem->matrix(), solver_settings(c, "T"));
+  }
+
+  // --- the output folder exists only once setup has succeeded
+  std::filesystem::create_directories(context.output_directory);
+  const std::string summary_name = c.get_string("output.summary");
+  const auto summary_path = context.output_directory / summary_name;
+#if FVMMINI_HAVE_VTK
+  std::optional<VtkSeriesWriter> vtk;
+  if (c.get_bool("output.vtk")) vtk.emplace(mesh, context.output_directory, "fields");
+#endif
+  auto write_fields = [&]([[maybe_unused]] double time) {
+    auto timing = timer.measure("output");
+#if FVMMINI_HAVE_VTK
+    if (!vtk) return;
+    std::vector<ScalarCellField> fields{{"T", problem->field()}};
+    const auto exact = problem->exact_field(time);
+    std::vector<double> error;
+    if (exact) {
+      error.resize(mesh.n_cells);
+      for (label i = 0; i < mesh.n_cells; ++i) error[i] = problem->field()[i] - (*exact)[i];
+      fields.push_back({"T_exact", *exact});
+      fields.push_back({"T_error", error});
+    }
+    vtk->write(time, fields);
+#endif
+  };
+
+  say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
+  say(fmt::format("Physics: {}, diffusivity {:g}{}\n", transient ? "diffusion (implicit Euler)" : "poisson (steady)",
+                  s.diffusivity, s.manufactured ? ", manufactured solution sine" : ""));
+  say(fmt::format("T solver: {}\n\n", solver->describe()));
+
+  // --- solve: once (poisson) or step by step (diffusion)
+  double time = transient ? s.start_time : 0.0;
+  long long step = 0;
+  try {
+    auto solve_to = [&](double new_time) {
+      std::vector<SolverPerformance> performances;
+      {
+        auto timing = timer.measure("solve");
+        performances = problem->advance(*solver, new_time);
+      }
+      std::string lines;
+      for (const auto& perf : performances) {
+        summary.add_solve(perf);
+        lines += format_solve_line(perf) + "\n";
+      }
+      return lines;
+    };
+    if (!transient) {
+      say(solve_to(0.0) + "\n");
+      write_fields(0.0);
+    } else {
+      const double end = c.get_real("time.endTime");
+      const double write_interval = c.get_real("time.writeInterval");
+      const double tolerance = 1e-9 * s.delta_t;
+      double next_write = time + write_interval;
+      ProgressLine progress(context.tty && verbose);
+      write_fields(time);
+      while (time < end - tolerance) {
+        time = s.start_time + static_cast<double>(++step) * s.delta_t;
+        const std::string lines = solve_to(time);
+        progress.clear();
+        say(fmt::format("Time = {:g}\n{}\n", time, lines));
+        if (time >= next_write - tolerance || time >= end - tolerance) {
+          write_fields(time);
+          while (next_write <= time + tolerance) next_write += write_interval;
+        }
+        progress.update((time - s.start_time) / (end - s.start_time), fmt::format("t = {:.5g}", time));
+      }
+      progress.clear();
+    }
+  } catch (const std::exception& e) {
+    summary.set_phases(timer);
+    summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
+    summary.set_status("failed", e.what());
+    if (!summary_name.empty()) summary.write(summary_path);
+    throw;
+  }
+
+  // --- errors against the manufactured solution, timing table, summary
+  auto& results = summary.results();
+  results["finalTime"] = time;
+  results["steps"] = step;
+  if (const auto error = problem->error(time)) {
+    say(fmt::format("Error against the manufactured solution at Time = {:g}: L2 = {:.6g}, max = {:.6g}\n\n", time,
+                    error->l2, error->max));
+    results["error"] = {{"l2", error->l2}, {"max", error->max}};
+  }
+  say(fmt::format("End: {:.3f} s wall\n\n", timer.wall_seconds()));
+  say(timer.format_table());
+#if FVMMINI_HAVE_VTK
+  if (vtk) results["vtk"] = vtk->collection_path().filename().string();
+#endif
+  summary.set_phases(timer);
+  summary.set_status("completed");
+  if (!summary_name.empty()) summary.write(summary_path);
+  return 0;
+}
+
+}  // namespace fvmmini
