@@ -156,6 +156,32 @@ TEST(Cli, DryRunChecksPrintsAndWritesNothing) {
   EXPECT_EQ(quiet.out, "");
 }
 
+TEST(Cli, SuccessfulRunWritesCompleteOutputOnly) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  std::vector<std::string> arguments{"case.yaml", "--quiet"};
+#ifdef FVMMINI_HAVE_VTK
+  arguments.insert(arguments.end(), {"--set", "output.vtk=true"});
+#endif
+  const Outcome outcome = run_fvmmini(folder.path(), arguments);
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_EQ(outcome.out, "");  // --quiet
+  const auto summary = read_text(folder.path() / "out" / "case" / "summary.json");
+  EXPECT_NE(summary.find("\"status\": \"completed\""), std::string::npos) << summary;
+  std::size_t vtu = 0, pvd = 0;
+  for (const auto& name : folder_entries(folder.path() / "out" / "case")) {
+    EXPECT_NE(name.front(), '.') << "temporary file left behind: " << name;
+    vtu += name.ends_with(".vtu");
+    pvd += name.ends_with(".pvd");
+  }
+#ifdef FVMMINI_HAVE_VTK
+  EXPECT_EQ(vtu, 1u);
+  EXPECT_EQ(pvd, 1u);
+#else
+  EXPECT_EQ(vtu + pvd, 0u);
+#endif
+}
+
 #ifndef FVMMINI_HAVE_VTK
 TEST(Cli, VtkOutputInABuildWithoutVtkExitsTwoBeforeSolving) {
   testing::TempFolder folder;
