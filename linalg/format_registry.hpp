@@ -84,6 +84,7 @@ struct FormatFigures {
   double padding_ratio = 1.0;
   std::int64_t footprint_bytes = 0;
 };
+/// The figures of a built format.
 FormatFigures format_figures(const HostFormat& format);
 
 /// One line: "staircase (sh 32, alpha 0.01), ordering staircase: padding 1.04, 12.3 MB, setup 45 ms".

@@ -15,9 +15,13 @@ struct CooMatrix {
   std::vector<double> values;  ///< nnz entries; value slot k is CSR slot k (identity map, not stored)
   double build_seconds = 0.0;
 
+  /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }
+  /// Entries stored, padding included.
   std::int64_t stored_entries() const { return nnz(); }
+  /// stored_entries / nnz (1 without padding).
   double padding_ratio() const { return 1.0; }
+  /// Bytes of the arrays a kernel reads.
   std::int64_t footprint_bytes() const {
     return static_cast<std::int64_t>((row.size() + col.size()) * sizeof(label) + values.size() * sizeof(double));
   }

@@ -17,9 +17,13 @@ struct CsrFormat {
   double mean_row_length = 0.0;  ///< nnz / n_rows
   double build_seconds = 0.0;    ///< time of the build (row-length scan and copy)
 
+  /// Rows of the matrix.
   label n_rows() const { return matrix.n_rows; }
+  /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return matrix.nnz(); }
+  /// Entries stored, padding included.
   std::int64_t stored_entries() const { return matrix.nnz(); }
+  /// stored_entries / nnz (1 without padding).
   double padding_ratio() const { return 1.0; }
   /// Bytes of the arrays a kernel reads: row_ptr, col, values.
   std::int64_t footprint_bytes() const {

@@ -21,9 +21,13 @@ struct EllMatrix {
   std::int64_t n_nonzeros = 0;
   double build_seconds = 0.0;
 
+  /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return n_nonzeros; }
+  /// Entries stored, padding included.
   std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
+  /// stored_entries / nnz (1 without padding).
   double padding_ratio() const { return nnz() > 0 ? static_cast<double>(stored_entries()) / nnz() : 1.0; }
+  /// Bytes of the arrays a kernel reads.
   std::int64_t footprint_bytes() const {
     return static_cast<std::int64_t>(col.size() * sizeof(label) + values.size() * sizeof(double));
   }

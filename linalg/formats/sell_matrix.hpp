@@ -33,8 +33,11 @@ struct SellMatrix {
 
   /// Entries per lane in chunk c.
   label chunk_width(label c) const { return static_cast<label>((chunk_ptr[c + 1] - chunk_ptr[c]) / chunk_size); }
+  /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return n_nonzeros; }
+  /// Entries stored, padding included.
   std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
+  /// stored_entries / nnz (1 without padding).
   double padding_ratio() const { return nnz() > 0 ? static_cast<double>(stored_entries()) / nnz() : 1.0; }
   /// Bytes of the arrays a kernel reads: col, values, chunk_ptr, row_order.
   std::int64_t footprint_bytes() const {

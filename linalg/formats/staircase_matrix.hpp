@@ -36,7 +36,9 @@ struct StaircaseIndex {
   /// group's padding rows n_rows .. row_ptr[last] + step_blocks[last]*sh - 1 are not real).
   std::vector<label> row_ptr;
 
+  /// Groups (kernel launches).
   label n_groups() const { return static_cast<label>(step_lengths.size()); }
+  /// Entries stored over all groups (the thesis's val_size).
   std::int64_t val_size() const { return step_ptr.empty() ? 0 : step_ptr.back(); }
 };
 
@@ -54,8 +56,11 @@ struct StaircaseMatrix {
   std::int64_t n_nonzeros = 0;
   double build_seconds = 0.0;
 
+  /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return n_nonzeros; }
+  /// Entries stored, padding included.
   std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
+  /// stored_entries / nnz (1 without padding).
   double padding_ratio() const { return nnz() > 0 ? static_cast<double>(stored_entries()) / nnz() : 1.0; }
   /// Bytes on the device: col and values (the index arrays stay on the host).
   std::int64_t footprint_bytes() const {

@@ -18,6 +18,7 @@ struct Permutation {
   std::vector<label> new_to_old;  ///< n entries: new index -> old index (the thesis's sigma)
   std::vector<label> old_to_new;  ///< n entries: old index -> new index (sigma^-1)
 
+  /// Number of indices permuted.
   label size() const { return static_cast<label>(new_to_old.size()); }
   /// True when new_to_old[i] == i for every i.
   bool is_identity() const;
