@@ -17,7 +17,7 @@ void staircase_spmv(const StaircaseMatrix& a, std::span<const double> x, std::sp
     // --- slice b of group g, lane t: row row_ptr[g] + b sh + t reads slots step_ptr[g] + b L sh + k sh + t
 #pragma omp for schedule(static) nowait
     for (label b = 0; b < idx.step_blocks[g]; ++b) {
-      const std::int64_t slice_start = idx.step_ptr[g] + b * length * sh;
+      const std::int64_t slice_start = idx.step_ptr[g] + static_cast<std::int64_t>(b) * length * sh;
       const label first_row = idx.row_ptr[g] + static_cast<label>(b * sh);
       const label lanes = static_cast<label>(std::min<std::int64_t>(sh, n - first_row));  // padding rows write nothing
       for (label t0 = 0; t0 < lanes; t0 += ell_block_lanes)
