@@ -23,6 +23,8 @@ CusparseSpmv::CusparseSpmv(cusparseSpMatDescr_t matrix, long long n_rows, long l
     // --- the analysis of the sparsity pattern, once
     FVMMINI_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix_, x_, &zero,
                                                    y_, CUDA_R_64F, algorithm_, buffer_.data()));
+    // --- it ran on the handle's default stream, which our non-blocking streams do not wait for
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
     throw;

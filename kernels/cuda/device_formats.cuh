@@ -12,7 +12,7 @@
 
 namespace fvmmini::cuda {
 
-/// "csr": vector CSR, CsrFormat::subwarp_size() lanes per row.
+/// "csr": vector CSR, a sub-warp of lanes per row sized from the mean row length.
 std::unique_ptr<DeviceSpmv> make_csr_device(const CsrFormat& a);
 /// "csr-cusparse": cusparseSpMV on the CSR arrays.
 std::unique_ptr<DeviceSpmv> make_csr_cusparse_device(const CsrFormat& a);

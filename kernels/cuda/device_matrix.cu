@@ -25,9 +25,9 @@ void DeviceMatrix::multiply(std::span<const double> x, std::span<double> y) {
   if (x.size() != n || y.size() != n) throw CudaError("DeviceMatrix::multiply: vector length differs from n_rows");
   DeviceBuffer<double> dx(x);
   DeviceBuffer<double> dy(n);
-  // --- all-ones bytes are a NaN: any row the kernel does not write shows up
-  if (n > 0) FVMMINI_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
   Stream stream;
+  // --- all-ones bytes are a NaN: any row the kernel does not write shows up (same stream: ordered)
+  if (n > 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));
   spmv_->apply(dx.data(), dy.data(), stream.get());
   stream.synchronize();
   dy.download(y);
