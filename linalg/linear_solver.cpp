@@ -4,6 +4,10 @@
 
 #include "linalg/format_registry.hpp"
 #include "linalg/reference_cg.hpp"
+#if FVMMINI_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/cuda_linear_solver.hpp"
+#endif
 
 namespace fvmmini {
 
@@ -58,12 +62,24 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
   if (s.solver != "CG") throw std::invalid_argument(fmt::format("unknown solver '{}' (known: CG)", s.solver));
   if (s.preconditioner != "none" && s.preconditioner != "jacobi")
     throw std::invalid_argument(fmt::format("unknown preconditioner '{}' (known: none, jacobi)", s.preconditioner));
-  if (s.backend == "cuda") throw std::invalid_argument("backend 'cuda': this build has no CUDA backend");
-  if (s.backend != "reference" && s.backend != "auto")
+  if (s.backend != "reference" && s.backend != "cuda" && s.backend != "auto")
     throw std::invalid_argument(fmt::format("unknown backend '{}' (known: reference, cuda, auto)", s.backend));
+
+  // --- cuda when asked (a missing device is an error) or when auto finds a device
+  std::string note;
+#if FVMMINI_HAVE_CUDA
+  const bool device = s.backend != "reference" && cuda::cuda_device_available();
+  if (s.backend == "cuda" && !device)
+    throw SolverError("backend cuda: no CUDA device is available (backend auto falls back to reference)");
+  if (device) return cuda::make_cuda_linear_solver(matrix, s);
+  if (s.backend == "auto") note = " (auto: no CUDA device, fell back to reference)";
+#else
+  if (s.backend == "cuda")
+    throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
+  if (s.backend == "auto") note = " (auto: no CUDA backend in this build)";
+#endif
   if (!find_format(s.format).reference)
     throw std::invalid_argument(fmt::format("format '{}' has no reference kernel: it needs backend cuda", s.format));
-  const std::string note = s.backend == "auto" ? " (auto: no CUDA backend in this build)" : "";
   return std::make_unique<ReferenceSolver>(matrix, s, note);
 }
 

@@ -44,7 +44,7 @@ std::string vec_text(const Vec3& v) { return fmt::format("({:.6g} {:.6g} {:.6g})
 
 std::string list_text(const std::vector<label>& items, label total) {
   std::string s;
-  for (label i : items) s += (s.empty() ? "" : " ") + std::to_string(i);
+  for (label i : items) s += fmt::format("{}{}", s.empty() ? "" : " ", i);
   if (total > static_cast<label>(items.size())) s += " ...";
   return s;
 }

@@ -15,13 +15,8 @@ class MeshError : public std::runtime_error {
   long line() const { return line_; }
 
  private:
-  static std::string format(const std::string& file, long line, const std::string& message) {
-    std::string text = file;
-    if (line > 0) text += ":" + std::to_string(line);
-    text += ": ";
-    text += message;
-    return text;
-  }
+  /// "file:line: message" (or "file: message" when line is 0).
+  static std::string format(const std::string& file, long line, const std::string& message);
 
   std::string file_;
   long line_;

@@ -1,0 +1,16 @@
+#include "mesh/mesh_error.hpp"
+
+#include <sstream>
+
+namespace fvmmini {
+
+// A stream rather than string concatenation: GCC 12 warns falsely (-Wrestrict) on the latter.
+std::string MeshError::format(const std::string& file, long line, const std::string& message) {
+  std::ostringstream text;
+  text << file;
+  if (line > 0) text << ':' << line;
+  text << ": " << message;
+  return text.str();
+}
+
+}  // namespace fvmmini
