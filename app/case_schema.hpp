@@ -66,17 +66,25 @@ class KeySpec {
   /// An extra rule on the resolved value: returns "" when fine, else the problem ("must be a multiple of 32").
   KeySpec& rule(std::function<std::string(const YAML::Node& value)> check);
 
-  // --- Reading.
+  // --- Reading (what the builders above set).
 
+  /// The key's name ("<name>" for the entry spec of a named_map).
   const std::string& name() const { return name_; }
   KeyType type() const { return type_; }
+  /// The one-line description.
   const std::string& doc() const { return doc_; }
   bool is_required() const { return required_; }
+  /// The default as YAML text, if any.
   const std::optional<std::string>& default_text() const { return default_; }
+  /// Allowed words (enumeration, enum_list, real_or_word).
   const std::vector<std::string>& allowed_values() const { return values_; }
+  /// All must hold for the key to apply.
   const std::vector<KeyCondition>& conditions() const { return conditions_; }
+  /// The keys of a map, in definition order.
   const std::vector<std::unique_ptr<KeySpec>>& children() const { return children_; }
+  /// The spec of each entry of a named_map (nullptr otherwise).
   const KeySpec* entry_spec() const { return entry_.get(); }
+  /// Extra rules on the resolved value.
   const std::vector<std::function<std::string(const YAML::Node&)>>& rules() const { return rules_; }
   /// Every child with this name (usually one).
   std::vector<const KeySpec*> children_named(const std::string& name) const;

@@ -39,12 +39,21 @@ class ResolvedCase {
 
   /// True when the key is present after resolution (enabled, and given or defaulted).
   bool has(std::string_view path) const;
+
+  // --- Typed values. Each throws std::out_of_range naming the path when the key is absent
+  //     (check has() for optional keys) and std::logic_error when it holds another type.
+
+  /// A bool key.
   bool get_bool(std::string_view path) const;
+  /// An int key.
   std::int64_t get_int(std::string_view path) const;
+  /// A real key (also a number-or-word key holding a number).
   double get_real(std::string_view path) const;
-  /// Strings and enumeration values.
+  /// Strings and enumeration values (and the word of a number-or-word key).
   std::string get_string(std::string_view path) const;
+  /// A list of 3 numbers.
   Vec3 get_real3(std::string_view path) const;
+  /// A list of 3 integers.
   std::array<std::int64_t, 3> get_int3(std::string_view path) const;
   /// A list of enumeration values (mesh.patches.<name>.sides).
   std::vector<std::string> get_list(std::string_view path) const;
