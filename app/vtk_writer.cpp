@@ -170,21 +170,34 @@ VtkSeriesWriter::VtkSeriesWriter(const Mesh& mesh, std::filesystem::path directo
   for (label p = 0; p < mesh.n_points(); ++p) points->SetPoint(p, mesh.points[p].x, mesh.points[p].y, mesh.points[p].z);
   impl_->grid->SetPoints(points);
 
-  // --- Faces per cell, oriented out of the cell: as stored for the owner, reversed for the neighbour.
-  std::vector<FaceLoops> cell_faces(static_cast<std::size_t>(mesh.n_cells));
+  // --- Faces per cell in compressed rows: f for the owner, ~f (negative) for the neighbour.
+  std::vector<label> cell_offsets(static_cast<std::size_t>(mesh.n_cells) + 1, 0);
   for (label f = 0; f < mesh.n_faces(); ++f) {
-    const auto face = mesh.face(f);
-    std::vector<label> loop(face.begin(), face.end());
-    cell_faces[mesh.owner[f]].push_back(loop);
-    if (f < mesh.n_internal_faces()) {
-      std::reverse(loop.begin() + 1, loop.end());
-      cell_faces[mesh.neighbour[f]].push_back(std::move(loop));
-    }
+    ++cell_offsets[mesh.owner[f] + 1];
+    if (f < mesh.n_internal_faces()) ++cell_offsets[mesh.neighbour[f] + 1];
+  }
+  for (label c = 0; c < mesh.n_cells; ++c) cell_offsets[c + 1] += cell_offsets[c];
+  std::vector<label> cell_faces(static_cast<std::size_t>(cell_offsets.back()));
+  std::vector<label> fill(cell_offsets.begin(), cell_offsets.end() - 1);
+  for (label f = 0; f < mesh.n_faces(); ++f) {
+    cell_faces[fill[mesh.owner[f]]++] = f;
+    if (f < mesh.n_internal_faces()) cell_faces[fill[mesh.neighbour[f]]++] = ~f;
   }
 
   // --- Native VTK cells where the faces allow, polyhedra (outward face stream) otherwise.
   impl_->grid->Allocate(mesh.n_cells);
-  for (const auto& faces : cell_faces) {
+  FaceLoops faces;
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    // --- The cell's faces oriented outward: as stored for the owner, reversed for the neighbour.
+    faces.resize(static_cast<std::size_t>(cell_offsets[c + 1] - cell_offsets[c]));
+    for (label i = cell_offsets[c]; i < cell_offsets[c + 1]; ++i) {
+      const label f = cell_faces[i] >= 0 ? cell_faces[i] : ~cell_faces[i];
+      const auto face = mesh.face(f);
+      auto& loop = faces[static_cast<std::size_t>(i - cell_offsets[c])];
+      loop.assign(face.begin(), face.end());
+      if (cell_faces[i] < 0) std::reverse(loop.begin() + 1, loop.end());
+    }
+
     if (const auto native = native_cell(faces)) {
       std::vector<vtkIdType> ids(native->second.begin(), native->second.end());
       impl_->grid->InsertNextCell(native->first, static_cast<vtkIdType>(ids.size()), ids.data());
