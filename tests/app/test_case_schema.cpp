@@ -143,9 +143,12 @@ TEST_F(CaseSchemaTest, UnknownEnumValueListsAllowedOnes) {
 TEST_F(CaseSchemaTest, YamlSyntaxErrorHasLineAndColumn) {
   const auto found = problems("mesh:\n  type: box\n  cells: [4, 3, 2\nphysics:\n  type: poisson\n");
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].rfind(file_.string() + ":", 0), 0u) << found[0];
-  EXPECT_NE(found[0].find("YAML syntax error"), std::string::npos) << found[0];
-  EXPECT_NE(found[0].find(":4:"), std::string::npos) << found[0];
+  // --- yaml-cpp notices the unclosed list at the next key.
+  EXPECT_EQ(found[0], at(4, 8) + "YAML syntax error: end of sequence flow not found");
+  const auto tab = problems("mesh:\n  type: box\n\tcells: [1, 1, 1]\n");
+  EXPECT_EQ(tab, std::vector<std::string>{at(3, 1) + "YAML syntax error: illegal tab when looking for indentation"});
+  const auto list = problems("- mesh\n- physics\n");
+  EXPECT_EQ(list, std::vector<std::string>{at(1, 1) + "the case file must be a map of sections (mesh:, physics:, ...)"});
 }
 
 TEST_F(CaseSchemaTest, EmptyAndMissingFilesAreCaseErrors) {
