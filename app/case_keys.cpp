@@ -84,9 +84,12 @@ void add_solver_keys(KeySpec& field) {
       .rule([](const YAML::Node& value) {
         return *parse_integer(value.Scalar()) % 32 == 0 ? "" : "must be a multiple of 32";
       });
-  field.add("alpha", KeyType::real, "staircase: row groups smaller than alpha x rows merge upward")
-      .default_value("0.01")
-      .min(0)
+  field.add("alpha", KeyType::real_or_word,
+            "staircase: row groups smaller than alpha x rows merge upward, in [sliceHeight/rows, 1]; auto: "
+            "max(0.01, sliceHeight/rows)")
+      .default_value("auto")
+      .values({"auto"})
+      .min(0, false)
       .max(1);
   field.add("chunkSize", KeyType::integer, "sell: the chunk height C").default_value("32").min(1).max(max_int32);
   field.add("sortWindow", KeyType::integer, "sell: rows are sorted by length within windows of sigma rows")

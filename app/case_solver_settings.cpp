@@ -14,7 +14,8 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
   settings.format_parameters.slice_height = static_cast<int>(resolved.get_int(base + "sliceHeight"));
-  settings.format_parameters.alpha = resolved.get_real(base + "alpha");
+  // alpha "auto" is resolved against the matrix size when the format is built (0 means auto)
+  settings.format_parameters.alpha = resolved.is_number(base + "alpha") ? resolved.get_real(base + "alpha") : 0.0;
   settings.format_parameters.chunk_size = static_cast<int>(resolved.get_int(base + "chunkSize"));
   settings.format_parameters.sort_window = static_cast<int>(resolved.get_int(base + "sortWindow"));
   return settings;

@@ -108,7 +108,12 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
   }
   {
     auto timing = timer.measure("solver setup");
-    solver = make_linear_solver(problem->matrix(), solver_settings(c, "T"));
+    try {
+      solver = make_linear_solver(problem->matrix(), solver_settings(c, "T"));
+    } catch (const std::invalid_argument& e) {
+      // a parameter that does not fit this matrix (Staircase alpha, a cuda-only format): a case error
+      throw CaseError(c.where("solvers.T"), std::string("solvers.T: ") + e.what());
+    }
   }
 
   // --- the output folder exists only once setup has succeeded

@@ -134,9 +134,13 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   p.format_name = format;
   p.ordering_name = ordering;
   p.parameters = parameters;
+  // --- alpha "auto": the thesis's 0.01, raised to sh/n on matrices too small for it
+  if (format == "staircase" && p.parameters.alpha <= 0.0)
+    p.parameters.alpha = std::min(1.0, std::max(0.01, static_cast<double>(parameters.slice_height) /
+                                                          std::max<label>(1, matrix.n_rows())));
   // --- fail on bad Staircase parameters before the (expensive) ordering
   if (format == "staircase")
-    validate_staircase_parameters(matrix.n_rows(), parameters.slice_height, parameters.alpha);
+    validate_staircase_parameters(matrix.n_rows(), p.parameters.slice_height, p.parameters.alpha);
 
   // --- sigma = ordering, then (staircase) stable grouping by row length
   auto t0 = std::chrono::steady_clock::now();
@@ -150,7 +154,7 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   p.csr_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  p.format = entry.build(std::move(csr), parameters);
+  p.format = entry.build(std::move(csr), p.parameters);
   compose_value_map(p);
   p.build_seconds = seconds_since(t0);
   return p;

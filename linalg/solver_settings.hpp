@@ -8,7 +8,8 @@ namespace fvmmini {
 /// Parameters of the storage formats (each format reads the ones it uses).
 struct FormatParameters {
   int slice_height = 32;   ///< Staircase SELL: rows per slice (multiple of 32, <= 1024)
-  double alpha = 0.01;     ///< Staircase SELL: groups smaller than alpha * rows merge upward
+  double alpha = 0.01;     ///< Staircase SELL: groups smaller than alpha * rows merge upward; <= 0: auto,
+                           ///< max(0.01, slice_height / rows)
   int chunk_size = 32;     ///< SELL-C-sigma: C
   int sort_window = 1024;  ///< SELL-C-sigma: sigma (rows sorted by length within windows of sigma)
 };

@@ -123,6 +123,19 @@ TEST(Cli, CaseThatDoesNotFitItsMeshExitsTwoAndWritesNothing) {
   }
 }
 
+TEST(Cli, FormatParameterThatDoesNotFitTheMatrixExitsTwoAndWritesNothing) {
+  // alpha must lie in [sliceHeight/rows, 1]: only the matrix size decides, after the mesh is built
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(
+      folder.path(), {"case.yaml", "--set", "mesh.cells=[16, 16, 1]", "--set", "solvers.T.format=staircase", "--set",
+                      "solvers.T.alpha=0.001"});
+  EXPECT_EQ(outcome.status, 2) << outcome.err;
+  EXPECT_EQ(outcome.err.rfind("fvmmini: error: ", 0), 0u) << outcome.err;
+  EXPECT_NE(outcome.err.find("alpha must lie in [slice_height/rows, 1]"), std::string::npos) << outcome.err;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+}
+
 TEST(Cli, UnreadableMeshExitsOneAndWritesNothing) {
   testing::TempFolder folder;
   folder.write("broken.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 1 2\n");
