@@ -179,8 +179,8 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   FlowOutput output(c, context, mesh, geometry);
 
   say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
-  say(fmt::format("Physics: incompressible, nu = {:g}, convection {}, Re(lid 1, L 1) = {:g}\n", settings.viscosity,
-                  to_string(settings.convection), 1.0 / settings.viscosity));
+  say(fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
+                  settings.viscosity, 1.0 / settings.viscosity, to_string(settings.convection)));
   say(fmt::format("U solver: {}\np solver: {}\n", solver->velocity_solver().describe(),
                   solver->pressure_solver().describe()));
   if (solver->reference_cell() >= 0)
