@@ -251,10 +251,18 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
     }
   } catch (const std::exception& e) {
     progress.clear();
+    // --- a solver failure mid-run is almost always divergence: say where, and what to change
+    const bool solver_failure = dynamic_cast<const SolverError*>(&e) != nullptr;
+    const std::string message =
+        solver_failure ? fmt::format("{} (at Time = {:g}, step {}, deltaT = {:g}, Courant number max {:.3g} so far: "
+                                     "the flow diverged; reduce deltaT or maxCo)",
+                                     e.what(), time, step, dt, courant_max_seen)
+                       : std::string(e.what());
     summary.set_phases(timer);
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
-    summary.set_status("failed", e.what());
+    summary.set_status("failed", message);
     if (!summary_name.empty()) summary.write(summary_path);
+    if (solver_failure) throw SolverError(message);
     throw;
   }
   progress.clear();

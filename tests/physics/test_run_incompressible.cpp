@@ -1,0 +1,94 @@
+// The incompressible time loop from a case file: what a completed run and a diverging run
+// leave in the output folder.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/case_loader.hpp"
+#include "app/run_incompressible.hpp"
+#include "tests/app/temp_folder.hpp"
+
+namespace fvmmini {
+namespace {
+
+const char* cavity_case = R"(mesh:
+  type: box
+  cells: [16, 16, 1]
+  max: [1, 1, 0.1]
+  patches:
+    movingWall: {sides: [ymax], type: wall}
+    fixedWalls: {sides: [xmin, xmax, ymin], type: wall}
+    frontAndBack: {sides: [zmin, zmax], type: empty}
+physics: {type: incompressible, nu: 0.01}
+boundaryField:
+  movingWall: {type: wall, velocity: [1, 0, 0]}
+  fixedWalls: {type: wall}
+  frontAndBack: {type: empty}
+time: {endTime: 60, deltaT: 0.01, maxCo: 0.5, writeInterval: 10, logInterval: 1000}
+steadyState: {stop: true}
+solvers:
+  U: {preconditioner: jacobi, tolerance: 1e-8}
+  p: {tolerance: 1e-6, maxIter: 2000}
+output: {vtk: false}
+)";
+
+nlohmann::json read_json(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
+}
+
+int run(const testing::TempFolder& folder, const std::vector<std::string>& overrides) {
+  const auto file = folder.write("cavity.yaml", cavity_case);
+  const ResolvedCase c = load_case(file, overrides);
+  RunContext context;
+  context.output_directory = folder.path() / "out";
+  context.quiet = true;
+  return run_incompressible_case(c, context);
+}
+
+TEST(RunIncompressible, RunsToSteadyStateAndWritesSamplesAndSummary) {
+  const testing::TempFolder folder;
+  ASSERT_EQ(run(folder, {}), 0);
+  const auto summary = read_json(folder.path() / "out" / "summary.json");
+  EXPECT_EQ(summary["status"], "completed");
+  const auto& results = summary["results"];
+  EXPECT_TRUE(results["steady"].get<bool>());
+  EXPECT_LT(results["finalTime"].get<double>(), 60.0);  // stopped at steady state
+  EXPECT_LE(results["courantMax"].get<double>(), 0.5 + 1e-9);
+  EXPECT_LT(results["continuity"]["sumLocal"].get<double>(), 1e-7);
+  EXPECT_GT(summary["solves"]["p"]["solves"].get<long long>(), 100);
+  std::vector<std::string> phases;
+  for (const auto& phase : summary["phases"]) phases.push_back(phase["phase"]);
+  for (const char* name : {"momentum", "pressure assembly", "pressure solve", "correction", "output"})
+    EXPECT_NE(std::find(phases.begin(), phases.end(), name), phases.end()) << name;
+
+  // --- centrelines.csv: a header and 129 points on each of the two lines
+  std::ifstream csv(folder.path() / "out" / "centrelines.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "line,coordinate,x,y,z,Ux,Uy,Uz,p");
+  int vertical = 0, horizontal = 0;
+  while (std::getline(csv, line)) {
+    vertical += line.rfind("vertical,", 0) == 0;
+    horizontal += line.rfind("horizontal,", 0) == 0;
+  }
+  EXPECT_EQ(vertical, 129);
+  EXPECT_EQ(horizontal, 129);
+}
+
+TEST(RunIncompressible, ADivergingRunFailsAndSaysSoInTheSummary) {
+  const testing::TempFolder folder;
+  // --- a fixed step 100 times the Courant limit: the explicit convection blows up
+  EXPECT_THROW(run(folder, {"time.maxCo=0", "time.deltaT=5", "time.endTime=1e6", "steadyState.stop=false"}),
+               std::exception);
+  const auto summary = read_json(folder.path() / "out" / "summary.json");
+  EXPECT_EQ(summary["status"], "failed");
+  EXPECT_FALSE(summary["error"].get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace fvmmini
