@@ -25,6 +25,13 @@ SolverSettings pressure_settings(double tolerance = 1e-6) {
 
 class CavityScheme : public ::testing::TestWithParam<ConvectionScheme> {};
 
+}  // namespace
+
+/// gtest prints the scheme by name.
+void PrintTo(ConvectionScheme scheme, std::ostream* os) { *os << to_string(scheme); }
+
+namespace {
+
 TEST_P(CavityScheme, Re100On32x32ReachesSteadyStateNearGhia) {
   const Mesh mesh = cavity_mesh(32);
   const MeshGeometry g = compute_geometry(mesh);
