@@ -17,13 +17,7 @@ EllMatrix build_ell(const CsrMatrix& csr) {
   m.value_slot.resize(csr.nnz());
   // --- entry k of row i goes to slot k * n + i
 #pragma omp parallel for schedule(static)
-  for (label i = 0; i < n; ++i)
-    for (auto k = csr.row_ptr[i]; k < csr.row_ptr[i + 1]; ++k) {
-      const std::int64_t slot = (k - csr.row_ptr[i]) * n + i;
-      m.col[slot] = csr.col[k];
-      m.values[slot] = csr.values[k];
-      m.value_slot[k] = slot;
-    }
+  for (label i = 0; i < n; ++i) place_row_column_major(csr, i, i, n, m);
   m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }

@@ -47,12 +47,7 @@ SellMatrix build_sell(const CsrMatrix& csr, int chunk_size, int sort_window) {
 #pragma omp parallel for schedule(static)
   for (label p = 0; p < n; ++p) {
     const label c = p / c_size, r = p % c_size, row = m.row_order[p];
-    for (auto k = csr.row_ptr[row]; k < csr.row_ptr[row + 1]; ++k) {
-      const std::int64_t slot = m.chunk_ptr[c] + (k - csr.row_ptr[row]) * c_size + r;
-      m.col[slot] = csr.col[k];
-      m.values[slot] = csr.values[k];
-      m.value_slot[k] = slot;
-    }
+    place_row_column_major(csr, row, m.chunk_ptr[c] + r, c_size, m);
   }
   m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;

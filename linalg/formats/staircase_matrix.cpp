@@ -109,13 +109,7 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
 #pragma omp parallel for schedule(static)
     for (label row = idx.row_ptr[g]; row < idx.row_ptr[g + 1]; ++row) {
       const std::int64_t j = row - idx.row_ptr[g];
-      const std::int64_t base = idx.step_ptr[g] + (j / sh) * L * sh + j % sh;
-      for (auto k = csr.row_ptr[row]; k < csr.row_ptr[row + 1]; ++k) {
-        const std::int64_t slot = base + (k - csr.row_ptr[row]) * sh;
-        m.col[slot] = csr.col[k];
-        m.values[slot] = csr.values[k];
-        m.value_slot[k] = slot;
-      }
+      place_row_column_major(csr, row, idx.step_ptr[g] + (j / sh) * L * sh + j % sh, sh, m);
     }
   }
   m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
