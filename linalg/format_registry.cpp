@@ -11,6 +11,8 @@
 #include "kernels/reference/ell_spmv.hpp"
 #include "kernels/reference/sell_spmv.hpp"
 #include "kernels/reference/staircase_spmv.hpp"
+#include "kernels/reference/symmetric_spmv.hpp"
+#include "kernels/reference/vector_ops.hpp"
 #include "linalg/ordering/orderings.hpp"
 
 namespace fvmmini {
@@ -78,10 +80,17 @@ class FormatOperator final : public ReferenceOperator {
             reference::ell_spmv(m, x, y);
           else if constexpr (std::is_same_v<T, SellMatrix>)
             reference::sell_spmv(m, x, y);
-          else
+          else if constexpr (std::is_same_v<T, StaircaseMatrix>)
             reference::staircase_spmv(m, x, y);
+          else
+            reference::symmetric_spmv(m, x, y);
         },
         prepared_.format);
+  }
+  double multiply_dot(std::span<const double> x, std::span<double> y) const override {
+    if (const auto* m = std::get_if<SymmetricMatrix>(&prepared_.format)) return reference::symmetric_spmv(*m, x, y);
+    multiply(x, y);
+    return reference::dot(x, y);
   }
   std::span<const double> diagonal() const override { return diag_; }
   void refresh_values(const LduMatrix& m) override {
@@ -97,6 +106,11 @@ class FormatOperator final : public ReferenceOperator {
 };
 
 }  // namespace
+
+double HostOperator::multiply_dot(std::span<const double> x, std::span<double> y) const {
+  multiply(x, y);
+  return reference::dot(x, y);
+}
 
 const std::vector<FormatEntry>& format_table() {
   static const std::vector<FormatEntry> table{
@@ -115,6 +129,8 @@ const std::vector<FormatEntry>& format_table() {
        [](CsrMatrix csr, const FormatParameters& p) -> HostFormat {
          return build_staircase(csr, p.slice_height, p.alpha);
        }},
+      {"symmetric", "diagonal + upper triangle in CSR, each off-diagonal pair once (reference only)", true, false,
+       [](CsrMatrix csr, const FormatParameters&) -> HostFormat { return build_symmetric(csr); }},
   };
   return table;
 }

@@ -17,6 +17,7 @@
 #include "linalg/formats/ell_matrix.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
+#include "linalg/formats/symmetric_matrix.hpp"
 #include "linalg/host_operator.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/solver_settings.hpp"
@@ -24,7 +25,7 @@
 namespace fvmmini {
 
 /// One built format (the struct the entry's builder makes).
-using HostFormat = std::variant<CsrFormat, CooMatrix, EllMatrix, SellMatrix, StaircaseMatrix>;
+using HostFormat = std::variant<CsrFormat, CooMatrix, EllMatrix, SellMatrix, StaircaseMatrix, SymmetricMatrix>;
 
 struct FormatEntry {
   std::string name;     ///< as in case files

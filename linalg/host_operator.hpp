@@ -17,6 +17,10 @@ class HostOperator {
   virtual label n_rows() const = 0;
   /// y = A x, both in the operator's ordering. @param[out] y overwritten
   virtual void multiply(std::span<const double> x, std::span<double> y) const = 0;
+  /// y = A x and x . y (CG's p'Ap). Formats whose kernel can sum x . y in the same pass override
+  /// this to save CG one read of both vectors; the default multiplies, then reads them again.
+  /// @param[out] y overwritten. @return x . y, deterministic for a given thread count
+  virtual double multiply_dot(std::span<const double> x, std::span<double> y) const;
   /// The diagonal in the operator's ordering (for Jacobi).
   virtual std::span<const double> diagonal() const = 0;
   /// New coefficients on the same addressing (LDU in mesh order), refreshed through the slot maps.

@@ -13,7 +13,7 @@ namespace fvmmini {
 namespace ops = reference;
 
 void CgWorkspace::resize(label n) {
-  for (auto* v : {&r, &z, &p, &q, &row_sums, &inv_diag}) v->assign(n, 0.0);
+  for (auto* v : {&r, &p, &q, &row_sums, &inv_diag}) v->assign(n, 0.0);
 }
 
 namespace {
@@ -70,30 +70,41 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
     return perf;
   }
 
-  // --- z = M^-1 r; p = z; rz = r . z
-  double rz = jacobi ? ops::jacobi_apply_dot(w.r, w.inv_diag, w.z) : ops::dot(w.r, w.r);
-  const std::span<const double> z = jacobi ? std::span<const double>(w.z) : std::span<const double>(w.r);
-  std::copy(z.begin(), z.end(), w.p.begin());
+  // --- p = M^-1 r; rz = r . p
+  const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
+  double rz;
+  if (jacobi) {
+    rz = ops::jacobi_apply_dot(w.r, w.inv_diag, w.p);
+  } else {
+    std::copy(w.r.begin(), w.r.end(), w.p.begin());
+    rz = ops::dot(w.r, w.r);
+  }
 
-  while (perf.iterations < s.max_iter) {
+  // Three passes per iteration: q = A p with p.q; the residual step with both reductions; then
+  // x += alpha p (deferred from the residual step, where it would read p a second time) with
+  // the new direction.
+  while (true) {
     // --- q = A p; alpha = rz / p.q
-    a.multiply(w.p, w.q);
-    const double pq = ops::dot(w.p, w.q);
+    const double pq = a.multiply_dot(w.p, w.q);
     if (!(pq > 0.0))
       throw SolverError(fmt::format("CG breakdown at iteration {}: p'Ap = {:.3g} (the matrix is not positive definite{})",
                                     perf.iterations + 1, pq, std::isfinite(pq) ? "" : ", or NaN appeared"));
     const double alpha = rz / pq;
 
-    // --- x += alpha p; r -= alpha q; residual = |r|_1 / normFactor
-    r_norm = ops::cg_update(alpha, w.p, w.q, x, w.r);
+    // --- r -= alpha q; residual = |r|_1 / normFactor; rz_new = r . M^-1 r
+    double rz_new = 0.0;
+    r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
     ++perf.iterations;
     perf.final_residual = r_norm / norm_factor;
     if (!std::isfinite(perf.final_residual)) throw SolverError(fmt::format("CG: residual is NaN at iteration {}", perf.iterations));
-    if (converged(perf.final_residual, perf.initial_residual, s)) break;
+    if (converged(perf.final_residual, perf.initial_residual, s) || perf.iterations >= s.max_iter) {
+      // --- x += alpha p, the last step's deferred update
+      ops::axpy(alpha, w.p, x);
+      break;
+    }
 
-    // --- z = M^-1 r; beta = (r.z)_new / (r.z)_old; p = z + beta p
-    const double rz_new = jacobi ? ops::jacobi_apply_dot(w.r, w.inv_diag, w.z) : ops::dot(w.r, w.r);
-    ops::xpby(z, rz_new / rz, w.p);
+    // --- x += alpha p; beta = rz_new / rz; p = M^-1 r + beta p
+    ops::solution_and_direction_update(alpha, rz_new / rz, w.r, inv_diag, w.p, x);
     rz = rz_new;
   }
   perf.converged = converged(perf.final_residual, perf.initial_residual, s);

@@ -10,9 +10,10 @@
 
 namespace fvmmini {
 
-/// Work vectors kept between solves so no solve allocates.
+/// Work vectors kept between solves so no solve allocates. z = M^-1 r is never stored: the
+/// passes that need it recompute it from r and inv_diag.
 struct CgWorkspace {
-  std::vector<double> r, z, p, q, row_sums, inv_diag;
+  std::vector<double> r, p, q, row_sums, inv_diag;
   void resize(label n);
 };
 

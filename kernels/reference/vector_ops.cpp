@@ -89,4 +89,46 @@ void xpby(std::span<const double> z, double beta, std::span<double> p) {
   for (index i = 0; i < size_of(z); ++i) p[i] = z[i] + beta * p[i];
 }
 
+void axpy(double alpha, std::span<const double> p, std::span<double> x) {
+#pragma omp parallel for schedule(static) if (size_of(p) >= min_parallel_rows)
+  for (index i = 0; i < size_of(p); ++i) x[i] += alpha * p[i];
+}
+
+double residual_update(double alpha, std::span<const double> q, std::span<const double> inv_diag, std::span<double> r,
+                       double& r_dot_z) {
+  // Two loops rather than a test per element: the Jacobi one reads one more vector.
+  const auto sums = inv_diag.empty() ? parallel_sums<2>(size_of(r), [&](index i, auto& acc) {
+    const double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    acc[0] += std::abs(ri);
+    acc[1] += ri * ri;
+  })
+                                     : parallel_sums<2>(size_of(r), [&](index i, auto& acc) {
+                                         const double ri = r[i] - alpha * q[i];
+                                         r[i] = ri;
+                                         acc[0] += std::abs(ri);
+                                         acc[1] += ri * (ri * inv_diag[i]);
+                                       });
+  r_dot_z = sums[1];
+  return sums[0];
+}
+
+void solution_and_direction_update(double alpha, double beta, std::span<const double> r,
+                                   std::span<const double> inv_diag, std::span<double> p, std::span<double> x) {
+  const index n = size_of(r);
+  if (inv_diag.empty()) {
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+    for (index i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      p[i] = r[i] + beta * p[i];
+    }
+  } else {
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+    for (index i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      p[i] = r[i] * inv_diag[i] + beta * p[i];
+    }
+  }
+}
+
 }  // namespace fvmmini::reference

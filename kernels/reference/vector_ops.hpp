@@ -29,6 +29,20 @@ double jacobi_apply_dot(std::span<const double> r, std::span<const double> inv_d
 /// p = z + beta p
 void xpby(std::span<const double> z, double beta, std::span<double> p);
 
+/// x += alpha p
+void axpy(double alpha, std::span<const double> p, std::span<double> x);
+
+/// CG's residual step in one pass: r -= alpha q, r_dot_z = r . M^-1 r, where M^-1 = diag(inv_diag)
+/// (Jacobi), or the identity when inv_diag is empty.
+/// @param[out] r_dot_z the new r . z; @return sum |r| (the new residual's L1 norm)
+double residual_update(double alpha, std::span<const double> q, std::span<const double> inv_diag, std::span<double> r,
+                       double& r_dot_z);
+
+/// CG's deferred solution step and new direction in one pass: x += alpha p (with the old p),
+/// then p = M^-1 r + beta p (M as in residual_update), so z is never stored.
+void solution_and_direction_update(double alpha, double beta, std::span<const double> r,
+                                   std::span<const double> inv_diag, std::span<double> p, std::span<double> x);
+
 /// @return the mean of a
 double mean(std::span<const double> a);
 

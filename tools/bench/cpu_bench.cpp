@@ -1,0 +1,195 @@
+// fvmmini-cpu-bench: the reference (CPU) backend's SpMV and CG per format x ordering, in a
+// build without CUDA (fvmmini-bench needs the CUDA library). Threads: OMP_NUM_THREADS.
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/format_registry.hpp"
+#include "linalg/reference_cg.hpp"
+#include "tools/bench/bench_inputs.hpp"
+
+namespace fvmmini::bench {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Options {
+  int box = 200;
+  std::string formats = "csr,sell,staircase";
+  std::string orderings = "none";
+  int repeats = 7;
+  int cg_iterations = 20;
+  FormatParameters parameters;
+};
+
+/// The format-independent minimum of an SpMV (DESIGN.md, Measuring): each nonzero's value and
+/// column index once, x once, y once, a 4-byte row pointer per row (as fvmmini-bench counts).
+double spmv_min_bytes(double n, double nnz) { return nnz * (8.0 + 4.0) + n * (8.0 + 8.0 + 4.0) + 4.0; }
+
+/// One CG iteration's minimum: the SpMV's plus 7 vector passes (x, r, p read and written, q read
+/// once), plus the inverse diagonal read once for Jacobi.
+double cg_min_bytes(double n, double nnz, bool jacobi) { return spmv_min_bytes(n, nnz) + (jacobi ? 8.0 : 7.0) * 8.0 * n; }
+
+/// STREAM triad a = b + s c on 3 x 8n bytes with the bench's threads: GB/s counted as STREAM
+/// does (24 bytes per element; the write-allocate read of a is not counted).
+double triad_bandwidth(std::size_t n, int repeats) {
+  std::vector<double> a(n), b(n), c(n);
+  const auto size = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < size; ++i) {
+    a[i] = 0.0;
+    b[i] = 1.0;
+    c[i] = 2.0;
+  }
+  std::vector<double> seconds;
+  for (int k = 0; k < repeats; ++k) {
+    const auto t0 = clock_type::now();
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < size; ++i) a[i] = b[i] + 3.0 * c[i];
+    seconds.push_back(seconds_since(t0));
+  }
+  if (a[n / 2] != 7.0) throw std::runtime_error("triad check failed");
+  return 24.0 * static_cast<double>(n) / median(seconds) / 1e9;
+}
+
+/// ms per CG iteration: runs of `few` and `few + k` iterations (tolerance 0), the difference
+/// over k, so set-up (row sums, initial residual) is not counted; median over `repeats`.
+double cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, const std::string& preconditioner,
+                           int k, int repeats) {
+  const label n = op.n_rows();
+  SolverSettings s;
+  s.preconditioner = preconditioner;
+  s.tolerance = 0.0;
+  CgWorkspace work;
+  std::vector<double> x(n);
+  auto timed = [&](int iterations) {
+    s.max_iter = iterations;
+    std::fill(x.begin(), x.end(), 0.0);
+    const auto t0 = clock_type::now();
+    const SolverPerformance perf = reference_cg(op, x, b, s, work);
+    if (perf.iterations != iterations) throw std::runtime_error("CG stopped early");
+    return seconds_since(t0) * 1e3;
+  };
+  constexpr int few = 2;
+  std::vector<double> per_iteration;
+  for (int r = 0; r < repeats; ++r) per_iteration.push_back((timed(few + k) - timed(few)) / k);
+  return median(per_iteration);
+}
+
+int run(const Options& o) {
+  auto t0 = clock_type::now();
+  const BenchMatrix input = box_laplacian(o.box);
+  const LduMatrix& matrix = input.matrix;
+  const label n = matrix.n_rows();
+  const double nnz = static_cast<double>(matrix.addressing->nnz());
+  std::cout << fmt::format("matrix: {}, {} rows, {:.0f} nonzeros, built in {:.1f} s; {} OpenMP threads\n", input.source,
+                           n, nnz, seconds_since(t0), omp_get_max_threads());
+  const double triad = triad_bandwidth(std::max<std::size_t>(n, std::size_t{1} << 24), 10);
+  std::cout << fmt::format("STREAM triad: {:.1f} GB/s (24 bytes per element)\n", triad);
+
+  // --- random x (never zeros) and b; the face-loop product checks every format first
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> x(n), b(n), y_ref(n);
+  for (auto& v : x) v = dist(rng);
+  for (auto& v : b) v = dist(rng);
+  reference::ldu_spmv(matrix, x, y_ref);
+  double y_scale = 0.0;
+  for (double v : y_ref) y_scale = std::max(y_scale, std::abs(v));
+
+  const double floor_none = cg_min_bytes(n, nnz, false), floor_jacobi = cg_min_bytes(n, nnz, true);
+  std::cout << fmt::format("minimal bytes: SpMV {:.0f} MB, CG iteration {:.0f} MB (none), {:.0f} MB (jacobi); "
+                           "at the triad rate {:.1f} / {:.1f} ms\n\n",
+                           spmv_min_bytes(n, nnz) / 1e6, floor_none / 1e6, floor_jacobi / 1e6,
+                           floor_none / triad / 1e6, floor_jacobi / triad / 1e6);
+  std::cout << fmt::format("{:<11} {:<10} {:>8} {:>9} {:>7} {:>10} {:>12}\n", "format", "ordering", "MB", "SpMV ms",
+                           "GB/s", "CG ms/it", "PCG ms/it");
+  for (const auto& ordering : split(o.orderings))
+    for (const auto& format : split(o.formats)) {
+      try {
+        auto op = make_reference_operator(matrix, prepare_format(matrix, format, ordering, o.parameters));
+        const Permutation& perm = op->prepared().permutation;
+        std::vector<double> x_op(n), b_op(n), y_ref_op(n), y(n);
+        permute_to_new(perm, x, x_op);
+        permute_to_new(perm, b, b_op);
+        permute_to_new(perm, y_ref, y_ref_op);
+        // --- check against the face loop, then time
+        op->multiply(x_op, y);
+        for (label i = 0; i < n; ++i)
+          if (!(std::abs(y[i] - y_ref_op[i]) <= 1e-12 * y_scale))
+            throw std::runtime_error(fmt::format("SpMV differs from the face loop at row {}", i));
+        std::vector<double> ms;
+        for (int r = 0; r < o.repeats; ++r) {
+          t0 = clock_type::now();
+          op->multiply(x_op, y);
+          ms.push_back(seconds_since(t0) * 1e3);
+        }
+        const double spmv_ms = median(ms);
+        const double cg_ms = cg_ms_per_iteration(*op, b_op, "none", o.cg_iterations, o.repeats);
+        const double pcg_ms = cg_ms_per_iteration(*op, b_op, "jacobi", o.cg_iterations, o.repeats);
+        std::cout << fmt::format("{:<11} {:<10} {:>8.1f} {:>9.2f} {:>7.1f} {:>10.2f} {:>12.2f}\n", format, ordering,
+                                 format_figures(op->prepared().format).footprint_bytes / 1e6, spmv_ms,
+                                 spmv_min_bytes(n, nnz) / spmv_ms / 1e6, cg_ms, pcg_ms)
+                  << std::flush;
+      } catch (const std::exception& e) {
+        std::cout << fmt::format("{:<11} {:<10} not completed: {}\n", format, ordering, e.what()) << std::flush;
+      }
+    }
+  return 0;
+}
+
+}  // namespace
+}  // namespace fvmmini::bench
+
+int main(int argc, char** argv) {
+  fvmmini::bench::Options o;
+  CLI::App app{"fvmmini-cpu-bench: reference-backend SpMV and CG per format x ordering on the N^3 box Laplacian"};
+  app.add_option("--box", o.box, "FVM Laplacian of an N^3 box")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--formats", o.formats, "comma-separated formats with a reference kernel")->capture_default_str();
+  app.add_option("--orderings", o.orderings, "comma-separated orderings")->capture_default_str();
+  app.add_option("--repeats", o.repeats, "timed runs (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--cg-iterations", o.cg_iterations, "CG iterations timed per run")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--chunk-size", o.parameters.chunk_size, "SELL C")->capture_default_str();
+  app.add_option("--sort-window", o.parameters.sort_window, "SELL sigma")->capture_default_str();
+  app.add_option("--slice-height", o.parameters.slice_height, "Staircase sh")->capture_default_str();
+  app.add_option("--alpha", o.parameters.alpha, "Staircase alpha")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return fvmmini::bench::run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "fvmmini-cpu-bench: " << e.what() << '\n';
+    return 1;
+  }
+}
