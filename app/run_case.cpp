@@ -42,8 +42,9 @@ ScalarBoundary scalar_boundary(const ResolvedCase& c, const Mesh& mesh, std::vec
   return boundary;
 }
 
-/// Mesh and geometry, with the mesh check printed and fatal problems thrown.
-void build_mesh(const ResolvedCase& c, PhaseTimer& timer, Mesh& mesh, MeshGeometry& geometry, bool verbose) {
+}  // namespace
+
+void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, Mesh& mesh, MeshGeometry& geometry) {
   {
     auto timing = timer.measure("mesh");
     mesh = build_case_mesh(c);
@@ -57,8 +58,6 @@ void build_mesh(const ResolvedCase& c, PhaseTimer& timer, Mesh& mesh, MeshGeomet
     throw MeshError(c.case_file().string(), 0,
                     "the mesh failed " + std::to_string(check.failures.size()) + " check(s): " + check.failures.front());
 }
-
-}  // namespace
 
 int run_case(const ResolvedCase& c, const RunContext& context) {
   const std::string physics = c.get_string("physics.type");
@@ -80,7 +79,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
   // --- mesh and geometry
   Mesh mesh;
   MeshGeometry geometry;
-  build_mesh(c, timer, mesh, geometry, verbose);
+  build_checked_mesh(c, timer, verbose, mesh, geometry);
   summary.set_mesh(mesh);
 
   // --- the problem and its solver (ordering and format built once)

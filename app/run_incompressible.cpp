@@ -8,16 +8,14 @@
 #include <fmt/format.h>
 
 #include "app/atomic_file.hpp"
-#include "app/case_mesh.hpp"
 #include "app/case_solver_settings.hpp"
 #include "app/phase_timer.hpp"
 #include "app/progress.hpp"
+#include "app/run_case.hpp"
 #include "app/run_summary.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/projection_solver.hpp"
 #include "mesh/geometry.hpp"
-#include "mesh/mesh_check.hpp"
-#include "mesh/mesh_error.hpp"
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"
 #endif
@@ -128,22 +126,10 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
     if (verbose) std::fputs(text.c_str(), stdout);
   };
 
-  // --- mesh, geometry, the case against the mesh
+  // --- mesh, geometry, the case against the mesh, the mesh check
   Mesh mesh;
-  {
-    auto timing = timer.measure("mesh");
-    mesh = build_case_mesh(c);
-    check_case_against_mesh(c, mesh);
-  }
   MeshGeometry geometry;
-  {
-    auto timing = timer.measure("geometry");
-    geometry = compute_geometry(mesh);
-    const MeshCheckReport check = check_mesh(mesh, geometry);
-    if (!check.ok())
-      throw MeshError(c.case_file().string(), 0,
-                      "the mesh failed " + std::to_string(check.failures.size()) + " check(s): " + check.failures.front());
-  }
+  build_checked_mesh(c, timer, verbose, mesh, geometry);
   summary.set_mesh(mesh);
 
   // --- the solver: operators, both linear solvers (built once), initial state
