@@ -92,6 +92,13 @@ class FormatOperator final : public ReferenceOperator {
     multiply(x, y);
     return reference::dot(x, y);
   }
+  bool has_cg_sweep() const override { return std::holds_alternative<SymmetricMatrix>(prepared_.format); }
+  reference::CgSweepSums cg_sweep(double alpha, double beta, std::span<double> x, std::span<double> r,
+                                  std::span<double> p, std::span<double> q, bool jacobi) const override {
+    if (const auto* m = std::get_if<SymmetricMatrix>(&prepared_.format))
+      return reference::symmetric_cg_sweep(*m, alpha, beta, x, r, p, q, jacobi);
+    return HostOperator::cg_sweep(alpha, beta, x, r, p, q, jacobi);
+  }
   std::span<const double> diagonal() const override { return diag_; }
   void refresh_values(const LduMatrix& m) override {
     refresh_format_values(m, prepared_);
@@ -110,6 +117,11 @@ class FormatOperator final : public ReferenceOperator {
 double HostOperator::multiply_dot(std::span<const double> x, std::span<double> y) const {
   multiply(x, y);
   return reference::dot(x, y);
+}
+
+reference::CgSweepSums HostOperator::cg_sweep(double, double, std::span<double>, std::span<double>, std::span<double>,
+                                              std::span<double>, bool) const {
+  throw std::logic_error(fmt::format("format '{}' has no fused CG sweep", format_name()));
 }
 
 const std::vector<FormatEntry>& format_table() {

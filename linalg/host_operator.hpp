@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "kernels/reference/symmetric_spmv.hpp"
 #include "linalg/ldu_matrix.hpp"
 
 namespace fvmmini {
@@ -21,6 +22,13 @@ class HostOperator {
   /// this to save CG one read of both vectors; the default multiplies, then reads them again.
   /// @param[out] y overwritten. @return x . y, deterministic for a given thread count
   virtual double multiply_dot(std::span<const double> x, std::span<double> y) const;
+  /// Whether cg_sweep is available; the reference CG then makes one pass per iteration.
+  virtual bool has_cg_sweep() const { return false; }
+  /// One fused CG pass, as reference::symmetric_cg_sweep: r -= alpha q; x += alpha p;
+  /// p = M^-1 r + beta p; q = A p; with the sums of the new vectors. M = diag(A) if jacobi, else I.
+  /// @throws std::logic_error unless has_cg_sweep()
+  virtual reference::CgSweepSums cg_sweep(double alpha, double beta, std::span<double> x, std::span<double> r,
+                                          std::span<double> p, std::span<double> q, bool jacobi) const;
   /// The diagonal in the operator's ordering (for Jacobi).
   virtual std::span<const double> diagonal() const = 0;
   /// New coefficients on the same addressing (LDU in mesh order), refreshed through the slot maps.

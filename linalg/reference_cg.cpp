@@ -33,6 +33,76 @@ void require_nonsingular(std::span<const double> row_sums, std::span<const doubl
       "set a fixedValue patch or discretisation.referenceCell");
 }
 
+void check_curvature(double pq, int iteration) {
+  if (!(pq > 0.0))
+    throw SolverError(fmt::format("CG breakdown at iteration {}: p'Ap = {:.3g} (the matrix is not positive definite{})",
+                                  iteration, pq, std::isfinite(pq) ? "" : ", or NaN appeared"));
+}
+
+// Counts an iteration with its residual. @return whether CG stops here (converged or maxIter)
+bool finish_iteration(double residual, const SolverSettings& s, SolverPerformance& perf) {
+  ++perf.iterations;
+  perf.final_residual = residual;
+  if (!std::isfinite(residual)) throw SolverError(fmt::format("CG: residual is NaN at iteration {}", perf.iterations));
+  return converged(residual, perf.initial_residual, s) || perf.iterations >= s.max_iter;
+}
+
+// Three passes per iteration: q = A p with p.q; the residual step with both reductions; then
+// x += alpha p (deferred from the residual step, where it would read p a second time) with the
+// new direction. Starts from r; leaves x and perf at the last iteration.
+void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::span<const double> inv_diag,
+                             const SolverSettings& s, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+  // --- p = M^-1 r; rz = r . p
+  double rz;
+  if (!inv_diag.empty()) {
+    rz = ops::jacobi_apply_dot(w.r, inv_diag, w.p);
+  } else {
+    std::copy(w.r.begin(), w.r.end(), w.p.begin());
+    rz = ops::dot(w.r, w.r);
+  }
+  while (true) {
+    // --- q = A p; alpha = rz / p.q
+    const double pq = a.multiply_dot(w.p, w.q);
+    check_curvature(pq, perf.iterations + 1);
+    const double alpha = rz / pq;
+
+    // --- r -= alpha q; residual = |r|_1 / normFactor; rz_new = r . M^-1 r
+    double rz_new = 0.0;
+    const double r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
+    if (finish_iteration(r_norm / norm_factor, s, perf)) {
+      // --- x += alpha p, the last step's deferred update
+      ops::axpy(alpha, w.p, x);
+      return;
+    }
+
+    // --- x += alpha p; beta = rz_new / rz; p = M^-1 r + beta p
+    ops::solution_and_direction_update(alpha, rz_new / rz, w.r, inv_diag, w.p, x);
+    rz = rz_new;
+  }
+}
+
+// One pass per iteration through the operator's fused sweep: each pass first finishes the
+// previous iteration (r -= alpha q, x += alpha p, the residual) and then starts the next
+// (p = M^-1 r + beta p, q = A p, p.q). beta needs r.M^-1 r of the new r before the pass that
+// forms it, so it comes from the old one expanded: |r - alpha q|^2_M = rz - 2 alpha r.M^-1 q +
+// alpha^2 q.M^-1 q, all summed in the previous pass; alpha uses the exact rz of the pass. The
+// pass after convergence computes one product that is not used.
+void iterate_in_one_pass(const HostOperator& a, std::span<double> x, bool jacobi,
+                         const SolverSettings& s, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+  double alpha = 0.0, beta = 0.0;  // the first pass: p = M^-1 r, q = A p
+  for (bool first = true;; first = false) {
+    // --- r -= alpha q; x += alpha p; p = M^-1 r + beta p; q = A p; with the sums
+    const reference::CgSweepSums sums = a.cg_sweep(alpha, beta, x, w.r, w.p, w.q, jacobi);
+    if (!first && finish_iteration(sums.r_norm1 / norm_factor, s, perf)) return;
+
+    // --- alpha = rz / p.q; beta = |r - alpha q|^2_M / rz (0 if rounding made it <= 0: restart along z)
+    check_curvature(sums.pq, perf.iterations + 1);
+    alpha = sums.rz / sums.pq;
+    const double rz_next = sums.rz - 2.0 * alpha * sums.rq + alpha * alpha * sums.qq;
+    beta = rz_next > 0.0 ? rz_next / sums.rz : 0.0;
+  }
+}
+
 }  // namespace
 
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
@@ -61,7 +131,7 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   // --- r = b - A x; residual = |r|_1 / normFactor
   a.multiply(x, w.q);
   double norm_factor = 0.0;
-  double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, ops::mean(x), w.r, norm_factor);
+  const double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, ops::mean(x), w.r, norm_factor);
   norm_factor += small;
   perf.initial_residual = perf.final_residual = r_norm / norm_factor;
   if (!std::isfinite(perf.initial_residual)) throw SolverError("CG: initial residual is not finite (NaN or Inf in A, x or b)");
@@ -70,43 +140,11 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
     return perf;
   }
 
-  // --- p = M^-1 r; rz = r . p
   const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
-  double rz;
-  if (jacobi) {
-    rz = ops::jacobi_apply_dot(w.r, w.inv_diag, w.p);
-  } else {
-    std::copy(w.r.begin(), w.r.end(), w.p.begin());
-    rz = ops::dot(w.r, w.r);
-  }
-
-  // Three passes per iteration: q = A p with p.q; the residual step with both reductions; then
-  // x += alpha p (deferred from the residual step, where it would read p a second time) with
-  // the new direction.
-  while (true) {
-    // --- q = A p; alpha = rz / p.q
-    const double pq = a.multiply_dot(w.p, w.q);
-    if (!(pq > 0.0))
-      throw SolverError(fmt::format("CG breakdown at iteration {}: p'Ap = {:.3g} (the matrix is not positive definite{})",
-                                    perf.iterations + 1, pq, std::isfinite(pq) ? "" : ", or NaN appeared"));
-    const double alpha = rz / pq;
-
-    // --- r -= alpha q; residual = |r|_1 / normFactor; rz_new = r . M^-1 r
-    double rz_new = 0.0;
-    r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
-    ++perf.iterations;
-    perf.final_residual = r_norm / norm_factor;
-    if (!std::isfinite(perf.final_residual)) throw SolverError(fmt::format("CG: residual is NaN at iteration {}", perf.iterations));
-    if (converged(perf.final_residual, perf.initial_residual, s) || perf.iterations >= s.max_iter) {
-      // --- x += alpha p, the last step's deferred update
-      ops::axpy(alpha, w.p, x);
-      break;
-    }
-
-    // --- x += alpha p; beta = rz_new / rz; p = M^-1 r + beta p
-    ops::solution_and_direction_update(alpha, rz_new / rz, w.r, inv_diag, w.p, x);
-    rz = rz_new;
-  }
+  if (a.has_cg_sweep())
+    iterate_in_one_pass(a, x, jacobi, s, norm_factor, w, perf);
+  else
+    iterate_in_three_passes(a, x, inv_diag, s, norm_factor, w, perf);
   perf.converged = converged(perf.final_residual, perf.initial_residual, s);
   return perf;
 }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -10,69 +11,169 @@
 
 namespace fvmmini::reference {
 
+namespace {
+
+// Row i's transposed entries a_ij x_i land on rows j in (i, i + reach]. Each thread keeps them
+// in a ring of R > reach slots (slot j mod R) instead of in y: the ring stays in cache, y is
+// written once per row, and no two threads write the same y. What a thread's rows send past
+// its own last row waits in its ring until the receiving thread adds it after a barrier.
+struct Rings {
+  std::int64_t reach = 0;
+  std::int64_t mask = 0;
+  std::int64_t size = 1;
+  std::vector<double> slots;
+
+  Rings(const SymmetricMatrix& a, int threads) : reach(a.max_offset) {
+    while (size <= reach) size *= 2;
+    mask = size - 1;
+    slots.assign(static_cast<std::size_t>(threads) * size, 0.0);
+  }
+  double* of(int t) { return slots.data() + t * size; }
+};
+
+// Thread t of nt owns rows [begin, end), an equal static share.
+struct Block {
+  label n;
+  int nt;
+  label end_of(int t) const { return static_cast<label>(static_cast<std::int64_t>(n) * (t + 1) / nt); }
+  label begin_of(int t) const { return t == 0 ? 0 : end_of(t - 1); }
+};
+
+// y_i = ring_i + a_ii x_i + sum_{j>i} a_ij x_j, and ring_j += a_ij x_i for j > i.
+inline double product_row(const SymmetricMatrix& a, const double* x, label i, double* ring, std::int64_t mask) {
+  const label* col = a.col.data();
+  const double* val = a.values.data();
+  const double xi = x[i];
+  double& pending = ring[i & mask];
+  double sum = pending + a.diagonal()[i] * xi;
+  pending = 0.0;
+  for (label k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    const label j = col[k];
+    const double v = val[k];
+    sum += v * x[j];
+    ring[j & mask] += v * xi;
+  }
+  return sum;
+}
+
+// Calls receive(j, c) for each row j of thread t's block that earlier threads' rows sent c to,
+// in thread order (deterministic). Call after a barrier that follows every thread's products.
+template <class F>
+void receive_from_earlier_threads(Rings& rings, const Block& blocks, int t, F&& receive) {
+  const label begin = blocks.begin_of(t), end = blocks.end_of(t);
+  for (int u = 0; u < t; ++u) {
+    const label u_end = blocks.end_of(u);
+    const label from = std::max(begin, u_end);
+    const label to = static_cast<label>(std::min<std::int64_t>(end, u_end + rings.reach + 1));
+    const double* ring = rings.of(u);
+    for (label j = from; j < to; ++j) receive(j, ring[j & rings.mask]);
+  }
+}
+
+int threads_for(label n) { return n >= min_parallel_rows ? omp_get_max_threads() : 1; }
+
+}  // namespace
+
 double symmetric_spmv(const SymmetricMatrix& a, std::span<const double> x, std::span<double> y) {
   const label n = a.n_rows;
   if (n == 0) return 0.0;
-  const label* row_ptr = a.row_ptr.data();
-  const label* col = a.col.data();
-  const double* val = a.values.data();
-  const double* diag = a.diagonal();
-  const std::int64_t reach = a.max_offset;
-
-  // Row i's transposed entries a_ij x_i land on rows j in (i, i + reach]. Each thread keeps
-  // them in a ring of R > reach slots (slot j mod R) instead of in y: the ring stays in cache,
-  // y is written once per row, and no two threads write the same y. What a thread's rows send
-  // past its own last row is added by the receiving thread after a barrier.
-  std::int64_t ring_size = 1;
-  while (ring_size <= reach) ring_size *= 2;
-  const std::int64_t mask = ring_size - 1;
-  const int max_threads = n >= min_parallel_rows ? omp_get_max_threads() : 1;
-  std::vector<double> rings(static_cast<std::size_t>(max_threads) * ring_size);
+  const int max_threads = threads_for(n);
+  Rings rings(a, max_threads);
   std::vector<double> partial(max_threads, 0.0);
   int n_threads = 1;
 #pragma omp parallel num_threads(max_threads)
   {
     const int t = omp_get_thread_num();
-    const int nt = omp_get_num_threads();
+    const Block blocks{n, omp_get_num_threads()};
 #pragma omp single
-    n_threads = nt;
-    auto block_end = [&](int u) { return static_cast<label>(static_cast<std::int64_t>(n) * (u + 1) / nt); };
-    const label begin = t == 0 ? 0 : block_end(t - 1);
-    const label end = block_end(t);
-    double* ring = rings.data() + t * ring_size;
+    n_threads = blocks.nt;
+    double* ring = rings.of(t);
     double dot = 0.0;
-    // --- y_i = (sum_{k<i} a_ki x_k, from the ring) + a_ii x_i + sum_{j>i} a_ij x_j; ring_j += a_ij x_i
-    for (label i = begin; i < end; ++i) {
-      const double xi = x[i];
-      double& pending = ring[i & mask];
-      double sum = pending + diag[i] * xi;
-      pending = 0.0;
-      for (label k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-        const label j = col[k];
-        const double v = val[k];
-        sum += v * x[j];
-        ring[j & mask] += v * xi;
-      }
-      y[i] = sum;
-      dot += xi * sum;
+    // --- y = A x over the own rows; x . y
+    for (label i = blocks.begin_of(t); i < blocks.end_of(t); ++i) {
+      const double yi = product_row(a, x.data(), i, ring, rings.mask);
+      y[i] = yi;
+      dot += x[i] * yi;
     }
 #pragma omp barrier
-    // --- y_j += what earlier threads' rows sent to row j of this block (in thread order: deterministic)
-    for (int u = 0; u < t; ++u) {
-      const label u_end = block_end(u);
-      const label from = std::max(begin, u_end);
-      const label to = static_cast<label>(std::min<std::int64_t>(end, u_end + reach + 1));
-      const double* ring_u = rings.data() + u * ring_size;
-      for (label j = from; j < to; ++j) {
-        const double c = ring_u[j & mask];
-        y[j] += c;
-        dot += x[j] * c;
-      }
-    }
+    // --- y_j += what earlier threads' rows sent to row j
+    receive_from_earlier_threads(rings, blocks, t, [&](label j, double c) {
+      y[j] += c;
+      dot += x[j] * c;
+    });
     partial[t] = dot;
   }
   double total = 0.0;
   for (int t = 0; t < n_threads; ++t) total += partial[t];
+  return total;
+}
+
+CgSweepSums symmetric_cg_sweep(const SymmetricMatrix& a, double alpha, double beta, std::span<double> x,
+                               std::span<double> r, std::span<double> p, std::span<double> q, bool jacobi) {
+  const label n = a.n_rows;
+  if (n == 0) return {};
+  const double* diag = a.diagonal();
+  const int max_threads = threads_for(n);
+  Rings rings(a, max_threads);
+  std::vector<CgSweepSums> partial(max_threads);
+  int n_threads = 1;
+#pragma omp parallel num_threads(max_threads)
+  {
+    const int t = omp_get_thread_num();
+    const Block blocks{n, omp_get_num_threads()};
+#pragma omp single
+    n_threads = blocks.nt;
+    const label begin = blocks.begin_of(t), end = blocks.end_of(t);
+    const auto reach = static_cast<label>(std::min<std::int64_t>(rings.reach, n));
+    double* ring = rings.of(t);
+    CgSweepSums s;
+
+    // --- r -= alpha q; x += alpha p; p = M^-1 r + beta p (old q and p); |r|_1, r . M^-1 r
+    auto update = [&](label i) {
+      const double ri = r[i] - alpha * q[i];
+      r[i] = ri;
+      x[i] += alpha * p[i];
+      const double zi = jacobi ? ri / diag[i] : ri;
+      p[i] = zi + beta * p[i];
+      s.r_norm1 += std::abs(ri);
+      s.rz += ri * zi;
+    };
+    // --- p . q, r . M^-1 q, q . M^-1 q of a finished row
+    auto sum_products = [&](label i) {
+      const double qi = q[i];
+      const double mq = jacobi ? qi / diag[i] : qi;
+      s.pq += p[i] * qi;
+      s.rq += r[i] * mq;
+      s.qq += qi * mq;
+    };
+
+    // --- the first reach + 1 rows' updates before any thread's products: a row's product reads
+    //     p up to reach rows on, into the next threads' first rows
+    const label lead_end = static_cast<label>(std::min<std::int64_t>(end, static_cast<std::int64_t>(begin) + reach + 1));
+    for (label i = begin; i < lead_end; ++i) update(i);
+#pragma omp barrier
+    // --- row i's product after row i + reach's update; rows that earlier threads still send to
+    //     (the first reach + 1) are summed after those arrive
+    const label received_end = t == 0 ? begin : lead_end;
+    for (label i = begin; i < end; ++i) {
+      if (i + reach < end && i + reach >= lead_end) update(i + reach);
+      q[i] = product_row(a, p.data(), i, ring, rings.mask);
+      if (i >= received_end) sum_products(i);
+    }
+#pragma omp barrier
+    // --- q_j += what earlier threads' rows sent to row j; then row j's sums
+    receive_from_earlier_threads(rings, blocks, t, [&](label j, double c) { q[j] += c; });
+    for (label i = begin; i < received_end; ++i) sum_products(i);
+    partial[t] = s;
+  }
+  CgSweepSums total;
+  for (int t = 0; t < n_threads; ++t) {
+    total.r_norm1 += partial[t].r_norm1;
+    total.rz += partial[t].rz;
+    total.pq += partial[t].pq;
+    total.rq += partial[t].rq;
+    total.qq += partial[t].qq;
+  }
   return total;
 }
 

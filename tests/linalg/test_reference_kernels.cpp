@@ -137,6 +137,59 @@ TEST(SymmetricSpmv, EqualsCsrAndItsDotOnRandomAndBoxMatrices) {
       }
 }
 
+TEST(SymmetricCgSweep, EqualsTheUnfusedUpdatesAndProduct) {
+  const std::uint64_t seed = fresh_seed();
+  const label big = 2 * static_cast<label>(ops::min_parallel_rows) + 11;
+  const std::vector<std::pair<std::string, LduMatrix>> matrices{
+      {"random small", test::random_matrix(300, 6, seed)},
+      {"random big", test::random_matrix(big, 5, seed + 1)},
+      {"box 40x30x20", test::box_matrix(40, 30, 20, seed + 2)},
+      {"one row", test::random_matrix(1, 0, seed + 3)},
+  };
+  for (const auto& [name, m] : matrices)
+    for (const std::string ordering : {"none", "rcm", "random"})
+      for (int threads : {1, 2, 3})
+        for (bool jacobi : {false, true}) {
+          SCOPED_TRACE(fmt::format("seed {}, {}, ordering {}, {} threads, jacobi {}", seed, name, ordering, threads,
+                                   jacobi));
+          Threads scope(threads);
+          const CsrMatrix csr = permuted_csr(m, make_ordering(ordering, *m.addressing, seed));
+          const SymmetricMatrix sym = build_symmetric(csr);
+          const label n = m.n_rows();
+          const double alpha = 0.3, beta = 0.7;
+          std::vector<double> x = test::random_vector(n, seed + 6), r = test::random_vector(n, seed + 7),
+                              p = test::random_vector(n, seed + 8), q = test::random_vector(n, seed + 9);
+          std::vector<double> x_ref = x, r_ref = r, p_ref = p, q_old = q, q_ref(n), z(n);
+          const reference::CgSweepSums sums = ops::symmetric_cg_sweep(sym, alpha, beta, x, r, p, q, jacobi);
+          // --- unfused: r -= alpha q; x += alpha p; z = M^-1 r (M = diag(A) or I); p = z + beta p; q = A p
+          const double* diag = sym.diagonal();
+          for (label i = 0; i < n; ++i) r_ref[i] -= alpha * q_old[i];
+          ops::axpy(alpha, p_ref, x_ref);
+          for (label i = 0; i < n; ++i) z[i] = jacobi ? r_ref[i] / diag[i] : r_ref[i];
+          ops::xpby(z, beta, p_ref);
+          ops::csr_spmv(csr, p_ref, q_ref);
+          EXPECT_EQ(r, r_ref);
+          EXPECT_EQ(x, x_ref);
+          EXPECT_EQ(p, p_ref);
+          double q_scale = 0.0;
+          for (double v : q_ref) q_scale = std::max(q_scale, std::abs(v));
+          for (label i = 0; i < n; ++i) ASSERT_LE(std::abs(q[i] - q_ref[i]), 1e-13 * q_scale) << "row " << i;
+          // --- the sums, each against its own pass
+          std::vector<double> mq(n);
+          for (label i = 0; i < n; ++i) mq[i] = jacobi ? q_ref[i] / diag[i] : q_ref[i];
+          auto abs_dot = [&](const std::vector<double>& u, const std::vector<double>& v) {
+            double t = 0.0;
+            for (label i = 0; i < n; ++i) t += std::abs(u[i] * v[i]);
+            return t;
+          };
+          expect_close(sums.r_norm1, ops::sum_abs(r_ref), ops::sum_abs(r_ref));
+          expect_close(sums.rz, ops::dot(r_ref, z), abs_dot(r_ref, z));
+          expect_close(sums.pq, ops::dot(p_ref, q_ref), abs_dot(p_ref, q_ref));
+          expect_close(sums.rq, ops::dot(r_ref, mq), abs_dot(r_ref, mq));
+          expect_close(sums.qq, ops::dot(q_ref, mq), abs_dot(q_ref, mq));
+        }
+}
+
 TEST(SymmetricSpmv, RefusesAnAsymmetricPattern) {
   CsrMatrix csr;
   csr.n_rows = 2;
@@ -175,6 +228,61 @@ TEST(FusedCg, SymmetricAndCsrSolveAlikeWithTwoThreadsAndRunToRunIdentical) {
     EXPECT_EQ(p_again.final_residual, p_sym.final_residual);
     EXPECT_EQ(x_again, x_sym);
   }
+}
+
+// The same operator without its fused sweep: the reference CG takes the three-pass path.
+class WithoutSweep final : public HostOperator {
+ public:
+  explicit WithoutSweep(const HostOperator& a) : a_(a) {}
+  label n_rows() const override { return a_.n_rows(); }
+  void multiply(std::span<const double> x, std::span<double> y) const override { a_.multiply(x, y); }
+  std::span<const double> diagonal() const override { return a_.diagonal(); }
+  void refresh_values(const LduMatrix&) override {}
+  std::string format_name() const override { return a_.format_name(); }
+
+ private:
+  const HostOperator& a_;
+};
+
+TEST(FusedCg, OnePassIteratesLikeThreePasses) {
+  const std::uint64_t seed = fresh_seed();
+  Threads scope(2);
+  const LduMatrix m = test::box_matrix(30, 30, 20, seed);
+  const label n = m.n_rows();
+  const auto b = test::random_vector(n, seed + 1);
+  auto sym = make_reference_operator(m, prepare_format(m, "symmetric", "rcm", {}, seed));
+  ASSERT_TRUE(sym->has_cg_sweep());
+  const WithoutSweep plain(*sym);
+  for (const std::string preconditioner : {"none", "jacobi"})
+    for (int max_iter : {1, 2, 5, 20, 60}) {
+      SCOPED_TRACE(fmt::format("seed {}, {}, maxIter {}", seed, preconditioner, max_iter));
+      SolverSettings s;
+      s.preconditioner = preconditioner;
+      s.tolerance = 0.0;
+      s.max_iter = max_iter;
+      CgWorkspace work;
+      std::vector<double> x_one(n, 0.0), x_three(n, 0.0);
+      const auto one = reference_cg(*sym, x_one, b, s, work);
+      const auto three = reference_cg(plain, x_three, b, s, work);
+      EXPECT_EQ(one.iterations, max_iter);
+      EXPECT_EQ(three.iterations, max_iter);
+      // --- the same iterates up to rounding (which grows as the residual nears machine precision)
+      EXPECT_NEAR(one.final_residual, three.final_residual, 1e-6 * three.final_residual);
+      double x_scale = 0.0;
+      for (double v : x_three) x_scale = std::max(x_scale, std::abs(v));
+      for (label i = 0; i < n; ++i) ASSERT_NEAR(x_one[i], x_three[i], 1e-9 * x_scale) << "row " << i;
+    }
+  // --- and both stop at the same iteration on a tolerance
+  SolverSettings s;
+  s.preconditioner = "jacobi";
+  s.tolerance = 1e-8;
+  s.max_iter = 1000;
+  CgWorkspace work;
+  std::vector<double> x_one(n, 0.0), x_three(n, 0.0);
+  const auto one = reference_cg(*sym, x_one, b, s, work);
+  const auto three = reference_cg(plain, x_three, b, s, work);
+  EXPECT_TRUE(one.converged);
+  EXPECT_EQ(one.iterations, three.iterations);
 }
 
 }  // namespace
