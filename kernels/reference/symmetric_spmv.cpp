@@ -108,10 +108,12 @@ double symmetric_spmv(const SymmetricMatrix& a, std::span<const double> x, std::
   return total;
 }
 
-CgSweepSums symmetric_cg_sweep(const SymmetricMatrix& a, double alpha, double beta, std::span<double> x,
-                               std::span<double> r, std::span<double> p, std::span<double> q, bool jacobi) {
+namespace {
+
+// The sweep for one preconditioner (a template parameter, so the row loop has no test on it).
+template <bool Jacobi>
+CgSweepSums cg_sweep(const SymmetricMatrix& a, double alpha, double beta, double* x, double* r, double* p, double* q) {
   const label n = a.n_rows;
-  if (n == 0) return {};
   const double* diag = a.diagonal();
   const int max_threads = threads_for(n);
   Rings rings(a, max_threads);
@@ -126,25 +128,27 @@ CgSweepSums symmetric_cg_sweep(const SymmetricMatrix& a, double alpha, double be
     const label begin = blocks.begin_of(t), end = blocks.end_of(t);
     const auto reach = static_cast<label>(std::min<std::int64_t>(rings.reach, n));
     double* ring = rings.of(t);
-    CgSweepSums s;
+    // Plain local sums (not a struct the lambdas share) so they stay in registers.
+    double r_norm1 = 0.0, rz = 0.0, pq = 0.0, rq = 0.0, qq = 0.0;
 
     // --- r -= alpha q; x += alpha p; p = M^-1 r + beta p (old q and p); |r|_1, r . M^-1 r
     auto update = [&](label i) {
       const double ri = r[i] - alpha * q[i];
       r[i] = ri;
       x[i] += alpha * p[i];
-      const double zi = jacobi ? ri / diag[i] : ri;
+      const double zi = Jacobi ? ri / diag[i] : ri;
       p[i] = zi + beta * p[i];
-      s.r_norm1 += std::abs(ri);
-      s.rz += ri * zi;
+      r_norm1 += std::abs(ri);
+      rz += ri * zi;
     };
-    // --- p . q, r . M^-1 q, q . M^-1 q of a finished row
+    // --- q_i = (A p)_i; then p . q, r . M^-1 q, q . M^-1 q of a finished row
+    auto product = [&](label i) { q[i] = product_row(a, p, i, ring, rings.mask); };
     auto sum_products = [&](label i) {
       const double qi = q[i];
-      const double mq = jacobi ? qi / diag[i] : qi;
-      s.pq += p[i] * qi;
-      s.rq += r[i] * mq;
-      s.qq += qi * mq;
+      const double mq = Jacobi ? qi / diag[i] : qi;
+      pq += p[i] * qi;
+      rq += r[i] * mq;
+      qq += qi * mq;
     };
 
     // --- the first reach + 1 rows' updates before any thread's products: a row's product reads
@@ -152,19 +156,32 @@ CgSweepSums symmetric_cg_sweep(const SymmetricMatrix& a, double alpha, double be
     const label lead_end = static_cast<label>(std::min<std::int64_t>(end, static_cast<std::int64_t>(begin) + reach + 1));
     for (label i = begin; i < lead_end; ++i) update(i);
 #pragma omp barrier
-    // --- row i's product after row i + reach's update; rows that earlier threads still send to
-    //     (the first reach + 1) are summed after those arrive
+    // --- row i's product after row i + reach's update (rows lead_end.. are updated from i = begin + 1
+    //     on); the rows earlier threads still send to (the first reach + 1) are summed after those arrive
     const label received_end = t == 0 ? begin : lead_end;
-    for (label i = begin; i < end; ++i) {
-      if (i + reach < end && i + reach >= lead_end) update(i + reach);
-      q[i] = product_row(a, p.data(), i, ring, rings.mask);
-      if (i >= received_end) sum_products(i);
+    const label updating_end = std::max(begin, end - reach);  // rows i < this update row i + reach first
+    label i = begin;
+    if (i < end) product(i++);
+    for (; i < std::min(received_end, updating_end); ++i) {
+      update(i + reach);
+      product(i);
     }
+    for (; i < received_end; ++i) product(i);
+    for (; i < updating_end; ++i) {
+      update(i + reach);
+      product(i);
+      sum_products(i);
+    }
+    for (; i < end; ++i) {
+      product(i);
+      sum_products(i);
+    }
+    if (t == 0 && begin < end) sum_products(begin);
 #pragma omp barrier
     // --- q_j += what earlier threads' rows sent to row j; then row j's sums
     receive_from_earlier_threads(rings, blocks, t, [&](label j, double c) { q[j] += c; });
-    for (label i = begin; i < received_end; ++i) sum_products(i);
-    partial[t] = s;
+    for (label j = begin; j < received_end; ++j) sum_products(j);
+    partial[t] = {r_norm1, rz, pq, rq, qq};
   }
   CgSweepSums total;
   for (int t = 0; t < n_threads; ++t) {
@@ -175,6 +192,15 @@ CgSweepSums symmetric_cg_sweep(const SymmetricMatrix& a, double alpha, double be
     total.qq += partial[t].qq;
   }
   return total;
+}
+
+}  // namespace
+
+CgSweepSums symmetric_cg_sweep(const SymmetricMatrix& a, double alpha, double beta, std::span<double> x,
+                               std::span<double> r, std::span<double> p, std::span<double> q, bool jacobi) {
+  if (a.n_rows == 0) return {};
+  return jacobi ? cg_sweep<true>(a, alpha, beta, x.data(), r.data(), p.data(), q.data())
+                : cg_sweep<false>(a, alpha, beta, x.data(), r.data(), p.data(), q.data());
 }
 
 }  // namespace fvmmini::reference
