@@ -71,7 +71,9 @@ void add_solver_keys(KeySpec& field) {
   // --- Formats and orderings: the names the linear-algebra tables know.
   std::vector<std::string> formats;
   for (const auto& entry : format_table()) formats.push_back(entry.name);
-  field.add("format", KeyType::enumeration, "the sparse storage format of the matrix")
+  formats.push_back("auto");
+  field.add("format", KeyType::enumeration,
+            "the sparse storage format of the matrix; auto: staircase on the cuda backend, csr on reference")
       .default_value("csr")
       .values(formats);
   field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")

@@ -58,7 +58,8 @@ class ReferenceSolver final : public LinearSolver {
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& s) {
+std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested) {
+  SolverSettings s = requested;
   if (s.solver != "CG") throw std::invalid_argument(fmt::format("unknown solver '{}' (known: CG)", s.solver));
   if (s.preconditioner != "none" && s.preconditioner != "jacobi")
     throw std::invalid_argument(fmt::format("unknown preconditioner '{}' (known: none, jacobi)", s.preconditioner));
@@ -71,6 +72,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
   const bool device = s.backend != "reference" && cuda::cuda_device_available();
   if (s.backend == "cuda" && !device)
     throw SolverError("backend cuda: no CUDA device is available (backend auto falls back to reference)");
+  if (s.format == "auto") s.format = device ? "staircase" : "csr";
   if (device) return cuda::make_cuda_linear_solver(matrix, s);
   if (s.backend == "auto") note = " (auto: no CUDA device, fell back to reference)";
 #else
@@ -78,6 +80,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
     throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
   if (s.backend == "auto") note = " (auto: no CUDA backend in this build)";
 #endif
+  if (s.format == "auto") s.format = "csr";
   if (!find_format(s.format).reference)
     throw std::invalid_argument(fmt::format("format '{}' has no reference kernel: it needs backend cuda", s.format));
   return std::make_unique<ReferenceSolver>(matrix, s, note);

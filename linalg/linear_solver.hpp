@@ -33,7 +33,8 @@ class LinearSolver {
   virtual std::string describe() const = 0;
 };
 
-/// Build the solver the settings ask for. Throws std::invalid_argument for an unknown
+/// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
+/// on the reference backend. Throws std::invalid_argument for an unknown
 /// backend, format, ordering or preconditioner, or a format that does not apply.
 std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
 

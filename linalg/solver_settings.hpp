@@ -21,7 +21,7 @@ struct SolverSettings {
   double rel_tol = 0.0;                 ///< stop when residual < rel_tol * initial (0: off)
   int max_iter = 1000;
   std::string backend = "reference";    ///< reference | cuda | auto
-  std::string format = "csr";
+  std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;
 };

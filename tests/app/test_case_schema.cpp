@@ -137,7 +137,7 @@ TEST_F(CaseSchemaTest, UnknownEnumValueListsAllowedOnes) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0], at(11, 15) +
                           "unknown value 'cssr' for solvers.T.format (allowed: csr, csr-cusparse, coo, ell, sell, "
-                          "sell-cusparse, staircase, symmetric) (did you mean 'csr'?)");
+                          "sell-cusparse, staircase, symmetric, auto) (did you mean 'csr'?)");
 }
 
 TEST_F(CaseSchemaTest, YamlSyntaxErrorHasLineAndColumn) {

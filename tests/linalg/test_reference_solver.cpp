@@ -161,6 +161,14 @@ TEST(ReferenceCg, SolveLineIsOpenFoamStyle) {
             "CG[staircase]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41");
 }
 
+TEST(SolverFactory, AutoFormatIsCsrOnTheReferenceBackend) {
+  LduMatrix a = tridiagonal(4, 3.0);
+  SolverSettings s;
+  s.format = "auto";
+  const auto solver = make_linear_solver(a, s);
+  EXPECT_NE(solver->describe().find("backend reference, csr"), std::string::npos) << solver->describe();
+}
+
 TEST(SolverFactory, UnknownNamesAreClearErrors) {
   LduMatrix a = tridiagonal(4, 3.0);
   SolverSettings s;
