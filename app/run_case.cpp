@@ -118,7 +118,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
   // --- the output folder exists only once setup has succeeded
   std::filesystem::create_directories(context.output_directory);
   const std::string summary_name = c.get_string("output.summary");
-  const auto summary_path = context.output_directory / summary_name;
+  const auto summary_path = summary_name.empty() ? std::filesystem::path{} : context.output_directory / summary_name;
 #if FVMMINI_HAVE_VTK
   std::optional<VtkSeriesWriter> vtk;
   if (c.get_bool("output.vtk")) vtk.emplace(mesh, context.output_directory, "fields");
@@ -186,10 +186,8 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
       progress.clear();
     }
   } catch (const std::exception& e) {
-    summary.set_phases(timer);
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
-    summary.set_status("failed", e.what());
-    if (!summary_name.empty()) summary.write(summary_path);
+    summary.finish(timer, "failed", e.what(), summary_path);
     throw;
   }
 
@@ -207,9 +205,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
 #if FVMMINI_HAVE_VTK
   if (vtk) results["vtk"] = vtk->collection_path().filename().string();
 #endif
-  summary.set_phases(timer);
-  summary.set_status("completed");
-  if (!summary_name.empty()) summary.write(summary_path);
+  summary.finish(timer, "completed", {}, summary_path);
   return 0;
 }
 

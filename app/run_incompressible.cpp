@@ -161,7 +161,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   // --- the output folder exists only once setup has succeeded
   std::filesystem::create_directories(context.output_directory);
   const std::string summary_name = c.get_string("output.summary");
-  const auto summary_path = context.output_directory / summary_name;
+  const auto summary_path = summary_name.empty() ? std::filesystem::path{} : context.output_directory / summary_name;
   FlowOutput output(c, context, mesh, geometry);
 
   say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
@@ -244,10 +244,8 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
                                      "the flow diverged; reduce deltaT or maxCo)",
                                      e.what(), time, step, dt, courant_max_seen)
                        : std::string(e.what());
-    summary.set_phases(timer);
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
-    summary.set_status("failed", message);
-    if (!summary_name.empty()) summary.write(summary_path);
+    summary.finish(timer, "failed", message, summary_path);
     if (solver_failure) throw SolverError(message);
     throw;
   }
@@ -278,9 +276,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
 #if FVMMINI_HAVE_VTK
   if (output.vtk()) results["vtk"] = output.collection().filename().string();
 #endif
-  summary.set_phases(timer);
-  summary.set_status("completed");
-  if (!summary_name.empty()) summary.write(summary_path);
+  summary.finish(timer, "completed", {}, summary_path);
   return 0;
 }
 

@@ -99,4 +99,11 @@ void RunSummary::set_status(const std::string& status, const std::string& messag
 
 void RunSummary::write(const std::filesystem::path& file) const { write_file_atomically(file, json_.dump(2) + "\n"); }
 
+void RunSummary::finish(const PhaseTimer& timer, const std::string& status, const std::string& message,
+                        const std::filesystem::path& file) {
+  set_phases(timer);
+  set_status(status, message);
+  if (file.has_filename()) write(file);
+}
+
 }  // namespace fvmmini

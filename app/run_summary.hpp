@@ -33,6 +33,10 @@ class RunSummary {
   nlohmann::json& results() { return json_["results"]; }
 
   const nlohmann::json& json() const { return json_; }
+  /// The end of a run: the phase times and the status ("completed", or "failed" with its message),
+  /// then write the summary to `file` unless `file` names no file (output.summary empty).
+  void finish(const PhaseTimer& timer, const std::string& status, const std::string& message,
+              const std::filesystem::path& file);
   /// Write the summary (pretty-printed) through a temporary file.
   void write(const std::filesystem::path& file) const;
 
