@@ -6,6 +6,9 @@
 #include <optional>
 
 #include <fmt/format.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "app/atomic_file.hpp"
 #include "app/case_solver_settings.hpp"
@@ -15,9 +18,13 @@
 #include "app/run_summary.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/projection_solver.hpp"
+#include "linalg/linear_solver.hpp"
 #include "mesh/geometry.hpp"
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"
+#endif
+#if FVMMINI_HAVE_CUDA
+#include "discretisation/incompressible/device_projection.hpp"
 #endif
 
 namespace fvmmini {
@@ -52,6 +59,78 @@ double adjust_delta_t(double delta_t, double courant_max, const TimeControls& t)
   if (t.max_delta_t > 0.0) next = std::min(next, t.max_delta_t);
   return next;
 }
+
+int omp_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/// Where the step runs: on the host (ProjectionSolver; its linear solves on either backend) or,
+/// when both linear systems resolve to the cuda backend, with every field resident on the GPU
+/// (DeviceProjection; the host solver then only holds the operators and receives the state for output).
+class Stepper {
+ public:
+  Stepper(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, const IncompressibleSettings& settings,
+          const SolverSettings& velocity, const SolverSettings& pressure) {
+    std::string velocity_note, pressure_note;
+    const SolverSettings u = resolve_solver_settings(velocity, &velocity_note);
+    const SolverSettings p = resolve_solver_settings(pressure, &pressure_note);
+#if FVMMINI_HAVE_CUDA
+    if (u.backend == "cuda" && p.backend == "cuda") {
+      const LinearSolverFactory none = [](const LduMatrix&, const SolverSettings&) { return nullptr; };
+      host_.emplace(mesh, geometry, std::move(boundary), settings, u, p, none);
+      device_.emplace(*host_, u, p);
+      description_ = fmt::format("U solver: {}\np solver: {}\nStep: on the GPU, every field resident (copied back for output)\n",
+                                 device_->describe_velocity_solver(), device_->describe_pressure_solver());
+      return;
+    }
+#endif
+    host_.emplace(mesh, geometry, std::move(boundary), settings, velocity, pressure);
+    description_ = fmt::format("U solver: {}\np solver: {}\nStep: on the host ({} OpenMP threads)\n",
+                               host_->velocity_solver().describe(), host_->pressure_solver().describe(),
+                               omp_threads());
+  }
+
+  CourantNumber courant_number(double dt) const {
+#if FVMMINI_HAVE_CUDA
+    if (device_) return device_->courant_number(dt);
+#endif
+    return host_->courant_number(dt);
+  }
+
+  StepReport advance(double dt) {
+#if FVMMINI_HAVE_CUDA
+    if (device_) {
+      stale_ = true;
+      return device_->advance(dt);
+    }
+#endif
+    return host_->advance(dt);
+  }
+
+  /// The solver holding the current state (copied from the device when the step runs there).
+  const ProjectionSolver& current() {
+#if FVMMINI_HAVE_CUDA
+    if (device_ && stale_) device_->copy_state_to(*host_);
+#endif
+    stale_ = false;
+    return *host_;
+  }
+  const ProjectionSolver& operators() const { return *host_; }
+  /// The solver lines and where the step runs, for the log.
+  const std::string& description() const { return description_; }
+
+ private:
+  std::optional<ProjectionSolver> host_;
+#if FVMMINI_HAVE_CUDA
+  std::optional<DeviceProjection> device_;
+#endif
+  bool stale_ = false;
+  std::string description_;
+};
 
 /// Fields and samples at one time: VTK (U, p, Co, continuityError) and centrelines.csv.
 class FlowOutput {
@@ -139,7 +218,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   settings.initial_velocity = c.get_real3("physics.initialVelocity");
   settings.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
   settings.reference_value = c.get_real("discretisation.referenceValue");
-  std::optional<ProjectionSolver> solver;
+  std::optional<Stepper> solver;
   {
     auto timing = timer.measure("setup");
     solver.emplace(mesh, geometry, flow_boundary(c, mesh), settings, solver_settings(c, "U"), solver_settings(c, "p"));
@@ -167,11 +246,10 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
   say(fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
                   settings.viscosity, 1.0 / settings.viscosity, to_string(settings.convection)));
-  say(fmt::format("U solver: {}\np solver: {}\n", solver->velocity_solver().describe(),
-                  solver->pressure_solver().describe()));
-  if (solver->reference_cell() >= 0)
-    say(fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n", solver->reference_cell(),
-                    settings.reference_value));
+  say(solver->description());
+  if (solver->operators().reference_cell() >= 0)
+    say(fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",
+                    solver->operators().reference_cell(), settings.reference_value));
   say("\nStarting time loop\n\n");
 
   ProgressLine progress(context.tty && verbose);
@@ -230,7 +308,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
       // --- output at write times and at the end
       if (last || time >= next_write - end_tolerance) {
         auto timing = timer.measure("output");
-        output.write(*solver, time, dt);
+        output.write(solver->current(), time, dt);
         while (next_write <= time + end_tolerance) next_write += tc.write_interval;
       }
       if (stop_now) break;

@@ -58,7 +58,7 @@ class ReferenceSolver final : public LinearSolver {
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested) {
+SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
   if (s.solver != "CG") throw std::invalid_argument(fmt::format("unknown solver '{}' (known: CG)", s.solver));
   if (s.preconditioner != "none" && s.preconditioner != "jacobi")
@@ -67,20 +67,30 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
     throw std::invalid_argument(fmt::format("unknown backend '{}' (known: reference, cuda, auto)", s.backend));
 
   // --- cuda when asked (a missing device is an error) or when auto finds a device
-  std::string note;
+  std::string why;
 #if FVMMINI_HAVE_CUDA
   const bool device = s.backend != "reference" && cuda::cuda_device_available();
   if (s.backend == "cuda" && !device)
     throw SolverError("backend cuda: no CUDA device is available (backend auto falls back to reference)");
-  if (s.format == "auto") s.format = device ? "staircase" : "csr";
-  if (device) return cuda::make_cuda_linear_solver(matrix, s);
-  if (s.backend == "auto") note = " (auto: no CUDA device, fell back to reference)";
+  if (s.backend == "auto" && !device) why = " (auto: no CUDA device, fell back to reference)";
 #else
+  const bool device = false;
   if (s.backend == "cuda")
     throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
-  if (s.backend == "auto") note = " (auto: no CUDA backend in this build)";
+  if (s.backend == "auto") why = " (auto: no CUDA backend in this build)";
 #endif
-  if (s.format == "auto") s.format = "csr";
+  s.backend = device ? "cuda" : "reference";
+  if (s.format == "auto") s.format = device ? "staircase" : "csr";
+  if (note) *note = why;
+  return s;
+}
+
+std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested) {
+  std::string note;
+  const SolverSettings s = resolve_solver_settings(requested, &note);
+#if FVMMINI_HAVE_CUDA
+  if (s.backend == "cuda") return cuda::make_cuda_linear_solver(matrix, s);
+#endif
   if (!find_format(s.format).reference)
     throw std::invalid_argument(fmt::format("format '{}' has no reference kernel: it needs backend cuda", s.format));
   return std::make_unique<ReferenceSolver>(matrix, s, note);

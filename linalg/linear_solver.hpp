@@ -33,6 +33,13 @@ class LinearSolver {
   virtual std::string describe() const = 0;
 };
 
+/// The settings with backend and format made concrete: backend cuda when asked (an error without a
+/// device) or when auto finds one, else reference; format auto is staircase on cuda and csr on
+/// reference. @param[out] note if not null, why auto chose reference (empty otherwise)
+/// @throws std::invalid_argument for an unknown solver, backend or preconditioner; SolverError for
+///         backend cuda without a device
+SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
+
 /// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
 /// on the reference backend. Throws std::invalid_argument for an unknown
 /// backend, format, ordering or preconditioner, or a format that does not apply.

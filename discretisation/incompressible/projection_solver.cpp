@@ -253,8 +253,21 @@ CourantNumber ProjectionSolver::courant_number(double dt) const {
 
 void ProjectionSolver::net_outflow(std::span<double> div) const { cells_.divergence(flux_, div); }
 
+void ProjectionSolver::set_state(const std::array<std::span<const double>, 3>& velocity,
+                                 std::span<const double> pressure, std::span<const double> flux, double delta_t,
+                                 double cumulative_continuity) {
+  for (int i = 0; i < 3; ++i) velocity_[i].assign(velocity[i].begin(), velocity[i].end());
+  pressure_.assign(pressure.begin(), pressure.end());
+  flux_.assign(flux.begin(), flux.end());
+  old_delta_t_ = delta_t;
+  cumulative_continuity_ = cumulative_continuity;
+  compute_pressure_gradient();
+}
+
 StepReport ProjectionSolver::advance(double dt) {
   if (!(dt > 0.0)) throw std::invalid_argument("time step must be positive");
+  if (!velocity_solver_ || !pressure_solver_)
+    throw std::logic_error("ProjectionSolver::advance: built without linear solvers (the step runs elsewhere)");
   StepReport report;
   report.delta_t = dt;
   const label n_cells = mesh_.n_cells;

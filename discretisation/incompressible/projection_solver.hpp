@@ -76,7 +76,8 @@ using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>(const Ld
 
 class ProjectionSolver {
  public:
-  /// Set up operators, the initial state and both linear solvers (built once here, by `factory`).
+  /// Set up operators, the initial state and both linear solvers (built once here, by `factory`;
+  /// a factory that returns null leaves advance() unusable, for a step run elsewhere).
   /// mesh and geometry must outlive the solver. Throws std::invalid_argument for a boundary
   /// that does not match the mesh or a reference cell out of range.
   ProjectionSolver(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
@@ -86,7 +87,7 @@ class ProjectionSolver {
   /// The Courant number of the current fluxes over a step dt.
   CourantNumber courant_number(double dt) const;
 
-  /// One projection step of length dt.
+  /// One projection step of length dt. @throws std::logic_error when built without linear solvers
   StepReport advance(double dt);
 
   /// Velocity component i in cells (unsolved components of a 2-D case stay at their initial value).
@@ -108,6 +109,34 @@ class ProjectionSolver {
   const LinearSolver& velocity_solver() const { return *velocity_solver_; }
   /// The cell whose pressure is pinned, or -1 when a patch fixes the pressure.
   label reference_cell() const { return reference_cell_; }
+  /// The time step of the last advance (0 before the first).
+  double last_delta_t() const { return old_delta_t_; }
+
+  // --- the step's constant data, for a backend that runs the step elsewhere (DeviceProjection)
+  const Mesh& mesh() const { return mesh_; }
+  const MeshGeometry& geometry() const { return geometry_; }
+  const IncompressibleSettings& settings() const { return settings_; }
+  const Laplacian& laplacian() const { return laplacian_; }
+  bool orthogonal() const { return orthogonal_; }
+  /// |S| k per face: the non-orthogonal part of the face area vector.
+  std::span<const Vec3> non_orthogonal_corrections() const { return corrections_; }
+  /// Per boundary face (index f - n_internal): velocity, FlowPatchType, pressure.
+  std::span<const Vec3> boundary_velocities() const { return boundary_velocity_; }
+  std::span<const int> boundary_kinds() const { return boundary_kind_; }
+  std::span<const double> boundary_pressures() const { return boundary_pressure_; }
+  /// The Helmholtz matrix nu L (+ V/dt on the diagonal) and its diagonal without V/dt.
+  const LduMatrix& helmholtz_matrix() const { return helmholtz_matrix_; }
+  std::span<const double> helmholtz_base_diagonal() const { return helmholtz_base_diag_; }
+  /// nu a_b U_b,i per cell: the fixed-velocity boundary source of component i.
+  std::span<const double> momentum_boundary_source(int i) const { return momentum_boundary_source_[i]; }
+  /// a_b p_b on fixed-pressure faces plus the reference term, per cell.
+  std::span<const double> pressure_source() const { return pressure_source_; }
+
+  /// Replace the state by one advanced elsewhere (U, p, phi; the time step taken and the
+  /// cumulative continuity error), for output; the pressure gradient is recomputed from p. The
+  /// convection history is not carried: a later advance() starts Adams-Bashforth afresh.
+  void set_state(const std::array<std::span<const double>, 3>& velocity, std::span<const double> pressure,
+                 std::span<const double> flux, double delta_t, double cumulative_continuity);
 
  private:
   /// Face values of velocity component i: linear inside, the boundary value on walls and inlets,

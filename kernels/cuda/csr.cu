@@ -73,6 +73,7 @@ class CsrDevice final : public DeviceSpmv {
     launch<true>(x, y, partials, stream);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
 
  private:
   /// The power of two at or above mean / 4, in [1, 32].

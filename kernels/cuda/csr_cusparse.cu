@@ -39,6 +39,7 @@ class CsrCusparseDevice final : public DeviceSpmv {
     if (spmv_) spmv_->apply(x, y, stream);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
 
  private:
   label n_rows_;

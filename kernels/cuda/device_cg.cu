@@ -209,10 +209,16 @@ struct DeviceCg::Impl {
   Event checks[2];
   Event loop_start, loop_end;
   std::vector<double> diagonal;
+  bool diagonal_on_host = true;  ///< false once the caller changed it on the device
   bool singular = false;
-  std::vector<double> history_host;
+  mutable std::vector<double> history_host;
+  mutable bool history_stale = false;
+  int history_length = 0;
   double iterations_ms = 0.0;
   int check_interval = 8;
+  int last_iterations = 0;  ///< the first batch of the next solve
+
+  SolverPerformance iterate(const SolverSettings& settings);
 
   void enqueue_iteration(const double* m_inv, Stop stop) {
     cudaStream_t s = stream.get();
@@ -253,11 +259,9 @@ void DeviceCg::refresh(std::span<const double> diagonal) {
   for (label i = 0; i < m.n; ++i) inv[i] = 1.0 / diagonal[i];
   m.inv_diag.upload(inv);
   if (m.n == 0) return;
+  m.diagonal_on_host = true;
   // --- row sums s = A 1, for the normalisation and the singularity test
-  cudaStream_t s = m.stream.get();
-  fill_kernel<<<vector_grid(m.n), reduce_block, 0, s>>>(m.n, 1.0, m.p.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(fill_kernel);
-  m.spmv.apply(m.p.data(), m.row_sums.data(), s);
+  refresh_on_device();
   m.stream.synchronize();
   std::vector<double> sums(m.n);
   m.row_sums.download(sums);
@@ -267,7 +271,34 @@ void DeviceCg::refresh(std::span<const double> diagonal) {
     if (std::abs(sums[i]) > 1e-12 * std::abs(diagonal[i])) m.singular = false;
 }
 
-const std::vector<double>& DeviceCg::residual_history() const { return impl_->history_host; }
+void DeviceCg::refresh_on_device() {
+  Impl& m = *impl_;
+  if (m.n == 0) return;
+  cudaStream_t s = m.stream.get();
+  fill_kernel<<<vector_grid(m.n), reduce_block, 0, s>>>(m.n, 1.0, m.p.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(fill_kernel);
+  m.spmv.apply(m.p.data(), m.row_sums.data(), s);
+}
+
+double* DeviceCg::x_device() { return impl_->x.data(); }
+double* DeviceCg::b_device() { return impl_->b.data(); }
+double* DeviceCg::inverse_diagonal_device() {
+  impl_->diagonal_on_host = false;
+  return impl_->inv_diag.data();
+}
+CUstream_st* DeviceCg::stream() const { return impl_->stream.get(); }
+
+const std::vector<double>& DeviceCg::residual_history() const {
+  const Impl& m = *impl_;
+  if (m.history_stale) {
+    m.history_host.resize(m.history_length);
+    if (m.history_length > 0)
+      FVMMINI_CUDA_CHECK(cudaMemcpy(m.history_host.data(), m.history.data(), m.history_length * sizeof(double),
+                                    cudaMemcpyDeviceToHost));
+    m.history_stale = false;
+  }
+  return m.history_host;
+}
 double DeviceCg::last_iterations_ms() const { return impl_->iterations_ms; }
 void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std::max(1, iterations); }
 
@@ -275,83 +306,99 @@ SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b
   Impl& m = *impl_;
   if (x.size() != static_cast<std::size_t>(m.n) || b.size() != static_cast<std::size_t>(m.n))
     throw CudaError("DeviceCg::solve: vector length differs from n_rows");
+  m.x.upload(x, m.stream.get());
+  m.b.upload(b, m.stream.get());
+  SolverPerformance perf = m.iterate(settings);
+  m.x.download(x);  // the stream is idle: iterate synchronised it
+  return perf;
+}
+
+SolverPerformance DeviceCg::solve_resident(const SolverSettings& settings) { return impl_->iterate(settings); }
+
+SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   if (settings.preconditioner != "none" && settings.preconditioner != "jacobi")
     throw std::invalid_argument("CUDA CG: unknown preconditioner '" + settings.preconditioner + "' (known: none, jacobi)");
   const bool jacobi = settings.preconditioner == "jacobi";
   SolverPerformance perf;
-  perf.solver_name = std::string(jacobi ? "PCG" : "CG") + "[" + m.spmv.format_name() + "]";
-  m.history_host.clear();
-  m.iterations_ms = 0.0;
-  if (m.n == 0) {
+  perf.solver_name = std::string(jacobi ? "PCG" : "CG") + "[" + spmv.format_name() + "]";
+  history_host.clear();
+  history_stale = false;
+  iterations_ms = 0.0;
+  if (n == 0) {
     perf.converged = true;
     return perf;
   }
-  if (m.singular)
+  if (singular)
     throw SolverError(
         "singular system: every row sums to zero (no fixedValue boundary and no reference level); "
         "set a fixedValue patch or discretisation.referenceCell");
-  if (jacobi)
-    for (label i = 0; i < m.n; ++i)
-      if (!(m.diagonal[i] > 0.0)) {
+  if (jacobi && diagonal_on_host)
+    for (label i = 0; i < n; ++i)
+      if (!(diagonal[i] > 0.0)) {
         std::ostringstream msg;
-        msg << "Jacobi: diagonal entry " << i << " is " << m.diagonal[i] << " (not positive)";
+        msg << "Jacobi: diagonal entry " << i << " is " << diagonal[i] << " (not positive)";
         throw SolverError(msg.str());
       }
 
   const int max_iter = std::max(0, settings.max_iter);
-  if (m.history.size() < static_cast<std::size_t>(max_iter) + 1) m.history = DeviceBuffer<double>(max_iter + 1);
-  m.x.upload(x, m.stream.get());
-  m.b.upload(b, m.stream.get());
+  if (history.size() < static_cast<std::size_t>(max_iter) + 1) history = DeviceBuffer<double>(max_iter + 1);
   const Stop stop{settings.tolerance, settings.rel_tol, max_iter};
-  const double* m_inv = jacobi ? m.inv_diag.data() : nullptr;
-  cudaStream_t s = m.stream.get();
-  const int grid = vector_grid(m.n);
+  const double* m_inv = jacobi ? inv_diag.data() : nullptr;
+  cudaStream_t s = stream.get();
+  const int grid = vector_grid(n);
 
   // --- x̄ = mean(x); r = b - A x; p = M^-1 r; the initial residual and the stopping tests
-  m.spmv.apply(m.x.data(), m.q.data(), s);
-  sum_kernel<<<grid, reduce_block, 0, s>>>(m.n, m.x.data(), m.partials.data());
+  spmv.apply(x.data(), q.data(), s);
+  sum_kernel<<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(sum_kernel);
-  mean_finalize<<<1, finalize_block, 0, s>>>(m.n, m.partials.data(), grid, m.state.data());
+  mean_finalize<<<1, finalize_block, 0, s>>>(n, partials.data(), grid, state.data());
   FVMMINI_CUDA_CHECK_LAUNCH(mean_finalize);
-  initial_residual_kernel<<<grid, reduce_block, 0, s>>>(m.n, m.b.data(), m.q.data(), m.row_sums.data(), m_inv,
-                                                        m.r.data(), m.p.data(), m.state.data(), m.partials.data());
+  initial_residual_kernel<<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), row_sums.data(), m_inv, r.data(),
+                                                        p.data(), state.data(), partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
-  initial_finalize<<<1, finalize_block, 0, s>>>(m.partials.data(), grid, m.state.data(), m.history.data(), stop);
+  initial_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop);
   FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(m.pinned.data(), m.state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
-  m.stream.synchronize();
 
-  // --- iterate; check the device's status flag every check_interval iterations, one batch behind
-  if (m.pinned[0].status == running) {
-    m.loop_start.record(s);
-    int queued = 0;
-    int slot = 0;
-    bool pending = false;
-    while (true) {
-      const int batch = std::min(m.check_interval, max_iter - queued);
-      for (int k = 0; k < batch; ++k) m.enqueue_iteration(m_inv, stop);
-      queued += batch;
-      FVMMINI_CUDA_CHECK(
-          cudaMemcpyAsync(m.pinned.data() + slot, m.state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
-      m.checks[slot].record(s);
-      if (pending) {
-        m.checks[1 - slot].synchronize();
-        if (m.pinned[1 - slot].status != running) break;
+  // --- iterate: first as many iterations as the last solve took (time steps change slowly), then
+  //     check the status; afterwards batches of check_interval, each checked one batch behind
+  loop_start.record(s);
+  int queued = 0;
+  int slot = 0;
+  bool first = true;
+  bool pending = false;  ///< the other slot's check is still to be read
+  bool stopped = false;  ///< pinned[slot] holds the final state
+  int batch = std::clamp(last_iterations > 0 ? last_iterations : check_interval, 1, std::max(1, max_iter));
+  while (true) {
+    batch = std::min(batch, max_iter - queued);
+    for (int k = 0; k < batch; ++k) enqueue_iteration(m_inv, stop);
+    queued += batch;
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
+    checks[slot].record(s);
+    if (first || queued >= max_iter) {
+      // --- the first batch, or the last one allowed: wait for it
+      checks[slot].synchronize();
+      if (pinned[slot].status != running || queued >= max_iter) {
+        stopped = true;
+        break;
       }
-      if (queued >= max_iter) break;
-      pending = true;
-      slot = 1 - slot;
+    } else if (pending) {
+      checks[1 - slot].synchronize();
+      if (pinned[1 - slot].status != running) break;
     }
-    m.loop_end.record(s);
-    m.loop_end.synchronize();
-    m.iterations_ms = m.loop_end.elapsed_since(m.loop_start);
+    pending = !first;
+    first = false;
+    slot = 1 - slot;
+    batch = check_interval;
   }
-  CgState st{};
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&st, m.state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
-  m.stream.synchronize();
-  m.history_host.resize(st.iterations + 1);
-  FVMMINI_CUDA_CHECK(cudaMemcpy(m.history_host.data(), m.history.data(), m.history_host.size() * sizeof(double),
-                                cudaMemcpyDeviceToHost));
+  loop_end.record(s);
+  loop_end.synchronize();
+  iterations_ms = loop_end.elapsed_since(loop_start);
+  // --- the state after the last queued kernel (a status other than running is final)
+  CgState st = stopped ? pinned[slot] : CgState{};
+  if (!stopped) FVMMINI_CUDA_CHECK(cudaMemcpy(&st, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost));
+  last_iterations = st.iterations;
+  history_length = st.iterations + 1;
+  history_stale = true;
 
   perf.initial_residual = st.initial_residual;
   perf.final_residual = st.residual;
@@ -367,7 +414,6 @@ SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b
     case running: throw CudaError("CG: the solve ended with the device still iterating (internal error)");
     default: break;
   }
-  m.x.download(x);  // the stream is idle: synchronised above
   perf.converged = st.status == converged;
   return perf;
 }

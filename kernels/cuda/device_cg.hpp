@@ -1,7 +1,7 @@
 #pragma once
 // CG and Jacobi-PCG on the device, with the reference CG's stopping rules and OpenFOAM's residual
 // normalisation (linalg/reference_cg.hpp). The matrix stays on the device; vectors cross only at
-// the start and the end of a solve. Plain C++ interface.
+// the start and the end of a solve, or not at all (solve_resident). Plain C++ interface.
 
 #include <memory>
 #include <span>
@@ -9,6 +9,8 @@
 
 #include "kernels/cuda/device_matrix.hpp"
 #include "linalg/solver_settings.hpp"
+
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
 
 namespace fvmmini::cuda {
 
@@ -25,13 +27,29 @@ class DeviceCg {
   void refresh(std::span<const double> diagonal);
 
   /// Solve A x = b (vectors in the matrix's ordering); x holds the initial guess on entry.
-  /// The host looks at the device's convergence flag every `check_interval` iterations, reading
-  /// it asynchronously; kernels queued past convergence do nothing.
+  /// The host queues as many iterations as the last solve took, then looks at the device's
+  /// convergence flag every `check_interval` iterations, reading it asynchronously; kernels
+  /// queued past convergence do nothing.
   /// @throws SolverError on breakdown (p'Ap <= 0 or not finite), a NaN residual, a singular system
   ///         or a non-positive diagonal under Jacobi
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings);
 
-  /// Residuals of the last solve: [0] the initial one, [k] after iteration k.
+  /// The same solve on the device's own vectors: x_device() holds the guess (the solution on
+  /// return), b_device() the right-hand side; whoever writes them orders that work before stream().
+  SolverPerformance solve_resident(const SolverSettings& settings);
+  double* x_device();
+  double* b_device();
+  /// 1 / diagonal in the matrix's ordering, for a caller that updates the diagonal on the device.
+  double* inverse_diagonal_device();
+  /// The stream every kernel of the solver runs on.
+  CUstream_st* stream() const;
+  /// After the caller changed the matrix values and inverse_diagonal_device() on stream(): the
+  /// row sums are recomputed there. The host-side checks (singular system, positive diagonal for
+  /// Jacobi) are not repeated: the caller vouches for a non-singular matrix with positive diagonal.
+  void refresh_on_device();
+
+  /// Residuals of the last solve: [0] the initial one, [k] after iteration k (read from the device
+  /// on the first call after a solve).
   const std::vector<double>& residual_history() const;
   /// Device time of the last solve's iterations (events), milliseconds.
   double last_iterations_ms() const;

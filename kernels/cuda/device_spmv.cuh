@@ -33,6 +33,8 @@ class DeviceSpmv {
 
   /// New values in the host struct's value layout (same structure): uploaded, nothing rebuilt.
   virtual void upload_values(std::span<const double> values) = 0;
+  /// The device copy of the values, in the host struct's value layout (for updates on the device).
+  virtual double* device_values() = 0;
 };
 
 }  // namespace fvmmini::cuda

@@ -65,6 +65,7 @@ class SellDevice final : public DeviceSpmv {
     launch<true>(x, y, partials, stream);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
 
  private:
   int grid() const { return std::clamp((n_rows_ + sell_block - 1) / sell_block, 1, spmv_max_blocks); }

@@ -64,6 +64,7 @@ class SellCusparseDevice final : public DeviceSpmv {
     FVMMINI_CUDA_CHECK_LAUNCH(scatter_rows_kernel);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
 
  private:
   label n_rows_;

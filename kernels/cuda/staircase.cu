@@ -76,6 +76,7 @@ class StaircaseDevice final : public DeviceSpmv {
     launch<true>(x, y, partials, stream);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
 
  private:
   /// Blocks of group g: one per slice, at most spmv_max_threads / sh (a few waves of the device).

@@ -1,0 +1,152 @@
+#include "kernels/cuda/device_solver.hpp"
+
+#include <vector>
+
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_cg.hpp"
+#include "kernels/cuda/device_matrix.hpp"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/reduction.cuh"
+#include "linalg/format_registry.hpp"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+/// x_op[i] = x[new_to_old[i]], b_op[i] = b[new_to_old[i]].
+__global__ void gather_kernel(int n, const int* __restrict__ new_to_old, const double* __restrict__ x,
+                              const double* __restrict__ b, double* __restrict__ x_op, double* __restrict__ b_op) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int old = new_to_old[i];
+    x_op[i] = x[old];
+    b_op[i] = b[old];
+  }
+}
+
+/// x[new_to_old[i]] = x_op[i].
+__global__ void scatter_kernel(int n, const int* __restrict__ new_to_old, const double* __restrict__ x_op,
+                               double* __restrict__ x) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[new_to_old[i]] = x_op[i];
+}
+
+/// values[slot[i]] = d[i]; inv_diag[old_to_new[i]] = 1 / d[i] (i in the mesh's numbering).
+__global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const long long* __restrict__ slot,
+                                    const int* __restrict__ old_to_new, double* __restrict__ values,
+                                    double* __restrict__ inv_diag) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    values[slot[i]] = d[i];
+    inv_diag[old_to_new[i]] = 1.0 / d[i];
+  }
+}
+
+std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
+
+}  // namespace
+
+struct DeviceSolver::Impl {
+  Impl(const LduMatrix& matrix, const SolverSettings& s)
+      : settings(s),
+        prepared(prepare_format(matrix, s.format, s.ordering, s.format_parameters)),
+        device(make_device_matrix(prepared)),
+        new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
+        old_to_new(std::span<const int>(prepared.permutation.old_to_new)),
+        diag_slot(std::span<const long long>(to_long_long(prepared.value_map.diag_slot))),
+        diagonal(matrix.n_rows()),
+        x_op(matrix.n_rows()),
+        b_op(matrix.n_rows()),
+        fork(true),
+        join(true),
+        device_name(cuda::describe(device_info())) {
+    permute_to_new(prepared.permutation, matrix.diag, diagonal);
+    cg = std::make_unique<DeviceCg>(device, diagonal);
+  }
+
+  /// Device work of the solver waits for `caller`'s queue so far.
+  void wait_for(cudaStream_t caller) {
+    fork.record(caller);
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(cg->stream(), fork.get(), 0));
+  }
+  /// `caller` waits for the solver's queue so far.
+  void release(cudaStream_t caller) {
+    join.record(cg->stream());
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(caller, join.get(), 0));
+  }
+
+  SolverSettings settings;
+  PreparedFormat prepared;
+  DeviceMatrix device;
+  DeviceBuffer<int> new_to_old, old_to_new;
+  DeviceBuffer<long long> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
+  std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
+  std::unique_ptr<DeviceCg> cg;              ///< refers to device
+  Event fork, join;
+  std::string device_name;
+};
+
+DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {
+  if (settings.preconditioner != "none" && settings.preconditioner != "jacobi")
+    throw std::invalid_argument("unknown preconditioner '" + settings.preconditioner + "' (known: none, jacobi)");
+  if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
+  impl_ = std::make_unique<Impl>(matrix, settings);
+}
+
+DeviceSolver::~DeviceSolver() = default;
+
+label DeviceSolver::n_rows() const { return impl_->device.n_rows(); }
+
+SolverPerformance DeviceSolver::solve(std::span<double> x, std::span<const double> b, const std::string& field) {
+  Impl& m = *impl_;
+  // --- into the operator's numbering on the host, solve on the device, back to the mesh's
+  permute_to_new(m.prepared.permutation, x, m.x_op);
+  permute_to_new(m.prepared.permutation, b, m.b_op);
+  SolverPerformance perf = m.cg->solve(m.x_op, m.b_op, m.settings);
+  permute_to_old(m.prepared.permutation, m.x_op, x);
+  perf.field = field;
+  return perf;
+}
+
+SolverPerformance DeviceSolver::solve(double* x, const double* b, const std::string& field, CUstream_st* caller) {
+  Impl& m = *impl_;
+  const int n = m.device.n_rows();
+  cudaStream_t s = m.cg->stream();
+  const int grid = vector_grid(n);
+  // --- into the operator's numbering on the device, solve there, and back
+  m.wait_for(caller);
+  gather_kernel<<<grid, reduce_block, 0, s>>>(n, m.new_to_old.data(), x, b, m.cg->x_device(), m.cg->b_device());
+  FVMMINI_CUDA_CHECK_LAUNCH(gather_kernel);
+  SolverPerformance perf = m.cg->solve_resident(m.settings);
+  scatter_kernel<<<grid, reduce_block, 0, s>>>(n, m.new_to_old.data(), m.cg->x_device(), x);
+  FVMMINI_CUDA_CHECK_LAUNCH(scatter_kernel);
+  m.release(caller);
+  perf.field = field;
+  return perf;
+}
+
+void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
+  Impl& m = *impl_;
+  refresh_format_values(matrix, m.prepared);
+  m.device.upload_values(format_values(m.prepared.format));
+  permute_to_new(m.prepared.permutation, matrix.diag, m.diagonal);
+  m.cg->refresh(m.diagonal);
+}
+
+void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
+  Impl& m = *impl_;
+  const int n = m.device.n_rows();
+  m.wait_for(caller);
+  set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, m.cg->stream()>>>(
+      n, diagonal, m.diag_slot.data(), m.old_to_new.data(), m.device.spmv().device_values(),
+      m.cg->inverse_diagonal_device());
+  FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
+  m.cg->refresh_on_device();
+  m.release(caller);
+}
+
+std::string DeviceSolver::describe() const {
+  return "backend cuda on " + impl_->device_name + ", " + fvmmini::describe(impl_->prepared) + ", preconditioner " +
+         impl_->settings.preconditioner;
+}
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,54 @@
+#pragma once
+// One linear system resident on the device: the operator in the chosen format and ordering, and
+// its CG. It solves host vectors (the cuda LinearSolver) or device vectors in the mesh's
+// numbering (the device projection step), applying the ordering's permutation on the device.
+// Plain C++ interface.
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/solver_settings.hpp"
+
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
+
+namespace fvmmini::cuda {
+
+class DeviceSolver {
+ public:
+  /// Order and build the format on the host (prepare_format) and upload it once.
+  /// @throws std::invalid_argument for an unknown format, ordering or preconditioner, or a format
+  ///         with no CUDA kernel; CudaError when no CUDA device is available
+  DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings);
+  ~DeviceSolver();
+  DeviceSolver(const DeviceSolver&) = delete;
+  DeviceSolver& operator=(const DeviceSolver&) = delete;
+
+  label n_rows() const;
+
+  /// Solve A x = b for host vectors in the mesh's numbering; x holds the initial guess on entry.
+  /// @param[in] field the field name the performance record carries (the log line's)
+  SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field);
+
+  /// Solve A x = b for device vectors in the mesh's numbering (x: the guess in, the solution out).
+  /// The solve waits for the work queued so far on `caller`; work queued on `caller` after the
+  /// return sees the solution.
+  SolverPerformance solve(double* x, const double* b, const std::string& field, CUstream_st* caller);
+
+  /// New coefficients on the same addressing, from the host: only values are uploaded.
+  void update_coefficients(const LduMatrix& matrix);
+
+  /// A new diagonal (device vector, mesh numbering, every entry positive), set on the device
+  /// once the work queued on `caller` is done; the off-diagonal entries stay.
+  void set_diagonal(const double* diagonal, CUstream_st* caller);
+
+  /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none".
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fvmmini::cuda
