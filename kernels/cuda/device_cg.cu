@@ -218,7 +218,18 @@ struct DeviceCg::Impl {
   int check_interval = 8;
   int last_iterations = 0;  ///< the first batch of the next solve
 
+  // --- iterations replayed from CUDA graphs: one launch instead of ~5 per iteration, which is
+  //     what an iteration costs on small systems (the host's launch rate, not the GPU, limits them)
+  GraphExec batch_graph, single_graph;  ///< check_interval iterations, one iteration
+  Stop graph_stop{};
+  const double* graph_m_inv = nullptr;
+  const double* graph_history = nullptr;
+  int graph_interval = 0;
+  bool graphs_failed = false;  ///< the format's launches could not be captured: launch directly
+
   SolverPerformance iterate(const SolverSettings& settings);
+  /// Queue `count` iterations, from the graphs where they can be used.
+  void enqueue_iterations(int count, const double* m_inv, Stop stop);
 
   void enqueue_iteration(const double* m_inv, Stop stop) {
     cudaStream_t s = stream.get();
@@ -244,6 +255,32 @@ struct DeviceCg::Impl {
     FVMMINI_CUDA_CHECK_LAUNCH(direction_kernel);
   }
 };
+
+void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, Stop stop) {
+  cudaStream_t s = stream.get();
+  // --- (re)capture when the kernels' arguments changed
+  const bool current = batch_graph.valid() && single_graph.valid() && graph_stop.tolerance == stop.tolerance &&
+                       graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter &&
+                       graph_m_inv == m_inv && graph_history == history.data() && graph_interval == check_interval;
+  if (!current && !graphs_failed) {
+    const bool captured =
+        batch_graph.capture(s, [&] {
+          for (int k = 0; k < check_interval; ++k) enqueue_iteration(m_inv, stop);
+        }) &&
+        single_graph.capture(s, [&] { enqueue_iteration(m_inv, stop); });
+    graphs_failed = !captured;
+    graph_stop = stop;
+    graph_m_inv = m_inv;
+    graph_history = history.data();
+    graph_interval = check_interval;
+  }
+  if (graphs_failed) {
+    for (int k = 0; k < count; ++k) enqueue_iteration(m_inv, stop);
+    return;
+  }
+  for (int k = 0; k < count / check_interval; ++k) batch_graph.launch(s);
+  for (int k = 0; k < count % check_interval; ++k) single_graph.launch(s);
+}
 
 DeviceCg::DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal) : impl_(std::make_unique<Impl>(matrix)) {
   refresh(diagonal);
@@ -370,7 +407,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   int batch = std::clamp(last_iterations > 0 ? last_iterations : check_interval, 1, std::max(1, max_iter));
   while (true) {
     batch = std::min(batch, max_iter - queued);
-    for (int k = 0; k < batch; ++k) enqueue_iteration(m_inv, stop);
+    enqueue_iterations(batch, m_inv, stop);
     queued += batch;
     FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
     checks[slot].record(s);

@@ -1,5 +1,5 @@
 #pragma once
-// RAII owners of device memory, pinned host memory, streams and events.
+// RAII owners of device memory, pinned host memory, streams, events and CUDA graphs.
 
 #include <cuda_runtime.h>
 
@@ -124,6 +124,55 @@ class Event {
 
  private:
   cudaEvent_t event_ = nullptr;
+};
+
+/// An instantiated CUDA graph: a launch sequence captured once from a stream and replayed with
+/// one launch (kernel arguments are fixed at capture).
+class GraphExec {
+ public:
+  GraphExec() = default;
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+  GraphExec& operator=(GraphExec&& o) noexcept {
+    std::swap(exec_, o.exec_);
+    return *this;
+  }
+  ~GraphExec() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+
+  /// Capture what enqueue() queues on `stream` (other streams it forks to included) and
+  /// instantiate it. Returns false, with the stream usable and nothing queued, when the work
+  /// cannot be captured (an operation that graphs do not allow); the caller then launches directly.
+  template <class Enqueue>
+  bool capture(cudaStream_t stream, Enqueue&& enqueue) {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    bool queued = true;
+    try {
+      enqueue();
+    } catch (const CudaError&) {
+      queued = false;
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    if (queued && ended == cudaSuccess && graph && cudaGraphInstantiate(&exec_, graph, 0) != cudaSuccess)
+      exec_ = nullptr;
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // a failed capture leaves its error behind: it is not the caller's
+    return exec_ != nullptr;
+  }
+
+  bool valid() const { return exec_ != nullptr; }
+  void launch(cudaStream_t stream) { FVMMINI_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 }  // namespace fvmmini::cuda
