@@ -155,7 +155,11 @@ SourceLocation ResolvedCase::where(std::string_view path) const {
   std::string key(path);
   while (true) {
     const auto found = locations_.find(key);
-    if (found != locations_.end()) return found->second;
+    if (found != locations_.end()) {
+      // --- a --set names only its own key: a defaulted key beside it points at the case file
+      if (key != path && found->second.origin.rfind("--set", 0) == 0) return SourceLocation{case_file_.string(), 0, 0};
+      return found->second;
+    }
     const auto dot = key.rfind('.');
     if (dot == std::string::npos) return SourceLocation{case_file_.string(), 0, 0};
     key.resize(dot);

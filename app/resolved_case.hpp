@@ -62,7 +62,8 @@ class ResolvedCase {
   /// For a number-or-word key (boundaryField.<patch>.value): true when it holds a number.
   bool is_number(std::string_view path) const;
 
-  /// Where the key was written; for a defaulted key, the nearest written ancestor (or the file).
+  /// Where the key was written; for a defaulted key, the nearest ancestor written in the case
+  /// file (or the file itself: a --set of a sibling key is not where a default comes from).
   SourceLocation where(std::string_view path) const;
 
   /// Replace a scalar value (the loader fills derived defaults such as output.directory).
