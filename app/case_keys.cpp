@@ -93,6 +93,11 @@ void add_solver_keys(KeySpec& field) {
       .values({"auto"})
       .min(0, false)
       .max(1);
+  field.add("launch", KeyType::enumeration,
+            "staircase on cuda: groups (one launch per row-length group, each on its own stream) or interleaved "
+            "(one launch over every slice, the groups kept in step over the rows so they share x in the cache)")
+      .default_value("groups")
+      .values(staircase_launch_names());
   field.add("chunkSize", KeyType::integer, "sell: the chunk height C").default_value("32").min(1).max(max_int32);
   field.add("sortWindow", KeyType::integer, "sell: rows are sorted by length within windows of sigma rows")
       .default_value("1024")

@@ -18,6 +18,7 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   settings.format_parameters.alpha = resolved.is_number(base + "alpha") ? resolved.get_real(base + "alpha") : 0.0;
   settings.format_parameters.chunk_size = static_cast<int>(resolved.get_int(base + "chunkSize"));
   settings.format_parameters.sort_window = static_cast<int>(resolved.get_int(base + "sortWindow"));
+  settings.format_parameters.staircase_launch = parse_staircase_launch(resolved.get_string(base + "launch"));
   return settings;
 }
 

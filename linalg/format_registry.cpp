@@ -56,7 +56,11 @@ std::vector<double>& values_of(HostFormat& f) {
 std::string parameter_text(const std::string& name, const FormatParameters& p) {
   if (name == "sell") return fmt::format(" (C {}, sigma {})", p.chunk_size, p.sort_window);
   if (name == "sell-cusparse") return fmt::format(" (C {}, sigma 1)", p.chunk_size);
-  if (name == "staircase") return fmt::format(" (sh {}, alpha {:g})", p.slice_height, p.alpha);
+  if (name == "staircase") {
+    const bool groups = p.staircase_launch == StaircaseLaunch::groups;  // the default is not shown
+    return fmt::format(" (sh {}, alpha {:g}{})", p.slice_height, p.alpha,
+                       groups ? "" : ", launch " + staircase_launch_name(p.staircase_launch));
+  }
   return "";
 }
 

@@ -2,8 +2,22 @@
 // What a case file says about one linear solve, and what the solve reports back.
 
 #include <string>
+#include <vector>
 
 namespace fvmmini {
+
+/// How the cuda backend launches the Staircase SELL kernel (the layout is the same for both).
+enum class StaircaseLaunch {
+  groups,       ///< one launch per row-length group, each on its own stream (the thesis)
+  interleaved,  ///< one launch over every slice, the groups kept in step over the rows (they share x in L2)
+};
+
+/// The names of the launch modes, in enum order: "groups", "interleaved".
+const std::vector<std::string>& staircase_launch_names();
+/// The name of a launch mode.
+std::string staircase_launch_name(StaircaseLaunch launch);
+/// The launch mode called `name`. @throws std::invalid_argument listing the known names
+StaircaseLaunch parse_staircase_launch(const std::string& name);
 
 /// Parameters of the storage formats (each format reads the ones it uses).
 struct FormatParameters {
@@ -12,6 +26,7 @@ struct FormatParameters {
                            ///< max(0.01, slice_height / rows)
   int chunk_size = 32;     ///< SELL-C-sigma: C
   int sort_window = 1024;  ///< SELL-C-sigma: sigma (rows sorted by length within windows of sigma)
+  StaircaseLaunch staircase_launch = StaircaseLaunch::groups;  ///< Staircase SELL on cuda: the launch mode
 };
 
 struct SolverSettings {

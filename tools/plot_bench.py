@@ -18,16 +18,22 @@ def completed_rows(report):
     return [r for r in report["results"] if r.get("completed") and r.get("backend") == "cuda"]
 
 
+def format_label(r):
+    """The format, and a staircase launch mode other than the default (fvmmini-bench --staircase-launch)."""
+    launch = r.get("staircase_launch", "groups")
+    return r["format"] if launch == "groups" else f"{r['format']}/{launch}"
+
+
 def grouped_bars(ax, rows, value, ylabel, title, reference_line=None):
     orderings = list(dict.fromkeys(r["ordering"] for r in rows))
-    formats = list(dict.fromkeys(r["format"] for r in rows))
+    formats = list(dict.fromkeys(format_label(r) for r in rows))
     width = 0.8 / max(1, len(formats))
     for k, fmt in enumerate(formats):
         xs, ys = [], []
         for i, ordering in enumerate(orderings):
             for r in rows:
                 v = value(r)
-                if r["format"] == fmt and r["ordering"] == ordering and v is not None:
+                if format_label(r) == fmt and r["ordering"] == ordering and v is not None:
                     xs.append(i + (k - (len(formats) - 1) / 2) * width)
                     ys.append(v)
         ax.bar(xs, ys, width, label=fmt)

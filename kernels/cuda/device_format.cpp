@@ -25,7 +25,7 @@ DeviceMatrix make_device_matrix(const PreparedFormat& prepared) {
   if (name == "sell-cusparse" && std::holds_alternative<SellMatrix>(format))
     return DeviceMatrix(make_sell_cusparse_device(std::get<SellMatrix>(format)));
   if (name == "staircase" && std::holds_alternative<StaircaseMatrix>(format))
-    return DeviceMatrix(make_staircase_device(std::get<StaircaseMatrix>(format)));
+    return DeviceMatrix(make_staircase_device(std::get<StaircaseMatrix>(format), prepared.parameters.staircase_launch));
   std::string known;
   for (const auto& n : device_format_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("format '" + name + "' has no CUDA kernel (cuda formats: " + known + ")");

@@ -9,6 +9,7 @@
 #include "linalg/formats/csr_format.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
 
@@ -21,7 +22,9 @@ std::unique_ptr<DeviceSpmv> make_sell_device(const SellMatrix& a);
 /// "sell-cusparse": cusparseSpMV on cuSPARSE's sliced ELL (plus a scatter of y when the SELL
 /// rows are sorted: cuSPARSE has no row permutation).
 std::unique_ptr<DeviceSpmv> make_sell_cusparse_device(const SellMatrix& a);
-/// "staircase": Staircase SELL, one launch per group, each on its own stream.
-std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a);
+/// "staircase": Staircase SELL; launch groups: one launch per group, each on its own stream;
+/// interleaved: one launch over the slices of every group, kept in step over the rows.
+std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a,
+                                                  StaircaseLaunch launch = StaircaseLaunch::groups);
 
 }  // namespace fvmmini::cuda

@@ -33,6 +33,30 @@ void DeviceMatrix::multiply(std::span<const double> x, std::span<double> y) {
   dy.download(y);
 }
 
+std::vector<double> DeviceMatrix::multiply_with_dot(std::span<const double> x, std::span<double> y) {
+  const int count = spmv_->dot_partial_count();
+  if (count == 0) {
+    multiply(x, y);
+    return {};
+  }
+  const auto n = static_cast<std::size_t>(spmv_->n_rows());
+  if (x.size() != n || y.size() != n)
+    throw CudaError("DeviceMatrix::multiply_with_dot: vector length differs from n_rows");
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(n);
+  DeviceBuffer<double> dpartials(static_cast<std::size_t>(count));
+  Stream stream;
+  // --- NaN in y and in the partials: a row or a partial the kernel does not write shows up
+  if (n > 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(dpartials.data(), 0xff, dpartials.bytes(), stream.get()));
+  spmv_->apply_with_dot(dx.data(), dy.data(), dpartials.data(), stream.get());
+  stream.synchronize();
+  dy.download(y);
+  std::vector<double> partials(static_cast<std::size_t>(count));
+  dpartials.download(partials);
+  return partials;
+}
+
 void DeviceMatrix::upload_values(std::span<const double> values) { spmv_->upload_values(values); }
 
 }  // namespace fvmmini::cuda

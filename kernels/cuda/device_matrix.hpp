@@ -30,6 +30,9 @@ class DeviceMatrix {
 
   /// y = A x, host to host: uploads x, poisons the device y with NaN, runs, downloads y.
   void multiply(std::span<const double> x, std::span<double> y);
+  /// y = A x as multiply(), through the SpMV with the fused dot product (the one CG uses): returns
+  /// its partial sums of x_i y_i (dot_partial_count of the format; empty when it does not fuse one).
+  std::vector<double> multiply_with_dot(std::span<const double> x, std::span<double> y);
   /// New values in the host format's value layout; nothing else moves.
   void upload_values(std::span<const double> values);
 

@@ -1,8 +1,19 @@
-// "staircase": Staircase SELL (thesis 4.3.4-4.3.5). One launch per group g, on its own stream:
-// step_blocks[g] blocks of sh threads, thread t of block b handles row row_ptr[g] + b*sh + t and
-// reads step_lengths[g] entries at step_ptr[g] + b*step_lengths[g]*sh + k*sh + t (a block takes
-// several slices when a group has more than a few waves of them). The index arrays stay on the
-// host; a group with no blocks launches nothing.
+// "staircase": Staircase SELL (thesis 4.3.4-4.3.5), in one of two launch modes on the same layout.
+//
+// groups (the thesis): one launch per group g, on its own stream: step_blocks[g] blocks of sh
+// threads, thread t of block b handles row row_ptr[g] + b*sh + t and reads step_lengths[g] entries at
+// step_ptr[g] + b*step_lengths[g]*sh + k*sh + t (a block takes several slices when a group has more
+// than a few waves of them). The index arrays stay on the host; a group with no blocks launches
+// nothing.
+//
+// interleaved: one launch over the slices of every group. Each group's rows span the whole
+// Cuthill-McKee order, so group kernels that run side by side sweep x (larger than L2 on big
+// meshes) each on its own and read it from DRAM once per group. Here the slices are visited in
+// the order of their relative position in their group, (s + 0.5) / step_blocks[g] (ties by group),
+// so the blocks resident at any moment work on the same stretch of the CM order in every group and
+// share x in L2. This trades the thesis's host-side index for a small device table: per visited
+// slice its first row, first entry and length (16 bytes a slice of sh rows). Each row is summed
+// exactly as in the groups mode (same slots, same order), so y is bit-identical between the modes.
 
 #include <algorithm>
 #include <memory>
@@ -41,6 +52,51 @@ __global__ void __launch_bounds__(1024)
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
+/// One slice as the interleaved kernel visits it.
+struct alignas(16) VisitedSlice {
+  long long entry_start;  ///< step_ptr[g] + s * step_lengths[g] * sh: the slot of its row 0, entry 0
+  int row_start;          ///< row_ptr[g] + s * sh
+  int length;             ///< step_lengths[g]
+};
+
+/// Every group at once; blockDim.x = sh. Block b handles visited slices b, b + gridDim.x, ...
+/// (gridDim.x <= n_visits: every block has one); the next slice's table entry is loaded before
+/// the current slice is summed, so the table adds no round trip. With partials, block b writes
+/// partials[b].
+template <bool kDot>
+__global__ void __launch_bounds__(1024)
+    staircase_interleaved_kernel(int n_visits, int n_rows, const VisitedSlice* __restrict__ visits,
+                                 const int* __restrict__ col, const double* __restrict__ val,
+                                 const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
+  const int sh = blockDim.x;
+  double dot = 0.0;
+  VisitedSlice next = visits[blockIdx.x];
+  for (int v = blockIdx.x; v < n_visits; v += gridDim.x) {
+    const VisitedSlice slice = next;
+    if (v + gridDim.x < n_visits) next = visits[v + gridDim.x];
+    const int row = slice.row_start + threadIdx.x;
+    // --- y_row = sum_k val[k] x[col[k]]; padding entries (col -1) and padding rows add nothing
+    const double sum = slice_row(val, col, slice.entry_start + threadIdx.x, sh, slice.length, x);
+    if (row < n_rows) {
+      y[row] = sum;
+      if constexpr (kDot) dot += sum * x[row];
+    }
+  }
+  if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
+}
+
+/// The blocks of one launch over `slices` slices: one per slice, at most spmv_max_threads / sh
+/// (a few waves of the device; a constant, so the dot partials do not depend on the device).
+int bounded_grid(int slices, int slice_height) {
+  return std::min(slices, std::max(1, spmv_max_threads / slice_height));
+}
+
+void check_slice_height(int slice_height) {
+  if (slice_height <= 0 || slice_height % 32 != 0 || slice_height > 1024)
+    throw CudaError("staircase: slice height must be a positive multiple of 32, at most 1024");
+}
+
+/// The launch mode "groups": one launch per group, each on its own stream.
 class StaircaseDevice final : public DeviceSpmv {
  public:
   explicit StaircaseDevice(const StaircaseMatrix& a)
@@ -50,8 +106,7 @@ class StaircaseDevice final : public DeviceSpmv {
         col_(std::span<const int>(a.col)),
         val_(std::span<const double>(a.values)),
         fork_(true) {
-    if (slice_height_ <= 0 || slice_height_ % 32 != 0 || slice_height_ > 1024)
-      throw CudaError("staircase: slice height must be a positive multiple of 32, at most 1024");
+    check_slice_height(slice_height_);
     const label n_groups = index_.n_groups();
     partial_offset_.assign(n_groups + 1, 0);
     for (label g = 0; g < n_groups; ++g) partial_offset_[g + 1] = partial_offset_[g] + grid(g);
@@ -80,7 +135,7 @@ class StaircaseDevice final : public DeviceSpmv {
 
  private:
   /// Blocks of group g: one per slice, at most spmv_max_threads / sh (a few waves of the device).
-  int grid(label g) const { return std::min(index_.step_blocks[g], std::max(1, spmv_max_threads / slice_height_)); }
+  int grid(label g) const { return bounded_grid(index_.step_blocks[g], slice_height_); }
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
@@ -112,9 +167,88 @@ class StaircaseDevice final : public DeviceSpmv {
   std::vector<Event> joins_;
 };
 
+/// The launch mode "interleaved": one launch on the caller's stream over the slices of every
+/// group, in the visit order of the table.
+class StaircaseInterleavedDevice final : public DeviceSpmv {
+ public:
+  explicit StaircaseInterleavedDevice(const StaircaseMatrix& a)
+      : n_rows_(a.n_rows),
+        slice_height_(a.slice_height),
+        col_(std::span<const int>(a.col)),
+        val_(std::span<const double>(a.values)) {
+    check_slice_height(slice_height_);
+    const std::vector<VisitedSlice> visits = visit_order(a.index, slice_height_);
+    n_visits_ = static_cast<int>(visits.size());
+    grid_ = bounded_grid(n_visits_, slice_height_);
+    visits_ = DeviceBuffer<VisitedSlice>(std::span<const VisitedSlice>(visits));
+  }
+
+  label n_rows() const override { return n_rows_; }
+  std::int64_t stored_entries() const override { return static_cast<std::int64_t>(val_.size()); }
+  std::size_t footprint_bytes() const override { return visits_.bytes() + col_.bytes() + val_.bytes(); }
+  std::string format_name() const override { return "staircase"; }
+  int dot_partial_count() const override { return std::max(1, grid_); }
+
+  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
+  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
+    // --- a matrix with no slices still owes the caller one (zero) partial
+    if (n_visits_ == 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
+    launch<true>(x, y, partials, stream);
+  }
+  void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
+
+ private:
+  /// Slice s of group g, for g with step_blocks[g] = n_g > 0, sorted by (s + 0.5) / n_g, ties by g
+  /// (compared exactly: (2s + 1) n_h against (2t + 1) n_g, below 2^53 for any int row count).
+  static std::vector<VisitedSlice> visit_order(const StaircaseIndex& index, int sh) {
+    struct Key {
+      label group;
+      label slice;
+    };
+    // --- every slice of every group (an empty group has none), then in order of (s + 0.5) / n_g
+    std::vector<Key> keys;
+    for (label g = 0; g < index.n_groups(); ++g)
+      for (label s = 0; s < index.step_blocks[g]; ++s) keys.push_back({g, s});
+    const auto blocks = [&](label g) { return static_cast<long long>(index.step_blocks[g]); };
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      const long long lhs = (2LL * a.slice + 1) * blocks(b.group);
+      const long long rhs = (2LL * b.slice + 1) * blocks(a.group);
+      return lhs != rhs ? lhs < rhs : a.group < b.group;
+    });
+    // --- the slice's first slot and first row, as the groups kernel computes them for block s
+    std::vector<VisitedSlice> visits(keys.size());
+    for (std::size_t v = 0; v < keys.size(); ++v) {
+      const label g = keys[v].group;
+      const label s = keys[v].slice;
+      const int length = index.step_lengths[g];
+      visits[v] = {static_cast<long long>(index.step_ptr[g]) + static_cast<long long>(s) * length * sh,
+                   index.row_ptr[g] + s * sh, length};
+    }
+    return visits;
+  }
+
+  template <bool kDot>
+  void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
+    if (n_visits_ == 0) return;
+    staircase_interleaved_kernel<kDot><<<grid_, slice_height_, 0, stream>>>(n_visits_, n_rows_, visits_.data(),
+                                                                            col_.data(), val_.data(), x, y, partials);
+    FVMMINI_CUDA_CHECK_LAUNCH(staircase_interleaved_kernel);
+  }
+
+  label n_rows_;
+  int slice_height_;
+  int n_visits_ = 0;
+  int grid_ = 0;
+  DeviceBuffer<VisitedSlice> visits_;  ///< the visit order (the thesis keeps its index on the host)
+  DeviceBuffer<int> col_;
+  DeviceBuffer<double> val_;
+};
+
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a) {
+std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a, StaircaseLaunch launch) {
+  if (launch == StaircaseLaunch::interleaved) return std::make_unique<StaircaseInterleavedDevice>(a);
   return std::make_unique<StaircaseDevice>(a);
 }
 

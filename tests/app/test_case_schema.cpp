@@ -138,6 +138,10 @@ TEST_F(CaseSchemaTest, UnknownEnumValueListsAllowedOnes) {
   EXPECT_EQ(found[0], at(11, 15) +
                           "unknown value 'cssr' for solvers.T.format (allowed: csr, csr-cusparse, coo, ell, sell, "
                           "sell-cusparse, staircase, symmetric, auto) (did you mean 'csr'?)");
+  const auto launch = problems(base_case + "solvers:\n  T: {launch: interleave}\n");
+  ASSERT_EQ(launch.size(), 1u);
+  EXPECT_EQ(launch[0], at(11, 15) + "unknown value 'interleave' for solvers.T.launch (allowed: groups, interleaved) "
+                                    "(did you mean 'interleaved'?)");
 }
 
 TEST_F(CaseSchemaTest, YamlSyntaxErrorHasLineAndColumn) {
@@ -291,7 +295,7 @@ TEST_F(CaseSchemaTest, SetValuesAreValidatedAndNameTheArgument) {
 TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   const ResolvedCase c = load(base_case +
                               "solvers:\n  T: {preconditioner: jacobi, relTol: 0.01, maxIter: 77, backend: auto,\n"
-                              "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05}\n");
+                              "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: interleaved}\n");
   const SolverSettings s = solver_settings(c, "T");
   EXPECT_EQ(s.solver, "CG");
   EXPECT_EQ(s.preconditioner, "jacobi");
@@ -303,9 +307,11 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   EXPECT_EQ(s.ordering, "rcm");
   EXPECT_EQ(s.format_parameters.slice_height, 64);
   EXPECT_DOUBLE_EQ(s.format_parameters.alpha, 0.05);
+  EXPECT_EQ(s.format_parameters.staircase_launch, StaircaseLaunch::interleaved);
   EXPECT_EQ(s.format_parameters.chunk_size, 32);
   EXPECT_EQ(s.format_parameters.sort_window, 1024);
   EXPECT_THROW(solver_settings(c, "U"), std::out_of_range);
+  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.staircase_launch, StaircaseLaunch::groups);
 }
 
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {

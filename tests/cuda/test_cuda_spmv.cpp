@@ -1,10 +1,16 @@
 // Every CUDA format x ordering against the LDU face loop on random, box, star, ring and tiny
-// matrices, with parameter sweeps (C, sigma, sh, alpha); device outputs start as NaN, so a
-// row a kernel skips fails. Values refreshed in place against the new reference.
+// matrices, with parameter sweeps (C, sigma, sh, alpha, the staircase launch mode); device outputs
+// start as NaN, so a row a kernel skips fails. Values refreshed in place against the new reference.
+// The two staircase launch modes give bit-identical y, also on hand-laid shapes the builder never
+// makes (empty groups, an all-padding slice), and fused dot partials that sum to x . y.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,12 +62,14 @@ std::vector<FormatParameters> parameter_sweep(const std::string& format, label n
   } else if (format == "staircase") {
     for (int sh : {32, 64, 1024}) {
       const double lowest = n >= sh ? static_cast<double>(sh) / n : 0.01;
-      for (double alpha : {lowest, std::min(1.0, std::max(lowest, 0.1)), 1.0}) {
-        FormatParameters p;
-        p.slice_height = sh;
-        p.alpha = alpha;
-        out.push_back(p);
-      }
+      for (double alpha : {lowest, std::min(1.0, std::max(lowest, 0.1)), 1.0})
+        for (StaircaseLaunch launch : {StaircaseLaunch::groups, StaircaseLaunch::interleaved}) {
+          FormatParameters p;
+          p.slice_height = sh;
+          p.alpha = alpha;
+          p.staircase_launch = launch;
+          out.push_back(p);
+        }
     }
   } else {
     out.emplace_back();
@@ -132,6 +140,142 @@ TEST_F(CudaSpmv, RefreshUploadsNewValuesInPlace) {
     device.upload_values(format_values(prepared.format));
     EXPECT_LE(device_error(second, prepared, device, 7), 2e-15 * 8) << format;
   }
+}
+
+/// Slices over all groups of a Staircase matrix.
+int total_slices(const StaircaseMatrix& a) {
+  return std::accumulate(a.index.step_blocks.begin(), a.index.step_blocks.end(), 0);
+}
+
+/// Both launch modes of one Staircase matrix: y bit-identical, to each other and to the plain
+/// multiply; the fused partials (one per slice below the grid cap, as on these small matrices)
+/// deterministic and summing to x . y. Returns the largest relative error of y against y_ref.
+double check_launch_modes(PreparedFormat prepared, std::span<const double> x, std::span<const double> y_ref,
+                          std::span<const double> scale, const std::string& what) {
+  const StaircaseMatrix& a = std::get<StaircaseMatrix>(prepared.format);
+  const std::size_t n = x.size();
+  std::vector<double> y_groups(n), y_interleaved(n), y_dot(n), y_again(n);
+  prepared.parameters.staircase_launch = StaircaseLaunch::groups;
+  cuda::DeviceMatrix groups = cuda::make_device_matrix(prepared);
+  prepared.parameters.staircase_launch = StaircaseLaunch::interleaved;
+  cuda::DeviceMatrix interleaved = cuda::make_device_matrix(prepared);
+  groups.multiply(x, y_groups);
+  interleaved.multiply(x, y_interleaved);
+  EXPECT_EQ(std::memcmp(y_groups.data(), y_interleaved.data(), n * sizeof(double)), 0) << what;
+
+  // --- fused dot: same y; partials deterministic, their sum x . y up to rounding
+  const std::vector<double> partials = interleaved.multiply_with_dot(x, y_dot);
+  const std::vector<double> again = interleaved.multiply_with_dot(x, y_again);
+  const std::vector<double> group_partials = groups.multiply_with_dot(x, y_again);
+  EXPECT_EQ(std::memcmp(y_dot.data(), y_interleaved.data(), n * sizeof(double)), 0) << what;
+  EXPECT_EQ(std::memcmp(y_again.data(), y_groups.data(), n * sizeof(double)), 0) << what;
+  EXPECT_EQ(partials.size(), static_cast<std::size_t>(std::max(1, total_slices(a)))) << what;
+  EXPECT_EQ(partials, again) << what;
+  double dot = 0.0, dot_scale = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    dot += x[i] * y_interleaved[i];
+    dot_scale += std::abs(x[i] * y_interleaved[i]);
+  }
+  const double sum = std::accumulate(partials.begin(), partials.end(), 0.0);
+  const double group_sum = std::accumulate(group_partials.begin(), group_partials.end(), 0.0);
+  EXPECT_LE(std::abs(sum - dot), 1e-13 * dot_scale) << what;
+  EXPECT_LE(std::abs(group_sum - dot), 1e-13 * dot_scale) << what;
+  if (n == 0) {
+    EXPECT_EQ(sum, 0.0) << what;
+  }
+  return worst_relative_error(y_interleaved, y_ref, scale);
+}
+
+TEST_F(CudaSpmv, StaircaseLaunchModesAreBitIdentical) {
+  int checked = 0;
+  for (const auto& c : test_matrices())
+    for (const std::string ordering : {"none", "rcm", "random"})
+      for (const auto& parameters : parameter_sweep("staircase", c.matrix.n_rows())) {
+        if (parameters.staircase_launch != StaircaseLaunch::groups) continue;
+        const PreparedFormat prepared = prepare_format(c.matrix, "staircase", ordering, parameters, 5);
+        const label n = c.matrix.n_rows();
+        const auto x = test::random_vector(n, 98);
+        std::vector<double> y_ref(n), scale = test::abs_row_scale(c.matrix, x);
+        reference::ldu_spmv(c.matrix, x, y_ref);
+        std::vector<double> x_op(n), y_ref_op(n), scale_op(n);
+        permute_to_new(prepared.permutation, x, x_op);
+        permute_to_new(prepared.permutation, y_ref, y_ref_op);
+        permute_to_new(prepared.permutation, scale, scale_op);
+        const std::string what = c.name + ", " + describe(prepared);
+        EXPECT_LE(check_launch_modes(prepared, x_op, y_ref_op, scale_op, what), 10 * 2.2e-16 * 8) << what;
+        ++checked;
+      }
+  EXPECT_GT(checked, 200);
+  const LduMatrix empty = test::random_values(test::addressing_from_pairs(0, {}), 1);
+  const PreparedFormat none = prepare_format(empty, "staircase", "none", FormatParameters{});
+  EXPECT_EQ(check_launch_modes(none, {}, {}, {}, "empty matrix"), 0.0);
+}
+
+/// A Staircase matrix laid out by hand (the layout of staircase_matrix.hpp), with shapes the
+/// builder makes rarely or never: empty groups first and in the middle, rows with no entries and
+/// padded rows, rows longer than the slice (40 entries, sh 32), and a last group with a part-padding
+/// slice and an all-padding one. Column 0 is used. Returns the matrix and its rows' entries.
+std::pair<StaircaseMatrix, std::vector<std::vector<std::pair<label, double>>>> hand_laid_staircase() {
+  constexpr int sh = 32;
+  struct Group {
+    label length, slices, rows;
+  };
+  const std::vector<Group> groups{{1, 0, 0}, {2, 1, 32}, {3, 0, 0}, {5, 2, 64}, {40, 3, 40}};
+  StaircaseMatrix a;
+  a.slice_height = sh;
+  a.alpha = 1.0;
+  a.index.step_ptr = {0};
+  a.index.row_ptr = {0};
+  for (const Group& g : groups) {
+    a.index.step_lengths.push_back(g.length);
+    a.index.step_blocks.push_back(g.slices);
+    a.index.step_ptr.push_back(a.index.step_ptr.back() + static_cast<std::int64_t>(g.length) * g.slices * sh);
+    a.index.row_ptr.push_back(a.index.row_ptr.back() + g.rows);
+  }
+  a.n_rows = a.index.row_ptr.back();
+  a.col.assign(a.index.val_size(), -1);
+  a.values.assign(a.index.val_size(), 0.0);
+  std::vector<std::vector<std::pair<label, double>>> rows;
+  std::mt19937_64 rng(77);
+  std::uniform_real_distribution<double> value(0.5, 1.5);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (label j = 0; j < groups[g].rows; ++j) {
+      // --- row j of the group: up to `length` distinct columns, ascending (column 0 in the first row)
+      const auto count = static_cast<label>(j == 0 ? groups[g].length : rng() % (groups[g].length + 1));
+      std::set<label> columns;
+      if (j == 0) columns.insert(0);
+      while (static_cast<label>(columns.size()) < count) columns.insert(static_cast<label>(rng() % a.n_rows));
+      std::vector<std::pair<label, double>> row;
+      label k = 0;
+      for (label c : columns) {
+        const std::int64_t slot = a.index.step_ptr[g] + static_cast<std::int64_t>(j / sh) * groups[g].length * sh +
+                                  static_cast<std::int64_t>(k++) * sh + j % sh;
+        a.col[slot] = c;
+        a.values[slot] = (rng() % 2 ? 1.0 : -1.0) * value(rng);
+        row.emplace_back(c, a.values[slot]);
+      }
+      a.n_nonzeros += static_cast<std::int64_t>(row.size());
+      rows.push_back(std::move(row));
+    }
+  return {std::move(a), std::move(rows)};
+}
+
+TEST_F(CudaSpmv, StaircaseHandLaidShapesMatchTheirRowsInBothLaunchModes) {
+  auto [a, rows] = hand_laid_staircase();
+  ASSERT_EQ(a.n_rows, 136);
+  ASSERT_EQ(total_slices(a), 6);  // the last of them rows 160..191: padding only
+  const auto x = test::random_vector(a.n_rows, 5);
+  std::vector<double> y_ref(a.n_rows, 0.0), scale(a.n_rows, 0.0);
+  for (label i = 0; i < a.n_rows; ++i)
+    for (const auto& [c, v] : rows[i]) {
+      y_ref[i] += v * x[c];
+      scale[i] += std::abs(v * x[c]);
+    }
+  PreparedFormat prepared;
+  prepared.format_name = "staircase";
+  prepared.ordering_name = "none";
+  prepared.format = std::move(a);
+  EXPECT_LE(check_launch_modes(prepared, x, y_ref, scale, "hand-laid"), 10 * 2.2e-16 * 8);
 }
 
 TEST_F(CudaSpmv, UnknownOrHostOnlyFormatIsRejected) {

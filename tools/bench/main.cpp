@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -68,6 +69,7 @@ struct Options {
   std::string cg_preconditioner = "none";
   bool no_cg = false;
   FormatParameters parameters;
+  std::string staircase_launches = "groups";  ///< comma-separated launch modes; staircase runs once per mode
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
 };
@@ -234,26 +236,34 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   row["completed"] = true;
 }
 
+/// The format column of the table: the format, and a staircase launch mode other than the default.
+std::string format_label(const json& row) {
+  std::string label = row["format"].get<std::string>();
+  if (row.contains("staircase_launch") && row["staircase_launch"] != "groups")
+    label += "/" + row["staircase_launch"].get<std::string>();
+  return label;
+}
+
 std::string number(const json& j, const char* key, const char* fmt_spec, double scale = 1.0) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
   return fmt::format(fmt::runtime(fmt_spec), j[key].get<double>() * scale);
 }
 
 void print_table(const json& rows, std::ostream& out) {
-  out << fmt::format("{:<14} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n", "format",
+  out << fmt::format("{:<21} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n", "format",
                      "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it", "floor",
                      "ratio", "iters");
   for (const auto& r : rows) {
     if (!r["completed"].get<bool>()) {
-      out << fmt::format("{:<14} {:<12} {:<9} not completed: {}\n", r["format"].get<std::string>(),
+      out << fmt::format("{:<21} {:<12} {:<9} not completed: {}\n", format_label(r),
                          r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                          r["reason"].get<std::string>());
       continue;
     }
     const json& s = r["spmv"];
     const json cg = r.contains("cg") ? r["cg"] : json::object();
-    out << fmt::format("{:<14} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n",
-                       r["format"].get<std::string>(), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
+    out << fmt::format("{:<21} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n",
+                       format_label(r), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                        number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
                        number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
                        number(s, "effective_GBs", "{:.0f}"), number(s, "pct_copy_bandwidth", "{:.1f}"),
@@ -267,7 +277,8 @@ void write_csv(const json& rows, const std::string& path) {
   if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path));
   out << "format,ordering,backend,completed,reason,n_rows,nnz,stored_entries,padding_ratio,footprint_bytes,setup_s,"
          "spmv_median_ms,spmv_min_ms,spmv_max_ms,effective_GBs,pct_copy_bandwidth,check_max_rel_error,"
-         "cg_iterations,cg_converged,cg_ms_per_iteration,cg_floor_ms_per_iteration,cg_ratio_to_floor\n";
+         "cg_iterations,cg_converged,cg_ms_per_iteration,cg_floor_ms_per_iteration,cg_ratio_to_floor,"
+         "staircase_launch\n";
   auto get = [](const json& j, const char* k) -> std::string {
     if (!j.is_object() || !j.contains(k)) return "";
     const json& v = j[k];
@@ -288,11 +299,33 @@ void write_csv(const json& rows, const std::string& path) {
         << get(s, "median_ms") << ',' << get(s, "min_ms") << ',' << get(s, "max_ms") << ',' << get(s, "effective_GBs")
         << ',' << get(s, "pct_copy_bandwidth") << ',' << get(s, "check_max_rel_error") << ','
         << get(cg, "iterations") << ',' << get(cg, "converged") << ',' << get(cg, "ms_per_iteration") << ','
-        << get(cg, "floor_ms_per_iteration") << ',' << get(cg, "ratio_to_floor") << '\n';
+        << get(cg, "floor_ms_per_iteration") << ',' << get(cg, "ratio_to_floor") << ',' << get(r, "staircase_launch")
+        << '\n';
   }
 }
 
+/// One entry of --formats as it is run: staircase once per launch mode of --staircase-launch.
+struct FormatVariant {
+  std::string format;
+  std::optional<StaircaseLaunch> staircase_launch;
+};
+
+std::vector<FormatVariant> format_variants(const Options& o) {
+  std::vector<StaircaseLaunch> launches;
+  for (const auto& name : split(o.staircase_launches)) launches.push_back(parse_staircase_launch(name));
+  if (launches.empty()) throw std::invalid_argument("--staircase-launch: no launch mode given");
+  std::vector<FormatVariant> variants;
+  for (const auto& format : split(o.formats)) {
+    if (format != "staircase") variants.push_back({format, std::nullopt});
+    else
+      for (StaircaseLaunch launch : launches) variants.push_back({format, launch});
+  }
+  return variants;
+}
+
 int run(const Options& o) {
+  const std::vector<FormatVariant> variants = format_variants(o);
+
   // --- the matrix
   auto t0 = clock_type::now();
   BenchMatrix input = o.box > 0              ? box_laplacian(o.box)
@@ -325,6 +358,7 @@ int run(const Options& o) {
                         {"check", o.check}, {"warmup", o.warmup}, {"repeats", o.repeats},
                         {"chunk_size", o.parameters.chunk_size}, {"sort_window", o.parameters.sort_window},
                         {"slice_height", o.parameters.slice_height}, {"alpha", o.parameters.alpha},
+                        {"staircase_launch", o.staircase_launches},
                         {"cg_tolerance", o.cg_tolerance}, {"cg_max_iter", o.cg_max_iter},
                         {"cg_preconditioner", o.cg_preconditioner}, {"seed", o.seed},
                         {"spmv_min_bytes", "nnz*(8+4) + n*(8+8+4) + 4: values and column indices once, x and y once, a 4-byte row pointer"},
@@ -392,10 +426,15 @@ int run(const Options& o) {
     } catch (const std::exception& e) {
       ordering_error = e.what();
     }
-    for (const auto& format : split(o.formats))
+    for (const auto& [format, launch] : variants)
       for (const auto& backend : backends) {
         json row = {{"format", format}, {"ordering", ordering}, {"backend", backend}, {"n_rows", n},
                     {"completed", false}};
+        Options variant_options = o;
+        if (launch) {
+          variant_options.parameters.staircase_launch = *launch;
+          row["staircase_launch"] = staircase_launch_name(*launch);
+        }
         try {
           if (!ordering_error.empty()) throw std::runtime_error("ordering failed: " + ordering_error);
           if (backend != "cuda" && backend != "reference")
@@ -403,12 +442,12 @@ int run(const Options& o) {
           if (backend == "cuda" && !have_cuda) throw std::runtime_error("no CUDA device");
           if (backend == "reference" && !find_format(format).reference)
             throw std::invalid_argument("format has no reference kernel (cuda only)");
-          run_combination(o, shared, format, ordering, base, ordering_seconds, backend, row);
+          run_combination(variant_options, shared, format, ordering, base, ordering_seconds, backend, row);
         } catch (const std::exception& e) {
           row["completed"] = false;
           row["reason"] = e.what();
         }
-        std::cout << fmt::format("  {} / {} / {}: {}\n", format, ordering, backend,
+        std::cout << fmt::format("  {} / {} / {}: {}\n", format_label(row), ordering, backend,
                                  row["completed"].get<bool>() ? row["description"].get<std::string>()
                                                               : "not completed: " + row["reason"].get<std::string>())
                   << std::flush;
@@ -462,6 +501,9 @@ int main(int argc, char** argv) {
   app.add_option("--sort-window", o.parameters.sort_window, "SELL sigma")->capture_default_str();
   app.add_option("--slice-height", o.parameters.slice_height, "Staircase sh")->capture_default_str();
   app.add_option("--alpha", o.parameters.alpha, "Staircase alpha")->capture_default_str();
+  app.add_option("--staircase-launch", o.staircase_launches,
+                 "comma-separated Staircase launch modes (groups, interleaved); staircase runs once per mode")
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of x, b and the random ordering")->capture_default_str();
   app.add_option("--json", o.json_path, "write the results as JSON");
   app.add_option("--csv", o.csv_path, "write the results as CSV");
