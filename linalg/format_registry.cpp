@@ -159,17 +159,21 @@ const FormatEntry& find_format(const std::string& name) {
   throw std::invalid_argument(fmt::format("unknown format '{}' (known: {})", name, known));
 }
 
+FormatParameters resolve_format_parameters(const std::string& format, FormatParameters parameters, label n_rows) {
+  // --- alpha "auto": the thesis's 0.01, raised to sh/n on matrices too small for it
+  if (format == "staircase" && parameters.alpha <= 0.0)
+    parameters.alpha =
+        std::min(1.0, std::max(0.01, static_cast<double>(parameters.slice_height) / std::max<label>(1, n_rows)));
+  return parameters;
+}
+
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed) {
   const FormatEntry& entry = find_format(format);
   PreparedFormat p;
   p.format_name = format;
   p.ordering_name = ordering;
-  p.parameters = parameters;
-  // --- alpha "auto": the thesis's 0.01, raised to sh/n on matrices too small for it
-  if (format == "staircase" && p.parameters.alpha <= 0.0)
-    p.parameters.alpha = std::min(1.0, std::max(0.01, static_cast<double>(parameters.slice_height) /
-                                                          std::max<label>(1, matrix.n_rows())));
+  p.parameters = resolve_format_parameters(format, parameters, matrix.n_rows());
   // --- fail on bad Staircase parameters before the (expensive) ordering
   if (format == "staircase")
     validate_staircase_parameters(matrix.n_rows(), p.parameters.slice_height, p.parameters.alpha);

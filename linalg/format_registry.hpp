@@ -61,6 +61,10 @@ struct PreparedFormat {
   double build_seconds = 0.0;     ///< the format struct from the CSR
 };
 
+/// The parameters with "auto" values made concrete for a matrix of n_rows rows: staircase alpha
+/// <= 0 becomes max(0.01, slice_height / n_rows) (at most 1).
+FormatParameters resolve_format_parameters(const std::string& format, FormatParameters parameters, label n_rows);
+
 /// Order, permute and build. @param[in] seed for the "random" ordering
 /// @throws std::invalid_argument for an unknown format or ordering or bad format parameters
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,

@@ -136,7 +136,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   PreparedFormat prepared;
   prepared.format_name = format;
   prepared.ordering_name = ordering;
-  prepared.parameters = o.parameters;
+  prepared.parameters = resolve_format_parameters(format, o.parameters, n);
   auto t0 = clock_type::now();
   prepared.permutation = entry.groups_rows ? group_by_row_length(*matrix.addressing, base) : base;
   prepared.ordering_seconds = ordering_seconds + seconds_since(t0);
@@ -144,7 +144,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   CsrMatrix csr = permuted_csr(matrix, prepared.permutation, &prepared.csr_map);
   prepared.csr_seconds = seconds_since(t0);
   t0 = clock_type::now();
-  prepared.format = entry.build(std::move(csr), o.parameters);
+  prepared.format = entry.build(std::move(csr), prepared.parameters);
   prepared.build_seconds = seconds_since(t0);
   const FormatFigures figures = format_figures(prepared.format);
   row["description"] = describe(prepared);
@@ -500,7 +500,7 @@ int main(int argc, char** argv) {
   app.add_option("--chunk-size", o.parameters.chunk_size, "SELL C")->capture_default_str();
   app.add_option("--sort-window", o.parameters.sort_window, "SELL sigma")->capture_default_str();
   app.add_option("--slice-height", o.parameters.slice_height, "Staircase sh")->capture_default_str();
-  app.add_option("--alpha", o.parameters.alpha, "Staircase alpha")->capture_default_str();
+  app.add_option("--alpha", o.parameters.alpha, "Staircase alpha (0: auto, max(0.01, sh/rows))")->capture_default_str();
   app.add_option("--staircase-launch", o.staircase_launches,
                  "comma-separated Staircase launch modes (groups, interleaved); staircase runs once per mode")
       ->capture_default_str();
