@@ -75,9 +75,8 @@ class Stepper {
  public:
   Stepper(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, const IncompressibleSettings& settings,
           const SolverSettings& velocity, const SolverSettings& pressure) {
-    std::string velocity_note, pressure_note;
-    const SolverSettings u = resolve_solver_settings(velocity, &velocity_note);
-    const SolverSettings p = resolve_solver_settings(pressure, &pressure_note);
+    const SolverSettings u = resolve_solver_settings(velocity);
+    const SolverSettings p = resolve_solver_settings(pressure);
 #if FVMMINI_HAVE_CUDA
     if (u.backend == "cuda" && p.backend == "cuda") {
       const LinearSolverFactory none = [](const LduMatrix&, const SolverSettings&) { return nullptr; };

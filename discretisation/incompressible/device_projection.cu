@@ -414,8 +414,7 @@ struct DeviceProjection::Impl {
     before_partials = DeviceBuffer<double>(grid_cells);
     sum_partials = DeviceBuffer<double>(n_sums * grid_cells);
     max_partials = DeviceBuffer<double>(n_maxima * grid_cells);
-    const CourantNumber unit = h.courant_number(1.0);
-    courant_unit = unit;
+    courant_unit = h.courant_number(1.0);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   }
 

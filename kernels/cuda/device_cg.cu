@@ -235,6 +235,8 @@ struct DeviceCg::Impl {
   bool graphs_failed = false;  ///< the format's launches could not be captured: launch directly
 
   SolverPerformance iterate(const SolverSettings& settings);
+  /// row_sums = A 1 on the stream (p is overwritten; every solve sets it afresh).
+  void enqueue_row_sums();
   /// Queue `count` iterations, from the graphs where they can be used.
   void enqueue_iterations(int count, const double* m_inv, Stop stop);
 
@@ -304,7 +306,7 @@ void DeviceCg::refresh(std::span<const double> diagonal) {
   if (m.n == 0) return;
   m.diagonal_on_host = true;
   // --- row sums s = A 1, for the normalisation and the singularity test
-  refresh_on_device();
+  m.enqueue_row_sums();
   m.stream.synchronize();
   std::vector<double> sums(m.n);
   m.row_sums.download(sums);
@@ -314,21 +316,22 @@ void DeviceCg::refresh(std::span<const double> diagonal) {
     if (std::abs(sums[i]) > 1e-12 * std::abs(diagonal[i])) m.singular = false;
 }
 
-void DeviceCg::refresh_on_device() {
-  Impl& m = *impl_;
-  if (m.n == 0) return;
-  cudaStream_t s = m.stream.get();
-  fill_kernel<<<vector_grid(m.n), reduce_block, 0, s>>>(m.n, 1.0, m.p.data());
+void DeviceCg::Impl::enqueue_row_sums() {
+  if (n == 0) return;
+  cudaStream_t s = stream.get();
+  fill_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, 1.0, p.data());
   FVMMINI_CUDA_CHECK_LAUNCH(fill_kernel);
-  m.spmv.apply(m.p.data(), m.row_sums.data(), s);
+  spmv.apply(p.data(), row_sums.data(), s);
+}
+
+void DeviceCg::refresh_on_device() {
+  impl_->diagonal_on_host = false;
+  impl_->enqueue_row_sums();
 }
 
 double* DeviceCg::x_device() { return impl_->x.data(); }
 double* DeviceCg::b_device() { return impl_->b.data(); }
-double* DeviceCg::inverse_diagonal_device() {
-  impl_->diagonal_on_host = false;
-  return impl_->inv_diag.data();
-}
+double* DeviceCg::inverse_diagonal_device() { return impl_->inv_diag.data(); }
 CUstream_st* DeviceCg::stream() const { return impl_->stream.get(); }
 
 const std::vector<double>& DeviceCg::residual_history() const {

@@ -122,15 +122,25 @@ TEST_F(CudaCg, StoppingRulesFollowTheReference) {
   cuda::DeviceCg cg(device, op->diagonal());
   const auto b = test::random_vector(m.n_rows(), 6);
   CgWorkspace work;
+  // --- the solution after the last iteration (its x update included) agrees with the reference's
+  //     to rounding: a lost or repeated last update would differ by alpha p
   auto both = [&](const SolverSettings& s) {
     std::vector<double> xr(m.n_rows(), 0.0), xd(m.n_rows(), 0.0);
-    return std::pair{reference_cg(*op, xr, b, s, work), cg.solve(xd, b, s)};
+    auto result = std::pair{reference_cg(*op, xr, b, s, work), cg.solve(xd, b, s)};
+    double diff = 0.0;
+    for (label i = 0; i < m.n_rows(); ++i) diff = std::max(diff, std::abs(xd[i] - xr[i]));
+    EXPECT_LE(diff, 1e-11 * std::max(1e-300, max_abs(xr))) << result.second.iterations << " iterations";
+    return result;
   };
   // --- max_iter reached: exactly max_iter iterations, not converged
   auto [r1, d1] = both(settings_for("none", 1e-14, 3));
   EXPECT_EQ(d1.iterations, 3);
   EXPECT_FALSE(d1.converged);
   EXPECT_EQ(r1.iterations, 3);
+  // --- converged within the first batch, which is as long as the last solve (3 iterations)
+  auto [r5, d5] = both(settings_for("none", 0.5 * r1.final_residual + 0.5 * r1.initial_residual));
+  EXPECT_TRUE(d5.converged);
+  EXPECT_EQ(d5.iterations, r5.iterations);
   // --- converged at the start: no iteration
   auto [r2, d2] = both(settings_for("none", 10.0));
   EXPECT_EQ(d2.iterations, 0);
