@@ -1,5 +1,6 @@
 #pragma once
-// y = A x for Staircase SELL on the CPU: group by group, OpenMP over the slices of each group.
+// y = A x for Staircase SELL on the CPU: one OpenMP region over the slices of all groups, each
+// row's sum in a register, the entry loop unrolled for the common short row lengths.
 
 #include <span>
 

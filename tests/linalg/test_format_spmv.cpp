@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
+#include "kernels/reference/parallel.hpp"
 #include "linalg/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "matrix_generators.hpp"
@@ -103,6 +106,33 @@ TEST(FormatSpmv, EveryFormatAndOrderingMatchesTheLduFaceLoop) {
         }
     }
   EXPECT_GT(checked, 500);
+}
+
+TEST(FormatSpmv, StaircaseSlicesSplitAcrossThreadsWhateverTheirGroups) {
+  // --- above the parallel threshold, so 2 and 3 threads split the slices of all groups between
+  //     them: the same products as the face loop, and the same bits as one thread (no sums cross rows)
+  const label big = 2 * static_cast<label>(reference::min_parallel_rows) + 11;
+  const std::vector<Case> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 21)},
+                                {"random wide", test::random_matrix(big, 12, 22)}};
+  const int saved = omp_get_max_threads();
+  for (const auto& c : cases)
+    for (int sh : {32, 64}) {
+      FormatParameters params;
+      params.slice_height = sh;
+      params.alpha = static_cast<double>(sh) / c.matrix.n_rows();
+      auto op = make_reference_operator(c.matrix, prepare_format(c.matrix, "staircase", "rcm", params, 7));
+      const auto x = test::random_vector(c.matrix.n_rows(), 23);
+      std::vector<double> one_thread;
+      for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE(fmt::format("{}, sh {}, {} threads", c.name, sh, threads));
+        omp_set_num_threads(threads);
+        expect_matches_ldu(c.matrix, *op, 99);
+        const auto y = operator_product(*op, x);
+        if (threads == 1) one_thread = y;
+        EXPECT_EQ(y, one_thread);
+      }
+    }
+  omp_set_num_threads(saved);
 }
 
 TEST(FormatSpmv, RefreshInPlaceEqualsAFreshBuild) {

@@ -55,10 +55,16 @@ std::shared_ptr<LduAddressing> addressing_from_sorted(label n, std::vector<std::
 }  // namespace
 
 BenchMatrix box_laplacian(int n) {
+  BenchMatrix m = box_laplacian(std::array<label, 3>{n, n, n});
+  m.source = fmt::format("box {}^3", n);
+  return m;
+}
+
+BenchMatrix box_laplacian(const std::array<label, 3>& cells) {
   BoxSpec spec;
-  spec.cells = {n, n, n};
+  spec.cells = cells;
   const Mesh mesh = generate_box(spec);
-  return {assemble_laplacian(mesh), fmt::format("box {}^3", n),
+  return {assemble_laplacian(mesh), fmt::format("box {}x{}x{}", cells[0], cells[1], cells[2]),
           "FVM Laplacian (discretisation/laplacian.hpp), gamma 1, fixedValue 0 on all patches"};
 }
 

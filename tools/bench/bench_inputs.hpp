@@ -2,6 +2,7 @@
 // The matrices the format benchmark runs on: the FVM Laplacian of a box, a polyMesh or a Gmsh
 // mesh (discretisation layer), a Matrix Market file, or a synthetic polyhedral-like pattern.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -18,6 +19,9 @@ struct BenchMatrix {
 
 /// The FVM Laplacian (gamma 1) of an n x n x n unit box, fixedValue 0 on every patch.
 BenchMatrix box_laplacian(int n);
+
+/// The same on a box of cells[0] x cells[1] x cells[2] cells (cells[2] = 1: a 2-D pattern).
+BenchMatrix box_laplacian(const std::array<label, 3>& cells);
 
 /// The FVM Laplacian of a mesh read from an OpenFOAM case / polyMesh directory or a Gmsh file,
 /// fixedValue 0 on every patch that is not of type empty.

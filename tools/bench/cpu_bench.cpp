@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -45,6 +46,7 @@ double median(std::vector<double> v) {
 
 struct Options {
   int box = 200;
+  std::vector<int> cells;  ///< NX,NY,NZ: a box of unequal sides (overrides box)
   std::string formats = "csr,sell,staircase";
   std::string orderings = "none";
   int repeats = 7;
@@ -120,7 +122,8 @@ Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, co
 
 int run(const Options& o) {
   auto t0 = clock_type::now();
-  const BenchMatrix input = box_laplacian(o.box);
+  const BenchMatrix input =
+      o.cells.empty() ? box_laplacian(o.box) : box_laplacian(std::array<label, 3>{o.cells[0], o.cells[1], o.cells[2]});
   const LduMatrix& matrix = input.matrix;
   const label n = matrix.n_rows();
   const double nnz = static_cast<double>(matrix.addressing->nnz());
@@ -170,7 +173,11 @@ int run(const Options& o) {
         const Timing spmv = timing_of(ms);
         const Timing cg = cg_ms_per_iteration(*op, b_op, "none", o.cg_iterations, o.repeats);
         const Timing pcg = cg_ms_per_iteration(*op, b_op, "jacobi", o.cg_iterations, o.repeats);
-        auto both = [](const Timing& t) { return fmt::format("{:.2f} / {:.2f}", t.median_ms, t.best_ms); };
+        // --- more digits below a millisecond (small matrices)
+        auto both = [](const Timing& t) {
+          const int digits = t.median_ms < 1.0 ? 4 : 2;
+          return fmt::format("{:.{}f} / {:.{}f}", t.median_ms, digits, t.best_ms, digits);
+        };
         std::cout << fmt::format("{:<11} {:<10} {:>8.1f} {:>14} {:>7.1f} {:>14} {:>14}\n", format, ordering,
                                  format_figures(op->prepared().format).footprint_bytes / 1e6, both(spmv),
                                  spmv_min_bytes(n, nnz) / spmv.median_ms / 1e6, both(cg), both(pcg))
@@ -187,8 +194,12 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   fvmmini::bench::Options o;
-  CLI::App app{"fvmmini-cpu-bench: reference-backend SpMV and CG per format x ordering on the N^3 box Laplacian"};
+  CLI::App app{"fvmmini-cpu-bench: reference-backend SpMV and CG per format x ordering on a box Laplacian"};
   app.add_option("--box", o.box, "FVM Laplacian of an N^3 box")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--cells", o.cells, "FVM Laplacian of an NX x NY x NZ box instead (e.g. 128,128,1: 2-D)")
+      ->delimiter(',')
+      ->expected(3)
+      ->check(CLI::PositiveNumber);
   app.add_option("--formats", o.formats, "comma-separated formats with a reference kernel")->capture_default_str();
   app.add_option("--orderings", o.orderings, "comma-separated orderings")->capture_default_str();
   app.add_option("--repeats", o.repeats, "timed runs (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
