@@ -85,8 +85,7 @@ double symmetric_spmv(const SymmetricMatrix& a, std::span<const double> x, std::
   {
     const int t = omp_get_thread_num();
     const Block blocks{n, omp_get_num_threads()};
-#pragma omp single
-    n_threads = blocks.nt;
+    if (t == 0) n_threads = blocks.nt;  // read after the region: no barrier needed here
     double* ring = rings.of(t);
     double dot = 0.0;
     // --- y = A x over the own rows; x . y
@@ -123,8 +122,7 @@ CgSweepSums cg_sweep(const SymmetricMatrix& a, double alpha, double beta, double
   {
     const int t = omp_get_thread_num();
     const Block blocks{n, omp_get_num_threads()};
-#pragma omp single
-    n_threads = blocks.nt;
+    if (t == 0) n_threads = blocks.nt;  // read after the region: no barrier needed here
     const label begin = blocks.begin_of(t), end = blocks.end_of(t);
     const auto reach = static_cast<label>(std::min<std::int64_t>(rings.reach, n));
     double* ring = rings.of(t);

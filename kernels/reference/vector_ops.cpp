@@ -27,8 +27,7 @@ std::array<double, N> parallel_sums(index n, F&& accumulate) {
   {
     const int t = omp_get_thread_num();
     const int nt = omp_get_num_threads();
-#pragma omp single
-    n_threads = nt;
+    if (t == 0) n_threads = nt;  // read after the region: no barrier needed here
     std::array<double, N> acc{};
     for (index i = n * t / nt; i < n * (t + 1) / nt; ++i) accumulate(i, acc);
     partial[t] = acc;
