@@ -94,9 +94,10 @@ void add_solver_keys(KeySpec& field) {
       .min(0, false)
       .max(1);
   field.add("launch", KeyType::enumeration,
-            "staircase on cuda: groups (one launch per row-length group, each on its own stream) or interleaved "
-            "(one launch over every slice, the groups kept in step over the rows so they share x in the cache)")
-      .default_value("groups")
+            "staircase on cuda: interleaved (one launch over every slice, visited by their place in the mesh so "
+            "that one block sums one stretch of it in every group) or groups (the thesis: one launch per "
+            "row-length group, each on its own stream)")
+      .default_value("interleaved")
       .values(staircase_launch_names());
   field.add("chunkSize", KeyType::integer, "sell: the chunk height C").default_value("32").min(1).max(max_int32);
   field.add("sortWindow", KeyType::integer, "sell: rows are sorted by length within windows of sigma rows")

@@ -57,9 +57,9 @@ std::string parameter_text(const std::string& name, const FormatParameters& p) {
   if (name == "sell") return fmt::format(" (C {}, sigma {})", p.chunk_size, p.sort_window);
   if (name == "sell-cusparse") return fmt::format(" (C {}, sigma 1)", p.chunk_size);
   if (name == "staircase") {
-    const bool groups = p.staircase_launch == StaircaseLaunch::groups;  // the default is not shown
+    const bool shown = p.staircase_launch != FormatParameters{}.staircase_launch;  // the default is not shown
     return fmt::format(" (sh {}, alpha {:g}{})", p.slice_height, p.alpha,
-                       groups ? "" : ", launch " + staircase_launch_name(p.staircase_launch));
+                       shown ? ", launch " + staircase_launch_name(p.staircase_launch) : "");
   }
   return "";
 }
@@ -169,20 +169,42 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
 
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed) {
+  // --- fail on an unknown format or bad Staircase parameters before the (expensive) ordering
+  if (format == "staircase") {
+    const FormatParameters p = resolve_format_parameters(format, parameters, matrix.n_rows());
+    validate_staircase_parameters(matrix.n_rows(), p.slice_height, p.alpha);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  // --- the staircase ordering is Cuthill-McKee and then this grouping: start from its CM part, so
+  // that the slices know their place in the mesh (slice_position)
+  const bool grouped_anyway = ordering == "staircase" && find_format(format).groups_rows;
+  Permutation base = grouped_anyway ? cuthill_mckee(*matrix.addressing, CmStart::min_degree)
+                                    : make_ordering(ordering, *matrix.addressing, seed);
+  return prepare_ordered_format(matrix, format, ordering, parameters, std::move(base), seconds_since(t0));
+}
+
+PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
+                                      const FormatParameters& parameters, Permutation base, double ordering_seconds) {
   const FormatEntry& entry = find_format(format);
   PreparedFormat p;
   p.format_name = format;
   p.ordering_name = ordering;
   p.parameters = resolve_format_parameters(format, parameters, matrix.n_rows());
-  // --- fail on bad Staircase parameters before the (expensive) ordering
   if (format == "staircase")
     validate_staircase_parameters(matrix.n_rows(), p.parameters.slice_height, p.parameters.alpha);
 
   // --- sigma = ordering, then (staircase) stable grouping by row length
   auto t0 = std::chrono::steady_clock::now();
-  p.permutation = make_ordering(ordering, *matrix.addressing, seed);
-  if (entry.groups_rows) p.permutation = group_by_row_length(*matrix.addressing, p.permutation);
-  p.ordering_seconds = seconds_since(t0);
+  std::vector<label> position_before_grouping;  // per row of the final numbering
+  if (entry.groups_rows) {
+    p.permutation = group_by_row_length(*matrix.addressing, base);
+    position_before_grouping.resize(p.permutation.size());
+    for (label i = 0; i < p.permutation.size(); ++i)
+      position_before_grouping[i] = base.old_to_new[p.permutation.new_to_old[i]];
+  } else {
+    p.permutation = std::move(base);
+  }
+  p.ordering_seconds = ordering_seconds + seconds_since(t0);
 
   // --- P A P^T in CSR with the mesh-order slot map
   t0 = std::chrono::steady_clock::now();
@@ -191,6 +213,8 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
 
   t0 = std::chrono::steady_clock::now();
   p.format = entry.build(std::move(csr), p.parameters);
+  if (auto* staircase = std::get_if<StaircaseMatrix>(&p.format))
+    staircase->slice_position = staircase_slice_positions(*staircase, position_before_grouping);
   compose_value_map(p);
   p.build_seconds = seconds_since(t0);
   return p;

@@ -70,6 +70,13 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed = 1);
 
+/// prepare_format after the ordering: `base` is the ordering's permutation (for staircase the
+/// grouping by row length follows), made in `ordering_seconds` (added to the figure).
+/// @throws std::invalid_argument for an unknown format or bad format parameters
+PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
+                                      const FormatParameters& parameters, Permutation base,
+                                      double ordering_seconds = 0.0);
+
 /// The format's value array (what a backend uploads after a refresh).
 std::span<const double> format_values(const HostFormat& format);
 

@@ -9,7 +9,7 @@ namespace fvmmini {
 /// How the cuda backend launches the Staircase SELL kernel (the layout is the same for both).
 enum class StaircaseLaunch {
   groups,       ///< one launch per row-length group, each on its own stream (the thesis)
-  interleaved,  ///< one launch over every slice, the groups kept in step over the rows (they share x in L2)
+  interleaved,  ///< one launch over every slice, visited by place in the mesh (a block's slices share x in L1)
 };
 
 /// The names of the launch modes, in enum order: "groups", "interleaved".
@@ -26,7 +26,7 @@ struct FormatParameters {
                            ///< max(0.01, slice_height / rows)
   int chunk_size = 32;     ///< SELL-C-sigma: C
   int sort_window = 1024;  ///< SELL-C-sigma: sigma (rows sorted by length within windows of sigma)
-  StaircaseLaunch staircase_launch = StaircaseLaunch::groups;  ///< Staircase SELL on cuda: the launch mode
+  StaircaseLaunch staircase_launch = StaircaseLaunch::interleaved;  ///< Staircase SELL on cuda: the launch mode
 };
 
 struct SolverSettings {

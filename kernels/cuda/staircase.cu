@@ -6,14 +6,18 @@
 // than a few waves of them). The index arrays stay on the host; a group with no blocks launches
 // nothing.
 //
-// interleaved: one launch over the slices of every group. Each group's rows span the whole
-// Cuthill-McKee order, so group kernels that run side by side sweep x (larger than L2 on big
-// meshes) each on its own and read it from DRAM once per group. Here the slices are visited in
-// the order of their relative position in their group, (s + 0.5) / step_blocks[g] (ties by group),
-// so the blocks resident at any moment work on the same stretch of the CM order in every group and
-// share x in L2. This trades the thesis's host-side index for a small device table: per visited
-// slice its first row, first entry and length (16 bytes a slice of sh rows). Each row is summed
-// exactly as in the groups mode (same slots, same order), so y is bit-identical between the modes.
+// interleaved (the default): one launch over the slices of every group. With row lengths that vary
+// from cell to cell each group's rows span the whole Cuthill-McKee order, and the rows of one group
+// are a sparse sample of every stretch of the mesh; group kernels running side by side (or one
+// after the other) gather x for the same cells at different times, so each sector of x is fetched
+// again and again (on a polyhedral-like 200^3 matrix: 60 % of copy bandwidth, against
+// SELL-C-sigma's 83 %). Here slices are visited in the order of their place in the mesh, the
+// position of their middle row before the grouping (StaircaseMatrix::slice_position), and each
+// block takes interleaved_block_threads / sh consecutive visits: one block sums the rows of one
+// stretch of the mesh in every group, so the x sectors it gathers are shared in its L1 (85 %). This
+// trades the thesis's host-side index for a small device table: per visited slice its first row,
+// first entry and length (16 bytes a slice of sh rows). Each row is summed exactly as in the groups
+// mode (same slots, same order), so y is bit-identical between the modes.
 
 #include <algorithm>
 #include <memory>
@@ -29,9 +33,13 @@ namespace fvmmini::cuda {
 
 namespace {
 
-/// One group; blockDim.x = sh. Block b handles slices b, b + gridDim.x, ... of the group's
-/// `slices` (a bounded grid keeps the fused dot product's partials few); with partials, block b
-/// writes partials[b] (pre-offset per group).
+/// Threads of an interleaved block (1024 / sh slices each): measured on the polyhedral-like 200^3
+/// matrix (H200), 256 threads gave 84.7 % of copy bandwidth, 1024 gave 85.4 %.
+constexpr int interleaved_block_threads = 1024;
+
+/// One group; blockDim.x = sh. Block b handles slices b, b + gridDim.x, ... of the group's `slices`
+/// (a bounded grid keeps the fused dot product's partials few); with partials, block b writes
+/// partials[b] (pre-offset per group).
 template <bool kDot>
 __global__ void __launch_bounds__(1024)
     staircase_spmv_kernel(int length, int slices, int row_start, long long step_start, int n_rows,
@@ -59,24 +67,30 @@ struct alignas(16) VisitedSlice {
   int length;             ///< step_lengths[g]
 };
 
-/// Every group at once; blockDim.x = sh. Block b handles visited slices b, b + gridDim.x, ...
-/// (gridDim.x <= n_visits: every block has one); the next slice's table entry is loaded before
-/// the current slice is summed, so the table adds no round trip. With partials, block b writes
-/// partials[b].
+/// Every group at once; blockDim.x = m * sh: warp-aligned part w = threadIdx.x / sh of block b
+/// handles visited slice c * m + w for c = b, b + gridDim.x, ... (every block has at least one).
+/// Consecutive visits are slices of different groups at the same stretch of the CM order, so one
+/// block's parts gather the same x sectors and share them in L1. The next chunk's table entry is
+/// loaded before the current slice is summed. With partials, block b writes partials[b].
 template <bool kDot>
 __global__ void __launch_bounds__(1024)
-    staircase_interleaved_kernel(int n_visits, int n_rows, const VisitedSlice* __restrict__ visits,
+    staircase_interleaved_kernel(int n_visits, int n_rows, int sh, const VisitedSlice* __restrict__ visits,
                                  const int* __restrict__ col, const double* __restrict__ val,
                                  const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
-  const int sh = blockDim.x;
+  const int m = blockDim.x / sh;
+  const int part = threadIdx.x / sh;
+  const int lane = threadIdx.x - part * sh;
   double dot = 0.0;
-  VisitedSlice next = visits[blockIdx.x];
-  for (int v = blockIdx.x; v < n_visits; v += gridDim.x) {
+  int v = blockIdx.x * m + part;
+  const int step = gridDim.x * m;
+  VisitedSlice next{};
+  if (v < n_visits) next = visits[v];
+  for (; v < n_visits; v += step) {
     const VisitedSlice slice = next;
-    if (v + gridDim.x < n_visits) next = visits[v + gridDim.x];
-    const int row = slice.row_start + threadIdx.x;
+    if (v + step < n_visits) next = visits[v + step];
+    const int row = slice.row_start + lane;
     // --- y_row = sum_k val[k] x[col[k]]; padding entries (col -1) and padding rows add nothing
-    const double sum = slice_row(val, col, slice.entry_start + threadIdx.x, sh, slice.length, x);
+    const double sum = slice_row(val, col, slice.entry_start + lane, sh, slice.length, x);
     if (row < n_rows) {
       y[row] = sum;
       if constexpr (kDot) dot += sum * x[row];
@@ -85,10 +99,11 @@ __global__ void __launch_bounds__(1024)
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
-/// The blocks of one launch over `slices` slices: one per slice, at most spmv_max_threads / sh
-/// (a few waves of the device; a constant, so the dot partials do not depend on the device).
-int bounded_grid(int slices, int slice_height) {
-  return std::min(slices, std::max(1, spmv_max_threads / slice_height));
+/// The blocks of one launch over `units` units of work (slices, or chunks of interleaved visits) of
+/// `block_threads` threads each: one per unit, at most spmv_max_threads / block_threads (a few
+/// waves of the device; a constant, so the dot partials do not depend on the device).
+int bounded_grid(int units, int block_threads) {
+  return std::min(units, std::max(1, spmv_max_threads / block_threads));
 }
 
 void check_slice_height(int slice_height) {
@@ -177,9 +192,10 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
         col_(std::span<const int>(a.col)),
         val_(std::span<const double>(a.values)) {
     check_slice_height(slice_height_);
-    const std::vector<VisitedSlice> visits = visit_order(a.index, slice_height_);
+    const std::vector<VisitedSlice> visits = visit_order(a);
     n_visits_ = static_cast<int>(visits.size());
-    grid_ = bounded_grid(n_visits_, slice_height_);
+    per_block_ = std::max(1, interleaved_block_threads / slice_height_);
+    grid_ = bounded_grid((n_visits_ + per_block_ - 1) / per_block_, per_block_ * slice_height_);
     visits_ = DeviceBuffer<VisitedSlice>(std::span<const VisitedSlice>(visits));
   }
 
@@ -199,23 +215,31 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   double* device_values() override { return val_.data(); }
 
  private:
-  /// Slice s of group g, for g with step_blocks[g] = n_g > 0, sorted by (s + 0.5) / n_g, ties by g
-  /// (compared exactly: (2s + 1) n_h against (2t + 1) n_g, below 2^53 for any int row count).
-  static std::vector<VisitedSlice> visit_order(const StaircaseIndex& index, int sh) {
+  /// Every slice of every group, in order of its place in the mesh: slice_position when the matrix
+  /// has it, else the relative position in its group, (s + 0.5) / n_g (compared exactly: (2s + 1)
+  /// n_h against (2t + 1) n_g, below 2^53 for any int row count); ties by group.
+  static std::vector<VisitedSlice> visit_order(const StaircaseMatrix& a) {
+    const StaircaseIndex& index = a.index;
+    const int sh = a.slice_height;
     struct Key {
       label group;
       label slice;
+      label position;  ///< a.slice_position of the slice, when known
     };
-    // --- every slice of every group (an empty group has none), then in order of (s + 0.5) / n_g
     std::vector<Key> keys;
     for (label g = 0; g < index.n_groups(); ++g)
-      for (label s = 0; s < index.step_blocks[g]; ++s) keys.push_back({g, s});
-    const auto blocks = [&](label g) { return static_cast<long long>(index.step_blocks[g]); };
-    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-      const long long lhs = (2LL * a.slice + 1) * blocks(b.group);
-      const long long rhs = (2LL * b.slice + 1) * blocks(a.group);
-      return lhs != rhs ? lhs < rhs : a.group < b.group;
-    });
+      for (label s = 0; s < index.step_blocks[g]; ++s) keys.push_back({g, s, 0});
+    if (a.slice_position.size() == keys.size()) {
+      for (std::size_t v = 0; v < keys.size(); ++v) keys[v].position = a.slice_position[v];
+      std::stable_sort(keys.begin(), keys.end(), [](const Key& l, const Key& r) { return l.position < r.position; });
+    } else {
+      const auto blocks = [&](label g) { return static_cast<long long>(index.step_blocks[g]); };
+      std::sort(keys.begin(), keys.end(), [&](const Key& l, const Key& r) {
+        const long long lhs = (2LL * l.slice + 1) * blocks(r.group);
+        const long long rhs = (2LL * r.slice + 1) * blocks(l.group);
+        return lhs != rhs ? lhs < rhs : l.group < r.group;
+      });
+    }
     // --- the slice's first slot and first row, as the groups kernel computes them for block s
     std::vector<VisitedSlice> visits(keys.size());
     for (std::size_t v = 0; v < keys.size(); ++v) {
@@ -231,8 +255,8 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
     if (n_visits_ == 0) return;
-    staircase_interleaved_kernel<kDot><<<grid_, slice_height_, 0, stream>>>(n_visits_, n_rows_, visits_.data(),
-                                                                            col_.data(), val_.data(), x, y, partials);
+    staircase_interleaved_kernel<kDot><<<grid_, per_block_ * slice_height_, 0, stream>>>(
+        n_visits_, n_rows_, slice_height_, visits_.data(), col_.data(), val_.data(), x, y, partials);
     FVMMINI_CUDA_CHECK_LAUNCH(staircase_interleaved_kernel);
   }
 
@@ -240,6 +264,7 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   int slice_height_;
   int n_visits_ = 0;
   int grid_ = 0;
+  int per_block_ = 1;                  ///< visited slices per block
   DeviceBuffer<VisitedSlice> visits_;  ///< the visit order (the thesis keeps its index on the host)
   DeviceBuffer<int> col_;
   DeviceBuffer<double> val_;

@@ -1,5 +1,6 @@
 #include "linalg/formats/staircase_matrix.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -114,6 +115,22 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
   }
   m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
+}
+
+std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, const std::vector<label>& row_position) {
+  if (static_cast<label>(row_position.size()) != m.n_rows)
+    throw std::invalid_argument(fmt::format("staircase: {} row positions for {} rows", row_position.size(), m.n_rows));
+  const auto& idx = m.index;
+  std::vector<label> positions;
+  for (label g = 0; g < idx.n_groups(); ++g)
+    for (label s = 0; s < idx.step_blocks[g]; ++s) {
+      // --- the middle of the slice's real rows (a slice of padding rows only takes the last row)
+      const label first = idx.row_ptr[g] + s * m.slice_height;
+      const label last = std::min(first + m.slice_height, m.n_rows) - 1;
+      const label middle = first <= last ? first + (last - first) / 2 : m.n_rows - 1;
+      positions.push_back(row_position[middle]);
+    }
+  return positions;
 }
 
 }  // namespace fvmmini

@@ -55,6 +55,11 @@ struct StaircaseMatrix {
   std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values/col
   std::int64_t n_nonzeros = 0;
   double build_seconds = 0.0;
+  /// Per slice (groups in order, then slices in order): where its middle real row stood in the
+  /// ordering before the grouping by row length (Cuthill-McKee for the staircase ordering). The
+  /// interleaved launch visits slices in this order, so that the slices one block takes cover one
+  /// stretch of the mesh in every group. Empty when unknown (see staircase_slice_positions).
+  std::vector<label> slice_position;
 
   /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return n_nonzeros; }
@@ -81,5 +86,9 @@ StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows
 /// (the Staircase ordering; see group_by_row_length).
 /// @throws std::invalid_argument on bad parameters or rows not in non-decreasing length order
 StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha);
+
+/// slice_position for m, given each row's position before the grouping (n_rows entries, in m's
+/// numbering).
+std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, const std::vector<label>& row_position);
 
 }  // namespace fvmmini

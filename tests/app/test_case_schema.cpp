@@ -295,7 +295,7 @@ TEST_F(CaseSchemaTest, SetValuesAreValidatedAndNameTheArgument) {
 TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   const ResolvedCase c = load(base_case +
                               "solvers:\n  T: {preconditioner: jacobi, relTol: 0.01, maxIter: 77, backend: auto,\n"
-                              "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: interleaved}\n");
+                              "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: groups}\n");
   const SolverSettings s = solver_settings(c, "T");
   EXPECT_EQ(s.solver, "CG");
   EXPECT_EQ(s.preconditioner, "jacobi");
@@ -307,11 +307,11 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   EXPECT_EQ(s.ordering, "rcm");
   EXPECT_EQ(s.format_parameters.slice_height, 64);
   EXPECT_DOUBLE_EQ(s.format_parameters.alpha, 0.05);
-  EXPECT_EQ(s.format_parameters.staircase_launch, StaircaseLaunch::interleaved);
+  EXPECT_EQ(s.format_parameters.staircase_launch, StaircaseLaunch::groups);
   EXPECT_EQ(s.format_parameters.chunk_size, 32);
   EXPECT_EQ(s.format_parameters.sort_window, 1024);
   EXPECT_THROW(solver_settings(c, "U"), std::out_of_range);
-  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.staircase_launch, StaircaseLaunch::groups);
+  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.staircase_launch, StaircaseLaunch::interleaved);
 }
 
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {

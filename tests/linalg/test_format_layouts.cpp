@@ -157,6 +157,23 @@ TEST(StaircaseLayout, SlicesMadeOnlyOfPaddingGiveZeroRows) {
   for (label i = 64; i < 104; ++i) EXPECT_EQ(y[i], 6.0);
 }
 
+TEST(StaircaseLayout, SlicePositionIsWhereTheMiddleRealRowStoodBeforeGrouping) {
+  // forty_rows: slice 0 = rows 0..31 (middle row 15), slice 1 = rows 32..39 + padding (middle 35)
+  const StaircaseMatrix m = build_staircase(forty_rows(), 32, 0.8);
+  std::vector<label> before(40);
+  for (label i = 0; i < 40; ++i) before[i] = 100 + 3 * i;
+  EXPECT_EQ(staircase_slice_positions(m, before), (Labels{100 + 3 * 15, 100 + 3 * 35}));
+  // rows 0..63 empty, 64..103 of length 2, one group of 4 slices: middles 15, 47, 79 and 99 (the
+  // last slice has the real rows 96..103)
+  std::vector<std::vector<std::pair<label, double>>> rows(64);
+  for (label i = 64; i < 104; ++i) rows.push_back({{0, 1.0}, {i, 1.0}});
+  const StaircaseMatrix merged = build_staircase(csr_from_rows(rows), 32, 1.0);
+  std::vector<label> reversed(104);
+  for (label i = 0; i < 104; ++i) reversed[i] = 103 - i;
+  EXPECT_EQ(staircase_slice_positions(merged, reversed), (Labels{103 - 15, 103 - 47, 103 - 79, 103 - 99}));
+  EXPECT_THROW(staircase_slice_positions(merged, before), std::invalid_argument);
+}
+
 TEST(FormatLayouts, EmptyRowsGiveZeroInEveryFormat) {
   // rows 1 and 3 hold no entries; every kernel must still write y = 0 there
   const CsrMatrix a = csr_from_rows({{{0, 2.0}, {2, 1.0}}, {}, {{2, 3.0}}, {}, {{0, 1.0}, {4, 5.0}}});

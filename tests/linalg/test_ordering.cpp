@@ -11,6 +11,7 @@
 #include "kernels/reference/csr_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/csr_matrix.hpp"
+#include "linalg/format_registry.hpp"
 #include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/ordering/permutation.hpp"
@@ -166,6 +167,32 @@ TEST(Orderings, StaircaseGroupsByLengthAscendingWithCuthillMcKeeTieBreak) {
   EXPECT_EQ(length[st.new_to_old.front()], 4);
   EXPECT_EQ(length[st.new_to_old.back()], 7);
   EXPECT_EQ(st.new_to_old, make_ordering("staircase", a).new_to_old);
+}
+
+TEST(Orderings, StaircaseSlicesKnowTheirPlaceInTheCuthillMcKeeOrder) {
+  const LduMatrix m = test::box_matrix(12, 10, 9, 2);
+  const auto& a = *m.addressing;
+  for (const std::string ordering : {"cm", "staircase"}) {
+    // --- ordering staircase: its CM part (from a minimally connected node), then the grouping
+    const Permutation cm = ordering == "cm" ? cuthill_mckee(a) : cuthill_mckee(a, CmStart::min_degree);
+    FormatParameters auto_alpha;
+    auto_alpha.alpha = 0.0;
+    const PreparedFormat p = prepare_format(m, "staircase", ordering, auto_alpha);
+    const auto& s = std::get<StaircaseMatrix>(p.format);
+    if (ordering == "staircase") {
+      EXPECT_EQ(p.permutation.new_to_old, staircase_ordering(a).new_to_old);
+    }
+    std::size_t v = 0;
+    for (label g = 0; g < s.index.n_groups(); ++g)
+      for (label k = 0; k < s.index.step_blocks[g]; ++k, ++v) {
+        const label first = s.index.row_ptr[g] + k * s.slice_height;
+        const label middle = first + (std::min(first + s.slice_height, s.n_rows) - 1 - first) / 2;
+        ASSERT_LT(v, s.slice_position.size());
+        EXPECT_EQ(s.slice_position[v], cm.old_to_new[p.permutation.new_to_old[middle]]) << ordering << " slice " << v;
+      }
+    EXPECT_EQ(v, s.slice_position.size());
+    EXPECT_GT(s.index.n_groups(), 2) << ordering;
+  }
 }
 
 TEST(Orderings, RandomIsSeeded) {

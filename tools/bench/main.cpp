@@ -69,7 +69,7 @@ struct Options {
   std::string cg_preconditioner = "none";
   bool no_cg = false;
   FormatParameters parameters;
-  std::string staircase_launches = "groups";  ///< comma-separated launch modes; staircase runs once per mode
+  std::string staircase_launches = "interleaved";  ///< comma-separated; staircase runs once per mode
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
 };
@@ -130,22 +130,10 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
                      const Permutation& base, double ordering_seconds, const std::string& backend, json& row) {
   const LduMatrix& matrix = shared.matrix;
   const label n = matrix.n_rows();
-  const FormatEntry& entry = find_format(format);
 
   // --- set-up: (grouping,) permuted CSR, format struct
-  PreparedFormat prepared;
-  prepared.format_name = format;
-  prepared.ordering_name = ordering;
-  prepared.parameters = resolve_format_parameters(format, o.parameters, n);
-  auto t0 = clock_type::now();
-  prepared.permutation = entry.groups_rows ? group_by_row_length(*matrix.addressing, base) : base;
-  prepared.ordering_seconds = ordering_seconds + seconds_since(t0);
-  t0 = clock_type::now();
-  CsrMatrix csr = permuted_csr(matrix, prepared.permutation, &prepared.csr_map);
-  prepared.csr_seconds = seconds_since(t0);
-  t0 = clock_type::now();
-  prepared.format = entry.build(std::move(csr), prepared.parameters);
-  prepared.build_seconds = seconds_since(t0);
+  const PreparedFormat prepared =
+      prepare_ordered_format(matrix, format, ordering, o.parameters, base, ordering_seconds);
   const FormatFigures figures = format_figures(prepared.format);
   row["description"] = describe(prepared);
   row["nnz"] = figures.nnz;
@@ -163,7 +151,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   spmv["min_bytes"] = min_bytes;
 
   if (backend == "cuda") {
-    t0 = clock_type::now();
+    auto t0 = clock_type::now();
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     const double upload = seconds_since(t0);
     row["setup_s"] = {{"ordering", prepared.ordering_seconds}, {"csr", prepared.csr_seconds},
@@ -210,7 +198,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
     const int repeats = std::max(3, std::min(o.repeats, 11));
     std::vector<double> ms(repeats);
     for (auto& m : ms) {
-      t0 = clock_type::now();
+      const auto t0 = clock_type::now();
       op->multiply(x_op, y);
       m = seconds_since(t0) * 1e3;
     }
@@ -223,7 +211,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
     if (!o.no_cg) {
       std::vector<double> x(n, 0.0);
       CgWorkspace work;
-      t0 = clock_type::now();
+      const auto t0 = clock_type::now();
       const SolverPerformance perf = reference_cg(*op, x, b_op, cg_settings(o), work);
       const double total_ms = seconds_since(t0) * 1e3;
       cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
@@ -239,7 +227,8 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
 /// The format column of the table: the format, and a staircase launch mode other than the default.
 std::string format_label(const json& row) {
   std::string label = row["format"].get<std::string>();
-  if (row.contains("staircase_launch") && row["staircase_launch"] != "groups")
+  if (row.contains("staircase_launch") &&
+      row["staircase_launch"] != staircase_launch_name(FormatParameters{}.staircase_launch))
     label += "/" + row["staircase_launch"].get<std::string>();
   return label;
 }
