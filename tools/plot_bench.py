@@ -20,8 +20,8 @@ def completed_rows(report):
 
 def format_label(r):
     """The format, and a staircase launch mode other than the default (fvmmini-bench --staircase-launch)."""
-    launch = r.get("staircase_launch", "groups")
-    return r["format"] if launch == "groups" else f"{r['format']}/{launch}"
+    launch = r.get("staircase_launch", "interleaved")
+    return r["format"] if launch == "interleaved" else f"{r['format']}/{launch}"
 
 
 def grouped_bars(ax, rows, value, ylabel, title, reference_line=None):
@@ -43,7 +43,7 @@ def grouped_bars(ax, rows, value, ylabel, title, reference_line=None):
     ax.set_title(title, fontsize=9)
     if reference_line is not None:
         ax.axhline(reference_line, color="k", linewidth=0.8, linestyle="--")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
 
 
 def main():
@@ -56,7 +56,7 @@ def main():
     for path in args.json:
         with open(path) as f:
             reports.append(json.load(f))
-    fig, axes = plt.subplots(len(reports), 2, figsize=(12, 4 * len(reports)), squeeze=False)
+    fig, axes = plt.subplots(len(reports), 2, figsize=(12, 4.6 * len(reports)), squeeze=False)
     for row_axes, report in zip(axes, reports):
         rows = completed_rows(report)
         if not rows:
@@ -65,7 +65,8 @@ def main():
         device = (report.get("device") or {}).get("name", "no device")
         copy = report.get("copy_bandwidth", {}).get("GBs", 0.0)
         matrix = report["matrix"]
-        title = f"{matrix['source']}: {matrix['n_rows']} rows, {matrix['nnz']} nnz\n{device}, copy {copy:.0f} GB/s"
+        source = matrix["source"].split(" (")[0]  # the name, without the generator's details
+        title = f"{source}: {matrix['n_rows']} rows, {matrix['nnz']} nnz\n{device}, copy {copy:.0f} GB/s"
         grouped_bars(row_axes[0], rows, lambda r: r["spmv"].get("pct_copy_bandwidth"),
                      "SpMV effective bandwidth, % of copy", title, reference_line=100.0)
         grouped_bars(row_axes[1], rows, lambda r: r.get("cg", {}).get("ratio_to_floor"),
