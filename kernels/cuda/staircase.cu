@@ -14,7 +14,7 @@
 // SELL-C-sigma's 83 %). Here slices are visited in the order of their place in the mesh, the
 // position of their middle row before the grouping (StaircaseMatrix::slice_position), and each
 // block takes interleaved_block_threads / sh consecutive visits: one block sums the rows of one
-// stretch of the mesh in every group, so the x sectors it gathers are shared in its L1 (85 %). This
+// stretch of the mesh in every group, so the x sectors it gathers are shared in its L1 (87 %). This
 // trades the thesis's host-side index for a small device table: per visited slice its first row,
 // first entry and length (16 bytes a slice of sh rows). Each row is summed exactly as in the groups
 // mode (same slots, same order), so y is bit-identical between the modes.
