@@ -12,6 +12,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
 
 namespace fvmmini::cuda {
@@ -74,6 +75,18 @@ class CsrDevice final : public DeviceSpmv {
     row_ptr_ = DeviceBuffer<int>(std::span<const int>(row_ptr));
     col_ = DeviceBuffer<int>(std::span<const int>(a.col));
     val_ = DeviceBuffer<double>(std::span<const double>(a.values));
+    // --- one wave (launch_grid.cuh) of the kernel for this sub-warp width
+    const int rows_per_block = csr_block / lanes_;
+    const int blocks = std::max(1, (n_rows_ + rows_per_block - 1) / rows_per_block);
+    auto wave = [&](auto kernel) { return one_wave_grid(kernel, csr_block, blocks); };
+    switch (lanes_) {
+      case 1: grid_ = wave(csr_spmv_kernel<1, true>); break;
+      case 2: grid_ = wave(csr_spmv_kernel<2, true>); break;
+      case 4: grid_ = wave(csr_spmv_kernel<4, true>); break;
+      case 8: grid_ = wave(csr_spmv_kernel<8, true>); break;
+      case 16: grid_ = wave(csr_spmv_kernel<16, true>); break;
+      default: grid_ = wave(csr_spmv_kernel<32, true>); break;
+    }
   }
 
   label n_rows() const override { return n_rows_; }
@@ -97,10 +110,7 @@ class CsrDevice final : public DeviceSpmv {
     return lanes;
   }
 
-  int grid() const {
-    const int rows_per_block = csr_block / lanes_;
-    return std::clamp((n_rows_ + rows_per_block - 1) / rows_per_block, 1, spmv_max_blocks);
-  }
+  int grid() const { return grid_; }
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
@@ -122,6 +132,7 @@ class CsrDevice final : public DeviceSpmv {
 
   label n_rows_;
   int lanes_;
+  int grid_ = 1;
   DeviceBuffer<int> row_ptr_, col_;
   DeviceBuffer<double> val_;
 };

@@ -9,7 +9,6 @@ namespace fvmmini::cuda {
 
 constexpr int reduce_block = 256;       ///< threads per block of the vector kernels
 constexpr int reduce_max_blocks = 1024;  ///< grid cap of the vector kernels (fixed: no device dependence)
-constexpr int spmv_max_blocks = 8192;    ///< grid cap of the 256-thread SpMV kernels (a few waves)
 constexpr int spmv_max_threads = 1 << 20;  ///< thread cap of one Staircase group launch (sh threads a block)
 
 /// Sums of N values; plain aggregate so kernels can carry several sums through one tree.

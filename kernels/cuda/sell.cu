@@ -9,6 +9,7 @@
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/ell_slice.cuh"
+#include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
 
 namespace fvmmini::cuda {
@@ -50,6 +51,7 @@ class SellDevice final : public DeviceSpmv {
         val_(std::span<const double>(a.values)) {
     std::vector<long long> chunk_ptr(a.chunk_ptr.begin(), a.chunk_ptr.end());
     chunk_ptr_.upload(chunk_ptr);
+    grid_ = one_wave_grid(sell_spmv_kernel<true>, sell_block, (n_rows_ + sell_block - 1) / sell_block);
   }
 
   label n_rows() const override { return n_rows_; }
@@ -68,7 +70,8 @@ class SellDevice final : public DeviceSpmv {
   double* device_values() override { return val_.data(); }
 
  private:
-  int grid() const { return std::clamp((n_rows_ + sell_block - 1) / sell_block, 1, spmv_max_blocks); }
+  /// One wave (launch_grid.cuh), fixed at construction.
+  int grid() const { return grid_; }
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
@@ -81,6 +84,7 @@ class SellDevice final : public DeviceSpmv {
 
   label n_rows_;
   int chunk_size_;
+  int grid_ = 1;
   DeviceBuffer<long long> chunk_ptr_;
   DeviceBuffer<int> row_order_, col_;
   DeviceBuffer<double> val_;
