@@ -9,7 +9,6 @@
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/ell_slice.cuh"
-#include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
 
 namespace fvmmini::cuda {
@@ -17,6 +16,7 @@ namespace fvmmini::cuda {
 namespace {
 
 constexpr int sell_block = 256;
+constexpr int sell_max_blocks = 8192;  ///< grid cap (a constant: the dot partials do not depend on the device)
 
 /// One thread per stored position, the block stepping through chunks of sell_block positions in
 /// a grid-stride loop (bounded grid: few partials for the fused dot product).
@@ -51,7 +51,6 @@ class SellDevice final : public DeviceSpmv {
         val_(std::span<const double>(a.values)) {
     std::vector<long long> chunk_ptr(a.chunk_ptr.begin(), a.chunk_ptr.end());
     chunk_ptr_.upload(chunk_ptr);
-    grid_ = one_wave_grid(sell_spmv_kernel<true>, sell_block, (n_rows_ + sell_block - 1) / sell_block);
   }
 
   label n_rows() const override { return n_rows_; }
@@ -70,8 +69,10 @@ class SellDevice final : public DeviceSpmv {
   double* device_values() override { return val_.data(); }
 
  private:
-  /// One wave (launch_grid.cuh), fixed at construction.
-  int grid() const { return grid_; }
+  /// A fixed cap of a few waves: one wave (launch_grid.cuh) made this kernel slower (H200, 6173a8e:
+  /// 54 % of copy bandwidth on the polyhedral-like 200^3 matrix against 83 %, 95 against 100 % on
+  /// the 200^3 box), unlike csr and staircase.
+  int grid() const { return std::clamp((n_rows_ + sell_block - 1) / sell_block, 1, sell_max_blocks); }
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
@@ -84,7 +85,6 @@ class SellDevice final : public DeviceSpmv {
 
   label n_rows_;
   int chunk_size_;
-  int grid_ = 1;
   DeviceBuffer<long long> chunk_ptr_;
   DeviceBuffer<int> row_order_, col_;
   DeviceBuffer<double> val_;
