@@ -1,8 +1,9 @@
 #pragma once
 // Grids of one wave: as many blocks as the device holds at once for a kernel, each block then
 // looping over its share. A grid of several waves ends in a part-filled wave that leaves SMs
-// idle (measured on the SpMV kernels: kernels/cuda/README.md). The dot-product partials of a
-// one-wave grid (one per block) depend on the device, not on the run.
+// idle: the csr and staircase (interleaved) SpMV kernels are faster so; the sell kernel was
+// slower and keeps a fixed cap (kernels/cuda/README.md). The dot-product partials of a one-wave
+// grid (one per block) depend on the device, not on the run.
 
 #include <algorithm>
 
