@@ -167,19 +167,24 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
   return parameters;
 }
 
+Permutation format_ordering(const std::string& format, const std::string& ordering, const LduAddressing& addressing,
+                            std::uint64_t seed) {
+  // --- the staircase ordering is Cuthill-McKee and then the grouping the format does anyway
+  if (ordering == "staircase" && find_format(format).groups_rows)
+    return cuthill_mckee(addressing, CmStart::min_degree);
+  return make_ordering(ordering, addressing, seed);
+}
+
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed) {
   // --- fail on an unknown format or bad Staircase parameters before the (expensive) ordering
+  find_format(format);
   if (format == "staircase") {
     const FormatParameters p = resolve_format_parameters(format, parameters, matrix.n_rows());
     validate_staircase_parameters(matrix.n_rows(), p.slice_height, p.alpha);
   }
   const auto t0 = std::chrono::steady_clock::now();
-  // --- the staircase ordering is Cuthill-McKee and then this grouping: start from its CM part, so
-  // that the slices know their place in the mesh (slice_position)
-  const bool grouped_anyway = ordering == "staircase" && find_format(format).groups_rows;
-  Permutation base = grouped_anyway ? cuthill_mckee(*matrix.addressing, CmStart::min_degree)
-                                    : make_ordering(ordering, *matrix.addressing, seed);
+  Permutation base = format_ordering(format, ordering, *matrix.addressing, seed);
   return prepare_ordered_format(matrix, format, ordering, parameters, std::move(base), seconds_since(t0));
 }
 

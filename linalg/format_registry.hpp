@@ -70,6 +70,12 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed = 1);
 
+/// The ordering `format` is built on: make_ordering's, except that a format which groups rows by
+/// length (staircase) given the staircase ordering gets its Cuthill-McKee part (the grouping
+/// follows anyway), so that its slices know their place in the mesh (slice_position).
+Permutation format_ordering(const std::string& format, const std::string& ordering, const LduAddressing& addressing,
+                            std::uint64_t seed = 1);
+
 /// prepare_format after the ordering: `base` is the ordering's permutation (for staircase the
 /// grouping by row length follows), made in `ordering_seconds` (added to the figure).
 /// @throws std::invalid_argument for an unknown format or bad format parameters

@@ -193,6 +193,10 @@ TEST(Orderings, StaircaseSlicesKnowTheirPlaceInTheCuthillMcKeeOrder) {
     EXPECT_EQ(v, s.slice_position.size());
     EXPECT_GT(s.index.n_groups(), 2) << ordering;
   }
+  // --- only a format that groups rows itself gets the CM part of the staircase ordering
+  EXPECT_EQ(format_ordering("staircase", "staircase", a).new_to_old, cuthill_mckee(a, CmStart::min_degree).new_to_old);
+  EXPECT_EQ(format_ordering("csr", "staircase", a).new_to_old, staircase_ordering(a).new_to_old);
+  EXPECT_EQ(format_ordering("staircase", "rcm", a).new_to_old, reverse_cuthill_mckee(a).new_to_old);
 }
 
 TEST(Orderings, RandomIsSeeded) {

@@ -131,9 +131,16 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   const LduMatrix& matrix = shared.matrix;
   const label n = matrix.n_rows();
 
-  // --- set-up: (grouping,) permuted CSR, format struct
-  const PreparedFormat prepared =
-      prepare_ordered_format(matrix, format, ordering, o.parameters, base, ordering_seconds);
+  // --- set-up: (grouping,) permuted CSR, format struct. The staircase ordering is made again per
+  // format: format_ordering gives the staircase format its Cuthill-McKee part.
+  PreparedFormat prepared;
+  if (ordering == "staircase") {
+    const auto ordered_at = clock_type::now();
+    Permutation own = format_ordering(format, ordering, *matrix.addressing, o.seed);
+    prepared = prepare_ordered_format(matrix, format, ordering, o.parameters, std::move(own), seconds_since(ordered_at));
+  } else {
+    prepared = prepare_ordered_format(matrix, format, ordering, o.parameters, base, ordering_seconds);
+  }
   const FormatFigures figures = format_figures(prepared.format);
   row["description"] = describe(prepared);
   row["nnz"] = figures.nnz;
