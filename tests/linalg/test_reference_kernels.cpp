@@ -100,17 +100,24 @@ TEST(FusedVectorOps, SolutionAndDirectionUpdateEqualsAxpyThenXpby) {
       }
 }
 
+/// Rows above the parallel threshold of the symmetric kernels.
+constexpr label symmetric_big_rows = 2 * static_cast<label>(ops::min_parallel_rows) + 11;
+
+/// Matrices for the symmetric kernels: below and above the parallel threshold, and a box. With
+/// the "random" ordering the transposed scatter reaches across every thread block, in natural
+/// order only into the next.
+std::vector<std::pair<std::string, LduMatrix>> symmetric_test_matrices(std::uint64_t seed) {
+  std::vector<std::pair<std::string, LduMatrix>> matrices;
+  matrices.emplace_back("random small", test::random_matrix(300, 6, seed));
+  matrices.emplace_back("random big", test::random_matrix(symmetric_big_rows, 5, seed + 1));
+  matrices.emplace_back("box 40x30x20", test::box_matrix(40, 30, 20, seed + 2));
+  return matrices;
+}
+
 TEST(SymmetricSpmv, EqualsCsrAndItsDotOnRandomAndBoxMatrices) {
   const std::uint64_t seed = fresh_seed();
-  // --- sizes above the parallel threshold; "random" ordering makes the transposed scatter reach
-  //     across every thread block, natural order only into the next
-  const label big = 2 * static_cast<label>(ops::min_parallel_rows) + 11;
-  const std::vector<std::pair<std::string, LduMatrix>> matrices{
-      {"random small", test::random_matrix(300, 6, seed)},
-      {"random big", test::random_matrix(big, 5, seed + 1)},
-      {"box 40x30x20", test::box_matrix(40, 30, 20, seed + 2)},
-      {"star", test::star_matrix(big, seed + 3)},
-  };
+  auto matrices = symmetric_test_matrices(seed);
+  matrices.emplace_back("star", test::star_matrix(symmetric_big_rows, seed + 3));
   for (const auto& [name, m] : matrices)
     for (const std::string ordering : {"none", "rcm", "random"})
       for (int threads : {1, 2, 3}) {
@@ -139,13 +146,8 @@ TEST(SymmetricSpmv, EqualsCsrAndItsDotOnRandomAndBoxMatrices) {
 
 TEST(SymmetricCgSweep, EqualsTheUnfusedUpdatesAndProduct) {
   const std::uint64_t seed = fresh_seed();
-  const label big = 2 * static_cast<label>(ops::min_parallel_rows) + 11;
-  const std::vector<std::pair<std::string, LduMatrix>> matrices{
-      {"random small", test::random_matrix(300, 6, seed)},
-      {"random big", test::random_matrix(big, 5, seed + 1)},
-      {"box 40x30x20", test::box_matrix(40, 30, 20, seed + 2)},
-      {"one row", test::random_matrix(1, 0, seed + 3)},
-  };
+  auto matrices = symmetric_test_matrices(seed);
+  matrices.emplace_back("one row", test::random_matrix(1, 0, seed + 3));
   for (const auto& [name, m] : matrices)
     for (const std::string ordering : {"none", "rcm", "random"})
       for (int threads : {1, 2, 3})
