@@ -1,7 +1,11 @@
 #include "app/case_keys.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/incompressible_keys.hpp"
 #include "app/scalar_text.hpp"
@@ -52,6 +56,51 @@ void add_mesh_keys(CaseSchema& schema) {
       .values(patch_types);
 }
 
+/// "staircase on the cuda backend, csr on reference": what format auto means, from the units.
+std::string auto_format_text() {
+  std::string text;
+  for (const char* backend : {"cuda", "reference"})
+    text += fmt::format("{}{} on {}", text.empty() ? "" : ", ", auto_format(backend), backend);
+  return text;
+}
+
+/// Every format parameter once, with the formats that read it.
+std::vector<std::pair<const ParameterSpec*, std::vector<std::string>>> format_parameter_readers() {
+  std::vector<std::pair<const ParameterSpec*, std::vector<std::string>>> out;
+  for (const auto& unit : format_table())
+    for (const auto& spec : unit.parameters) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first->key == spec.key; });
+      if (it == out.end()) it = out.insert(out.end(), {&spec, {}});
+      it->second.push_back(unit.name);
+    }
+  return out;
+}
+
+/// A format parameter as a case key: its type, range and doc from the format unit's spec.
+void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const std::vector<std::string>& readers) {
+  const std::string doc = fmt::format("{}: {}", fmt::join(readers, ", "), spec.doc);
+  KeySpec* key = nullptr;
+  switch (spec.type) {
+    case ParameterSpec::Type::integer:
+      key = &field.add(spec.key, KeyType::integer, doc);
+      break;
+    case ParameterSpec::Type::real:
+      key = &field.add(spec.key, spec.words.empty() ? KeyType::real : KeyType::real_or_word, doc);
+      if (!spec.words.empty()) key->values(spec.words);
+      break;
+    case ParameterSpec::Type::word:
+      key = &field.add(spec.key, KeyType::enumeration, doc).values(spec.words);
+      break;
+  }
+  key->default_value(spec.default_value);
+  if (spec.min) key->min(*spec.min, spec.min_inclusive);
+  if (spec.max) key->max(*spec.max, spec.max_inclusive);
+  if (spec.multiple_of > 0)
+    key->rule([m = spec.multiple_of](const YAML::Node& value) {
+      return *parse_integer(value.Scalar()) % m == 0 ? "" : "must be a multiple of " + std::to_string(m);
+    });
+}
+
 void add_solver_keys(KeySpec& field) {
   field.add("solver", KeyType::enumeration, "the Krylov method (the matrices are symmetric)")
       .default_value("CG")
@@ -69,41 +118,16 @@ void add_solver_keys(KeySpec& field) {
       .default_value("reference")
       .values({"reference", "cuda", "auto"});
   // --- Formats and orderings: the names the linear-algebra tables know.
-  std::vector<std::string> formats;
-  for (const auto& entry : format_table()) formats.push_back(entry.name);
+  std::vector<std::string> formats = format_names();
   formats.push_back("auto");
   field.add("format", KeyType::enumeration,
-            "the sparse storage format of the matrix; auto: staircase on the cuda backend, csr on reference")
+            "the sparse storage format of the matrix; auto: " + auto_format_text())
       .default_value("csr")
       .values(formats);
   field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")
       .default_value("none")
       .values(ordering_names());
-  field.add("sliceHeight", KeyType::integer, "staircase: rows per slice, a multiple of 32")
-      .default_value("32")
-      .min(32)
-      .max(1024)
-      .rule([](const YAML::Node& value) {
-        return *parse_integer(value.Scalar()) % 32 == 0 ? "" : "must be a multiple of 32";
-      });
-  field.add("alpha", KeyType::real_or_word,
-            "staircase: row groups smaller than alpha x rows merge upward, in [sliceHeight/rows, 1]; auto: "
-            "max(0.01, sliceHeight/rows)")
-      .default_value("auto")
-      .values({"auto"})
-      .min(0, false)
-      .max(1);
-  field.add("launch", KeyType::enumeration,
-            "staircase on cuda: interleaved (one launch over every slice, visited by their place in the mesh so "
-            "that one block sums one stretch of it in every group) or groups (the thesis: one launch per "
-            "row-length group, each on its own stream)")
-      .default_value("interleaved")
-      .values(staircase_launch_names());
-  field.add("chunkSize", KeyType::integer, "sell: the chunk height C").default_value("32").min(1).max(max_int32);
-  field.add("sortWindow", KeyType::integer, "sell: rows are sorted by length within windows of sigma rows")
-      .default_value("1024")
-      .min(1)
-      .max(max_int32);
+  for (const auto& [spec, readers] : format_parameter_readers()) add_format_parameter_key(field, *spec, readers);
 }
 
 // --- Physics: poisson (steady) and diffusion (transient) of one scalar field T.

@@ -1,5 +1,7 @@
 #include "app/case_solver_settings.hpp"
 
+#include "linalg/format_registry.hpp"
+
 namespace fvmmini {
 
 SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& field) {
@@ -13,12 +15,10 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   settings.backend = resolved.get_string(base + "backend");
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
-  settings.format_parameters.slice_height = static_cast<int>(resolved.get_int(base + "sliceHeight"));
-  // alpha "auto" is resolved against the matrix size when the format is built (0 means auto)
-  settings.format_parameters.alpha = resolved.is_number(base + "alpha") ? resolved.get_real(base + "alpha") : 0.0;
-  settings.format_parameters.chunk_size = static_cast<int>(resolved.get_int(base + "chunkSize"));
-  settings.format_parameters.sort_window = static_cast<int>(resolved.get_int(base + "sortWindow"));
-  settings.format_parameters.staircase_launch = parse_staircase_launch(resolved.get_string(base + "launch"));
+  // --- every format's parameters (the schema declared and checked them from the same specs)
+  for (const auto& unit : format_table())
+    for (const auto& spec : unit.parameters)
+      settings.format_parameters.set(spec.key, parse_parameter(spec, resolved.get_string(base + spec.key)));
   return settings;
 }
 

@@ -1,68 +1,67 @@
 #pragma once
-// The one name -> factory table of storage formats, and the host-side set-up every
-// backend shares: ordering, permuted CSR with its slot map, the format struct, and
-// the reference (CPU) operator on top of it.
+// The registry of storage formats (one FormatUnit per format, listed in linalg/CMakeLists.txt),
+// and the host-side set-up every backend shares: ordering, row grouping, permuted CSR with its
+// slot map, the format struct, and the reference (CPU) operator on top of it.
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "linalg/csr_matrix.hpp"
-#include "linalg/formats/coo_matrix.hpp"
-#include "linalg/formats/csr_format.hpp"
-#include "linalg/formats/ell_matrix.hpp"
-#include "linalg/formats/sell_matrix.hpp"
-#include "linalg/formats/staircase_matrix.hpp"
-#include "linalg/formats/symmetric_matrix.hpp"
+#include "linalg/format_unit.hpp"
 #include "linalg/host_operator.hpp"
 #include "linalg/ordering/permutation.hpp"
-#include "linalg/solver_settings.hpp"
 
 namespace fvmmini {
 
-/// One built format (the struct the entry's builder makes).
-using HostFormat = std::variant<CsrFormat, CooMatrix, EllMatrix, SellMatrix, StaircaseMatrix, SymmetricMatrix>;
+/// Every format, in the order names are listed in errors, --help and the docs.
+const std::vector<FormatUnit>& format_table();
 
-struct FormatEntry {
-  std::string name;     ///< as in case files
-  std::string summary;  ///< one line for --help and errors
-  bool reference = true;       ///< has a reference (CPU) kernel; false: CUDA-only (cuSPARSE baselines)
-  bool groups_rows = false;    ///< the ordering is followed by a stable grouping by row length (staircase)
-  /// Build the struct from the CSR in the final ordering. @throws std::invalid_argument on bad parameters
-  std::function<HostFormat(CsrMatrix csr, const FormatParameters& parameters)> build;
-};
+/// The unit named `name`. @throws std::invalid_argument listing the known names
+const FormatUnit& find_format(const std::string& name);
 
-/// The table, in the order names are listed in errors.
-const std::vector<FormatEntry>& format_table();
+/// The names of format_table(), in order.
+std::vector<std::string> format_names();
 
-/// The entry named `name`. @throws std::invalid_argument listing the known names
-const FormatEntry& find_format(const std::string& name);
+/// Every format's parameters at their defaults (each key once: the units never share a key).
+FormatParameters default_format_parameters();
+
+/// The spec of a parameter key, or nullptr when no format declares it.
+const ParameterSpec* find_format_parameter(const std::string& key);
+
+/// The format `format: auto` means on `backend` (the unit whose auto_on names it).
+/// @throws std::invalid_argument when no unit claims the backend
+const std::string& auto_format(const std::string& backend);
+
+/// "sliceHeight 32, alpha 0.01": the unit's own parameters with their values (all of them, or only
+/// those that differ from the defaults).
+std::string format_parameter_text(const FormatUnit& unit, const FormatParameters& parameters,
+                                  bool only_non_default = false);
 
 /// Everything the host builds before a backend takes over, in the operator's numbering.
 struct PreparedFormat {
   std::string format_name;
   std::string ordering_name;
-  FormatParameters parameters;
-  /// new -> old rows of the operator's numbering relative to the mesh (ordering, then for
-  /// staircase the grouping by row length)
+  FormatParameters parameters;  ///< resolved (no auto left)
+  /// new -> old rows of the operator's numbering relative to the mesh (ordering, then the unit's
+  /// row grouping)
   Permutation permutation;
   /// Mesh-order LDU rows/faces -> slots of the permuted CSR. compose_value_map moves it into
   /// value_map for formats with their own slot order (and leaves it empty then).
   LduToCsrMap csr_map;
   /// Mesh-order LDU rows/faces -> slots of the format's values; empty until compose_value_map.
   LduToCsrMap value_map;
-  HostFormat format;
+  StoredFormat format;
   double ordering_seconds = 0.0;  ///< ordering (and grouping)
   double csr_seconds = 0.0;       ///< permuted CSR with its slot map
   double build_seconds = 0.0;     ///< the format struct from the CSR
 };
 
-/// The parameters with "auto" values made concrete for a matrix of n_rows rows: staircase alpha
-/// <= 0 becomes max(0.01, slice_height / n_rows) (at most 1).
+/// The parameters with the format's auto values made concrete for a matrix of n_rows rows, each of
+/// the format's keys checked against its spec, and the unit's own check run.
+/// @throws std::invalid_argument naming the key and why
 FormatParameters resolve_format_parameters(const std::string& format, FormatParameters parameters, label n_rows);
 
 /// Order, permute and build. @param[in] seed for the "random" ordering
@@ -71,23 +70,20 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
                               const FormatParameters& parameters, std::uint64_t seed = 1);
 
 /// The ordering `format` is built on: make_ordering's, except that a format which groups rows by
-/// length (staircase) given the staircase ordering gets its Cuthill-McKee part (the grouping
-/// follows anyway), so that its slices know their place in the mesh (slice_position).
-Permutation format_ordering(const std::string& format, const std::string& ordering, const LduAddressing& addressing,
-                            std::uint64_t seed = 1);
+/// length given the staircase ordering gets its Cuthill-McKee part (the grouping follows
+/// anyway), so that the rows know their place in the mesh (position_before_grouping).
+Permutation format_ordering(const std::string& format, const FormatParameters& parameters,
+                            const std::string& ordering, const LduAddressing& addressing, std::uint64_t seed = 1);
 
-/// prepare_format after the ordering: `base` is the ordering's permutation (for staircase the
-/// grouping by row length follows), made in `ordering_seconds` (added to the figure).
+/// prepare_format after the ordering: `base` is the ordering's permutation (the unit's row
+/// grouping follows), made in `ordering_seconds` (added to the figure).
 /// @throws std::invalid_argument for an unknown format or bad format parameters
 PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                                       const FormatParameters& parameters, Permutation base,
                                       double ordering_seconds = 0.0);
 
-/// The format's value array (what a backend uploads after a refresh).
-std::span<const double> format_values(const HostFormat& format);
-
 /// value_map = the format's value_slot applied to csr_map (one indirection per refresh instead of
-/// two); csr_map is released. For csr and coo (CSR slot order) value_map is csr_map itself.
+/// two); csr_map is released. For formats in CSR slot order value_map is csr_map itself.
 /// prepare_format calls it; call it when assembling a PreparedFormat by hand.
 void compose_value_map(PreparedFormat& prepared);
 
@@ -95,17 +91,8 @@ void compose_value_map(PreparedFormat& prepared);
 /// csr_map and value_slot when value_map has not been composed).
 void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
 
-/// Stored entries, nnz, padding ratio and footprint of the built format.
-struct FormatFigures {
-  std::int64_t nnz = 0;
-  std::int64_t stored_entries = 0;
-  double padding_ratio = 1.0;
-  std::int64_t footprint_bytes = 0;
-};
-/// The figures of a built format.
-FormatFigures format_figures(const HostFormat& format);
-
-/// One line: "staircase (sh 32, alpha 0.01), ordering staircase: padding 1.04, 12.3 MB, setup 45 ms".
+/// One line: "staircase (sliceHeight 32, alpha 0.01, launch interleaved), ordering staircase: padding
+/// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)".
 std::string describe(const PreparedFormat& prepared);
 
 /// A HostOperator in the prepared numbering: vectors given to multiply() and diagonal() are

@@ -80,7 +80,7 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
   if (s.backend == "auto") why = " (auto: no CUDA backend in this build)";
 #endif
   s.backend = device ? "cuda" : "reference";
-  if (s.format == "auto") s.format = device ? "staircase" : "csr";
+  if (s.format == "auto") s.format = auto_format(s.backend);
   if (note) *note = why;
   return s;
 }
@@ -91,8 +91,9 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
 #if FVMMINI_HAVE_CUDA
   if (s.backend == "cuda") return cuda::make_cuda_linear_solver(matrix, s);
 #endif
-  if (!find_format(s.format).reference)
-    throw std::invalid_argument(fmt::format("format '{}' has no reference kernel: it needs backend cuda", s.format));
+  if (!find_format(s.format).multiply)
+    throw std::invalid_argument(
+        fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
   return std::make_unique<ReferenceSolver>(matrix, s, note);
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "linalg/formats/csr_format.hpp"
 
 namespace fvmmini::cuda {
 
@@ -139,6 +140,11 @@ class CsrDevice final : public DeviceSpmv {
 
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_csr_device(const CsrFormat& a) { return std::make_unique<CsrDevice>(a); }
+const DeviceFormatUnit& device_format_csr() {
+  static const DeviceFormatUnit unit{"csr", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
+                                       return std::make_unique<CsrDevice>(f.as<CsrFormat>());
+                                     }};
+  return unit;
+}
 
 }  // namespace fvmmini::cuda

@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/cusparse_spmv.cuh"
 #include "kernels/cuda/device_formats.cuh"
+#include "linalg/formats/csr_format.hpp"
 
 namespace fvmmini::cuda {
 
@@ -50,8 +51,12 @@ class CsrCusparseDevice final : public DeviceSpmv {
 
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_csr_cusparse_device(const CsrFormat& a) {
-  return std::make_unique<CsrCusparseDevice>(a);
+const DeviceFormatUnit& device_format_csr_cusparse() {
+  static const DeviceFormatUnit unit{
+      "csr-cusparse", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
+        return std::make_unique<CsrCusparseDevice>(f.as<CsrFormat>());
+      }};
+  return unit;
 }
 
 }  // namespace fvmmini::cuda

@@ -1,34 +1,37 @@
-// Format name -> device upload, for the formats the registry prepares on the host.
+// Format name -> device upload: the CUDA format units listed in kernels/cuda/CMakeLists.txt.
 
 #include <stdexcept>
-#include <variant>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_matrix.hpp"
 
 namespace fvmmini::cuda {
 
+// declarations of device_format_<file>() and listed_device_formats()
+#include "device_formats.inc"
+
 const std::vector<std::string>& device_format_names() {
-  static const std::vector<std::string> names{"csr", "csr-cusparse", "sell", "sell-cusparse", "staircase"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const DeviceFormatUnit* unit : listed_device_formats()) out.push_back(unit->name);
+    return out;
+  }();
   return names;
 }
 
+DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
+                                const FormatParameters& parameters) {
+  for (const DeviceFormatUnit* unit : listed_device_formats())
+    if (unit->name == format) return DeviceMatrix(unit->make(stored, parameters));
+  throw std::invalid_argument(fmt::format("format '{}' is not available on the cuda backend (cuda formats: {})",
+                                          format, fmt::join(device_format_names(), ", ")));
+}
+
 DeviceMatrix make_device_matrix(const PreparedFormat& prepared) {
-  const std::string& name = prepared.format_name;
-  const HostFormat& format = prepared.format;
-  if (name == "csr" && std::holds_alternative<CsrFormat>(format))
-    return DeviceMatrix(make_csr_device(std::get<CsrFormat>(format)));
-  if (name == "csr-cusparse" && std::holds_alternative<CsrFormat>(format))
-    return DeviceMatrix(make_csr_cusparse_device(std::get<CsrFormat>(format)));
-  if (name == "sell" && std::holds_alternative<SellMatrix>(format))
-    return DeviceMatrix(make_sell_device(std::get<SellMatrix>(format)));
-  if (name == "sell-cusparse" && std::holds_alternative<SellMatrix>(format))
-    return DeviceMatrix(make_sell_cusparse_device(std::get<SellMatrix>(format)));
-  if (name == "staircase" && std::holds_alternative<StaircaseMatrix>(format))
-    return DeviceMatrix(make_staircase_device(std::get<StaircaseMatrix>(format), prepared.parameters.staircase_launch));
-  std::string known;
-  for (const auto& n : device_format_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("format '" + name + "' has no CUDA kernel (cuda formats: " + known + ")");
+  return make_device_matrix(prepared.format_name, prepared.format, prepared.parameters);
 }
 
 }  // namespace fvmmini::cuda

@@ -43,13 +43,17 @@ class DeviceMatrix {
   std::unique_ptr<DeviceSpmv> spmv_;
 };
 
-/// The formats with a CUDA kernel: csr, csr-cusparse, sell, sell-cusparse, staircase.
+/// The formats with a CUDA kernel, in the order of the CUDA unit list.
 const std::vector<std::string>& device_format_names();
 
+/// Upload a built format struct of the format unit `format` to the device.
+/// @throws std::invalid_argument for a format with no CUDA kernel ("not available on the cuda backend")
+DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
+                                const FormatParameters& parameters);
+
 /// Upload a format prepared on the host (ordering, permuted CSR, format struct) to the device.
-/// After refresh_format_values(matrix, prepared), upload_values(format_values(prepared.format))
-/// refreshes it.
-/// @throws std::invalid_argument for a format with no CUDA kernel (coo, ell)
+/// After refresh_format_values(matrix, prepared), upload_values(prepared.format.values())
+/// refreshes it. @throws std::invalid_argument for a format with no CUDA kernel
 DeviceMatrix make_device_matrix(const PreparedFormat& prepared);
 
 }  // namespace fvmmini::cuda

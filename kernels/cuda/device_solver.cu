@@ -127,7 +127,7 @@ SolverPerformance DeviceSolver::solve(double* x, const double* b, const std::str
 void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   Impl& m = *impl_;
   refresh_format_values(matrix, m.prepared);
-  m.device.upload_values(format_values(m.prepared.format));
+  m.device.upload_values(m.prepared.format.values());
   permute_to_new(m.prepared.permutation, matrix.diag, m.diagonal);
   m.cg->refresh(m.diagonal);
 }

@@ -10,6 +10,7 @@
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/ell_slice.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "linalg/formats/sell_matrix.hpp"
 
 namespace fvmmini::cuda {
 
@@ -92,6 +93,11 @@ class SellDevice final : public DeviceSpmv {
 
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_sell_device(const SellMatrix& a) { return std::make_unique<SellDevice>(a); }
+const DeviceFormatUnit& device_format_sell() {
+  static const DeviceFormatUnit unit{"sell", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
+                                        return std::make_unique<SellDevice>(f.as<SellMatrix>());
+                                      }};
+  return unit;
+}
 
 }  // namespace fvmmini::cuda

@@ -10,6 +10,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cusparse_spmv.cuh"
 #include "kernels/cuda/device_formats.cuh"
+#include "linalg/formats/sell_matrix.hpp"
 
 namespace fvmmini::cuda {
 
@@ -77,8 +78,12 @@ class SellCusparseDevice final : public DeviceSpmv {
 
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_sell_cusparse_device(const SellMatrix& a) {
-  return std::make_unique<SellCusparseDevice>(a);
+const DeviceFormatUnit& device_format_sell_cusparse() {
+  static const DeviceFormatUnit unit{
+      "sell-cusparse", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
+        return std::make_unique<SellCusparseDevice>(f.as<SellMatrix>());
+      }};
+  return unit;
 }
 
 }  // namespace fvmmini::cuda

@@ -29,6 +29,7 @@
 #include "kernels/cuda/ell_slice.cuh"
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "linalg/formats/staircase_matrix.hpp"
 
 namespace fvmmini::cuda {
 
@@ -276,9 +277,14 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
 
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a, StaircaseLaunch launch) {
-  if (launch == StaircaseLaunch::interleaved) return std::make_unique<StaircaseInterleavedDevice>(a);
-  return std::make_unique<StaircaseDevice>(a);
+const DeviceFormatUnit& device_format_staircase() {
+  static const DeviceFormatUnit unit{
+      "staircase", [](const StoredFormat& f, const FormatParameters& p) -> std::unique_ptr<DeviceSpmv> {
+        // the launch keys are the staircase unit's (linalg/format_units/staircase.cpp)
+        if (p.word("launch") == "groups") return std::make_unique<StaircaseDevice>(f.as<StaircaseMatrix>());
+        return std::make_unique<StaircaseInterleavedDevice>(f.as<StaircaseMatrix>());
+      }};
+  return unit;
 }
 
 }  // namespace fvmmini::cuda

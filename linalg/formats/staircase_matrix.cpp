@@ -117,7 +117,7 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
   return m;
 }
 
-std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, const std::vector<label>& row_position) {
+std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, std::span<const label> row_position) {
   if (static_cast<label>(row_position.size()) != m.n_rows)
     throw std::invalid_argument(fmt::format("staircase: {} row positions for {} rows", row_position.size(), m.n_rows));
   const auto& idx = m.index;

@@ -19,6 +19,7 @@
 //   and reads step_lengths[g] entries at slots  step_ptr[g] + b*step_lengths[g]*sh + k*sh + t.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "linalg/csr_matrix.hpp"
@@ -89,6 +90,6 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
 
 /// slice_position for m, given each row's position before the grouping (n_rows entries, in m's
 /// numbering).
-std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, const std::vector<label>& row_position);
+std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, std::span<const label> row_position);
 
 }  // namespace fvmmini

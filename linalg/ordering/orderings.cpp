@@ -144,7 +144,7 @@ Permutation reverse_cuthill_mckee(const LduAddressing& addressing) {
   return Permutation::from_new_to_old(std::move(order));
 }
 
-Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base) {
+Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base, bool descending) {
   const label n = addressing.n_rows;
   if (base.size() != n)
     throw std::invalid_argument("group_by_row_length: permutation of " + std::to_string(base.size()) +
@@ -155,8 +155,10 @@ Permutation group_by_row_length(const LduAddressing& addressing, const Permutati
     ++length[addressing.lower[f]];
     ++length[addressing.upper[f]];
   }
-  // --- stable counting sort of base's order by length, shortest first
+  // --- stable counting sort of base's order by length (key max - length when descending)
   const label max_length = n > 0 ? *std::max_element(length.begin(), length.end()) : 0;
+  if (descending)
+    for (auto& l : length) l = max_length - l;
   std::vector<label> start(max_length + 2, 0);
   for (label i = 0; i < n; ++i) ++start[length[i] + 1];
   for (label k = 0; k <= max_length; ++k) start[k + 1] += start[k];

@@ -26,9 +26,10 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start = CmSta
 Permutation reverse_cuthill_mckee(const LduAddressing& addressing);
 
 /// Stable re-grouping of an ordering by row length (nonzeros, diagonal included), shortest
-/// rows first, ties kept in the order of `base` (thesis 4.3.1, second stage). Ascending, because
-/// Algorithm 3 merges small groups and passes leftover rows on to the next longer group.
-Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base);
+/// rows first (longest first when `descending`), ties kept in the order of `base`. Ascending is
+/// the Staircase SELL ordering's second stage (Algorithm 3 merges small groups and passes
+/// leftover rows on to the next longer group); descending is ELL-WARP's renumbering.
+Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base, bool descending = false);
 
 /// The Staircase SELL ordering of thesis 4.3.1: Cuthill-McKee from a minimally connected node,
 /// then grouped by row length with the CM order as tie-break.

@@ -140,7 +140,7 @@ TEST_F(CaseSchemaTest, UnknownEnumValueListsAllowedOnes) {
                           "sell-cusparse, staircase, symmetric, auto) (did you mean 'csr'?)");
   const auto launch = problems(base_case + "solvers:\n  T: {launch: interleave}\n");
   ASSERT_EQ(launch.size(), 1u);
-  EXPECT_EQ(launch[0], at(11, 15) + "unknown value 'interleave' for solvers.T.launch (allowed: groups, interleaved) "
+  EXPECT_EQ(launch[0], at(11, 15) + "unknown value 'interleave' for solvers.T.launch (allowed: interleaved, groups) "
                                     "(did you mean 'interleaved'?)");
 }
 
@@ -305,13 +305,14 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   EXPECT_EQ(s.backend, "auto");
   EXPECT_EQ(s.format, "staircase");
   EXPECT_EQ(s.ordering, "rcm");
-  EXPECT_EQ(s.format_parameters.slice_height, 64);
-  EXPECT_DOUBLE_EQ(s.format_parameters.alpha, 0.05);
-  EXPECT_EQ(s.format_parameters.staircase_launch, StaircaseLaunch::groups);
-  EXPECT_EQ(s.format_parameters.chunk_size, 32);
-  EXPECT_EQ(s.format_parameters.sort_window, 1024);
+  EXPECT_EQ(s.format_parameters.integer("sliceHeight"), 64);
+  EXPECT_DOUBLE_EQ(s.format_parameters.real("alpha"), 0.05);
+  EXPECT_EQ(s.format_parameters.word("launch"), "groups");
+  EXPECT_EQ(s.format_parameters.integer("chunkSize"), 32);
+  EXPECT_EQ(s.format_parameters.integer("sortWindow"), 1024);
   EXPECT_THROW(solver_settings(c, "U"), std::out_of_range);
-  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.staircase_launch, StaircaseLaunch::interleaved);
+  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.word("launch"), "interleaved");
+  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.word("alpha"), "auto");
 }
 
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {

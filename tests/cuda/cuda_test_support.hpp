@@ -1,7 +1,11 @@
 #pragma once
-// Shared by the CUDA tests: skip cleanly when there is no device.
+// Shared by the CUDA tests: skip cleanly when there is no device, or fail when
+// FVMMINI_REQUIRE_GPU=1 (tools/gpu-check sets it, so that a GPU run cannot pass by skipping).
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
 
 #include "kernels/cuda/cuda_backend.hpp"
 
@@ -11,7 +15,10 @@ namespace fvmmini::test {
 class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cuda::cuda_device_available()) GTEST_SKIP() << "no CUDA device or driver on this machine: CUDA test skipped";
+    if (cuda::cuda_device_available()) return;
+    const char* require = std::getenv("FVMMINI_REQUIRE_GPU");
+    if (require && std::string(require) == "1") FAIL() << "FVMMINI_REQUIRE_GPU=1 but no CUDA device or driver";
+    GTEST_SKIP() << "no CUDA device or driver on this machine: CUDA test skipped";
   }
 };
 

@@ -31,12 +31,8 @@ SolverSettings settings_for(const std::string& preconditioner, double tolerance 
   return s;
 }
 
-/// Default parameters, with a Staircase alpha valid for the small test matrices (>= sh / rows).
-FormatParameters parameters() {
-  FormatParameters p;
-  p.alpha = 0.1;
-  return p;
-}
+/// Default parameters (Staircase alpha auto: valid for small matrices too).
+FormatParameters parameters() { return {}; }
 
 double max_abs(std::span<const double> v) {
   double m = 0.0;

@@ -12,6 +12,7 @@
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/csr_matrix.hpp"
 #include "linalg/format_registry.hpp"
+#include "linalg/formats/staircase_matrix.hpp"
 #include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/ordering/permutation.hpp"
@@ -175,10 +176,8 @@ TEST(Orderings, StaircaseSlicesKnowTheirPlaceInTheCuthillMcKeeOrder) {
   for (const std::string ordering : {"cm", "staircase"}) {
     // --- ordering staircase: its CM part (from a minimally connected node), then the grouping
     const Permutation cm = ordering == "cm" ? cuthill_mckee(a) : cuthill_mckee(a, CmStart::min_degree);
-    FormatParameters auto_alpha;
-    auto_alpha.alpha = 0.0;
-    const PreparedFormat p = prepare_format(m, "staircase", ordering, auto_alpha);
-    const auto& s = std::get<StaircaseMatrix>(p.format);
+    const PreparedFormat p = prepare_format(m, "staircase", ordering, {});
+    const auto& s = p.format.as<StaircaseMatrix>();
     if (ordering == "staircase") {
       EXPECT_EQ(p.permutation.new_to_old, staircase_ordering(a).new_to_old);
     }
@@ -194,9 +193,9 @@ TEST(Orderings, StaircaseSlicesKnowTheirPlaceInTheCuthillMcKeeOrder) {
     EXPECT_GT(s.index.n_groups(), 2) << ordering;
   }
   // --- only a format that groups rows itself gets the CM part of the staircase ordering
-  EXPECT_EQ(format_ordering("staircase", "staircase", a).new_to_old, cuthill_mckee(a, CmStart::min_degree).new_to_old);
-  EXPECT_EQ(format_ordering("csr", "staircase", a).new_to_old, staircase_ordering(a).new_to_old);
-  EXPECT_EQ(format_ordering("staircase", "rcm", a).new_to_old, reverse_cuthill_mckee(a).new_to_old);
+  EXPECT_EQ(format_ordering("staircase", {}, "staircase", a).new_to_old, cuthill_mckee(a, CmStart::min_degree).new_to_old);
+  EXPECT_EQ(format_ordering("csr", {}, "staircase", a).new_to_old, staircase_ordering(a).new_to_old);
+  EXPECT_EQ(format_ordering("staircase", {}, "rcm", a).new_to_old, reverse_cuthill_mckee(a).new_to_old);
 }
 
 TEST(Orderings, RandomIsSeeded) {

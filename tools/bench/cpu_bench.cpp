@@ -20,6 +20,8 @@
 #include "linalg/format_registry.hpp"
 #include "linalg/reference_cg.hpp"
 #include "tools/bench/bench_inputs.hpp"
+#include "tools/bench/format_options.hpp"
+#include "tools/bench/traffic.hpp"
 
 namespace fvmmini::bench {
 namespace {
@@ -28,15 +30,6 @@ using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream s(list);
-  std::string item;
-  while (std::getline(s, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 double median(std::vector<double> v) {
@@ -51,16 +44,8 @@ struct Options {
   std::string orderings = "none";
   int repeats = 7;
   int cg_iterations = 20;
-  FormatParameters parameters;
+  FormatOptionValues format_options;  ///< parameter key -> comma-separated values
 };
-
-/// The format-independent minimum of an SpMV (DESIGN.md, Measuring): each nonzero's value and
-/// column index once, x once, y once, a 4-byte row pointer per row (as fvmmini-bench counts).
-double spmv_min_bytes(double n, double nnz) { return nnz * (8.0 + 4.0) + n * (8.0 + 8.0 + 4.0) + 4.0; }
-
-/// One CG iteration's minimum: the SpMV's plus 7 vector passes (x, r, p read and written, q read
-/// once), plus the inverse diagonal read once for Jacobi.
-double cg_min_bytes(double n, double nnz, bool jacobi) { return spmv_min_bytes(n, nnz) + (jacobi ? 8.0 : 7.0) * 8.0 * n; }
 
 /// STREAM triad a = b + s c on 3 x 8n bytes with the bench's threads: GB/s counted as STREAM
 /// does (24 bytes per element; the write-allocate read of a is not counted).
@@ -142,18 +127,21 @@ int run(const Options& o) {
   double y_scale = 0.0;
   for (double v : y_ref) y_scale = std::max(y_scale, std::abs(v));
 
-  const double floor_none = cg_min_bytes(n, nnz, false), floor_jacobi = cg_min_bytes(n, nnz, true);
+  const double floor_none = cg_floor_bytes(n, nnz, false), floor_jacobi = cg_floor_bytes(n, nnz, true);
   std::cout << fmt::format("minimal bytes: SpMV {:.0f} MB, CG iteration {:.0f} MB (none), {:.0f} MB (jacobi); "
                            "at the triad rate {:.1f} / {:.1f} ms\n\n",
                            spmv_min_bytes(n, nnz) / 1e6, floor_none / 1e6, floor_jacobi / 1e6,
                            floor_none / triad / 1e6, floor_jacobi / triad / 1e6);
   std::cout << "(ms: median / best of the repeats; GB/s: the minimal SpMV bytes over the median)\n";
-  std::cout << fmt::format("{:<11} {:<10} {:>8} {:>14} {:>7} {:>14} {:>14}\n", "format", "ordering", "MB", "SpMV ms",
-                           "GB/s", "CG ms/it", "PCG ms/it");
+  std::cout << fmt::format("{:<30} {:<10} {:>8} {:>14} {:>7} {:>14} {:>14}\n", "format", "ordering", "MB",
+                           "SpMV ms", "GB/s", "CG ms/it", "PCG ms/it");
   for (const auto& ordering : split(o.orderings))
-    for (const auto& format : split(o.formats)) {
+    for (const auto& format : split(o.formats))
+      for (const FormatParameters& parameters : format_variants(find_format(format), o.format_options)) {
+      const std::string variant = format_parameter_text(find_format(format), parameters, true);
+      const std::string shown = variant.empty() ? format : format + " (" + variant + ")";
       try {
-        auto op = make_reference_operator(matrix, prepare_format(matrix, format, ordering, o.parameters));
+        auto op = make_reference_operator(matrix, prepare_format(matrix, format, ordering, parameters));
         const Permutation& perm = op->prepared().permutation;
         std::vector<double> x_op(n), b_op(n), y_ref_op(n), y(n);
         permute_to_new(perm, x, x_op);
@@ -178,12 +166,12 @@ int run(const Options& o) {
           const int digits = t.median_ms < 1.0 ? 4 : 2;
           return fmt::format("{:.{}f} / {:.{}f}", t.median_ms, digits, t.best_ms, digits);
         };
-        std::cout << fmt::format("{:<11} {:<10} {:>8.1f} {:>14} {:>7.1f} {:>14} {:>14}\n", format, ordering,
-                                 format_figures(op->prepared().format).footprint_bytes / 1e6, both(spmv),
+        std::cout << fmt::format("{:<30} {:<10} {:>8.1f} {:>14} {:>7.1f} {:>14} {:>14}\n", shown, ordering,
+                                 op->prepared().format.figures().footprint_bytes / 1e6, both(spmv),
                                  spmv_min_bytes(n, nnz) / spmv.median_ms / 1e6, both(cg), both(pcg))
                   << std::flush;
       } catch (const std::exception& e) {
-        std::cout << fmt::format("{:<11} {:<10} not completed: {}\n", format, ordering, e.what()) << std::flush;
+        std::cout << fmt::format("{:<30} {:<10} not completed: {}\n", shown, ordering, e.what()) << std::flush;
       }
     }
   return 0;
@@ -206,10 +194,7 @@ int main(int argc, char** argv) {
   app.add_option("--cg-iterations", o.cg_iterations, "CG iterations timed per run")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--chunk-size", o.parameters.chunk_size, "SELL C")->capture_default_str();
-  app.add_option("--sort-window", o.parameters.sort_window, "SELL sigma")->capture_default_str();
-  app.add_option("--slice-height", o.parameters.slice_height, "Staircase sh")->capture_default_str();
-  app.add_option("--alpha", o.parameters.alpha, "Staircase alpha")->capture_default_str();
+  fvmmini::bench::add_format_options(app, o.format_options);
   CLI11_PARSE(app, argc, argv);
   try {
     return fvmmini::bench::run(o);

@@ -29,6 +29,8 @@
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/reference_cg.hpp"
 #include "tools/bench/bench_inputs.hpp"
+#include "tools/bench/format_options.hpp"
+#include "tools/bench/traffic.hpp"
 
 #ifndef FVMMINI_GIT_REVISION
 #define FVMMINI_GIT_REVISION "unknown"
@@ -44,21 +46,12 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-std::vector<std::string> split(const std::string& list, char sep = ',') {
-  std::vector<std::string> out;
-  std::stringstream s(list);
-  std::string item;
-  while (std::getline(s, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct Options {
   int box = 0;
   int poly_like = 0;
   double poly_shift = 1e-2;
   std::string polymesh, gmsh, mtx;
-  std::string formats = "csr,csr-cusparse,sell,sell-cusparse,staircase";
+  std::string formats = "all";
   std::string orderings = "none";
   std::string backends = "cuda";
   bool check = false;
@@ -68,8 +61,7 @@ struct Options {
   double cg_tolerance = 1e-6;
   std::string cg_preconditioner = "none";
   bool no_cg = false;
-  FormatParameters parameters;
-  std::string staircase_launches = "interleaved";  ///< comma-separated; staircase runs once per mode
+  FormatOptionValues format_options;  ///< parameter key -> comma-separated values
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
 };
@@ -89,14 +81,6 @@ Permutation ordering_chain(const std::string& spec, const LduMatrix& matrix, std
   }
   return total;
 }
-
-/// The format-independent minimum of an SpMV (DESIGN.md, Measuring): each nonzero's value and
-/// column index once, x once, y once, a 4-byte row pointer per row.
-double spmv_min_bytes(std::int64_t n, std::int64_t nnz) { return nnz * (8.0 + 4.0) + n * (8.0 + 8.0 + 4.0) + 4.0; }
-
-/// The floor of one CG iteration: the SpMV minimum plus 7 vector passes (x, r, p read and
-/// written, q read once) at copy bandwidth.
-double cg_floor_bytes(std::int64_t n, std::int64_t nnz) { return spmv_min_bytes(n, nnz) + 7.0 * 8.0 * n; }
 
 /// max_i |y_i - ref_i| / scale_i, infinity for a non-finite y.
 double worst_relative_error(std::span<const double> y, std::span<const double> ref, std::span<const double> scale) {
@@ -126,8 +110,9 @@ SolverSettings cg_settings(const Options& o) {
 }
 
 /// One format x ordering x backend; fills `row` and sets completed (or throws with the reason).
-void run_combination(const Options& o, const Shared& shared, const std::string& format, const std::string& ordering,
-                     const Permutation& base, double ordering_seconds, const std::string& backend, json& row) {
+void run_combination(const Options& o, const Shared& shared, const std::string& format,
+                     const FormatParameters& parameters, const std::string& ordering, const Permutation& base,
+                     double ordering_seconds, const std::string& backend, json& row) {
   const LduMatrix& matrix = shared.matrix;
   const label n = matrix.n_rows();
 
@@ -136,12 +121,13 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   PreparedFormat prepared;
   if (ordering == "staircase") {
     const auto ordered_at = clock_type::now();
-    Permutation own = format_ordering(format, ordering, *matrix.addressing, o.seed);
-    prepared = prepare_ordered_format(matrix, format, ordering, o.parameters, std::move(own), seconds_since(ordered_at));
+    Permutation own = format_ordering(format, resolve_format_parameters(format, parameters, matrix.n_rows()), ordering,
+                                      *matrix.addressing, o.seed);
+    prepared = prepare_ordered_format(matrix, format, ordering, parameters, std::move(own), seconds_since(ordered_at));
   } else {
-    prepared = prepare_ordered_format(matrix, format, ordering, o.parameters, base, ordering_seconds);
+    prepared = prepare_ordered_format(matrix, format, ordering, parameters, base, ordering_seconds);
   }
-  const FormatFigures figures = format_figures(prepared.format);
+  const FormatFigures figures = prepared.format.figures();
   row["description"] = describe(prepared);
   row["nnz"] = figures.nnz;
   row["stored_entries"] = figures.stored_entries;
@@ -184,7 +170,8 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
       std::vector<double> x(n, 0.0);
       const SolverPerformance perf = solver.solve(x, b_op, cg_settings(o));
       const double ms_per_it = perf.iterations > 0 ? solver.last_iterations_ms() / perf.iterations : 0.0;
-      const double floor_ms = cg_floor_bytes(n, figures.nnz) / shared.copy_bandwidth * 1e3;
+      const double floor_ms =
+          cg_floor_bytes(n, figures.nnz, o.cg_preconditioner == "jacobi") / shared.copy_bandwidth * 1e3;
       cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
             {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
             {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
@@ -231,12 +218,11 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   row["completed"] = true;
 }
 
-/// The format column of the table: the format, and a staircase launch mode other than the default.
+/// The format column of the table: the format and its parameters that differ from the defaults.
 std::string format_label(const json& row) {
   std::string label = row["format"].get<std::string>();
-  if (row.contains("staircase_launch") &&
-      row["staircase_launch"] != staircase_launch_name(FormatParameters{}.staircase_launch))
-    label += "/" + row["staircase_launch"].get<std::string>();
+  if (row.contains("variant") && !row["variant"].get<std::string>().empty())
+    label += " (" + row["variant"].get<std::string>() + ")";
   return label;
 }
 
@@ -246,19 +232,19 @@ std::string number(const json& j, const char* key, const char* fmt_spec, double 
 }
 
 void print_table(const json& rows, std::ostream& out) {
-  out << fmt::format("{:<21} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n", "format",
+  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n", "format",
                      "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it", "floor",
                      "ratio", "iters");
   for (const auto& r : rows) {
     if (!r["completed"].get<bool>()) {
-      out << fmt::format("{:<21} {:<12} {:<9} not completed: {}\n", format_label(r),
+      out << fmt::format("{:<28} {:<12} {:<9} not completed: {}\n", format_label(r),
                          r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                          r["reason"].get<std::string>());
       continue;
     }
     const json& s = r["spmv"];
     const json cg = r.contains("cg") ? r["cg"] : json::object();
-    out << fmt::format("{:<21} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n",
+    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n",
                        format_label(r), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                        number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
                        number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
@@ -274,7 +260,7 @@ void write_csv(const json& rows, const std::string& path) {
   out << "format,ordering,backend,completed,reason,n_rows,nnz,stored_entries,padding_ratio,footprint_bytes,setup_s,"
          "spmv_median_ms,spmv_min_ms,spmv_max_ms,effective_GBs,pct_copy_bandwidth,check_max_rel_error,"
          "cg_iterations,cg_converged,cg_ms_per_iteration,cg_floor_ms_per_iteration,cg_ratio_to_floor,"
-         "staircase_launch\n";
+         "parameters\n";
   auto get = [](const json& j, const char* k) -> std::string {
     if (!j.is_object() || !j.contains(k)) return "";
     const json& v = j[k];
@@ -295,27 +281,36 @@ void write_csv(const json& rows, const std::string& path) {
         << get(s, "median_ms") << ',' << get(s, "min_ms") << ',' << get(s, "max_ms") << ',' << get(s, "effective_GBs")
         << ',' << get(s, "pct_copy_bandwidth") << ',' << get(s, "check_max_rel_error") << ','
         << get(cg, "iterations") << ',' << get(cg, "converged") << ',' << get(cg, "ms_per_iteration") << ','
-        << get(cg, "floor_ms_per_iteration") << ',' << get(cg, "ratio_to_floor") << ',' << get(r, "staircase_launch")
+        << get(cg, "floor_ms_per_iteration") << ',' << get(cg, "ratio_to_floor") << ',' << '"' << get(r, "variant") << '"'
         << '\n';
   }
 }
 
-/// One entry of --formats as it is run: staircase once per launch mode of --staircase-launch.
+/// One entry of --formats as it is run: the format with one combination of its parameters.
 struct FormatVariant {
   std::string format;
-  std::optional<StaircaseLaunch> staircase_launch;
+  FormatParameters parameters;
 };
 
+/// --formats: the list, or "all": every format with a kernel on one of the --backends.
+std::vector<std::string> format_list(const Options& o) {
+  if (o.formats != "all") return split(o.formats);
+  const auto backends = split(o.backends);
+  auto wants = [&](const char* b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
+  const auto& on_cuda = cuda::device_format_names();
+  std::vector<std::string> formats;
+  for (const auto& unit : format_table())
+    if ((wants("reference") && unit.multiply) ||
+        (wants("cuda") && std::find(on_cuda.begin(), on_cuda.end(), unit.name) != on_cuda.end()))
+      formats.push_back(unit.name);
+  return formats;
+}
+
 std::vector<FormatVariant> format_variants(const Options& o) {
-  std::vector<StaircaseLaunch> launches;
-  for (const auto& name : split(o.staircase_launches)) launches.push_back(parse_staircase_launch(name));
-  if (launches.empty()) throw std::invalid_argument("--staircase-launch: no launch mode given");
   std::vector<FormatVariant> variants;
-  for (const auto& format : split(o.formats)) {
-    if (format != "staircase") variants.push_back({format, std::nullopt});
-    else
-      for (StaircaseLaunch launch : launches) variants.push_back({format, launch});
-  }
+  for (const auto& format : format_list(o))
+    for (FormatParameters& p : bench::format_variants(find_format(format), o.format_options))
+      variants.push_back({format, std::move(p)});
   return variants;
 }
 
@@ -352,13 +347,10 @@ int run(const Options& o) {
                       {"build_s", input_seconds}};
   report["settings"] = {{"formats", o.formats}, {"orderings", o.orderings}, {"backends", o.backends},
                         {"check", o.check}, {"warmup", o.warmup}, {"repeats", o.repeats},
-                        {"chunk_size", o.parameters.chunk_size}, {"sort_window", o.parameters.sort_window},
-                        {"slice_height", o.parameters.slice_height}, {"alpha", o.parameters.alpha},
-                        {"staircase_launch", o.staircase_launches},
+                        {"format_parameters", o.format_options},
                         {"cg_tolerance", o.cg_tolerance}, {"cg_max_iter", o.cg_max_iter},
                         {"cg_preconditioner", o.cg_preconditioner}, {"seed", o.seed},
-                        {"spmv_min_bytes", "nnz*(8+4) + n*(8+8+4) + 4: values and column indices once, x and y once, a 4-byte row pointer"},
-                        {"cg_floor", "SpMV minimum bytes + 7 vector passes of 8n bytes, at the copy bandwidth"}};
+                        {"spmv_min_bytes", spmv_min_bytes_text}, {"cg_floor", cg_floor_text}};
 
   // --- shared vectors: random x (never zeros), its face-loop product, the CG right-hand side
   Shared shared{matrix, {}, {}, {}, {}, 0.0};
@@ -422,23 +414,24 @@ int run(const Options& o) {
     } catch (const std::exception& e) {
       ordering_error = e.what();
     }
-    for (const auto& [format, launch] : variants)
+    for (const auto& [format, parameters] : variants)
       for (const auto& backend : backends) {
-        json row = {{"format", format}, {"ordering", ordering}, {"backend", backend}, {"n_rows", n},
+        const FormatUnit& unit = find_format(format);
+        json row = {{"format", format},
+                    {"variant", format_parameter_text(unit, parameters, true)},
+                    {"parameters", format_parameter_text(unit, parameters)},
+                    {"ordering", ordering},
+                    {"backend", backend},
+                    {"n_rows", n},
                     {"completed", false}};
-        Options variant_options = o;
-        if (launch) {
-          variant_options.parameters.staircase_launch = *launch;
-          row["staircase_launch"] = staircase_launch_name(*launch);
-        }
         try {
           if (!ordering_error.empty()) throw std::runtime_error("ordering failed: " + ordering_error);
           if (backend != "cuda" && backend != "reference")
             throw std::invalid_argument("unknown backend '" + backend + "' (known: cuda, reference)");
           if (backend == "cuda" && !have_cuda) throw std::runtime_error("no CUDA device");
-          if (backend == "reference" && !find_format(format).reference)
-            throw std::invalid_argument("format has no reference kernel (cuda only)");
-          run_combination(variant_options, shared, format, ordering, base, ordering_seconds, backend, row);
+          if (backend == "reference" && !unit.multiply)
+            throw std::invalid_argument("format is not available on the reference backend (cuda only)");
+          run_combination(o, shared, format, parameters, ordering, base, ordering_seconds, backend, row);
         } catch (const std::exception& e) {
           row["completed"] = false;
           row["reason"] = e.what();
@@ -478,7 +471,9 @@ int main(int argc, char** argv) {
   input->add_option("--gmsh", o.gmsh, "Gmsh .msh file")->check(CLI::ExistingFile);
   input->add_option("--mtx", o.mtx, "Matrix Market file (symmetric)")->check(CLI::ExistingFile);
   input->require_option(1);
-  app.add_option("--formats", o.formats, "comma-separated formats")->capture_default_str();
+  app.add_option("--formats", o.formats,
+                 "comma-separated formats, or all: every format with a kernel on one of the --backends")
+      ->capture_default_str();
   app.add_option("--orderings", o.orderings,
                  "comma-separated orderings; 'a+b' applies b after a (e.g. random+rcm); natural = none")
       ->capture_default_str();
@@ -493,13 +488,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "jacobi"}));
   app.add_flag("--no-cg", o.no_cg, "time SpMV only");
   app.add_option("--poly-shift", o.poly_shift, "diagonal shift of the polyhedral-like graph Laplacian")->capture_default_str();
-  app.add_option("--chunk-size", o.parameters.chunk_size, "SELL C")->capture_default_str();
-  app.add_option("--sort-window", o.parameters.sort_window, "SELL sigma")->capture_default_str();
-  app.add_option("--slice-height", o.parameters.slice_height, "Staircase sh")->capture_default_str();
-  app.add_option("--alpha", o.parameters.alpha, "Staircase alpha (0: auto, max(0.01, sh/rows))")->capture_default_str();
-  app.add_option("--staircase-launch", o.staircase_launches,
-                 "comma-separated Staircase launch modes (groups, interleaved); staircase runs once per mode")
-      ->capture_default_str();
+  fvmmini::bench::add_format_options(app, o.format_options);
   app.add_option("--seed", o.seed, "seed of x, b and the random ordering")->capture_default_str();
   app.add_option("--json", o.json_path, "write the results as JSON");
   app.add_option("--csv", o.csv_path, "write the results as CSV");

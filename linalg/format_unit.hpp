@@ -1,0 +1,70 @@
+#pragma once
+// A storage format as one unit: its name, its parameters, how it is built from the CSR matrix
+// in the final ordering, and its reference (CPU) kernel. One file per format in
+// linalg/format_units/ defines one, and the list in linalg/CMakeLists.txt is the registry
+// (format_registry.hpp reads it). A backend other than the reference one adds its own kernel
+// for a format by name (the CUDA library: kernels/cuda/device_format.hpp).
+// docs/architecture.md, "Adding a format", walks through one.
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/reference/symmetric_spmv.hpp"
+#include "linalg/csr_matrix.hpp"
+#include "linalg/formats/format_parameters.hpp"
+#include "linalg/formats/stored_format.hpp"
+
+namespace fvmmini {
+
+/// How the registry renumbers the rows after the ordering, before the format is built.
+enum class RowGrouping {
+  none,
+  by_length_ascending,   ///< stable, shortest rows first (Staircase SELL's grouping)
+  by_length_descending,  ///< stable, longest rows first (ELL-WARP's renumbered variant)
+};
+
+/// What a builder gets.
+struct FormatBuildInput {
+  CsrMatrix csr;                        ///< P A P^T in the final numbering (the builder may move it)
+  const FormatParameters& parameters;   ///< resolved (no auto left), checked against the specs
+  /// Per row of the final numbering, its place in the ordering before the row grouping; empty
+  /// unless the unit groups rows.
+  std::span<const label> position_before_grouping;
+};
+
+using ReferenceMultiply = std::function<void(const StoredFormat&, std::span<const double> x, std::span<double> y)>;
+
+struct FormatUnit {
+  std::string name{};    ///< as in case files
+  std::string summary{};  ///< one line for --help, the docs and errors
+  std::vector<ParameterSpec> parameters{};  ///< the case keys it reads (declared once, here)
+  /// The backends whose `format: auto` means this format.
+  std::vector<std::string> auto_on{};
+  /// Renumbering of the rows after the ordering; null: none.
+  std::function<RowGrouping(const FormatParameters&)> row_grouping{};
+  /// Make auto values concrete for a matrix of n_rows rows; null: the values stay as given.
+  std::function<FormatParameters(FormatParameters, label n_rows)> resolve{};
+  /// Check resolved values that depend on each other or on n_rows (before the ordering is made);
+  /// null: the per-key ranges are all. @throws std::invalid_argument saying why
+  std::function<void(const FormatParameters&, label n_rows)> check{};
+  /// Build the struct. @throws std::invalid_argument when the format does not apply to the matrix
+  std::function<StoredFormat(FormatBuildInput)> build{};
+  /// The reference kernel y = A x; null: the format has no reference kernel (a library baseline).
+  ReferenceMultiply multiply{};
+  /// y = A x and x . y in one pass; null: multiply, then a dot product.
+  std::function<double(const StoredFormat&, std::span<const double> x, std::span<double> y)> multiply_dot{};
+  /// One fused CG pass (reference::symmetric_cg_sweep's contract); null: the reference CG's usual steps.
+  std::function<reference::CgSweepSums(const StoredFormat&, double alpha, double beta, std::span<double> x,
+                                       std::span<double> r, std::span<double> p, std::span<double> q, bool jacobi)>
+      cg_sweep{};
+};
+
+/// A ReferenceMultiply calling kernel(format.as<T>(), x, y).
+template <class T, void (*Kernel)(const T&, std::span<const double>, std::span<double>)>
+void multiply_as(const StoredFormat& format, std::span<const double> x, std::span<double> y) {
+  Kernel(format.as<T>(), x, y);
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,64 @@
+// "staircase": Staircase SELL (the Staircase SELL thesis, README "References"): rows grouped by
+// length after the ordering, each group cut into slices of sliceHeight rows.
+
+#include <algorithm>
+
+#include "kernels/reference/staircase_spmv.hpp"
+#include "linalg/format_unit.hpp"
+#include "linalg/formats/staircase_matrix.hpp"
+
+namespace fvmmini {
+
+const FormatUnit& format_unit_staircase() {
+  static const FormatUnit unit{
+      .name = "staircase",
+      .summary = "Staircase SELL: rows grouped by length, slices of sliceHeight rows, small groups merged by alpha",
+      .parameters =
+          {{.key = "sliceHeight",
+            .type = ParameterSpec::Type::integer,
+            .default_value = "32",
+            .min = 32,
+            .max = 1024,
+            .multiple_of = 32,
+            .doc = "rows per slice (threads per block on the GPU)",
+            .test_values = {"32", "64", "1024"}},
+           {.key = "alpha",
+            .type = ParameterSpec::Type::real,
+            .default_value = "auto",
+            .words = {"auto"},
+            .min = 0,
+            .max = 1,
+            .min_inclusive = false,
+            .doc = "row groups smaller than alpha x rows merge upward, in [sliceHeight/rows, 1]; auto: "
+                   "max(0.01, sliceHeight/rows)",
+            .test_values = {"auto", "1"}},
+           {.key = "launch",
+            .type = ParameterSpec::Type::word,
+            .default_value = "interleaved",
+            .words = {"interleaved", "groups"},
+            .doc = "cuda: interleaved (one launch over every slice, visited by their place in the mesh so that one "
+                   "block sums one stretch of it in every group) or groups (the thesis: one launch per row-length "
+                   "group, each on its own stream)",
+            .test_values = {"interleaved", "groups"}}},
+      .auto_on = {"cuda"},
+      .row_grouping = [](const FormatParameters&) { return RowGrouping::by_length_ascending; },
+      // alpha auto: the thesis's 0.01, raised to sh/n on matrices too small for it
+      .resolve = [](FormatParameters p, label n_rows) {
+        if (p.is_word("alpha"))
+          p.set("alpha", std::min(1.0, std::max(0.01, static_cast<double>(p.integer("sliceHeight")) /
+                                                          std::max<label>(1, n_rows))));
+        return p;
+      },
+      .check = [](const FormatParameters& p,
+                  label n_rows) { validate_staircase_parameters(n_rows, p.integer("sliceHeight"), p.real("alpha")); },
+      .build = [](FormatBuildInput in) -> StoredFormat {
+        StaircaseMatrix m = build_staircase(in.csr, in.parameters.integer("sliceHeight"), in.parameters.real("alpha"));
+        m.slice_position = staircase_slice_positions(m, in.position_before_grouping);
+        return m;
+      },
+      .multiply = multiply_as<StaircaseMatrix, reference::staircase_spmv>,
+  };
+  return unit;
+}
+
+}  // namespace fvmmini
