@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/cuda_error.hpp"
 #include "kernels/cuda/device_spmv.cuh"
+#include "linalg/formats/coo_matrix.hpp"
 #include "linalg/formats/csr_format.hpp"
 #include "linalg/formats/ell_matrix.hpp"
 #include "linalg/formats/sell_matrix.hpp"
@@ -18,6 +19,7 @@ namespace fvmmini::cuda {
 std::unique_ptr<DeviceSpmv> make_csr_device(const CsrFormat& a);
 /// "csr-cusparse": cusparseSpMV on the CSR arrays.
 std::unique_ptr<DeviceSpmv> make_csr_cusparse_device(const CsrFormat& a);
+std::unique_ptr<DeviceSpmv> make_coo_device(const CooMatrix& a);  ///< "coo": warp ranges of entries (coo.cu)
 std::unique_ptr<DeviceSpmv> make_ell_device(const EllMatrix& a);  ///< "ell": a thread per row (ell.cu)
 /// "sell": SELL-C-sigma, one thread per row, y scattered through row_order.
 std::unique_ptr<DeviceSpmv> make_sell_device(const SellMatrix& a);
