@@ -7,6 +7,7 @@
 #include "kernels/cuda/cuda_error.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "linalg/formats/csr_format.hpp"
+#include "linalg/formats/dia_matrix.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
 #include "linalg/solver_settings.hpp"
@@ -26,5 +27,7 @@ std::unique_ptr<DeviceSpmv> make_sell_cusparse_device(const SellMatrix& a);
 /// interleaved: one launch over the slices of every group, kept in step over the rows.
 std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a,
                                                   StaircaseLaunch launch = StaircaseLaunch::groups);
+/// "dia": DIA, one thread per row, no column indices (structured meshes in natural ordering).
+std::unique_ptr<DeviceSpmv> make_dia_device(const DiaMatrix& a);
 
 }  // namespace fvmmini::cuda
