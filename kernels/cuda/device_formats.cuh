@@ -7,6 +7,7 @@
 #include "kernels/cuda/cuda_error.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "linalg/formats/csr_format.hpp"
+#include "linalg/formats/ellwarp_matrix.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
 #include "linalg/solver_settings.hpp"
@@ -26,5 +27,8 @@ std::unique_ptr<DeviceSpmv> make_sell_cusparse_device(const SellMatrix& a);
 /// interleaved: one launch over the slices of every group, kept in step over the rows.
 std::unique_ptr<DeviceSpmv> make_staircase_device(const StaircaseMatrix& a,
                                                   StaircaseLaunch launch = StaircaseLaunch::groups);
+/// "ellwarp": ELL-WARP, a warp per slice, K1 or K2 as the matrix was built; y scattered through
+/// row_order unless the rows are in place; slices visited in slice_position order when known.
+std::unique_ptr<DeviceSpmv> make_ellwarp_device(const EllWarpMatrix& a);
 
 }  // namespace fvmmini::cuda
