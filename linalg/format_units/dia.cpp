@@ -17,8 +17,7 @@ const FormatUnit& format_unit_dia() {
                       .default_value = "27",
                       .min = 1,
                       .max = 1000,
-                      .doc = "the most distinct diagonals accepted (27: a 3-D 27-point stencil); more is a case error",
-                      .test_values = {"27"}}},
+                      .doc = "the most distinct diagonals accepted (27: a 3-D 27-point stencil); more is a case error"}},
       .build = [](FormatBuildInput in) -> StoredFormat {
         return build_dia(in.csr, in.parameters.integer("maxDiagonals"));
       },
