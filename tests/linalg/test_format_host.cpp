@@ -94,7 +94,11 @@ TEST(FormatSpmv, RefreshOfAHandAssembledPreparedFormatUsesTheTwoLevelMap) {
       hand.permutation = group_by_row_length(*first.addressing, hand.permutation,
                                              grouping == RowGrouping::by_length_descending);
     std::vector<label> positions(first.n_rows());
-    hand.format = entry.build({permuted_csr(first, hand.permutation, &hand.csr_map), params, positions});
+    try {
+      hand.format = entry.build({permuted_csr(first, hand.permutation, &hand.csr_map), params, positions});
+    } catch (const std::invalid_argument&) {
+      continue;  // declined (dia: no diagonal structure after rcm), tested with the format
+    }
     ASSERT_TRUE(hand.value_map.diag_slot.empty());
     PreparedFormat composed = hand;
     compose_value_map(composed);

@@ -40,7 +40,15 @@ TEST(FormatSolver, EveryFormatAndOrderingSolvesToTheSameSolution) {
       s.format = entry.name;
       s.ordering = ordering;
       s.format_parameters.set("alpha", 0.2);
-      auto solver = make_linear_solver(a, s);
+      std::unique_ptr<LinearSolver> solver;
+      try {
+        solver = make_linear_solver(a, s);
+      } catch (const std::invalid_argument& e) {
+        // dia declines a renumbered box: it says so, and takes the natural order
+        EXPECT_EQ(entry.name, "dia") << e.what();
+        EXPECT_NE(ordering, "none") << e.what();
+        continue;
+      }
       std::vector<double> x(n, 0.0);
       const auto perf = solver->solve(x, b, "p");
       EXPECT_TRUE(perf.converged);
