@@ -13,6 +13,7 @@
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
 #include "app/case_mesh.hpp"
+#include "app/format_reference.hpp"
 #include "app/progress.hpp"
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
@@ -66,7 +67,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> overrides;
   bool dry = false;
   bool quiet = false;
-  app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)")->required();
+  bool list_formats = false;
+  app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
+  app.add_flag("--list-formats", list_formats,
+               "print the storage formats, their backends and their case keys (Markdown, as in docs/cases.md)");
+  app.footer(fvmmini::format_help_text());
   app.add_option("--set", overrides, "override a case key, e.g. --set solvers.T.tolerance=1e-8 (repeatable)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
@@ -80,6 +85,15 @@ int main(int argc, char** argv) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
     print_error(std::string(e.what()) + " (see fvmmini --help)");
+    return exit_usage;
+  }
+
+  if (list_formats) {
+    std::cout << fvmmini::format_reference_markdown();
+    return 0;
+  }
+  if (case_file.empty()) {
+    print_error("a case file is required (see fvmmini --help)");
     return exit_usage;
   }
 

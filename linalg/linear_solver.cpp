@@ -1,5 +1,7 @@
 #include "linalg/linear_solver.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "linalg/format_registry.hpp"
@@ -10,6 +12,9 @@
 #endif
 
 namespace fvmmini {
+
+// cuda_format_files(): the CUDA library's format unit files, known in every build
+#include "cuda_format_files.inc"
 
 namespace {
 
@@ -57,6 +62,25 @@ class ReferenceSolver final : public LinearSolver {
 };
 
 }  // namespace
+
+std::vector<std::string> format_backends(const std::string& format) {
+  const FormatUnit& unit = find_format(format);
+  std::vector<std::string> backends;
+  if (unit.multiply) backends.push_back("reference");
+  std::string file = unit.name;
+  std::replace(file.begin(), file.end(), '-', '_');
+  const auto& cuda = cuda_format_files();
+  if (std::find(cuda.begin(), cuda.end(), file) != cuda.end()) backends.push_back("cuda");
+  return backends;
+}
+
+std::vector<std::string> built_backends() {
+#if FVMMINI_HAVE_CUDA
+  return {"reference", "cuda"};
+#else
+  return {"reference"};
+#endif
+}
 
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;

@@ -6,6 +6,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/solver_settings.hpp"
@@ -39,6 +40,14 @@ class LinearSolver {
 /// @throws std::invalid_argument for an unknown solver, backend or preconditioner; SolverError for
 ///         backend cuda without a device
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
+
+/// The backends that implement `format`, whatever this build has: reference when its unit has a
+/// reference kernel, cuda when the CUDA library lists it (kernels/CMakeLists.txt).
+/// @throws std::invalid_argument for an unknown format
+std::vector<std::string> format_backends(const std::string& format);
+
+/// The backends this build has: reference, and cuda when built with the CUDA library.
+std::vector<std::string> built_backends();
 
 /// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
 /// on the reference backend. Throws std::invalid_argument for an unknown

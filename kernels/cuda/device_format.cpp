@@ -1,5 +1,6 @@
 // Format name -> device upload: the CUDA format units listed in kernels/cuda/CMakeLists.txt.
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -10,13 +11,23 @@
 
 namespace fvmmini::cuda {
 
-// declarations of device_format_<file>() and listed_device_formats()
+// declarations of device_format_<file>() and listed_device_formats(); cuda_format_files()
 #include "device_formats.inc"
+#include "cuda_format_files.inc"
 
 const std::vector<std::string>& device_format_names() {
   static const std::vector<std::string> names = [] {
+    // --- a unit's file bears its format's name: a CPU-only build lists the cuda formats by file
     std::vector<std::string> out;
-    for (const DeviceFormatUnit* unit : listed_device_formats()) out.push_back(unit->name);
+    const auto& units = listed_device_formats();
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      std::string file = units[i]->name;
+      std::replace(file.begin(), file.end(), '-', '_');
+      if (file != cuda_format_files().at(i))
+        throw std::logic_error(fmt::format("kernels/cuda/{}.cu implements format '{}': name the file {}.cu",
+                                           cuda_format_files()[i], units[i]->name, file));
+      out.push_back(units[i]->name);
+    }
     return out;
   }();
   return names;

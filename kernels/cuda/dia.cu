@@ -105,7 +105,11 @@ class DiaDevice final : public DeviceSpmv {
  private:
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
-    if (n_rows_ == 0) return;
+    if (n_rows_ == 0) {
+      // --- no rows, no launch; the partials still sum to the (zero) dot product
+      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
+      return;
+    }
     auto args = [&](auto kernel) {
       kernel<<<grid_, dia_block, 0, stream>>>(n_rows_, n_diag_, fixed_, offsets_.data(), val_.data(), x, y,
                                               partials);

@@ -77,7 +77,11 @@ class SellDevice final : public DeviceSpmv {
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
-    if (n_rows_ == 0) return;
+    if (n_rows_ == 0) {
+      // --- no rows, no launch; the partials still sum to the (zero) dot product
+      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
+      return;
+    }
     sell_spmv_kernel<kDot><<<grid(), sell_block, 0, stream>>>(n_rows_, chunk_size_, chunk_ptr_.data(),
                                                               row_order_.data(), col_.data(), val_.data(), x, y,
                                                               partials);

@@ -13,6 +13,7 @@
 #include "app/case_keys.hpp"
 #include "app/case_loader.hpp"
 #include "app/case_solver_settings.hpp"
+#include "app/format_reference.hpp"
 #include "linalg/format_registry.hpp"
 #include "temp_folder.hpp"
 
@@ -351,6 +352,19 @@ TEST(CaseReference, EveryKeyIsDocumented) {
     const std::string name = key.substr(key.rfind('.') + 1);
     EXPECT_NE(text.str().find("`" + name + "`"), std::string::npos) << key << " is not in docs/cases.md";
   }
+}
+
+TEST(CaseReference, TheFormatSectionIsTheFormatUnits) {
+  std::ifstream in(std::filesystem::path(FVMMINI_FIXTURES_DIR) / ".." / ".." / "docs" / "cases.md");
+  ASSERT_TRUE(in) << "docs/cases.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string begin = "<!-- begin: fvmmini --list-formats -->\n", end = "<!-- end: fvmmini --list-formats -->";
+  const auto first = text.str().find(begin), last = text.str().find(end);
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(last, std::string::npos);
+  EXPECT_EQ(text.str().substr(first + begin.size(), last - first - begin.size()), format_reference_markdown())
+      << "docs/cases.md: replace the section with the output of fvmmini --list-formats";
 }
 
 TEST(ShippedCases, EveryCaseInCasesFolderIsValid) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/format_registry.hpp"
+#include "linalg/linear_solver.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "tests/formats/format_backend.hpp"
 #include "tests/linalg/matrix_generators.hpp"
@@ -191,6 +193,16 @@ TEST_F(Formats, AFormatNotOnThisBackendIsAClearError) {
     }
   }
   SUCCEED() << rejected << " formats rejected";
+}
+
+TEST_F(Formats, TheBackendListsAgreeWithWhatTheBackendImplements) {
+  // --- format_backends() (what --help and the docs list, in any build) against the backend itself
+  for (const auto& unit : format_table()) {
+    const auto listed = format_backends(unit.name);
+    EXPECT_EQ(std::find(listed.begin(), listed.end(), format_backend().name) != listed.end(),
+              format_backend().implements(unit.name))
+        << unit.name;
+  }
 }
 
 }  // namespace

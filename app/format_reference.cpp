@@ -1,0 +1,70 @@
+#include "app/format_reference.hpp"
+
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "linalg/format_registry.hpp"
+#include "linalg/linear_solver.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+std::string quoted(const std::vector<std::string>& words) {
+  std::vector<std::string> q;
+  for (const auto& w : words) q.push_back("`" + w + "`");
+  return fmt::format("{}", fmt::join(q, ", "));
+}
+
+const char* type_name(const ParameterSpec& spec) {
+  switch (spec.type) {
+    case ParameterSpec::Type::integer:
+      return "int";
+    case ParameterSpec::Type::real:
+      return spec.words.empty() ? "real" : "real or word";
+    case ParameterSpec::Type::word:
+      return "word";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string format_reference_markdown() {
+  std::string text = "| format | backends | what | keys |\n| --- | --- | --- | --- |\n";
+  for (const auto& unit : format_table()) {
+    std::vector<std::string> keys;
+    for (const auto& spec : unit.parameters) keys.push_back(spec.key);
+    text += fmt::format("| `{}` | {} | {} | {} |\n", unit.name, fmt::join(format_backends(unit.name), ", "),
+                        unit.summary, keys.empty() ? "" : quoted(keys));
+  }
+  // --- each key once, with the formats that read it
+  std::vector<const ParameterSpec*> specs;
+  std::map<std::string, std::vector<std::string>> readers;
+  for (const auto& unit : format_table())
+    for (const auto& spec : unit.parameters) {
+      if (readers[spec.key].empty()) specs.push_back(&spec);
+      readers[spec.key].push_back(unit.name);
+    }
+  text += "\n| key | formats | type | default | range / values | meaning |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const ParameterSpec* spec : specs)
+    text += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", spec->key, quoted(readers[spec->key]),
+                        type_name(*spec), spec->default_value,
+                        spec->type == ParameterSpec::Type::word ? quoted(spec->words) : spec->range_text(), spec->doc);
+  return text;
+}
+
+std::string format_help_text() {
+  std::string text = "Storage formats (solvers.<field>.format; fvmmini --list-formats for their keys):\n";
+  std::size_t width = 0;
+  for (const auto& unit : format_table()) width = std::max(width, unit.name.size());
+  for (const auto& unit : format_table())
+    text += fmt::format("  {:<{}}  {:<15}  {}\n", unit.name, width,
+                        fmt::format("{}", fmt::join(format_backends(unit.name), ", ")), unit.summary);
+  return text;
+}
+
+}  // namespace fvmmini
