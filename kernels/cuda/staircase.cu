@@ -1,6 +1,6 @@
-// "staircase": Staircase SELL (thesis 4.3.4-4.3.5), in one of two launch modes on the same layout.
+// "staircase": Staircase SELL (Wikberg 2025, 4.3.4-4.3.5), in one of two launch modes on the same layout.
 //
-// groups (the thesis): one launch per group g, on its own stream: step_blocks[g] blocks of sh
+// groups (Wikberg 2025): one launch per group g, on its own stream: step_blocks[g] blocks of sh
 // threads, thread t of block b handles row row_ptr[g] + b*sh + t and reads step_lengths[g] entries at
 // step_ptr[g] + b*step_lengths[g]*sh + k*sh + t (a block takes several slices when a group has more
 // than a few waves of them). The index arrays stay on the host; a group with no blocks launches
@@ -15,7 +15,7 @@
 // position of their middle row before the grouping (StaircaseMatrix::slice_position), and each
 // block takes interleaved_block_threads / sh consecutive visits: one block sums the rows of one
 // stretch of the mesh in every group, so the x sectors it gathers are shared in its L1 (87 %). This
-// trades the thesis's host-side index for a small device table: per visited slice its first row,
+// trades Wikberg's (2025) host-side index for a small device table: per visited slice its first row,
 // first entry and length (16 bytes a slice of sh rows). Each row is summed exactly as in the groups
 // mode (same slots, same order), so y is bit-identical between the modes.
 
@@ -175,7 +175,7 @@ class StaircaseDevice final : public DeviceSpmv {
 
   label n_rows_;
   int slice_height_;
-  StaircaseIndex index_;  ///< host-side, as the thesis keeps it
+  StaircaseIndex index_;  ///< host-side, as Wikberg (2025) keeps it
   std::vector<int> partial_offset_;
   DeviceBuffer<int> col_;
   DeviceBuffer<double> val_;
@@ -270,7 +270,7 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   int n_visits_ = 0;
   int grid_ = 0;
   int per_block_ = 1;                  ///< visited slices per block
-  DeviceBuffer<VisitedSlice> visits_;  ///< the visit order (the thesis keeps its index on the host)
+  DeviceBuffer<VisitedSlice> visits_;  ///< the visit order (Wikberg 2025 keeps the index on the host)
   DeviceBuffer<int> col_;
   DeviceBuffer<double> val_;
 };

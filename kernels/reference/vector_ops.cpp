@@ -67,15 +67,6 @@ double residual_and_norm_factor(std::span<const double> b, std::span<const doubl
   return sums[0];
 }
 
-double cg_update(double alpha, std::span<const double> p, std::span<const double> q, std::span<double> x,
-                 std::span<double> r) {
-  return parallel_sums<1>(size_of(p), [&](index i, auto& acc) {
-    x[i] += alpha * p[i];
-    r[i] -= alpha * q[i];
-    acc[0] += std::abs(r[i]);
-  })[0];
-}
-
 double jacobi_apply_dot(std::span<const double> r, std::span<const double> inv_diag, std::span<double> z) {
   return parallel_sums<1>(size_of(r), [&](index i, auto& acc) {
     z[i] = r[i] * inv_diag[i];

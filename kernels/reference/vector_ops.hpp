@@ -19,10 +19,6 @@ double sum_abs(std::span<const double> a);
 double residual_and_norm_factor(std::span<const double> b, std::span<const double> ax, std::span<const double> row_sums,
                                 double x_ref, std::span<double> r, double& norm_factor);
 
-/// x += alpha p; r -= alpha q. @return sum |r| (the new residual's L1 norm)
-double cg_update(double alpha, std::span<const double> p, std::span<const double> q, std::span<double> x,
-                 std::span<double> r);
-
 /// z = r .* inv_diag. @return r . z
 double jacobi_apply_dot(std::span<const double> r, std::span<const double> inv_diag, std::span<double> z);
 

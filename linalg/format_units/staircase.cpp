@@ -1,4 +1,4 @@
-// "staircase": Staircase SELL (the Staircase SELL thesis, README "References"): rows grouped by
+// "staircase": Staircase SELL (the Staircase SELL thesis (Wikberg 2025), README "References"): rows grouped by
 // length after the ordering, each group cut into slices of sliceHeight rows.
 
 #include <algorithm>
@@ -37,12 +37,12 @@ const FormatUnit& format_unit_staircase() {
             .default_value = "interleaved",
             .words = {"interleaved", "groups"},
             .doc = "cuda: interleaved (one launch over every slice, visited by their place in the mesh so that one "
-                   "block sums one stretch of it in every group) or groups (the thesis: one launch per row-length "
+                   "block sums one stretch of it in every group) or groups (Wikberg 2025: one launch per row-length "
                    "group, each on its own stream)",
             .test_values = {"interleaved", "groups"}}},
       .auto_on = {"cuda"},
       .row_grouping = [](const FormatParameters&) { return RowGrouping::by_length_ascending; },
-      // alpha auto: the thesis's 0.01, raised to sh/n on matrices too small for it
+      // alpha auto: Wikberg's (2025) 0.01, raised to sh/n on matrices too small for it
       .resolve = [](FormatParameters p, label n_rows) {
         if (p.is_word("alpha"))
           p.set("alpha", std::min(1.0, std::max(0.01, static_cast<double>(p.integer("sliceHeight")) /

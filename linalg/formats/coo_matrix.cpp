@@ -1,11 +1,9 @@
 #include "linalg/formats/coo_matrix.hpp"
 
-#include <chrono>
 
 namespace fvmmini {
 
 CooMatrix build_coo(const CsrMatrix& csr) {
-  const auto t0 = std::chrono::steady_clock::now();
   CooMatrix m;
   m.n_rows = csr.n_rows;
   m.row.resize(csr.nnz());
@@ -13,7 +11,6 @@ CooMatrix build_coo(const CsrMatrix& csr) {
     for (auto k = csr.row_ptr[i]; k < csr.row_ptr[i + 1]; ++k) m.row[k] = i;
   m.col = csr.col;
   m.values = csr.values;
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

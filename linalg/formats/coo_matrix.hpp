@@ -13,7 +13,6 @@ struct CooMatrix {
   std::vector<label> row;      ///< nnz entries, non-decreasing (CSR order)
   std::vector<label> col;      ///< nnz entries, sorted within each row
   std::vector<double> values;  ///< nnz entries; value slot k is CSR slot k (identity map, not stored)
-  double build_seconds = 0.0;
 
   /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }

@@ -1,13 +1,11 @@
 #include "linalg/formats/csr_format.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 
 namespace fvmmini {
 
 CsrFormat build_csr_format(CsrMatrix csr) {
-  const auto t0 = std::chrono::steady_clock::now();
   CsrFormat f;
   f.matrix = std::move(csr);
   const label n = f.matrix.n_rows;
@@ -20,7 +18,6 @@ CsrFormat build_csr_format(CsrMatrix csr) {
     }
     f.mean_row_length = static_cast<double>(f.matrix.nnz()) / n;
   }
-  f.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return f;
 }
 

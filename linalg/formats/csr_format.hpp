@@ -15,7 +15,6 @@ struct CsrFormat {
   label min_row_length = 0;     ///< fewest nonzeros in a row
   label max_row_length = 0;     ///< most nonzeros in a row
   double mean_row_length = 0.0;  ///< nnz / n_rows
-  double build_seconds = 0.0;    ///< time of the build (row-length scan and copy)
 
   /// Rows of the matrix.
   label n_rows() const { return matrix.n_rows; }
@@ -29,12 +28,6 @@ struct CsrFormat {
   std::int64_t footprint_bytes() const {
     return static_cast<std::int64_t>(matrix.row_ptr.size() * sizeof(std::int64_t) + matrix.col.size() * sizeof(label) +
                                      matrix.values.size() * sizeof(double));
-  }
-  /// Threads per row for a vector-CSR kernel: the power of two >= mean row length, in [1, 32].
-  int subwarp_size() const {
-    int s = 1;
-    while (s < 32 && s < mean_row_length) s *= 2;
-    return s;
   }
 };
 

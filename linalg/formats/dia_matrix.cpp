@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -53,7 +52,6 @@ std::int64_t count_diagonals(const CsrMatrix& csr) { return count_marked(mark_di
 DiaMatrix build_dia(const CsrMatrix& csr, int max_diagonals) {
   if (max_diagonals < 1)
     throw std::invalid_argument("dia: maxDiagonals must be >= 1 (got " + std::to_string(max_diagonals) + ")");
-  const auto t0 = std::chrono::steady_clock::now();
   DiaMatrix m;
   const label n = csr.n_rows;
   m.n_rows = n;
@@ -85,7 +83,6 @@ DiaMatrix build_dia(const CsrMatrix& csr, int max_diagonals) {
       m.value_slot[s] = slot;
     }
   }
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

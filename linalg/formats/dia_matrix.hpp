@@ -30,7 +30,6 @@ struct DiaMatrix {
   std::vector<double> values;
   std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values
   std::int64_t n_nonzeros = 0;
-  double build_seconds = 0.0;
 
   /// Stored diagonals.
   int n_diagonals() const { return static_cast<int>(offsets.size()); }

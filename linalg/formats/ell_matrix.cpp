@@ -1,11 +1,9 @@
 #include "linalg/formats/ell_matrix.hpp"
 
-#include <chrono>
 
 namespace fvmmini {
 
 EllMatrix build_ell(const CsrMatrix& csr) {
-  const auto t0 = std::chrono::steady_clock::now();
   EllMatrix m;
   const label n = csr.n_rows;
   m.n_rows = n;
@@ -18,7 +16,6 @@ EllMatrix build_ell(const CsrMatrix& csr) {
   // --- entry k of row i goes to slot k * n + i
 #pragma omp parallel for schedule(static)
   for (label i = 0; i < n; ++i) place_row_column_major(csr, i, i, n, m);
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

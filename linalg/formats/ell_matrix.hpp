@@ -19,7 +19,6 @@ struct EllMatrix {
   std::vector<double> values;             ///< same layout as col; padding holds 0
   std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values/col
   std::int64_t n_nonzeros = 0;
-  double build_seconds = 0.0;
 
   /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return n_nonzeros; }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -81,7 +80,6 @@ std::vector<label> ellwarp_row_order(const CsrMatrix& csr) {
 EllWarpMatrix build_ellwarp(const CsrMatrix& csr, const EllWarpParameters& parameters) {
   if (parameters.threshold < 1)
     throw std::invalid_argument("ellwarp: threshold must be >= 1 (got " + std::to_string(parameters.threshold) + ")");
-  const auto t0 = std::chrono::steady_clock::now();
   EllWarpMatrix m;
   const label n = csr.n_rows;
   m.n_rows = n;
@@ -153,7 +151,6 @@ EllWarpMatrix build_ellwarp(const CsrMatrix& csr, const EllWarpParameters& param
     m.slice_position.resize(m.n_slices);
     for (label s = 0; s < m.n_slices; ++s) m.slice_position[s] = m.row_order[middle_of_slice(m, s)];
   }
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

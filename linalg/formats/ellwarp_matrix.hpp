@@ -95,7 +95,6 @@ struct EllWarpMatrix {
   /// (the "r" variant) is the caller's to give (ellwarp_slice_positions).
   std::vector<label> slice_position;
   std::int64_t n_nonzeros = 0;
-  double build_seconds = 0.0;
 
   /// Entries per lane in slice s.
   label slice_width(label s) const {

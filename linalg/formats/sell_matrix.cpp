@@ -1,7 +1,6 @@
 #include "linalg/formats/sell_matrix.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -13,7 +12,6 @@ SellMatrix build_sell(const CsrMatrix& csr, int chunk_size, int sort_window) {
     throw std::invalid_argument("sell: chunk_size must be > 0 (got " + std::to_string(chunk_size) + ")");
   if (sort_window < 1)
     throw std::invalid_argument("sell: sort_window must be >= 1 (got " + std::to_string(sort_window) + ")");
-  const auto t0 = std::chrono::steady_clock::now();
   SellMatrix m;
   const label n = csr.n_rows;
   const label c_size = chunk_size;
@@ -49,7 +47,6 @@ SellMatrix build_sell(const CsrMatrix& csr, int chunk_size, int sort_window) {
     const label c = p / c_size, r = p % c_size, row = m.row_order[p];
     place_row_column_major(csr, row, m.chunk_ptr[c] + r, c_size, m);
   }
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

@@ -29,7 +29,6 @@ struct SellMatrix {
   std::vector<double> values;             ///< same layout as col; padding holds 0
   std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values/col
   std::int64_t n_nonzeros = 0;
-  double build_seconds = 0.0;
 
   /// Entries per lane in chunk c.
   label chunk_width(label c) const { return static_cast<label>((chunk_ptr[c + 1] - chunk_ptr[c]) / chunk_size); }

@@ -1,7 +1,6 @@
 #include "linalg/formats/staircase_matrix.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -76,7 +75,6 @@ StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows
 StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha) {
   const label n = csr.n_rows;
   validate_staircase_parameters(n, slice_height, alpha);
-  const auto t0 = std::chrono::steady_clock::now();
   auto length = [&](label i) { return static_cast<label>(csr.row_ptr[i + 1] - csr.row_ptr[i]); };
 
   // --- h[i] = rows with i nonzeros; the rows must already be grouped (non-decreasing length)
@@ -113,7 +111,6 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
       place_row_column_major(csr, row, idx.step_ptr[g] + (j / sh) * L * sh + j % sh, sh, m);
     }
   }
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Staircase SELL (thesis section 4.3). The rows, already in the Staircase ordering
+// Staircase SELL (Wikberg 2025, section 4.3). The rows, already in the Staircase ordering
 // (grouped by nonzero count, shortest first: see group_by_row_length), form groups;
 // each group g is cut into step_blocks[g] slices of slice_height (sh) rows, and each slice
 // is an ELLPACK block of step_lengths[g] entries per row, stored column-major
@@ -10,11 +10,11 @@
 //                otherwise it keeps sh*floor(h[i]/sh) rows as one group of length i and
 //                passes the leftover rows on to group i+1 (stored there, padded to length i+1).
 //   the last group (length mnz) takes the rest and is padded to ceil(h[mnz]/sh) slices.
-// A group that would get no full slice (possible only when n < sh, where the thesis's
+// A group that would get no full slice (possible only when n < sh, where Wikberg's
 // range [sh/n, 1] for alpha is empty) merges upward too. Only an empty matrix has an
 // empty group (one group with step_blocks = 0): kernels must handle step_blocks[g] == 0.
 //
-// Kernel view (thesis 4.3.4, one launch of step_blocks[g] blocks of sh threads per group):
+// Kernel view (Wikberg 2025, 4.3.4, one launch of step_blocks[g] blocks of sh threads per group):
 //   thread t of block b in group g handles row  row_ptr[g] + b*sh + t  (write only if < n_rows)
 //   and reads step_lengths[g] entries at slots  step_ptr[g] + b*step_lengths[g]*sh + k*sh + t.
 
@@ -27,7 +27,7 @@
 
 namespace fvmmini {
 
-/// The host-side index arrays of Algorithm 3 (names as in the thesis). n_groups entries each,
+/// The host-side index arrays of Algorithm 3 (names as in Wikberg 2025). n_groups entries each,
 /// plus one closing entry in step_ptr and row_ptr.
 struct StaircaseIndex {
   std::vector<label> step_lengths;     ///< n_groups: stored entries per row in group g (strictly increasing)
@@ -39,7 +39,7 @@ struct StaircaseIndex {
 
   /// Groups (kernel launches).
   label n_groups() const { return static_cast<label>(step_lengths.size()); }
-  /// Entries stored over all groups (the thesis's val_size).
+  /// Entries stored over all groups (val_size in Wikberg 2025).
   std::int64_t val_size() const { return step_ptr.empty() ? 0 : step_ptr.back(); }
 };
 
@@ -55,7 +55,6 @@ struct StaircaseMatrix {
   std::vector<double> values;             ///< same layout as col; padding holds 0
   std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values/col
   std::int64_t n_nonzeros = 0;
-  double build_seconds = 0.0;
   /// Per slice (groups in order, then slices in order): where its middle real row stood in the
   /// ordering before the grouping by row length (Cuthill-McKee for the staircase ordering). The
   /// interleaved launch visits slices in this order, so that the slices one block takes cover one

@@ -1,7 +1,6 @@
 #include "linalg/formats/symmetric_matrix.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -10,7 +9,6 @@
 namespace fvmmini {
 
 SymmetricMatrix build_symmetric(const CsrMatrix& csr) {
-  const auto t0 = std::chrono::steady_clock::now();
   const label n = csr.n_rows;
   SymmetricMatrix m;
   m.n_rows = n;
@@ -69,7 +67,6 @@ SymmetricMatrix build_symmetric(const CsrMatrix& csr) {
   }
   if (asymmetric || n_lower != n_upper) throw std::invalid_argument("symmetric: the matrix pattern is not symmetric");
   m.max_offset = max_offset;
-  m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

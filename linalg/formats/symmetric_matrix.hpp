@@ -26,7 +26,6 @@ struct SymmetricMatrix {
   /// max (j - i) over the upper entries (0 without off-diagonals): the reach of the transposed scatter.
   label max_offset = 0;
   std::int64_t n_nonzeros = 0;
-  double build_seconds = 0.0;
 
   /// Upper entries stored (off-diagonal pairs).
   std::int64_t n_upper() const { return static_cast<std::int64_t>(col.size()); }

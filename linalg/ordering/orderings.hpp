@@ -14,11 +14,11 @@ namespace fvmmini {
 /// Where Cuthill-McKee starts each connected component.
 enum class CmStart {
   pseudo_peripheral,  ///< George & Liu's pseudo-peripheral node (used by cm and rcm)
-  min_degree,         ///< a minimally connected node, as Algorithm 2 of the thesis (used by staircase)
+  min_degree,         ///< a minimally connected node, as Algorithm 2 of Wikberg (2025) (used by staircase)
 };
 
 /// Cuthill-McKee: breadth-first from the start node, visiting each node's unvisited neighbours
-/// by ascending degree with the index as tie-break (thesis Algorithm 2). Connected components are
+/// by ascending degree with the index as tie-break (Wikberg 2025, Algorithm 2). Connected components are
 /// ordered one after another, in the order of their minimally connected node (degree, then index).
 Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start = CmStart::pseudo_peripheral);
 
@@ -31,7 +31,7 @@ Permutation reverse_cuthill_mckee(const LduAddressing& addressing);
 /// leftover rows on to the next longer group); descending is ELL-WARP's renumbering.
 Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base, bool descending = false);
 
-/// The Staircase SELL ordering of thesis 4.3.1: Cuthill-McKee from a minimally connected node,
+/// The Staircase SELL ordering of Wikberg 2025, 4.3.1: Cuthill-McKee from a minimally connected node,
 /// then grouped by row length with the CM order as tie-break.
 Permutation staircase_ordering(const LduAddressing& addressing);
 

@@ -15,7 +15,7 @@ namespace fvmmini {
 /// of the original; old_to_new is the inverse. Vectors follow the same rule:
 /// x_new[i] = x_old[new_to_old[i]].
 struct Permutation {
-  std::vector<label> new_to_old;  ///< n entries: new index -> old index (the thesis's sigma)
+  std::vector<label> new_to_old;  ///< n entries: new index -> old index (sigma in Wikberg 2025)
   std::vector<label> old_to_new;  ///< n entries: old index -> new index (sigma^-1)
 
   /// Number of indices permuted.
