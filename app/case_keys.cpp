@@ -11,6 +11,7 @@
 #include "app/scalar_text.hpp"
 #include "linalg/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini {
 
@@ -103,9 +104,11 @@ void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const s
 
 void add_solver_keys(KeySpec& field) {
   field.add("solver", KeyType::enumeration, "the Krylov method (the matrices are symmetric)")
-      .default_value("CG")
-      .values({"CG"});
-  field.add("preconditioner", KeyType::enumeration, "the preconditioner").default_value("none").values({"none", "jacobi"});
+      .default_value(name(KrylovSolver::cg))
+      .values(krylov_solver_names());
+  field.add("preconditioner", KeyType::enumeration, "the preconditioner")
+      .default_value(name(Preconditioner::none))
+      .values(preconditioner_names());
   field.add("tolerance", KeyType::real, "stop when the normalised residual falls below this")
       .default_value("1e-6")
       .min(0);
@@ -115,8 +118,8 @@ void add_solver_keys(KeySpec& field) {
       .max(1, false);
   field.add("maxIter", KeyType::integer, "the most iterations per solve").default_value("1000").min(1).max(max_int32);
   field.add("backend", KeyType::enumeration, "reference (CPU), cuda, or auto (cuda when a GPU is present)")
-      .default_value("reference")
-      .values({"reference", "cuda", "auto"});
+      .default_value(name(Backend::reference))
+      .values(backend_names());
   // --- Formats and orderings: the names the linear-algebra tables know.
   std::vector<std::string> formats = format_names();
   formats.push_back("auto");

@@ -7,12 +7,12 @@ namespace fvmmini {
 SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& field) {
   const std::string base = "solvers." + field + ".";
   SolverSettings settings;
-  settings.solver = resolved.get_string(base + "solver");
-  settings.preconditioner = resolved.get_string(base + "preconditioner");
+  settings.solver = parse_krylov_solver(resolved.get_string(base + "solver"));
+  settings.preconditioner = parse_preconditioner(resolved.get_string(base + "preconditioner"));
   settings.tolerance = resolved.get_real(base + "tolerance");
   settings.rel_tol = resolved.get_real(base + "relTol");
   settings.max_iter = static_cast<int>(resolved.get_int(base + "maxIter"));
-  settings.backend = resolved.get_string(base + "backend");
+  settings.backend = parse_backend(resolved.get_string(base + "backend"));
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
   // --- every format's parameters (the schema declared and checked them from the same specs)

@@ -78,7 +78,7 @@ class Stepper {
     const SolverSettings u = resolve_solver_settings(velocity);
     const SolverSettings p = resolve_solver_settings(pressure);
 #if FVMMINI_HAVE_CUDA
-    if (u.backend == "cuda" && p.backend == "cuda") {
+    if (u.backend == Backend::cuda && p.backend == Backend::cuda) {
       const LinearSolverFactory none = [](const LduMatrix&, const SolverSettings&) { return nullptr; };
       host_.emplace(mesh, geometry, std::move(boundary), settings, u, p, none);
       device_.emplace(*host_, u, p);

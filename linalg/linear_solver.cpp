@@ -49,7 +49,7 @@ class ReferenceSolver final : public LinearSolver {
   void update_coefficients(const LduMatrix& m) override { op_->refresh_values(m); }
   std::string describe() const override {
     return fmt::format("backend reference, {}, preconditioner {}{}", fvmmini::describe(op_->prepared()),
-                       settings_.preconditioner, note_);
+                       name(settings_.preconditioner), note_);
   }
 
  private:
@@ -84,27 +84,22 @@ std::vector<std::string> built_backends() {
 
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
-  if (s.solver != "CG") throw std::invalid_argument(fmt::format("unknown solver '{}' (known: CG)", s.solver));
-  if (s.preconditioner != "none" && s.preconditioner != "jacobi")
-    throw std::invalid_argument(fmt::format("unknown preconditioner '{}' (known: none, jacobi)", s.preconditioner));
-  if (s.backend != "reference" && s.backend != "cuda" && s.backend != "auto")
-    throw std::invalid_argument(fmt::format("unknown backend '{}' (known: reference, cuda, auto)", s.backend));
 
   // --- cuda when asked (a missing device is an error) or when auto finds a device
   std::string why;
 #if FVMMINI_HAVE_CUDA
-  const bool device = s.backend != "reference" && cuda::cuda_device_available();
-  if (s.backend == "cuda" && !device)
+  const bool device = s.backend != Backend::reference && cuda::cuda_device_available();
+  if (s.backend == Backend::cuda && !device)
     throw SolverError("backend cuda: no CUDA device is available (backend auto falls back to reference)");
-  if (s.backend == "auto" && !device) why = " (auto: no CUDA device, fell back to reference)";
+  if (s.backend == Backend::automatic && !device) why = " (auto: no CUDA device, fell back to reference)";
 #else
   const bool device = false;
-  if (s.backend == "cuda")
+  if (s.backend == Backend::cuda)
     throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
-  if (s.backend == "auto") why = " (auto: no CUDA backend in this build)";
+  if (s.backend == Backend::automatic) why = " (auto: no CUDA backend in this build)";
 #endif
-  s.backend = device ? "cuda" : "reference";
-  if (s.format == "auto") s.format = auto_format(s.backend);
+  s.backend = device ? Backend::cuda : Backend::reference;
+  if (s.format == "auto") s.format = auto_format(name(s.backend));
   if (note) *note = why;
   return s;
 }
@@ -113,7 +108,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
 #if FVMMINI_HAVE_CUDA
-  if (s.backend == "cuda") return cuda::make_cuda_linear_solver(matrix, s);
+  if (s.backend == Backend::cuda) return cuda::make_cuda_linear_solver(matrix, s);
 #endif
   if (!find_format(s.format).multiply)
     throw std::invalid_argument(

@@ -109,7 +109,7 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
                                const SolverSettings& s, CgWorkspace& w) {
   const label n = a.n_rows();
   if (static_cast<label>(w.r.size()) != n) w.resize(n);
-  const bool jacobi = s.preconditioner == "jacobi";
+  const bool jacobi = s.preconditioner == Preconditioner::jacobi;
   SolverPerformance perf;
   perf.solver_name = fmt::format("{}[{}]", jacobi ? "PCG" : "CG", a.format_name());
   if (n == 0) {

@@ -2,18 +2,37 @@
 // What a case file says about one linear solve, and what the solve reports back.
 
 #include <string>
+#include <vector>
 
 #include "linalg/formats/format_parameters.hpp"
 
 namespace fvmmini {
 
+/// The Krylov method (the systems are symmetric).
+enum class KrylovSolver { cg };
+enum class Preconditioner { none, jacobi };
+/// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
+enum class Backend { reference, cuda, automatic };
+
+// Each enum's one name table (in enum order, as case files and logs write them), its name and
+// its parser. @throws std::invalid_argument on an unknown name, listing the known ones
+const std::vector<std::string>& krylov_solver_names();    ///< CG
+const std::vector<std::string>& preconditioner_names();   ///< none, jacobi
+const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
+const std::string& name(KrylovSolver solver);
+const std::string& name(Preconditioner preconditioner);
+const std::string& name(Backend backend);
+KrylovSolver parse_krylov_solver(const std::string& text);
+Preconditioner parse_preconditioner(const std::string& text);
+Backend parse_backend(const std::string& text);
+
 struct SolverSettings {
-  std::string solver = "CG";            ///< only CG for now (the systems are symmetric)
-  std::string preconditioner = "none";  ///< none | jacobi
+  KrylovSolver solver = KrylovSolver::cg;
+  Preconditioner preconditioner = Preconditioner::none;
   double tolerance = 1e-6;              ///< absolute, on the normalised residual
   double rel_tol = 0.0;                 ///< stop when residual < rel_tol * initial (0: off)
   int max_iter = 1000;
-  std::string backend = "reference";    ///< reference | cuda | auto
+  Backend backend = Backend::reference;
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults

@@ -362,9 +362,7 @@ SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b
 SolverPerformance DeviceCg::solve_resident(const SolverSettings& settings) { return impl_->iterate(settings); }
 
 SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
-  if (settings.preconditioner != "none" && settings.preconditioner != "jacobi")
-    throw std::invalid_argument("CUDA CG: unknown preconditioner '" + settings.preconditioner + "' (known: none, jacobi)");
-  const bool jacobi = settings.preconditioner == "jacobi";
+  const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
   SolverPerformance perf;
   perf.solver_name = std::string(jacobi ? "PCG" : "CG") + "[" + spmv.format_name() + "]";
   history_host.clear();

@@ -86,8 +86,6 @@ struct DeviceSolver::Impl {
 };
 
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {
-  if (settings.preconditioner != "none" && settings.preconditioner != "jacobi")
-    throw std::invalid_argument("unknown preconditioner '" + settings.preconditioner + "' (known: none, jacobi)");
   if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
   impl_ = std::make_unique<Impl>(matrix, settings);
 }
@@ -146,7 +144,7 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
 
 std::string DeviceSolver::describe() const {
   return "backend cuda on " + impl_->device_name + ", " + fvmmini::describe(impl_->prepared) + ", preconditioner " +
-         impl_->settings.preconditioner;
+         name(impl_->settings.preconditioner);
 }
 
 }  // namespace fvmmini::cuda

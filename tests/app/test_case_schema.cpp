@@ -302,12 +302,12 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
                               "solvers:\n  T: {preconditioner: jacobi, relTol: 0.01, maxIter: 77, backend: auto,\n"
                               "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: groups}\n");
   const SolverSettings s = solver_settings(c, "T");
-  EXPECT_EQ(s.solver, "CG");
-  EXPECT_EQ(s.preconditioner, "jacobi");
+  EXPECT_EQ(s.solver, KrylovSolver::cg);
+  EXPECT_EQ(s.preconditioner, Preconditioner::jacobi);
   EXPECT_DOUBLE_EQ(s.tolerance, 1e-6);
   EXPECT_DOUBLE_EQ(s.rel_tol, 0.01);
   EXPECT_EQ(s.max_iter, 77);
-  EXPECT_EQ(s.backend, "auto");
+  EXPECT_EQ(s.backend, Backend::automatic);
   EXPECT_EQ(s.format, "staircase");
   EXPECT_EQ(s.ordering, "rcm");
   EXPECT_EQ(s.format_parameters.integer("sliceHeight"), 64);

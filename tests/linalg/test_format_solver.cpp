@@ -34,7 +34,7 @@ TEST(FormatSolver, EveryFormatAndOrderingSolvesToTheSameSolution) {
     for (const auto& ordering : ordering_names()) {
       SCOPED_TRACE(entry.name + " / " + ordering);
       SolverSettings s;
-      s.preconditioner = "jacobi";
+      s.preconditioner = Preconditioner::jacobi;
       s.tolerance = 1e-12;
       s.max_iter = 500;
       s.format = entry.name;

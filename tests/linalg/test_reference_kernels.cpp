@@ -208,8 +208,8 @@ TEST(FusedCg, SymmetricAndCsrSolveAlikeWithTwoThreadsAndRunToRunIdentical) {
   const LduMatrix m = test::box_matrix(40, 30, 20, seed);
   const label n = m.n_rows();
   const auto b = test::random_vector(n, seed + 1);
-  for (const std::string preconditioner : {"none", "jacobi"}) {
-    SCOPED_TRACE(preconditioner);
+  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::jacobi}) {
+    SCOPED_TRACE(name(preconditioner));
     SolverSettings s;
     s.preconditioner = preconditioner;
     s.tolerance = 1e-10;
@@ -255,9 +255,9 @@ TEST(FusedCg, OnePassIteratesLikeThreePasses) {
   auto sym = make_reference_operator(m, prepare_format(m, "symmetric", "rcm", {}, seed));
   ASSERT_TRUE(sym->has_cg_sweep());
   const WithoutSweep plain(*sym);
-  for (const std::string preconditioner : {"none", "jacobi"})
+  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::jacobi})
     for (int max_iter : {1, 2, 5, 20, 60}) {
-      SCOPED_TRACE(fmt::format("seed {}, {}, maxIter {}", seed, preconditioner, max_iter));
+      SCOPED_TRACE(fmt::format("seed {}, {}, maxIter {}", seed, name(preconditioner), max_iter));
       SolverSettings s;
       s.preconditioner = preconditioner;
       s.tolerance = 0.0;
@@ -276,7 +276,7 @@ TEST(FusedCg, OnePassIteratesLikeThreePasses) {
     }
   // --- and both stop at the same iteration on a tolerance
   SolverSettings s;
-  s.preconditioner = "jacobi";
+  s.preconditioner = Preconditioner::jacobi;
   s.tolerance = 1e-8;
   s.max_iter = 1000;
   CgWorkspace work;

@@ -11,7 +11,7 @@ using namespace fvmmini::testing;
 
 SolverSettings velocity_settings() {
   SolverSettings s;
-  s.preconditioner = "jacobi";
+  s.preconditioner = Preconditioner::jacobi;
   s.tolerance = 1e-8;
   return s;
 }

@@ -20,12 +20,12 @@ TEST_F(CavityOnCuda, AgreesWithTheReferenceBackend) {
   IncompressibleSettings settings;
   settings.viscosity = 0.01;
   SolverSettings u_solver, p_solver;
-  u_solver.preconditioner = "jacobi";
+  u_solver.preconditioner = Preconditioner::jacobi;
   u_solver.tolerance = 1e-12;
   p_solver.tolerance = 1e-12;
   p_solver.max_iter = 5000;
   ProjectionSolver reference(mesh, g, cavity_boundary(), settings, u_solver, p_solver);
-  u_solver.backend = p_solver.backend = "cuda";
+  u_solver.backend = p_solver.backend = Backend::cuda;
   ProjectionSolver device(mesh, g, cavity_boundary(), settings, u_solver, p_solver, cuda::make_cuda_linear_solver);
 
   // --- 200 steps at dt = 0.01 (Co ~0.3 at the lid): the flow is well under way

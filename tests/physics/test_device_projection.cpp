@@ -31,7 +31,7 @@ struct FlowSetup {
 
 SolverSettings tight(const std::string& preconditioner) {
   SolverSettings s;
-  s.preconditioner = preconditioner;
+  s.preconditioner = parse_preconditioner(preconditioner);
   s.tolerance = 1e-12;
   s.max_iter = 5000;
   return s;
@@ -49,7 +49,7 @@ void expect_agreement(const FlowSetup& setup, int steps, double dt, const std::s
   const MeshGeometry g = compute_geometry(setup.mesh);
   ProjectionSolver host(setup.mesh, g, setup.boundary, setup.settings, tight("jacobi"), tight("none"));
   SolverSettings u = tight("jacobi"), p = tight("none");
-  u.backend = p.backend = "cuda";
+  u.backend = p.backend = Backend::cuda;
   u.format = "csr";
   p.format = format;
   p.ordering = "rcm";

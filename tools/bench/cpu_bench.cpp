@@ -82,7 +82,7 @@ Timing timing_of(std::vector<double> ms) {
 /// ms per CG iteration: runs of `few` and `few + k` iterations (tolerance 0), the difference
 /// over k, so set-up (row sums, initial residual) is not counted; median and best of `repeats`
 /// after one untimed run (which allocates the workspace).
-Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, const std::string& preconditioner,
+Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, Preconditioner preconditioner,
                            int k, int repeats) {
   const label n = op.n_rows();
   SolverSettings s;
@@ -159,8 +159,8 @@ int run(const Options& o) {
           ms.push_back(seconds_since(t0) * 1e3);
         }
         const Timing spmv = timing_of(ms);
-        const Timing cg = cg_ms_per_iteration(*op, b_op, "none", o.cg_iterations, o.repeats);
-        const Timing pcg = cg_ms_per_iteration(*op, b_op, "jacobi", o.cg_iterations, o.repeats);
+        const Timing cg = cg_ms_per_iteration(*op, b_op, Preconditioner::none, o.cg_iterations, o.repeats);
+        const Timing pcg = cg_ms_per_iteration(*op, b_op, Preconditioner::jacobi, o.cg_iterations, o.repeats);
         // --- more digits below a millisecond (small matrices)
         auto both = [](const Timing& t) {
           const int digits = t.median_ms < 1.0 ? 4 : 2;

@@ -105,7 +105,7 @@ SolverSettings cg_settings(const Options& o) {
   SolverSettings s;
   s.tolerance = o.cg_tolerance;
   s.max_iter = o.cg_max_iter;
-  s.preconditioner = o.cg_preconditioner;
+  s.preconditioner = parse_preconditioner(o.cg_preconditioner);
   return s;
 }
 
@@ -171,7 +171,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
       const SolverPerformance perf = solver.solve(x, b_op, cg_settings(o));
       const double ms_per_it = perf.iterations > 0 ? solver.last_iterations_ms() / perf.iterations : 0.0;
       const double floor_ms =
-          cg_floor_bytes(n, figures.nnz, o.cg_preconditioner == "jacobi") / shared.copy_bandwidth * 1e3;
+          cg_floor_bytes(n, figures.nnz, parse_preconditioner(o.cg_preconditioner) == Preconditioner::jacobi) / shared.copy_bandwidth * 1e3;
       cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
             {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
             {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
@@ -426,8 +426,8 @@ int run(const Options& o) {
                     {"completed", false}};
         try {
           if (!ordering_error.empty()) throw std::runtime_error("ordering failed: " + ordering_error);
-          if (backend != "cuda" && backend != "reference")
-            throw std::invalid_argument("unknown backend '" + backend + "' (known: cuda, reference)");
+          if (parse_backend(backend) == Backend::automatic)
+            throw std::invalid_argument("name the backend: reference or cuda, not auto");
           if (backend == "cuda" && !have_cuda) throw std::runtime_error("no CUDA device");
           if (backend == "reference" && !unit.multiply)
             throw std::invalid_argument("format is not available on the reference backend (cuda only)");
@@ -483,9 +483,9 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", o.repeats, "timed SpMV runs (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--cg-tolerance", o.cg_tolerance, "CG tolerance on the normalised residual")->capture_default_str();
   app.add_option("--cg-max-iter", o.cg_max_iter, "CG iteration limit")->capture_default_str();
-  app.add_option("--cg-preconditioner", o.cg_preconditioner, "none | jacobi")
+  app.add_option("--cg-preconditioner", o.cg_preconditioner, "the CG's preconditioner")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "jacobi"}));
+      ->check(CLI::IsMember(fvmmini::preconditioner_names()));
   app.add_flag("--no-cg", o.no_cg, "time SpMV only");
   app.add_option("--poly-shift", o.poly_shift, "diagonal shift of the polyhedral-like graph Laplacian")->capture_default_str();
   fvmmini::bench::add_format_options(app, o.format_options);
