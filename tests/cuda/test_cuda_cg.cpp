@@ -77,9 +77,11 @@ bool expect_agreement(const LduMatrix& m, const std::string& format, const Solve
   EXPECT_NEAR(dev.iterations, ref.iterations, 1) << where;
   EXPECT_NEAR(dev.initial_residual, ref.initial_residual, 1e-12 * ref.initial_residual) << where;
   EXPECT_LT(dev.final_residual, s.tolerance) << where;
-  ASSERT_EQ(cg.residual_history().size(), static_cast<size_t>(dev.iterations) + 1) << where;
-  EXPECT_EQ(cg.residual_history().front(), dev.initial_residual) << where;
-  EXPECT_EQ(cg.residual_history().back(), dev.final_residual) << where;
+  EXPECT_EQ(cg.residual_history().size(), static_cast<size_t>(dev.iterations) + 1) << where;
+  if (!cg.residual_history().empty()) {
+    EXPECT_EQ(cg.residual_history().front(), dev.initial_residual) << where;
+    EXPECT_EQ(cg.residual_history().back(), dev.final_residual) << where;
+  }
   double diff = 0.0;
   for (label i = 0; i < n; ++i) diff = std::max(diff, std::abs(x_dev[i] - x_ref[i]));
   EXPECT_LT(diff, 1e-7 * max_abs(x_ref)) << where;
