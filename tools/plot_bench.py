@@ -19,9 +19,9 @@ def completed_rows(report):
 
 
 def format_label(r):
-    """The format, and a staircase launch mode other than the default (fvmmini-bench --staircase-launch)."""
-    launch = r.get("staircase_launch", "interleaved")
-    return r["format"] if launch == "interleaved" else f"{r['format']}/{launch}"
+    """The format and its parameters that differ from the defaults (fvmmini-bench's "variant")."""
+    variant = r.get("variant", "")
+    return f"{r['format']} ({variant})" if variant else r["format"]
 
 
 def grouped_bars(ax, rows, value, ylabel, title, reference_line=None):
@@ -36,7 +36,7 @@ def grouped_bars(ax, rows, value, ylabel, title, reference_line=None):
                 if format_label(r) == fmt and r["ordering"] == ordering and v is not None:
                     xs.append(i + (k - (len(formats) - 1) / 2) * width)
                     ys.append(v)
-        ax.bar(xs, ys, width, label=fmt)
+        ax.bar(xs, ys, width, label=fmt, color=plt.cm.tab20(k % 20))  # tab20: up to 20 formats apart
     ax.set_xticks(range(len(orderings)))
     ax.set_xticklabels(orderings)
     ax.set_ylabel(ylabel)
