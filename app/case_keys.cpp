@@ -9,7 +9,7 @@
 
 #include "app/incompressible_keys.hpp"
 #include "app/scalar_text.hpp"
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/solver_settings.hpp"
 

@@ -1,6 +1,6 @@
 #include "app/case_solver_settings.hpp"
 
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 
 namespace fvmmini {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "linalg/format_registry.hpp"
-#include "linalg/linear_solver.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
 

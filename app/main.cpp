@@ -17,7 +17,7 @@
 #include "app/progress.hpp"
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"

@@ -18,7 +18,7 @@
 #include "app/run_summary.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/projection_solver.hpp"
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 #include "mesh/geometry.hpp"
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"

@@ -8,7 +8,7 @@
 
 #include "discretisation/laplacian.hpp"
 #include "discretisation/manufactured_solution.hpp"
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
 

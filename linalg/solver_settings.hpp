@@ -1,6 +1,7 @@
 #pragma once
 // What a case file says about one linear solve, and what the solve reports back.
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ struct SolverSettings {
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
+};
+
+/// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.
+class SolverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct SolverPerformance {

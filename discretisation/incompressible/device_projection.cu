@@ -13,7 +13,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
-#include "kernels/cuda/device_solver.hpp"
+#include "solvers/cuda/device_solver.hpp"
 #include "kernels/cuda/reduction.cuh"
 
 namespace fvmmini {

@@ -33,7 +33,7 @@
 #include "discretisation/incompressible/flow_boundary.hpp"
 #include "discretisation/incompressible/flow_diagnostics.hpp"
 #include "discretisation/laplacian.hpp"
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
 

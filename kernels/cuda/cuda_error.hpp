@@ -2,7 +2,7 @@
 // The error every CUDA or cuSPARSE failure becomes: a SolverError (a device failure during a solve)
 // that names the call, the file and the line.
 
-#include "linalg/linear_solver.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
 

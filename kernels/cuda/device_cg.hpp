@@ -1,6 +1,6 @@
 #pragma once
 // CG and Jacobi-PCG on the device, with the reference CG's stopping rules and OpenFOAM's residual
-// normalisation (linalg/reference_cg.hpp). The matrix stays on the device; vectors cross only at
+// normalisation (solvers/reference_cg.hpp). The matrix stays on the device; vectors cross only at
 // the start and the end of a solve, or not at all (solve_resident). Plain C++ interface.
 
 #include <memory>

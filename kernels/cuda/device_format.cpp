@@ -41,8 +41,4 @@ DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& s
                                           format, fmt::join(device_format_names(), ", ")));
 }
 
-DeviceMatrix make_device_matrix(const PreparedFormat& prepared) {
-  return make_device_matrix(prepared.format_name, prepared.format, prepared.parameters);
-}
-
 }  // namespace fvmmini::cuda

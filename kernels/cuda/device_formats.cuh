@@ -1,6 +1,6 @@
 #pragma once
 // A format's CUDA implementation as a unit: the name of the format unit it implements
-// (linalg/format_units/) and the upload of its host struct. Each <format>.cu defines
+// (registry/format_units/) and the upload of its host struct. Each <format>.cu defines
 // `const DeviceFormatUnit& device_format_<file>()`; the list in kernels/cuda/CMakeLists.txt is
 // the registry (device_format.cpp reads it).
 

@@ -1,6 +1,6 @@
 #pragma once
 // A matrix on the device in one storage format, seen from plain C++ (no CUDA types), and its
-// upload from a format prepared by the registry (linalg/format_registry.hpp).
+// upload from a built format struct.
 
 #include <cstdint>
 #include <memory>
@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "linalg/format_registry.hpp"
+#include "linalg/formats/format_parameters.hpp"
+#include "linalg/formats/stored_format.hpp"
+#include "linalg/ldu_matrix.hpp"
 
 namespace fvmmini::cuda {
 
@@ -51,9 +53,5 @@ const std::vector<std::string>& device_format_names();
 DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
                                 const FormatParameters& parameters);
 
-/// Upload a format prepared on the host (ordering, permuted CSR, format struct) to the device.
-/// After refresh_format_values(matrix, prepared), upload_values(prepared.format.values())
-/// refreshes it. @throws std::invalid_argument for a format with no CUDA kernel
-DeviceMatrix make_device_matrix(const PreparedFormat& prepared);
 
 }  // namespace fvmmini::cuda

@@ -280,7 +280,7 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
 const DeviceFormatUnit& device_format_staircase() {
   static const DeviceFormatUnit unit{
       "staircase", [](const StoredFormat& f, const FormatParameters& p) -> std::unique_ptr<DeviceSpmv> {
-        // the launch keys are the staircase unit's (linalg/format_units/staircase.cpp)
+        // the launch keys are the staircase unit's (registry/format_units/staircase.cpp)
         if (p.word("launch") == "groups") return std::make_unique<StaircaseDevice>(f.as<StaircaseMatrix>());
         return std::make_unique<StaircaseInterleavedDevice>(f.as<StaircaseMatrix>());
       }};

@@ -1,6 +1,6 @@
 #include "kernels/reference/csr_spmv.hpp"
 
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 
 namespace fvmmini::reference {
 

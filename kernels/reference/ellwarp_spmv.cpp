@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "kernels/reference/ell_block.hpp"
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 
 namespace fvmmini::reference {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <numeric>
 
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 
 namespace fvmmini::reference {
 

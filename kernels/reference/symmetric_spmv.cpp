@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 
 namespace fvmmini::reference {
 

@@ -1,6 +1,6 @@
 #include "kernels/reference/vector_ops.hpp"
 
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 
 #include <omp.h>
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 
 namespace fvmmini {
 
@@ -44,7 +44,7 @@ std::vector<label> ellwarp_row_order(const CsrMatrix& csr) {
   std::vector<label> order(n);
   if (n == 0) return order;
   label longest = 0;
-#pragma omp parallel for schedule(static) reduction(max : longest) if (n >= reference::min_parallel_rows)
+#pragma omp parallel for schedule(static) reduction(max : longest) if (n >= min_parallel_rows)
   for (label i = 0; i < n; ++i) longest = std::max(longest, row_length(csr, i));
 
   // --- stable counting sort, bin b = longest - length (longest rows in bin 0): each thread counts
@@ -52,7 +52,7 @@ std::vector<label> ellwarp_row_order(const CsrMatrix& csr) {
   //     lengths keep their CSR order
   const std::int64_t bins = std::int64_t{longest} + 1;
   std::vector<std::int64_t> offset;  // [thread * bins + bin]
-#pragma omp parallel if (n >= reference::min_parallel_rows)
+#pragma omp parallel if (n >= min_parallel_rows)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
 #pragma omp single
@@ -88,7 +88,7 @@ EllWarpMatrix build_ellwarp(const CsrMatrix& csr, const EllWarpParameters& param
 
   // --- the sort by length, skipped when the rows are already longest first (the "r" variant)
   bool in_place = true;
-#pragma omp parallel for schedule(static) reduction(&& : in_place) if (n >= reference::min_parallel_rows)
+#pragma omp parallel for schedule(static) reduction(&& : in_place) if (n >= min_parallel_rows)
   for (label i = 0; i < n - 1; ++i) in_place = in_place && row_length(csr, i) >= row_length(csr, i + 1);
   m.rows_in_place = in_place;
   if (in_place) {
@@ -122,7 +122,7 @@ EllWarpMatrix build_ellwarp(const CsrMatrix& csr, const EllWarpParameters& param
   m.value_slot.resize(csr.nnz());
 
   // --- entry e of the row at position slice_row[s] + r goes to slice_ptr[s] + (e / t) 32 + r t + e % t
-#pragma omp parallel if (n >= reference::min_parallel_rows)
+#pragma omp parallel if (n >= min_parallel_rows)
   {
     std::vector<std::int64_t> sorted;  // the row's CSR slots by column ("s" only)
 #pragma omp for schedule(static)

@@ -14,7 +14,7 @@
 #include "app/case_loader.hpp"
 #include "app/case_solver_settings.hpp"
 #include "app/format_reference.hpp"
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 #include "temp_folder.hpp"
 
 namespace fvmmini {

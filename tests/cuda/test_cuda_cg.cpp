@@ -10,11 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/cuda_linear_solver.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
 #include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
-#include "linalg/format_registry.hpp"
-#include "linalg/reference_cg.hpp"
+#include "solvers/cuda/device_solver.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/reference_cg.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 

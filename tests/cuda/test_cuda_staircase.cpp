@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "kernels/cuda/device_matrix.hpp"
+#include "solvers/cuda/device_solver.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 

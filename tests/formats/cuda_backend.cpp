@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_matrix.hpp"
+#include "solvers/cuda/device_solver.hpp"
 #include "tests/formats/format_backend.hpp"
 
 namespace fvmmini::test {

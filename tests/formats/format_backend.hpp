@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 
 namespace fvmmini::test {
 

@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
-#include "linalg/format_registry.hpp"
-#include "linalg/linear_solver.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/linear_solver.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "tests/formats/format_backend.hpp"
 #include "tests/linalg/matrix_generators.hpp"

@@ -18,7 +18,7 @@
 
 #include "kernels/reference/dia_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 #include "linalg/csr_matrix.hpp"
 #include "linalg/formats/dia_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
@@ -127,7 +127,7 @@ void expect_matches_ldu(const LduMatrix& m, const DiaMatrix& dia, std::uint64_t 
 }
 
 TEST(DiaSpmv, NaturalOrderMatricesMatchTheLduFaceLoop) {
-  ASSERT_GT(30 * 30 * 20, reference::min_parallel_rows);
+  ASSERT_GT(30 * 30 * 20, min_parallel_rows);
   for (const auto& c : natural_order_matrices()) {
     SCOPED_TRACE(c.name);
     const CsrMatrix csr = ldu_to_csr(c.matrix);

@@ -18,7 +18,7 @@
 
 #include "kernels/reference/ellwarp_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 #include "linalg/csr_matrix.hpp"
 #include "linalg/formats/ellwarp_matrix.hpp"
 #include "linalg/ordering/orderings.hpp"
@@ -464,7 +464,7 @@ TEST(EllWarpSpmv, UnsortedRowsWithTheColumnSortGiveTheSortedLayout) {
 TEST(EllWarpSpmv, BuildAndProductAreTheSameWithAnyThreadCount) {
   // --- above the parallel threshold: the counting sort's per-thread shares and the slices split
   //     between 1, 2 and 3 threads give the same arrays and the same bits
-  const label big = 2 * static_cast<label>(reference::min_parallel_rows) + 11;
+  const label big = 2 * static_cast<label>(min_parallel_rows) + 11;
   const std::vector<Case> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 72)},
                                 {"random wide", test::random_matrix(big, 12, 73)}};
   for (const auto& c : cases)

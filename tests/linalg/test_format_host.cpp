@@ -14,8 +14,8 @@
 #include <fmt/ranges.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
-#include "kernels/reference/parallel.hpp"
-#include "linalg/format_registry.hpp"
+#include "linalg/parallel.hpp"
+#include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "matrix_generators.hpp"
 
@@ -50,7 +50,7 @@ void expect_matches_ldu(const LduMatrix& m, const ReferenceOperator& op, std::ui
 TEST(FormatSpmv, StaircaseSlicesSplitAcrossThreadsWhateverTheirGroups) {
   // --- above the parallel threshold, so 2 and 3 threads split the slices of all groups between
   //     them: the same products as the face loop, and the same bits as one thread (no sums cross rows)
-  const label big = 2 * static_cast<label>(reference::min_parallel_rows) + 11;
+  const label big = 2 * static_cast<label>(min_parallel_rows) + 11;
   struct Case {
     std::string name;
     LduMatrix matrix;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kernels/reference/ldu_spmv.hpp"
-#include "linalg/format_registry.hpp"
-#include "linalg/linear_solver.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/linear_solver.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "matrix_generators.hpp"
 

@@ -11,7 +11,7 @@
 #include "kernels/reference/csr_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/csr_matrix.hpp"
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
 #include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"

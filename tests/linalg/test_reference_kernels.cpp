@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/csr_spmv.hpp"
-#include "kernels/reference/parallel.hpp"
+#include "linalg/parallel.hpp"
 #include "kernels/reference/symmetric_spmv.hpp"
 #include "kernels/reference/vector_ops.hpp"
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
-#include "linalg/reference_cg.hpp"
+#include "solvers/reference_cg.hpp"
 #include "matrix_generators.hpp"
 
 namespace fvmmini {
@@ -51,7 +51,7 @@ void expect_close(double got, double expected, double scale) {
 TEST(FusedVectorOps, ResidualUpdateEqualsTheUnfusedPasses) {
   const std::uint64_t seed = fresh_seed();
   for (int threads : {1, 2, 3})
-    for (label n : {1, 5, 1000, 3 * static_cast<label>(ops::min_parallel_rows) + 7})
+    for (label n : {1, 5, 1000, 3 * static_cast<label>(min_parallel_rows) + 7})
       for (bool jacobi : {false, true}) {
         SCOPED_TRACE(fmt::format("seed {}, {} threads, n {}, jacobi {}", seed, threads, n, jacobi));
         Threads scope(threads);
@@ -79,7 +79,7 @@ TEST(FusedVectorOps, ResidualUpdateEqualsTheUnfusedPasses) {
 TEST(FusedVectorOps, SolutionAndDirectionUpdateEqualsAxpyThenXpby) {
   const std::uint64_t seed = fresh_seed();
   for (int threads : {1, 2})
-    for (label n : {1, 1000, 2 * static_cast<label>(ops::min_parallel_rows) + 3})
+    for (label n : {1, 1000, 2 * static_cast<label>(min_parallel_rows) + 3})
       for (bool jacobi : {false, true}) {
         SCOPED_TRACE(fmt::format("seed {}, {} threads, n {}, jacobi {}", seed, threads, n, jacobi));
         Threads scope(threads);
@@ -101,7 +101,7 @@ TEST(FusedVectorOps, SolutionAndDirectionUpdateEqualsAxpyThenXpby) {
 }
 
 /// Rows above the parallel threshold of the symmetric kernels.
-constexpr label symmetric_big_rows = 2 * static_cast<label>(ops::min_parallel_rows) + 11;
+constexpr label symmetric_big_rows = 2 * static_cast<label>(min_parallel_rows) + 11;
 
 /// Matrices for the symmetric kernels: below and above the parallel threshold, and a box. With
 /// the "random" ordering the transposed scatter reaches across every thread block, in natural

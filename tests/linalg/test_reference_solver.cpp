@@ -9,7 +9,7 @@
 #include "kernels/reference/csr_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/csr_matrix.hpp"
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "flow_cases.hpp"
-#include "kernels/cuda/cuda_linear_solver.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 
 namespace fvmmini {

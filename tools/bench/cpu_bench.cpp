@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
-#include "linalg/format_registry.hpp"
-#include "linalg/reference_cg.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/reference_cg.hpp"
 #include "tools/bench/bench_inputs.hpp"
 #include "tools/bench/format_options.hpp"
 #include "tools/bench/traffic.hpp"

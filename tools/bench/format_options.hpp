@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 
 namespace fvmmini::bench {
 

@@ -4,7 +4,7 @@
 // sorts each row's columns.
 
 #include "kernels/reference/ellwarp_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/ellwarp_matrix.hpp"
 
 namespace fvmmini {

@@ -13,12 +13,6 @@
 
 namespace fvmmini {
 
-/// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.
-class SolverError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 class LinearSolver {
  public:
   virtual ~LinearSolver() = default;

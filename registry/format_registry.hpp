@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "linalg/csr_matrix.hpp"
-#include "linalg/format_unit.hpp"
-#include "linalg/host_operator.hpp"
+#include "registry/format_unit.hpp"
+#include "registry/host_operator.hpp"
 #include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {

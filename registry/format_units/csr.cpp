@@ -1,7 +1,7 @@
 // "csr": compressed sparse row, the plain CsrMatrix plus its row-length figures.
 
 #include "kernels/reference/csr_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/csr_format.hpp"
 
 namespace fvmmini {

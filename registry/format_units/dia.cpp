@@ -3,7 +3,7 @@
 // structured mesh in natural ordering; any other matrix is declined with the reason.
 
 #include "kernels/reference/dia_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/dia_matrix.hpp"
 
 namespace fvmmini {

@@ -1,14 +1,14 @@
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "linalg/format_registry.hpp"
-#include "linalg/reference_cg.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/reference_cg.hpp"
 #if FVMMINI_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
-#include "kernels/cuda/cuda_linear_solver.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
 #endif
 
 namespace fvmmini {

@@ -1,8 +1,8 @@
 // "sell-cusparse": cuSPARSE's sliced ELL on the SELL layout, unsorted (a baseline: no reference
 // kernel of its own).
 
-#include "linalg/format_unit.hpp"
-#include "linalg/format_units/sell_parameters.hpp"
+#include "registry/format_unit.hpp"
+#include "registry/format_units/sell_parameters.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 
 namespace fvmmini {

@@ -1,8 +1,8 @@
 // "sell": SELL-C-sigma (Kreutzer et al. 2014).
 
 #include "kernels/reference/sell_spmv.hpp"
-#include "linalg/format_unit.hpp"
-#include "linalg/format_units/sell_parameters.hpp"
+#include "registry/format_unit.hpp"
+#include "registry/format_units/sell_parameters.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 
 namespace fvmmini {

@@ -1,7 +1,7 @@
 // "ell": ELLPACK, every row padded to the longest.
 
 #include "kernels/reference/ell_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/ell_matrix.hpp"
 
 namespace fvmmini {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini::cuda {
 

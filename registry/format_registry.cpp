@@ -1,4 +1,4 @@
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 
 #include <chrono>
 #include <map>

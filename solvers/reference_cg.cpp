@@ -1,4 +1,4 @@
-#include "linalg/reference_cg.hpp"
+#include "solvers/reference_cg.hpp"
 
 #include <cmath>
 #include <limits>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/vector_ops.hpp"
-#include "linalg/linear_solver.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
 

@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "linalg/host_operator.hpp"
+#include "registry/host_operator.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini {

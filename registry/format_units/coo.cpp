@@ -1,7 +1,7 @@
 // "coo": coordinate triples in row order.
 
 #include "kernels/reference/coo_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/coo_matrix.hpp"
 
 namespace fvmmini {

@@ -1,6 +1,6 @@
 // "csr-cusparse": the CSR arrays handed to cuSPARSE (a baseline: no reference kernel of its own).
 
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/csr_format.hpp"
 
 namespace fvmmini {

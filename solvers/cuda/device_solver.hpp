@@ -8,12 +8,19 @@
 #include <span>
 #include <string>
 
+#include "kernels/cuda/device_matrix.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/solver_settings.hpp"
+#include "registry/format_registry.hpp"
 
 struct CUstream_st;  // cudaStream_t, without the CUDA headers
 
 namespace fvmmini::cuda {
+
+/// Upload a format prepared on the host (ordering, permuted CSR, format struct) to the device.
+/// After refresh_format_values(matrix, prepared), upload_values(prepared.format.values())
+/// refreshes it. @throws std::invalid_argument for a format with no CUDA kernel
+DeviceMatrix make_device_matrix(const PreparedFormat& prepared);
 
 class DeviceSolver {
  public:

@@ -1,4 +1,4 @@
-#include "kernels/cuda/device_solver.hpp"
+#include "solvers/cuda/device_solver.hpp"
 
 #include <vector>
 
@@ -9,9 +9,13 @@
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
-#include "linalg/format_registry.hpp"
+#include "registry/format_registry.hpp"
 
 namespace fvmmini::cuda {
+
+DeviceMatrix make_device_matrix(const PreparedFormat& prepared) {
+  return make_device_matrix(prepared.format_name, prepared.format, prepared.parameters);
+}
 
 namespace {
 

@@ -2,7 +2,7 @@
 // fused CG (reference backend only).
 
 #include "kernels/reference/symmetric_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/symmetric_matrix.hpp"
 
 namespace fvmmini {

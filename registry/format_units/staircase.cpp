@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "kernels/reference/staircase_spmv.hpp"
-#include "linalg/format_unit.hpp"
+#include "registry/format_unit.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
 
 namespace fvmmini {

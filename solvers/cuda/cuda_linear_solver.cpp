@@ -1,6 +1,6 @@
-#include "kernels/cuda/cuda_linear_solver.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
 
-#include "kernels/cuda/device_solver.hpp"
+#include "solvers/cuda/device_solver.hpp"
 
 namespace fvmmini::cuda {
 
