@@ -23,9 +23,7 @@
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"
 #endif
-#if FVMMINI_HAVE_CUDA
 #include "discretisation/incompressible/device_projection.hpp"
-#endif
 
 namespace fvmmini {
 
@@ -77,7 +75,6 @@ class Stepper {
           const SolverSettings& velocity, const SolverSettings& pressure) {
     const SolverSettings u = resolve_solver_settings(velocity);
     const SolverSettings p = resolve_solver_settings(pressure);
-#if FVMMINI_HAVE_CUDA
     if (u.backend == Backend::cuda && p.backend == Backend::cuda) {
       const LinearSolverFactory none = [](const LduMatrix&, const SolverSettings&) { return nullptr; };
       host_.emplace(mesh, geometry, std::move(boundary), settings, u, p, none);
@@ -86,7 +83,6 @@ class Stepper {
                                  device_->describe_velocity_solver(), device_->describe_pressure_solver());
       return;
     }
-#endif
     host_.emplace(mesh, geometry, std::move(boundary), settings, velocity, pressure);
     description_ = fmt::format("U solver: {}\np solver: {}\nStep: on the host ({} OpenMP threads)\n",
                                host_->velocity_solver().describe(), host_->pressure_solver().describe(),
@@ -94,27 +90,21 @@ class Stepper {
   }
 
   CourantNumber courant_number(double dt) const {
-#if FVMMINI_HAVE_CUDA
     if (device_) return device_->courant_number(dt);
-#endif
     return host_->courant_number(dt);
   }
 
   StepReport advance(double dt) {
-#if FVMMINI_HAVE_CUDA
     if (device_) {
       stale_ = true;
       return device_->advance(dt);
     }
-#endif
     return host_->advance(dt);
   }
 
   /// The solver holding the current state (copied from the device when the step runs there).
   const ProjectionSolver& current() {
-#if FVMMINI_HAVE_CUDA
     if (device_ && stale_) device_->copy_state_to(*host_);
-#endif
     stale_ = false;
     return *host_;
   }
@@ -124,9 +114,7 @@ class Stepper {
 
  private:
   std::optional<ProjectionSolver> host_;
-#if FVMMINI_HAVE_CUDA
-  std::optional<DeviceProjection> device_;
-#endif
+  std::optional<DeviceProjection> device_;  ///< when both systems resolve to the cuda backend
   bool stale_ = false;
   std::string description_;
 };

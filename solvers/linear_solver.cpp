@@ -6,10 +6,7 @@
 
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
-#if FVMMINI_HAVE_CUDA
-#include "kernels/cuda/cuda_backend.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
-#endif
 
 namespace fvmmini {
 
@@ -74,30 +71,19 @@ std::vector<std::string> format_backends(const std::string& format) {
   return backends;
 }
 
-std::vector<std::string> built_backends() {
-#if FVMMINI_HAVE_CUDA
-  return {"reference", "cuda"};
-#else
-  return {"reference"};
-#endif
-}
-
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
 
   // --- cuda when asked (a missing device is an error) or when auto finds a device
   std::string why;
-#if FVMMINI_HAVE_CUDA
-  const bool device = s.backend != Backend::reference && cuda::cuda_device_available();
+  const bool device = s.backend != Backend::reference && cuda::cuda_device_ready();
   if (s.backend == Backend::cuda && !device)
-    throw SolverError("backend cuda: no CUDA device is available (backend auto falls back to reference)");
-  if (s.backend == Backend::automatic && !device) why = " (auto: no CUDA device, fell back to reference)";
-#else
-  const bool device = false;
-  if (s.backend == Backend::cuda)
-    throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
-  if (s.backend == Backend::automatic) why = " (auto: no CUDA backend in this build)";
-#endif
+    throw SolverError(cuda::cuda_backend_built()
+                          ? "backend cuda: no CUDA device is available (backend auto falls back to reference)"
+                          : "backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
+  if (s.backend == Backend::automatic && !device)
+    why = cuda::cuda_backend_built() ? " (auto: no CUDA device, fell back to reference)"
+                                     : " (auto: no CUDA backend in this build)";
   s.backend = device ? Backend::cuda : Backend::reference;
   if (s.format == "auto") s.format = auto_format(name(s.backend));
   if (note) *note = why;
@@ -107,9 +93,7 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
 std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested) {
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
-#if FVMMINI_HAVE_CUDA
   if (s.backend == Backend::cuda) return cuda::make_cuda_linear_solver(matrix, s);
-#endif
   if (!find_format(s.format).multiply)
     throw std::invalid_argument(
         fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));

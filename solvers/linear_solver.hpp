@@ -40,9 +40,6 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
 /// @throws std::invalid_argument for an unknown format
 std::vector<std::string> format_backends(const std::string& format);
 
-/// The backends this build has: reference, and cuda when built with the CUDA library.
-std::vector<std::string> built_backends();
-
 /// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
 /// on the reference backend. Throws std::invalid_argument for an unknown
 /// backend, format, ordering or preconditioner, or a format that does not apply.

@@ -1,5 +1,6 @@
 #include "solvers/cuda/cuda_linear_solver.hpp"
 
+#include "kernels/cuda/cuda_backend.hpp"
 #include "solvers/cuda/device_solver.hpp"
 
 namespace fvmmini::cuda {
@@ -23,6 +24,10 @@ class CudaLinearSolver final : public LinearSolver {
 };
 
 }  // namespace
+
+bool cuda_backend_built() { return true; }
+
+bool cuda_device_ready() { return cuda_device_available(); }
 
 std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix& matrix, const SolverSettings& settings) {
   return std::make_unique<CudaLinearSolver>(matrix, settings);

@@ -1,6 +1,7 @@
 #pragma once
-// The LinearSolver of backend "cuda" (plain C++ header): the lead's make_linear_solver calls
-// make_cuda_linear_solver when the settings ask for backend cuda.
+// The cuda backend as the solver factory sees it (plain C++ header). A CPU-only build links the
+// stub (no_cuda.cpp) instead: no device, and make_cuda_linear_solver is a clear error, so no
+// consumer needs an #if.
 
 #include <memory>
 
@@ -8,11 +9,19 @@
 
 namespace fvmmini::cuda {
 
+/// Whether this build has the CUDA backend.
+bool cuda_backend_built();
+
+/// Whether a CUDA device can be used (false, silently, without a driver or a GPU, and always in a
+/// build without the CUDA backend).
+bool cuda_device_ready();
+
 /// Order and build the format on the host (prepare_format), upload it once, solve by CG or
 /// Jacobi-PCG on the device. update_coefficients refreshes values through the slot maps and
 /// uploads only values.
 /// @throws std::invalid_argument for an unknown format, ordering or preconditioner, or a format
-///         with no CUDA kernel; CudaError when no CUDA device is available
+///         with no CUDA kernel; CudaError when no CUDA device is available; SolverError in a build
+///         without the CUDA backend
 std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
 
 }  // namespace fvmmini::cuda
