@@ -116,7 +116,9 @@ __global__ void __launch_bounds__(coo_block)
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
-class CooDevice final : public DeviceSpmv {
+class CooDevice final : public FusedDotSpmv<CooDevice> {
+  friend class FusedDotSpmv<CooDevice>;
+
  public:
   explicit CooDevice(const CooMatrix& a) : n_rows_(a.n_rows), nnz_(a.nnz()) {
     if (a.n_rows < 0 || a.row.size() != a.values.size() || a.col.size() != a.values.size())
@@ -131,13 +133,6 @@ class CooDevice final : public DeviceSpmv {
   std::size_t footprint_bytes() const override { return row_.bytes() + col_.bytes() + val_.bytes(); }
   std::string format_name() const override { return "coo"; }
   int dot_partial_count() const override { return grid(); }
-
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
-  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    launch<true>(x, y, partials, stream);
-  }
-  void upload_values(std::span<const double> values) override { val_.upload(values); }
-  double* device_values() override { return val_.data(); }
 
  private:
   /// One block per coo_warps ranges up to the cap: depends on nnz alone.
@@ -165,15 +160,12 @@ class CooDevice final : public DeviceSpmv {
   label n_rows_;
   long long nnz_;
   DeviceBuffer<int> row_, col_;
-  DeviceBuffer<double> val_;
 };
 
 }  // namespace
 
 const DeviceFormatUnit& device_format_coo() {
-  static const DeviceFormatUnit unit{"coo", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-                                       return std::make_unique<CooDevice>(f.as<CooMatrix>());
-                                     }};
+  static const DeviceFormatUnit unit{"coo", upload_as<CooDevice, CooMatrix>};
   return unit;
 }
 

@@ -67,7 +67,9 @@ __global__ void __launch_bounds__(csr_block) csr_spmv_kernel(int n_rows, const i
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
-class CsrDevice final : public DeviceSpmv {
+class CsrDevice final : public FusedDotSpmv<CsrDevice> {
+  friend class FusedDotSpmv<CsrDevice>;
+
  public:
   explicit CsrDevice(const CsrFormat& format) : n_rows_(format.n_rows()), lanes_(lanes_for(format.mean_row_length)) {
     const CsrMatrix& a = format.matrix;
@@ -95,13 +97,6 @@ class CsrDevice final : public DeviceSpmv {
   std::size_t footprint_bytes() const override { return row_ptr_.bytes() + col_.bytes() + val_.bytes(); }
   std::string format_name() const override { return "csr"; }
   int dot_partial_count() const override { return grid(); }
-
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
-  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    launch<true>(x, y, partials, stream);
-  }
-  void upload_values(std::span<const double> values) override { val_.upload(values); }
-  double* device_values() override { return val_.data(); }
 
  private:
   /// The power of two at or above mean / 4, in [1, 32].
@@ -139,15 +134,12 @@ class CsrDevice final : public DeviceSpmv {
   int lanes_;
   int grid_ = 1;
   DeviceBuffer<int> row_ptr_, col_;
-  DeviceBuffer<double> val_;
 };
 
 }  // namespace
 
 const DeviceFormatUnit& device_format_csr() {
-  static const DeviceFormatUnit unit{"csr", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-                                       return std::make_unique<CsrDevice>(f.as<CsrFormat>());
-                                     }};
+  static const DeviceFormatUnit unit{"csr", upload_as<CsrDevice, CsrFormat>};
   return unit;
 }
 

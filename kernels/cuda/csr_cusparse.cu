@@ -52,10 +52,7 @@ class CsrCusparseDevice final : public DeviceSpmv {
 }  // namespace
 
 const DeviceFormatUnit& device_format_csr_cusparse() {
-  static const DeviceFormatUnit unit{
-      "csr-cusparse", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-        return std::make_unique<CsrCusparseDevice>(f.as<CsrFormat>());
-      }};
+  static const DeviceFormatUnit unit{"csr-cusparse", upload_as<CsrCusparseDevice, CsrFormat>};
   return unit;
 }
 

@@ -21,4 +21,10 @@ struct DeviceFormatUnit {
   std::function<std::unique_ptr<DeviceSpmv>(const StoredFormat& format, const FormatParameters& parameters)> make;
 };
 
+/// The usual `make`: construct Device from the format struct Matrix (no parameters read).
+template <class Device, class Matrix>
+std::unique_ptr<DeviceSpmv> upload_as(const StoredFormat& format, const FormatParameters&) {
+  return std::make_unique<Device>(format.as<Matrix>());
+}
+
 }  // namespace fvmmini::cuda

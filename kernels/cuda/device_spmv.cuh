@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "kernels/cuda/device_memory.cuh"
 #include "linalg/ldu_matrix.hpp"
 
 namespace fvmmini::cuda {
@@ -35,6 +36,26 @@ class DeviceSpmv {
   virtual void upload_values(std::span<const double> values) = 0;
   /// The device copy of the values, in the host struct's value layout (for updates on the device).
   virtual double* device_values() = 0;
+};
+
+/// What most formats share: the values in one device array, and a Derived::launch<kDot>(x, y,
+/// partials, stream) that sums x . y into per-block partials when kDot (Derived befriends this).
+template <class Derived>
+class FusedDotSpmv : public DeviceSpmv {
+ public:
+  void apply(const double* x, double* y, cudaStream_t stream) override {
+    static_cast<Derived*>(this)->template launch<false>(x, y, nullptr, stream);
+  }
+  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
+    static_cast<Derived*>(this)->template launch<true>(x, y, partials, stream);
+  }
+  void upload_values(std::span<const double> values) override { val_.upload(values); }
+  double* device_values() override { return val_.data(); }
+
+ protected:
+  FusedDotSpmv() = default;
+  explicit FusedDotSpmv(std::span<const double> values) : val_(values) {}
+  DeviceBuffer<double> val_;  ///< in the host struct's value layout
 };
 
 }  // namespace fvmmini::cuda

@@ -70,13 +70,15 @@ __global__ void __launch_bounds__(dia_block)
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
-class DiaDevice final : public DeviceSpmv {
+class DiaDevice final : public FusedDotSpmv<DiaDevice> {
+  friend class FusedDotSpmv<DiaDevice>;
+
  public:
   explicit DiaDevice(const DiaMatrix& a)
-      : n_rows_(a.n_rows),
+      : FusedDotSpmv<DiaDevice>(a.values),
+        n_rows_(a.n_rows),
         n_diag_(a.n_diagonals()),
-        offsets_(std::span<const int>(a.offsets)),
-        val_(std::span<const double>(a.values)) {
+        offsets_(std::span<const int>(a.offsets)) {
     for (int k = 0; k < std::min(n_diag_, dia_fixed_max); ++k) fixed_.d[k] = a.offsets[k];
     // --- one wave (launch_grid.cuh) of the kernel for this diagonal count
     const int blocks = std::max(1, (n_rows_ + dia_block - 1) / dia_block);
@@ -94,13 +96,6 @@ class DiaDevice final : public DeviceSpmv {
   std::size_t footprint_bytes() const override { return offsets_.bytes() + val_.bytes(); }
   std::string format_name() const override { return "dia"; }
   int dot_partial_count() const override { return grid_; }
-
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
-  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    launch<true>(x, y, partials, stream);
-  }
-  void upload_values(std::span<const double> values) override { val_.upload(values); }
-  double* device_values() override { return val_.data(); }
 
  private:
   template <bool kDot>
@@ -128,15 +123,12 @@ class DiaDevice final : public DeviceSpmv {
   FixedOffsets fixed_{};
   int grid_ = 1;
   DeviceBuffer<int> offsets_;
-  DeviceBuffer<double> val_;
 };
 
 }  // namespace
 
 const DeviceFormatUnit& device_format_dia() {
-  static const DeviceFormatUnit unit{"dia", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-                                       return std::make_unique<DiaDevice>(f.as<DiaMatrix>());
-                                     }};
+  static const DeviceFormatUnit unit{"dia", upload_as<DiaDevice, DiaMatrix>};
   return unit;
 }
 

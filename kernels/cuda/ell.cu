@@ -42,7 +42,9 @@ __global__ void __launch_bounds__(ell_block)
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
-class EllDevice final : public DeviceSpmv {
+class EllDevice final : public FusedDotSpmv<EllDevice> {
+  friend class FusedDotSpmv<EllDevice>;
+
  public:
   explicit EllDevice(const EllMatrix& a) : n_rows_(a.n_rows), width_(a.width) {
     // --- the kernel reads n_rows * width slots of each array without bounds: check them once
@@ -58,13 +60,6 @@ class EllDevice final : public DeviceSpmv {
   std::size_t footprint_bytes() const override { return col_.bytes() + val_.bytes(); }
   std::string format_name() const override { return "ell"; }
   int dot_partial_count() const override { return grid(); }
-
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
-  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    launch<true>(x, y, partials, stream);
-  }
-  void upload_values(std::span<const double> values) override { val_.upload(values); }
-  double* device_values() override { return val_.data(); }
 
  private:
   int grid() const {
@@ -87,15 +82,12 @@ class EllDevice final : public DeviceSpmv {
   label n_rows_;
   int width_;
   DeviceBuffer<int> col_;
-  DeviceBuffer<double> val_;
 };
 
 }  // namespace
 
 const DeviceFormatUnit& device_format_ell() {
-  static const DeviceFormatUnit unit{"ell", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-                                       return std::make_unique<EllDevice>(f.as<EllMatrix>());
-                                     }};
+  static const DeviceFormatUnit unit{"ell", upload_as<EllDevice, EllMatrix>};
   return unit;
 }
 

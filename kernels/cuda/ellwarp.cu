@@ -102,16 +102,18 @@ std::vector<Visit> visit_order(const EllWarpMatrix& a) {
   return visits;
 }
 
-class EllWarpDevice final : public DeviceSpmv {
+class EllWarpDevice final : public FusedDotSpmv<EllWarpDevice> {
+  friend class FusedDotSpmv<EllWarpDevice>;
+
  public:
   explicit EllWarpDevice(const EllWarpMatrix& a)
-      : n_rows_(a.n_rows),
+      : FusedDotSpmv<EllWarpDevice>(a.values),
+        n_rows_(a.n_rows),
         // --- the K2 kernel when asked for, and whenever a slice splits its rows (K1 would be wrong)
         k2_(a.parameters.kernel == EllWarpKernel::k2 ||
             std::any_of(a.threads_per_row.begin(), a.threads_per_row.end(), [](label t) { return t > 1; })),
         in_place_(a.rows_in_place),
-        col_(std::span<const int>(a.col)),
-        val_(std::span<const double>(a.values)) {
+        col_(std::span<const int>(a.col)) {
     const std::vector<Visit> visits = visit_order(a);
     n_visits_ = static_cast<int>(visits.size());
     visits_ = DeviceBuffer<Visit>(std::span<const Visit>(visits));
@@ -129,15 +131,6 @@ class EllWarpDevice final : public DeviceSpmv {
   std::string format_name() const override { return "ellwarp"; }
   int dot_partial_count() const override { return grid_; }
 
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
-  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    // --- a matrix with no slices still owes the caller one (zero) partial
-    if (n_visits_ == 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
-    launch<true>(x, y, partials, stream);
-  }
-  void upload_values(std::span<const double> values) override { val_.upload(values); }
-  double* device_values() override { return val_.data(); }
-
  private:
   static constexpr int warps_per_block = ellwarp_block / warp;
 
@@ -150,7 +143,12 @@ class EllWarpDevice final : public DeviceSpmv {
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
-    if (n_visits_ == 0) return;
+    if (n_visits_ == 0) {
+      // --- no slices, no launch; the partials still sum to the (zero) dot product
+      if constexpr (kDot)
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
+      return;
+    }
     dispatch<kDot>([&](auto kernel) {
       kernel<<<grid_, ellwarp_block, 0, stream>>>(n_visits_, n_rows_, visits_.data(), row_order_.data(), col_.data(),
                                                   val_.data(), x, y, partials);
@@ -166,16 +164,12 @@ class EllWarpDevice final : public DeviceSpmv {
   DeviceBuffer<Visit> visits_;
   DeviceBuffer<int> row_order_;  ///< empty when the rows are in place
   DeviceBuffer<int> col_;
-  DeviceBuffer<double> val_;
 };
 
 }  // namespace
 
 const DeviceFormatUnit& device_format_ellwarp() {
-  static const DeviceFormatUnit unit{
-      "ellwarp", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-        return std::make_unique<EllWarpDevice>(f.as<EllWarpMatrix>());
-      }};
+  static const DeviceFormatUnit unit{"ellwarp", upload_as<EllWarpDevice, EllWarpMatrix>};
   return unit;
 }
 

@@ -41,15 +41,17 @@ __global__ void __launch_bounds__(sell_block)
   if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
 }
 
-class SellDevice final : public DeviceSpmv {
+class SellDevice final : public FusedDotSpmv<SellDevice> {
+  friend class FusedDotSpmv<SellDevice>;
+
  public:
   explicit SellDevice(const SellMatrix& a)
-      : n_rows_(a.n_rows),
+      : FusedDotSpmv<SellDevice>(a.values),
+        n_rows_(a.n_rows),
         chunk_size_(a.chunk_size),
         chunk_ptr_(a.chunk_ptr.size()),
         row_order_(std::span<const int>(a.row_order)),
-        col_(std::span<const int>(a.col)),
-        val_(std::span<const double>(a.values)) {
+        col_(std::span<const int>(a.col)) {
     std::vector<long long> chunk_ptr(a.chunk_ptr.begin(), a.chunk_ptr.end());
     chunk_ptr_.upload(chunk_ptr);
   }
@@ -61,13 +63,6 @@ class SellDevice final : public DeviceSpmv {
   }
   std::string format_name() const override { return "sell"; }
   int dot_partial_count() const override { return grid(); }
-
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
-  void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    launch<true>(x, y, partials, stream);
-  }
-  void upload_values(std::span<const double> values) override { val_.upload(values); }
-  double* device_values() override { return val_.data(); }
 
  private:
   /// A fixed cap of a few waves: one wave (launch_grid.cuh) made this kernel slower (H200, 6173a8e:
@@ -92,15 +87,12 @@ class SellDevice final : public DeviceSpmv {
   int chunk_size_;
   DeviceBuffer<long long> chunk_ptr_;
   DeviceBuffer<int> row_order_, col_;
-  DeviceBuffer<double> val_;
 };
 
 }  // namespace
 
 const DeviceFormatUnit& device_format_sell() {
-  static const DeviceFormatUnit unit{"sell", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-                                        return std::make_unique<SellDevice>(f.as<SellMatrix>());
-                                      }};
+  static const DeviceFormatUnit unit{"sell", upload_as<SellDevice, SellMatrix>};
   return unit;
 }
 

@@ -79,10 +79,7 @@ class SellCusparseDevice final : public DeviceSpmv {
 }  // namespace
 
 const DeviceFormatUnit& device_format_sell_cusparse() {
-  static const DeviceFormatUnit unit{
-      "sell-cusparse", [](const StoredFormat& f, const FormatParameters&) -> std::unique_ptr<DeviceSpmv> {
-        return std::make_unique<SellCusparseDevice>(f.as<SellMatrix>());
-      }};
+  static const DeviceFormatUnit unit{"sell-cusparse", upload_as<SellCusparseDevice, SellMatrix>};
   return unit;
 }
 

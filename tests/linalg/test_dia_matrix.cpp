@@ -22,26 +22,16 @@
 #include "linalg/csr_matrix.hpp"
 #include "linalg/formats/dia_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
+#include "layout_helpers.hpp"
 #include "matrix_generators.hpp"
 
 namespace fvmmini {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using Values = std::vector<double>;
+using test::csr_from_rows;
+using test::I64;
 
-CsrMatrix csr_from_rows(const std::vector<std::vector<std::pair<label, double>>>& rows) {
-  CsrMatrix a;
-  a.n_rows = static_cast<label>(rows.size());
-  for (const auto& r : rows) {
-    for (auto [c, v] : r) {
-      a.col.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<std::int64_t>(a.col.size()));
-  }
-  return a;
-}
+using Values = std::vector<double>;
 
 std::string build_error(const CsrMatrix& csr, int max_diagonals) {
   try {

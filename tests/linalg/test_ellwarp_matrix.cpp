@@ -23,39 +23,20 @@
 #include "linalg/formats/ellwarp_matrix.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/ordering/permutation.hpp"
+#include "layout_helpers.hpp"
 #include "matrix_generators.hpp"
 
 namespace fvmmini {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using Labels = std::vector<label>;
-using Rows = std::vector<std::vector<std::pair<label, double>>>;
+using test::concat;
+using test::csr_from_rows;
+using test::I64;
+using test::iota_labels;
+using test::Labels;
+using test::padding;
+using test::Rows;
 
-CsrMatrix csr_from_rows(const Rows& rows) {
-  CsrMatrix a;
-  a.n_rows = static_cast<label>(rows.size());
-  for (const auto& r : rows) {
-    for (auto [c, v] : r) {
-      a.col.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<std::int64_t>(a.col.size()));
-  }
-  return a;
-}
-
-Labels concat(std::initializer_list<Labels> parts) {
-  Labels out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-Labels iota_labels(label from, label count) {
-  Labels out(count);
-  for (label i = 0; i < count; ++i) out[i] = from + i;
-  return out;
-}
-Labels padding(label count) { return Labels(count, padding_column); }
 I64 iota_slots(std::int64_t from, std::int64_t count) {
   I64 out(count);
   for (std::int64_t i = 0; i < count; ++i) out[i] = from + i;

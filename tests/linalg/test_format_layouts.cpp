@@ -15,38 +15,17 @@
 #include "linalg/formats/ell_matrix.hpp"
 #include "linalg/formats/sell_matrix.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
+#include "tests/linalg/layout_helpers.hpp"
 
 namespace fvmmini {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using Labels = std::vector<label>;
-
-// A CSR from explicit rows of (column, value).
-CsrMatrix csr_from_rows(const std::vector<std::vector<std::pair<label, double>>>& rows) {
-  CsrMatrix a;
-  a.n_rows = static_cast<label>(rows.size());
-  for (const auto& r : rows) {
-    for (auto [c, v] : r) {
-      a.col.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<std::int64_t>(a.col.size()));
-  }
-  return a;
-}
-
-Labels concat(std::initializer_list<Labels> parts) {
-  Labels out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-Labels iota_labels(label from, label count) {
-  Labels out(count);
-  for (label i = 0; i < count; ++i) out[i] = from + i;
-  return out;
-}
-Labels padding(label count) { return Labels(count, padding_column); }
+using test::concat;
+using test::csr_from_rows;
+using test::I64;
+using test::iota_labels;
+using test::Labels;
+using test::padding;
 
 void expect_index(const StaircaseIndex& idx, const Labels& lengths, const Labels& blocks, const I64& step_ptr,
                   const Labels& row_ptr) {
