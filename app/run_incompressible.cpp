@@ -208,7 +208,13 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   std::optional<Stepper> solver;
   {
     auto timing = timer.measure("setup");
-    solver.emplace(mesh, geometry, flow_boundary(c, mesh), settings, solver_settings(c, "U"), solver_settings(c, "p"));
+    try {
+      solver.emplace(mesh, geometry, flow_boundary(c, mesh), settings, solver_settings(c, "U"), solver_settings(c, "p"));
+    } catch (const SolverSetupError& e) {
+      // settings that do not fit this mesh's matrix (dia on a renumbered mesh, Staircase alpha): a case error
+      const std::string key = "solvers." + e.field();
+      throw CaseError(c.where(key), key + ": " + e.what());
+    }
   }
   TimeControls tc;
   tc.start = c.get_real("time.startTime");

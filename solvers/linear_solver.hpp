@@ -6,12 +6,25 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini {
+
+/// Settings that do not fit one field's matrix (a format that declines it, a parameter outside
+/// its range for this matrix), naming the field: the app reports it as a case error on
+/// solvers.<field>.
+class SolverSetupError : public std::invalid_argument {
+ public:
+  SolverSetupError(std::string field, const std::string& what) : std::invalid_argument(what), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
 
 class LinearSolver {
  public:

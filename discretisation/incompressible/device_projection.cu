@@ -28,6 +28,15 @@ constexpr int velocity_inlet = static_cast<int>(FlowPatchType::velocity_inlet);
 constexpr int pressure_outlet = static_cast<int>(FlowPatchType::pressure_outlet);
 constexpr int empty_patch = static_cast<int>(FlowPatchType::empty);
 
+/// A field's device solver; settings that do not fit its matrix name the field.
+cuda::DeviceSolver field_solver(const LduMatrix& matrix, const SolverSettings& settings, const char* field) {
+  try {
+    return cuda::DeviceSolver(matrix, settings);
+  } catch (const std::invalid_argument& e) {
+    throw SolverSetupError(field, e.what());
+  }
+}
+
 /// Constant face data (device pointers); boundary arrays are indexed f - n_internal.
 struct Faces {
   int n_internal, n_faces;
@@ -348,8 +357,8 @@ const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"
 struct DeviceProjection::Impl {
   Impl(const ProjectionSolver& h, const SolverSettings& velocity_settings, const SolverSettings& pressure_settings)
       : host(h),
-        velocity_solver(h.helmholtz_matrix(), velocity_settings),
-        pressure_solver(h.pressure_matrix(), pressure_settings),
+        velocity_solver(field_solver(h.helmholtz_matrix(), velocity_settings, "U")),
+        pressure_solver(field_solver(h.pressure_matrix(), pressure_settings, "p")),
         events{cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event()},
         stats(1),
         stats_host(1) {

@@ -128,8 +128,17 @@ ProjectionSolver::ProjectionSolver(const Mesh& mesh, const MeshGeometry& g, Flow
   }
 
   // --- both solvers built once: ordering, format and backend are fixed for the run
-  velocity_solver_ = factory(helmholtz_matrix_, velocity_settings);
-  pressure_solver_ = factory(pressure_matrix_, pressure_settings);
+  auto field_solver = [&](const LduMatrix& matrix, const SolverSettings& s, const char* field) {
+    try {
+      return factory(matrix, s);
+    } catch (const SolverSetupError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw SolverSetupError(field, e.what());
+    }
+  };
+  velocity_solver_ = field_solver(helmholtz_matrix_, velocity_settings, "U");
+  pressure_solver_ = field_solver(pressure_matrix_, pressure_settings, "p");
 
   // --- initial state: uniform U and p, fluxes of the interpolated velocity
   for (int i = 0; i < 3; ++i) {

@@ -95,6 +95,7 @@ DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settin
 }
 
 DeviceSolver::~DeviceSolver() = default;
+DeviceSolver::DeviceSolver(DeviceSolver&&) noexcept = default;
 
 label DeviceSolver::n_rows() const { return impl_->device.n_rows(); }
 

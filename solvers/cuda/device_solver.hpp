@@ -29,6 +29,7 @@ class DeviceSolver {
   ///         with no CUDA kernel; CudaError when no CUDA device is available
   DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings);
   ~DeviceSolver();
+  DeviceSolver(DeviceSolver&&) noexcept;
   DeviceSolver(const DeviceSolver&) = delete;
   DeviceSolver& operator=(const DeviceSolver&) = delete;
 

@@ -136,6 +136,25 @@ TEST(Cli, FormatParameterThatDoesNotFitTheMatrixExitsTwoAndWritesNothing) {
   EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
 }
 
+TEST(Cli, DiaOnAMatrixWithoutItsStructureExitsTwoSayingWhyAndWritesNothing) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(
+      folder.path(), {"case.yaml", "--set", "mesh.cells=[16, 16, 1]", "--set", "solvers.T.format=dia", "--set",
+                      "solvers.T.ordering=random"});
+  EXPECT_EQ(outcome.status, 2) << outcome.err;
+  EXPECT_NE(outcome.err.find("solvers.T: dia needs a structured mesh in natural ordering (ordering: none): this "
+                             "matrix has "),
+            std::string::npos)
+      << outcome.err;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+  // --- the same box in its natural order runs
+  EXPECT_EQ(run_fvmmini(folder.path(), {"case.yaml", "--quiet", "--set", "mesh.cells=[16, 16, 1]", "--set",
+                                        "solvers.T.format=dia"})
+                .status,
+            0);
+}
+
 TEST(Cli, UnreadableMeshExitsOneAndWritesNothing) {
   testing::TempFolder folder;
   folder.write("broken.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 1 2\n");

@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "app/case_error.hpp"
 #include "app/case_loader.hpp"
 #include "app/run_incompressible.hpp"
 #include "tests/app/temp_folder.hpp"
@@ -48,6 +50,26 @@ int run(const testing::TempFolder& folder, const std::vector<std::string>& overr
   context.output_directory = folder.path() / "out";
   context.quiet = true;
   return run_incompressible_case(c, context);
+}
+
+TEST(RunIncompressible, AFormatThatDeclinesTheMatrixIsACaseErrorNamingTheFieldAndWritesNothing) {
+  // --- dia on the cavity renumbered by Cuthill-McKee: too many diagonals, said before the run
+  const testing::TempFolder folder;
+  for (const char* field : {"U", "p"}) {
+    try {
+      run(folder, {std::string("solvers.") + field + ".format=dia", std::string("solvers.") + field + ".ordering=cm"});
+      ADD_FAILURE() << field << ": expected a case error";
+    } catch (const CaseError& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find(std::string("solvers.") + field + ": dia needs a structured mesh in natural ordering"),
+                std::string::npos)
+          << text;
+      EXPECT_NE(text.find("distinct diagonals, more than maxDiagonals = 27"), std::string::npos) << text;
+    }
+    EXPECT_FALSE(std::filesystem::exists(folder.path() / "out")) << field;
+  }
+  // --- in its natural order the box is diagonal-structured: dia solves the cavity
+  EXPECT_EQ(run(folder, {"solvers.p.format=dia", "time.endTime=0.05"}), 0);
 }
 
 TEST(RunIncompressible, RunsToSteadyStateAndWritesSamplesAndSummary) {
