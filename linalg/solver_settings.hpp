@@ -1,11 +1,16 @@
 #pragma once
-// What a case file says about one linear solve, and what the solve reports back.
+// What a case file says about one linear solve, what the solve reports back, and the interface
+// every backend's solver implements (solvers/ builds them).
 
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linalg/formats/format_parameters.hpp"
+#include "linalg/ldu_matrix.hpp"
 
 namespace fvmmini {
 
@@ -52,6 +57,33 @@ struct SolverPerformance {
   double final_residual = 0.0;
   int iterations = 0;
   bool converged = false;
+};
+
+/// Settings that do not fit one field's matrix (a format that declines it, a parameter outside
+/// its range for this matrix), naming the field: the app reports it as a case error on
+/// solvers.<field>.
+class SolverSetupError : public std::invalid_argument {
+ public:
+  SolverSetupError(std::string field, const std::string& what) : std::invalid_argument(what), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+
+  /// Solve A x = b; x holds the initial guess on entry. Vectors are in the mesh's cell order.
+  /// @param[in] field the field name printed in the solve line
+  virtual SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) = 0;
+
+  /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
+  virtual void update_coefficients(const LduMatrix& matrix) = 0;
+
+  /// One line for the log: backend, format, ordering and their parameters.
+  virtual std::string describe() const = 0;
 };
 
 /// The OpenFOAM-style line: "CG[csr]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41".

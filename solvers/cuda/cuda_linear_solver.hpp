@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "solvers/linear_solver.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
 

@@ -1,0 +1,26 @@
+# fvmmini_headers(<target> <folder> [RECURSE] [EXCLUDE <header>...])
+# Each library exposes only its own headers: its include folder, ${PROJECT_BINARY_DIR}/include/<target>,
+# holds links to the headers of <folder> (and its subfolders with RECURSE) at their project paths,
+# so that #include "linalg/ldu_matrix.hpp" resolves for the target and the targets that link it,
+# and for no other (docs/architecture.md, "Layers").
+function(fvmmini_headers target folder)
+  cmake_parse_arguments(ARG "RECURSE" "" "EXCLUDE" ${ARGN})
+  set(patterns ${PROJECT_SOURCE_DIR}/${folder}/*.hpp ${PROJECT_SOURCE_DIR}/${folder}/*.cuh)
+  if(ARG_RECURSE)
+    file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR} ${patterns})
+  else()
+    file(GLOB headers CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR} ${patterns})
+  endif()
+  set(root ${PROJECT_BINARY_DIR}/include/${target})
+  file(REMOVE_RECURSE ${root})
+  foreach(header ${headers})
+    get_filename_component(name ${header} NAME)
+    if(name IN_LIST ARG_EXCLUDE)
+      continue()
+    endif()
+    get_filename_component(dir ${root}/${header} DIRECTORY)
+    file(MAKE_DIRECTORY ${dir})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${header} ${root}/${header} SYMBOLIC)
+  endforeach()
+  target_include_directories(${target} PUBLIC ${root})
+endfunction()
