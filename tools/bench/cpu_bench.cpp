@@ -20,6 +20,7 @@
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
 #include "tools/bench/bench_inputs.hpp"
+#include "tools/bench/cg_timing.hpp"
 #include "tools/bench/format_options.hpp"
 #include "tools/bench/traffic.hpp"
 
@@ -67,42 +68,6 @@ double triad_bandwidth(std::size_t n, int repeats) {
   }
   if (a[n / 2] != 7.0) throw std::runtime_error("triad check failed");
   return 24.0 * static_cast<double>(n) / median(seconds) / 1e9;
-}
-
-struct Timing {
-  double median_ms = 0.0;
-  double best_ms = 0.0;
-};
-
-Timing timing_of(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms.front()};
-}
-
-/// ms per CG iteration: runs of `few` and `few + k` iterations (tolerance 0), the difference
-/// over k, so set-up (row sums, initial residual) is not counted; median and best of `repeats`
-/// after one untimed run (which allocates the workspace).
-Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, Preconditioner preconditioner,
-                           int k, int repeats) {
-  const label n = op.n_rows();
-  SolverSettings s;
-  s.preconditioner = preconditioner;
-  s.tolerance = 0.0;
-  CgWorkspace work;
-  std::vector<double> x(n);
-  auto timed = [&](int iterations) {
-    s.max_iter = iterations;
-    std::fill(x.begin(), x.end(), 0.0);
-    const auto t0 = clock_type::now();
-    const SolverPerformance perf = reference_cg(op, x, b, s, work);
-    if (perf.iterations != iterations) throw std::runtime_error("CG stopped early");
-    return seconds_since(t0) * 1e3;
-  };
-  constexpr int few = 2;
-  timed(few);
-  std::vector<double> per_iteration;
-  for (int r = 0; r < repeats; ++r) per_iteration.push_back((timed(few + k) - timed(few)) / k);
-  return timing_of(per_iteration);
 }
 
 int run(const Options& o) {

@@ -1,6 +1,7 @@
 #pragma once
 // The byte counts both benches measure against: the one definition of an SpMV's minimum traffic
-// and of a CG iteration's floor.
+// and of a CG iteration's floor. (CG time per iteration, the other side of the ratio:
+// tools/bench/cg_timing.hpp.)
 
 #include <cstdint>
 
