@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <string>
 
 #include "kernels/cuda/cuda_backend.hpp"
+#include "tests/require_gpu.hpp"
 
 namespace fvmmini::test {
 
@@ -16,8 +15,7 @@ class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (cuda::cuda_device_available()) return;
-    const char* require = std::getenv("FVMMINI_REQUIRE_GPU");
-    if (require && std::string(require) == "1") FAIL() << "FVMMINI_REQUIRE_GPU=1 but no CUDA device or driver";
+    if (gpu_required()) FAIL() << "FVMMINI_REQUIRE_GPU=1 but no CUDA device or driver";
     GTEST_SKIP() << "no CUDA device or driver on this machine: CUDA test skipped";
   }
 };

@@ -25,24 +25,6 @@ namespace {
 
 using CudaStaircase = test::CudaTest;
 
-struct Case {
-  std::string name;
-  LduMatrix matrix;
-};
-
-std::vector<Case> test_matrices() {
-  std::vector<Case> cases;
-  cases.push_back({"one row", test::random_matrix(1, 0, 21)});
-  cases.push_back({"two rows", test::random_values(test::addressing_from_pairs(2, {{0, 1}}), 22)});
-  cases.push_back({"two uncoupled rows", test::random_values(test::addressing_from_pairs(2, {}), 23)});
-  cases.push_back({"33 rows (a slice of one real row)", test::random_matrix(33, 3, 24)});
-  cases.push_back({"random 700", test::random_matrix(700, 6, 25)});
-  cases.push_back({"random 5000 wide rows", test::random_matrix(5000, 40, 26)});
-  cases.push_back({"box 17x13x11", test::box_matrix(17, 13, 11, 27)});
-  cases.push_back({"star 300 (hub row longer than a warp)", test::star_matrix(300, 28)});
-  cases.push_back({"ring 100 (one row length)", test::ring_matrix(100, 29)});
-  return cases;
-}
 
 /// max_i |y_i - ref_i| / scale_i (scale = sum_j |a_ij x_j|); NaN anywhere gives infinity.
 double worst_relative_error(std::span<const double> y, std::span<const double> ref, std::span<const double> scale) {
@@ -113,7 +95,7 @@ double check_launch_modes(PreparedFormat prepared, std::span<const double> x, st
 
 TEST_F(CudaStaircase, StaircaseLaunchModesAreBitIdentical) {
   int checked = 0;
-  for (const auto& c : test_matrices())
+  for (const auto& c : test::kernel_test_matrices())
     for (const std::string ordering : {"none", "rcm", "random"})
       for (int sh : {32, 64, 1024}) {
         FormatParameters parameters;

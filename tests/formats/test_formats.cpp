@@ -20,6 +20,7 @@
 #include "linalg/ordering/orderings.hpp"
 #include "tests/formats/format_backend.hpp"
 #include "tests/linalg/matrix_generators.hpp"
+#include "tests/require_gpu.hpp"
 
 namespace fvmmini {
 namespace {
@@ -31,31 +32,11 @@ class Formats : public ::testing::Test {
   void SetUp() override {
     const std::string why = format_backend().unavailable();
     if (why.empty()) return;
-    const char* require = std::getenv("FVMMINI_REQUIRE_GPU");
-    if (require && std::string(require) == "1") FAIL() << "FVMMINI_REQUIRE_GPU=1 but backend " << format_backend().name << ": " << why;
+    if (test::gpu_required()) FAIL() << "FVMMINI_REQUIRE_GPU=1 but backend " << format_backend().name << ": " << why;
     GTEST_SKIP() << "backend " << format_backend().name << ": " << why << " (test skipped)";
   }
 };
 
-struct Case {
-  std::string name;
-  LduMatrix matrix;
-};
-
-std::vector<Case> test_matrices() {
-  std::vector<Case> cases;
-  cases.push_back({"one row", test::random_matrix(1, 0, 11)});
-  cases.push_back({"two rows", test::random_values(test::addressing_from_pairs(2, {{0, 1}}), 12)});
-  cases.push_back({"two uncoupled rows", test::random_values(test::addressing_from_pairs(2, {}), 13)});
-  cases.push_back({"33 rows (a slice of one real row)", test::random_matrix(33, 3, 14)});
-  cases.push_back({"random 700", test::random_matrix(700, 6, 15)});
-  cases.push_back({"random 3000 wide rows", test::random_matrix(3000, 40, 16)});
-  cases.push_back({"box 17x13x11", test::box_matrix(17, 13, 11, 17)});
-  cases.push_back({"box 2-D 30x20", test::box_matrix(30, 20, 1, 18)});
-  cases.push_back({"star 300 (hub row longer than a warp)", test::star_matrix(300, 19)});
-  cases.push_back({"ring 100 (one row length)", test::ring_matrix(100, 20)});
-  return cases;
-}
 
 /// Every combination of the unit's parameters' test values (the default where a key has none).
 std::vector<FormatParameters> parameter_sweep(const FormatUnit& unit) {
@@ -115,7 +96,7 @@ TEST_F(Formats, EveryFormatOrderingAndParameterMatchesTheFaceLoop) {
   for (const auto& unit : format_table()) {
     if (!format_backend().implements(unit.name)) continue;
     const auto sweep = parameter_sweep(unit);
-    for (const auto& c : test_matrices())
+    for (const auto& c : test::kernel_test_matrices())
       for (const auto& ordering : ordering_names())
         for (const auto& parameters : sweep) {
           PreparedFormat prepared;

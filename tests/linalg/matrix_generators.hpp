@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -107,6 +108,29 @@ inline std::vector<double> abs_row_scale(const LduMatrix& m, std::span<const dou
   std::vector<double> y(x.size());
   reference::ldu_spmv(abs_m, ax, y);
   return y;
+}
+
+/// A test matrix with the name its failures print.
+struct NamedMatrix {
+  std::string name;
+  LduMatrix matrix;
+};
+
+/// The shapes the kernels of every format are tested on: tiny, random (narrow and wide rows),
+/// 3-D and 2-D boxes, a hub row longer than a warp, one row length throughout.
+inline std::vector<NamedMatrix> kernel_test_matrices() {
+  std::vector<NamedMatrix> cases;
+  cases.push_back({"one row", random_matrix(1, 0, 11)});
+  cases.push_back({"two rows", random_values(addressing_from_pairs(2, {{0, 1}}), 12)});
+  cases.push_back({"two uncoupled rows", random_values(addressing_from_pairs(2, {}), 13)});
+  cases.push_back({"33 rows (a slice of one real row)", random_matrix(33, 3, 14)});
+  cases.push_back({"random 700", random_matrix(700, 6, 15)});
+  cases.push_back({"random 3000 wide rows", random_matrix(3000, 40, 16)});
+  cases.push_back({"box 17x13x11", box_matrix(17, 13, 11, 17)});
+  cases.push_back({"box 2-D 30x20", box_matrix(30, 20, 1, 18)});
+  cases.push_back({"star 300 (hub row longer than a warp)", star_matrix(300, 19)});
+  cases.push_back({"ring 100 (one row length)", ring_matrix(100, 20)});
+  return cases;
 }
 
 }  // namespace fvmmini::test

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +24,7 @@
 #include "linalg/ordering/permutation.hpp"
 #include "layout_helpers.hpp"
 #include "matrix_generators.hpp"
+#include "omp_threads.hpp"
 
 namespace fvmmini {
 namespace {
@@ -56,15 +56,7 @@ EllWarpParameters k2(int threshold) {
   return p;
 }
 
-/// Sets the OpenMP thread count for one scope.
-class Threads {
- public:
-  explicit Threads(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~Threads() { omp_set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
+using test::Threads;
 
 // 34 rows: row i holds its diagonal 100 + i, except row 5 = {0: 1, 5: 105, 33: 2},
 // row 20 = {20: 120, 32: 3} and row 33 = {5: 4, 33: 133}. Lengths 1 but for 3 (row 5), 2 (rows 20, 33).

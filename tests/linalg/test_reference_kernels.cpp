@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <omp.h>
 
 #include <cmath>
 #include <random>
@@ -20,6 +19,7 @@
 #include "linalg/ordering/orderings.hpp"
 #include "solvers/reference_cg.hpp"
 #include "matrix_generators.hpp"
+#include "omp_threads.hpp"
 
 namespace fvmmini {
 namespace {
@@ -28,15 +28,7 @@ namespace ops = reference;
 
 std::uint64_t fresh_seed() { return std::random_device{}(); }
 
-/// Sets the OpenMP thread count for one scope.
-class Threads {
- public:
-  explicit Threads(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~Threads() { omp_set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
+using test::Threads;
 
 std::vector<double> positive_vector(label n, std::uint64_t seed) {
   auto v = test::random_vector(n, seed);
