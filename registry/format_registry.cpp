@@ -13,7 +13,7 @@
 
 namespace fvmmini {
 
-// The units listed in linalg/CMakeLists.txt (FVMMINI_FORMAT_UNITS): declarations of
+// The units listed in registry/CMakeLists.txt (FVMMINI_FORMAT_UNITS): declarations of
 // format_unit_<file>() and listed_format_units().
 #include "format_units.inc"
 
@@ -128,13 +128,6 @@ FormatParameters default_format_parameters() {
     return p;
   }();
   return defaults;
-}
-
-const ParameterSpec* find_format_parameter(const std::string& key) {
-  for (const auto& unit : format_table())
-    for (const auto& spec : unit.parameters)
-      if (spec.key == key) return &spec;
-  return nullptr;
 }
 
 const std::string& auto_format(const std::string& backend) {

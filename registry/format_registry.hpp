@@ -1,5 +1,5 @@
 #pragma once
-// The registry of storage formats (one FormatUnit per format, listed in linalg/CMakeLists.txt),
+// The registry of storage formats (one FormatUnit per format, listed in registry/CMakeLists.txt),
 // and the host-side set-up every backend shares: ordering, row grouping, permuted CSR with its
 // slot map, the format struct, and the reference (CPU) operator on top of it.
 
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "linalg/csr_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
 #include "registry/format_unit.hpp"
 #include "registry/host_operator.hpp"
-#include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {
 
@@ -25,11 +25,8 @@ const FormatUnit& find_format(const std::string& name);
 /// The names of format_table(), in order.
 std::vector<std::string> format_names();
 
-/// Every format's parameters at their defaults (each key once: the units never share a key).
+/// Every format's parameters at their defaults (a key two units read, declared alike by both, once).
 FormatParameters default_format_parameters();
-
-/// The spec of a parameter key, or nullptr when no format declares it.
-const ParameterSpec* find_format_parameter(const std::string& key);
 
 /// The format `format: auto` means on `backend` (the unit whose auto_on names it).
 /// @throws std::invalid_argument when no unit claims the backend

@@ -1,9 +1,9 @@
 #pragma once
 // A storage format as one unit: its name, its parameters, how it is built from the CSR matrix
 // in the final ordering, and its reference (CPU) kernel. One file per format in
-// registry/format_units/ defines one, and the list in linalg/CMakeLists.txt is the registry
+// registry/format_units/ defines one, and the list in registry/CMakeLists.txt is the registry
 // (format_registry.hpp reads it). A backend other than the reference one adds its own kernel
-// for a format by name (the CUDA library: kernels/cuda/device_format.hpp).
+// for a format by name (the CUDA library: kernels/cuda/device_formats.cuh).
 // docs/architecture.md, "Adding a format", walks through one.
 
 #include <functional>
