@@ -71,6 +71,13 @@ TEST(Cli, HelpAndVersionSucceed) {
   const Outcome version = run_fvmmini(folder.path(), {"--version"});
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("fvmmini ", 0), 0u) << version.out;
+  // --- the formats with their backends, in --help and in full with --list-formats
+  EXPECT_NE(help.out.find("symmetric      reference  "), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("dia            reference, cuda"), std::string::npos) << help.out;
+  const Outcome formats = run_fvmmini(folder.path(), {"--list-formats"});
+  EXPECT_EQ(formats.status, 0) << formats.err;
+  EXPECT_NE(formats.out.find("| `maxDiagonals` | `dia` | int | `27` |"), std::string::npos) << formats.out;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{});
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
