@@ -1,6 +1,5 @@
 #include "app/case_keys.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -65,18 +64,6 @@ std::string auto_format_text() {
   return text;
 }
 
-/// Every format parameter once, with the formats that read it.
-std::vector<std::pair<const ParameterSpec*, std::vector<std::string>>> format_parameter_readers() {
-  std::vector<std::pair<const ParameterSpec*, std::vector<std::string>>> out;
-  for (const auto& unit : format_table())
-    for (const auto& spec : unit.parameters) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first->key == spec.key; });
-      if (it == out.end()) it = out.insert(out.end(), {&spec, {}});
-      it->second.push_back(unit.name);
-    }
-  return out;
-}
-
 /// A format parameter as a case key: its type, range and doc from the format unit's spec.
 void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const std::vector<std::string>& readers) {
   const std::string doc = fmt::format("{}: {}", fmt::join(readers, ", "), spec.doc);
@@ -130,7 +117,7 @@ void add_solver_keys(KeySpec& field) {
   field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")
       .default_value("none")
       .values(ordering_names());
-  for (const auto& [spec, readers] : format_parameter_readers()) add_format_parameter_key(field, *spec, readers);
+  for (const auto& key : format_parameter_keys()) add_format_parameter_key(field, *key.spec, key.formats);
 }
 
 // --- Physics: poisson (steady) and diffusion (transient) of one scalar field T.

@@ -1,6 +1,5 @@
 #include "app/format_reference.hpp"
 
-#include <map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -42,16 +41,9 @@ std::string format_reference_markdown() {
                         unit.summary, keys.empty() ? "" : quoted(keys));
   }
   // --- each key once, with the formats that read it
-  std::vector<const ParameterSpec*> specs;
-  std::map<std::string, std::vector<std::string>> readers;
-  for (const auto& unit : format_table())
-    for (const auto& spec : unit.parameters) {
-      if (readers[spec.key].empty()) specs.push_back(&spec);
-      readers[spec.key].push_back(unit.name);
-    }
   text += "\n| key | formats | type | default | range / values | meaning |\n| --- | --- | --- | --- | --- | --- |\n";
-  for (const ParameterSpec* spec : specs)
-    text += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", spec->key, quoted(readers[spec->key]),
+  for (const auto& [spec, formats] : format_parameter_keys())
+    text += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", spec->key, quoted(formats),
                         type_name(*spec), spec->default_value,
                         spec->type == ParameterSpec::Type::word ? quoted(spec->words) : spec->range_text(), spec->doc);
   return text;

@@ -1,5 +1,6 @@
 #include "registry/format_registry.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -128,6 +129,36 @@ FormatParameters default_format_parameters() {
     return p;
   }();
   return defaults;
+}
+
+std::vector<ParameterReaders> format_parameter_keys() {
+  std::vector<ParameterReaders> keys;
+  for (const auto& unit : format_table())
+    for (const auto& spec : unit.parameters) {
+      auto it = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.spec->key == spec.key; });
+      if (it == keys.end()) it = keys.insert(keys.end(), {&spec, {}});
+      it->formats.push_back(unit.name);
+    }
+  return keys;
+}
+
+std::vector<FormatParameters> parameter_combinations(
+    const FormatUnit& unit, const std::function<std::vector<std::string>(const ParameterSpec&)>& values) {
+  std::vector<FormatParameters> combinations{FormatParameters{}};
+  for (const auto& spec : unit.parameters) {
+    std::vector<std::string> texts = values(spec);
+    if (texts.empty()) texts.push_back(spec.default_value);
+    std::vector<FormatParameters> next;
+    for (const auto& text : texts) {
+      const ParameterValue value = parse_parameter(spec, text);
+      for (FormatParameters p : combinations) {
+        p.set(spec.key, value);
+        next.push_back(std::move(p));
+      }
+    }
+    combinations = std::move(next);
+  }
+  return combinations;
 }
 
 const std::string& auto_format(const std::string& backend) {

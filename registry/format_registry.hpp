@@ -4,6 +4,7 @@
 // slot map, the format struct, and the reference (CPU) operator on top of it.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,6 +28,21 @@ std::vector<std::string> format_names();
 
 /// Every format's parameters at their defaults (a key two units read, declared alike by both, once).
 FormatParameters default_format_parameters();
+
+/// One parameter key with the formats that read it.
+struct ParameterReaders {
+  const ParameterSpec* spec = nullptr;
+  std::vector<std::string> formats;
+};
+
+/// Every format parameter key once (a key two units read, once), in table order, with its readers:
+/// what the case schema, the docs and the benches' options list.
+std::vector<ParameterReaders> format_parameter_keys();
+
+/// Every combination of the unit's parameter values; `values(spec)` gives one key's text values
+/// (none: its default). @throws std::invalid_argument naming the key for a value out of its range
+std::vector<FormatParameters> parameter_combinations(
+    const FormatUnit& unit, const std::function<std::vector<std::string>(const ParameterSpec&)>& values);
 
 /// The format `format: auto` means on `backend` (the unit whose auto_on names it).
 /// @throws std::invalid_argument when no unit claims the backend

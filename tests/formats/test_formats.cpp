@@ -40,19 +40,7 @@ class Formats : public ::testing::Test {
 
 /// Every combination of the unit's parameters' test values (the default where a key has none).
 std::vector<FormatParameters> parameter_sweep(const FormatUnit& unit) {
-  std::vector<FormatParameters> sweep{FormatParameters{}};
-  for (const auto& spec : unit.parameters) {
-    const std::vector<std::string> values = spec.test_values.empty() ? std::vector{spec.default_value} : spec.test_values;
-    std::vector<FormatParameters> next;
-    for (const FormatParameters& p : sweep)
-      for (const auto& v : values) {
-        FormatParameters q = p;
-        q.set(spec.key, parse_parameter(spec, v));
-        next.push_back(std::move(q));
-      }
-    sweep = std::move(next);
-  }
-  return sweep;
+  return parameter_combinations(unit, [](const ParameterSpec& spec) { return spec.test_values; });
 }
 
 /// Largest |y - y_ref| / scale over the rows of A x (mesh order in, prepared numbering on the
