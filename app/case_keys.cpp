@@ -93,9 +93,21 @@ void add_solver_keys(KeySpec& field) {
   field.add("solver", KeyType::enumeration, "the Krylov method (the matrices are symmetric)")
       .default_value(name(KrylovSolver::cg))
       .values(krylov_solver_names());
-  field.add("preconditioner", KeyType::enumeration, "the preconditioner")
+  field.add("preconditioner", KeyType::enumeration,
+            "diagonal (Jacobi; jacobi is an alias), DIC (incomplete Cholesky, levels from the ordering), "
+            "mcsgs (multicolour symmetric Gauss-Seidel)")
       .default_value(name(Preconditioner::none))
-      .values(preconditioner_names());
+      .values(preconditioner_words());
+  field.add("sweeps", KeyType::integer, "mcsgs: symmetric Gauss-Seidel sweeps per application")
+      .default_value("1")
+      .min(1)
+      .max(100)
+      .when("preconditioner", {name(Preconditioner::mcsgs)});
+  field.add("triangularSolve", KeyType::enumeration,
+            "DIC on the cuda backend: levels (fvmmini's level-scheduled kernels) or cusparse (cusparseSpSV)")
+      .default_value(name(TriangularSolve::levels))
+      .values(triangular_solve_names())
+      .when("preconditioner", {name(Preconditioner::DIC)});
   field.add("tolerance", KeyType::real, "stop when the normalised residual falls below this")
       .default_value("1e-6")
       .min(0);

@@ -9,6 +9,9 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   SolverSettings settings;
   settings.solver = parse_krylov_solver(resolved.get_string(base + "solver"));
   settings.preconditioner = parse_preconditioner(resolved.get_string(base + "preconditioner"));
+  if (resolved.has(base + "sweeps")) settings.sweeps = static_cast<int>(resolved.get_int(base + "sweeps"));
+  if (resolved.has(base + "triangularSolve"))
+    settings.triangular_solve = parse_triangular_solve(resolved.get_string(base + "triangularSolve"));
   settings.tolerance = resolved.get_real(base + "tolerance");
   settings.rel_tol = resolved.get_real(base + "relTol");
   settings.max_iter = static_cast<int>(resolved.get_int(base + "maxIter"));

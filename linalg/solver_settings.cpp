@@ -23,7 +23,19 @@ const std::vector<std::string>& krylov_solver_names() {
   return names;
 }
 const std::vector<std::string>& preconditioner_names() {
-  static const std::vector<std::string> names{"none", "jacobi"};
+  static const std::vector<std::string> names{"none", "diagonal", "DIC", "mcsgs"};
+  return names;
+}
+const std::vector<std::string>& preconditioner_words() {
+  static const std::vector<std::string> words = [] {
+    auto w = preconditioner_names();
+    w.push_back("jacobi");
+    return w;
+  }();
+  return words;
+}
+const std::vector<std::string>& triangular_solve_names() {
+  static const std::vector<std::string> names{"levels", "cusparse"};
   return names;
 }
 const std::vector<std::string>& backend_names() {
@@ -33,13 +45,24 @@ const std::vector<std::string>& backend_names() {
 const std::string& name(KrylovSolver solver) { return krylov_solver_names().at(static_cast<std::size_t>(solver)); }
 const std::string& name(Preconditioner p) { return preconditioner_names().at(static_cast<std::size_t>(p)); }
 const std::string& name(Backend backend) { return backend_names().at(static_cast<std::size_t>(backend)); }
+const std::string& name(TriangularSolve solve) {
+  return triangular_solve_names().at(static_cast<std::size_t>(solve));
+}
 KrylovSolver parse_krylov_solver(const std::string& text) {
   return parse_name<KrylovSolver>(krylov_solver_names(), text, "solver");
 }
 Preconditioner parse_preconditioner(const std::string& text) {
+  if (text == "jacobi") return Preconditioner::diagonal;
   return parse_name<Preconditioner>(preconditioner_names(), text, "preconditioner");
 }
+TriangularSolve parse_triangular_solve(const std::string& text) {
+  return parse_name<TriangularSolve>(triangular_solve_names(), text, "triangularSolve");
+}
 Backend parse_backend(const std::string& text) { return parse_name<Backend>(backend_names(), text, "backend"); }
+
+std::string solver_name(Preconditioner p, const std::string& format) {
+  return fmt::format("{}[{}]", p == Preconditioner::none ? std::string("CG") : name(p) + "PCG", format);
+}
 
 std::string format_solve_line(const SolverPerformance& p) {
   return fmt::format("{}: Solving for {}, Initial residual = {:.6g}, Final residual = {:.6g}, No Iterations {}",

@@ -16,25 +16,39 @@ namespace fvmmini {
 
 /// The Krylov method (the systems are symmetric).
 enum class KrylovSolver { cg };
-enum class Preconditioner { none, jacobi };
+/// OpenFOAM's names: diagonal (Jacobi; "jacobi" is read as an alias), DIC (diagonal incomplete
+/// Cholesky: IC(0) on the LDU pattern with only the diagonal modified), and mcsgs (multicolour
+/// symmetric Gauss-Seidel). Both DIC and mcsgs apply M = (D~ + L) D~^-1 (D~ + U), the triangles
+/// solved level by level (solvers/preconditioner.hpp).
+enum class Preconditioner { none, diagonal, DIC, mcsgs };
+/// How the cuda backend solves DIC's triangles: fvmmini's level-scheduled kernels, or cuSPARSE's
+/// cusparseSpSV on the same factor (the baseline). The reference backend always uses levels.
+enum class TriangularSolve { levels, cusparse };
 /// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
 enum class Backend { reference, cuda, automatic };
 
 // Each enum's one name table (in enum order, as case files and logs write them), its name and
 // its parser. @throws std::invalid_argument on an unknown name, listing the known ones
 const std::vector<std::string>& krylov_solver_names();    ///< CG
-const std::vector<std::string>& preconditioner_names();   ///< none, jacobi
+const std::vector<std::string>& preconditioner_names();   ///< none, diagonal, DIC, mcsgs
+/// The names a case may write: preconditioner_names() and the alias jacobi (= diagonal).
+const std::vector<std::string>& preconditioner_words();
+const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::string& name(KrylovSolver solver);
 const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);
+const std::string& name(TriangularSolve solve);
 KrylovSolver parse_krylov_solver(const std::string& text);
 Preconditioner parse_preconditioner(const std::string& text);
 Backend parse_backend(const std::string& text);
+TriangularSolve parse_triangular_solve(const std::string& text);
 
 struct SolverSettings {
   KrylovSolver solver = KrylovSolver::cg;
   Preconditioner preconditioner = Preconditioner::none;
+  int sweeps = 1;  ///< mcsgs: symmetric sweeps per application
+  TriangularSolve triangular_solve = TriangularSolve::levels;  ///< DIC on the cuda backend
   double tolerance = 1e-6;              ///< absolute, on the normalised residual
   double rel_tol = 0.0;                 ///< stop when residual < rel_tol * initial (0: off)
   int max_iter = 1000;
@@ -57,6 +71,18 @@ struct SolverPerformance {
   double final_residual = 0.0;
   int iterations = 0;
   bool converged = false;
+};
+
+/// What a preconditioner cost to set up and costs to apply, for the log and the JSON summary.
+struct PreconditionerInfo {
+  std::string name;            ///< "DIC", "mcsgs", ...
+  double setup_seconds = 0.0;  ///< colouring, levels, factor and upload: once per mesh
+  double refresh_seconds = 0.0;  ///< the last value refresh (new factor, no new analysis)
+  label colours = 0;           ///< mcsgs, and DIC on a multicolour schedule (0: none)
+  label levels = 0;            ///< dependency levels of the triangular solves (0: none)
+  std::vector<label> level_sizes;  ///< rows per level, in solve order
+  /// Bytes one application moves over the bytes of one SpMV (the model, not a timing).
+  double spmv_equivalents = 0.0;
 };
 
 /// Settings that do not fit one field's matrix (a format that declines it, a parameter outside
@@ -84,7 +110,14 @@ class LinearSolver {
 
   /// One line for the log: backend, format, ordering and their parameters.
   virtual std::string describe() const = 0;
+
+  /// The preconditioner's set-up and application cost.
+  virtual PreconditionerInfo preconditioner_info() const = 0;
 };
+
+/// The solve line's solver name as OpenFOAM writes it, with the format: "CG[csr]" without a
+/// preconditioner, else the preconditioner's name before PCG: "DICPCG[staircase]", "diagonalPCG[csr]".
+std::string solver_name(Preconditioner preconditioner, const std::string& format);
 
 /// The OpenFOAM-style line: "CG[csr]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41".
 std::string format_solve_line(const SolverPerformance& performance);

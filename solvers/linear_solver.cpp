@@ -21,6 +21,7 @@ class ReferenceSolver final : public LinearSolver {
       : settings_(s),
         op_(make_reference_operator(m, prepare_format(m, s.format, s.ordering, s.format_parameters))),
         permuted_(!op_->prepared().permutation.is_identity()),
+        preconditioner_(m, op_->prepared().permutation, s),
         note_(std::move(note)) {
     if (permuted_) {
       x_op_.resize(m.n_rows());
@@ -30,7 +31,7 @@ class ReferenceSolver final : public LinearSolver {
 
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) override {
     if (!permuted_) {
-      auto perf = reference_cg(*op_, x, b, settings_, work_);
+      auto perf = reference_cg(*op_, x, b, settings_, work_, &preconditioner_);
       perf.field = field;
       return perf;
     }
@@ -38,15 +39,21 @@ class ReferenceSolver final : public LinearSolver {
     const Permutation& p = op_->prepared().permutation;
     permute_to_new(p, x, x_op_);
     permute_to_new(p, b, b_op_);
-    auto perf = reference_cg(*op_, x_op_, b_op_, settings_, work_);
+    auto perf = reference_cg(*op_, x_op_, b_op_, settings_, work_, &preconditioner_);
     permute_to_old(p, x_op_, x);
     perf.field = field;
     return perf;
   }
-  void update_coefficients(const LduMatrix& m) override { op_->refresh_values(m); }
+  void update_coefficients(const LduMatrix& m) override {
+    op_->refresh_values(m);
+    preconditioner_.refresh(m);
+  }
   std::string describe() const override {
     return fmt::format("backend reference, {}, preconditioner {}{}", fvmmini::describe(op_->prepared()),
-                       name(settings_.preconditioner), note_);
+                       fvmmini::describe(preconditioner_info()), note_);
+  }
+  PreconditionerInfo preconditioner_info() const override {
+    return preconditioner_.info(op_->prepared().format.figures().nnz);
   }
 
  private:
@@ -55,6 +62,7 @@ class ReferenceSolver final : public LinearSolver {
   bool permuted_;
   std::vector<double> x_op_, b_op_;  ///< x and b in the operator's numbering
   CgWorkspace work_;
+  HostPreconditioner preconditioner_;  ///< in the operator's numbering
   std::string note_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,7 @@ namespace fvmmini {
 namespace ops = reference;
 
 void CgWorkspace::resize(label n) {
-  for (auto* v : {&r, &p, &q, &row_sums, &inv_diag}) v->assign(n, 0.0);
+  for (auto* v : {&r, &p, &q, &row_sums, &inv_diag, &z}) v->assign(n, 0.0);
 }
 
 namespace {
@@ -81,6 +82,45 @@ void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::sp
   }
 }
 
+// r . M^-1 r must be positive for an SPD preconditioner (0 only when r is).
+void check_preconditioned(double rz, int iteration) {
+  if (!(rz > 0.0))
+    throw SolverError(fmt::format("PCG breakdown at iteration {}: r'M^-1 r = {:.3g} (the preconditioner is not "
+                                  "positive definite{})",
+                                  iteration, rz, std::isfinite(rz) ? "" : ", or NaN appeared"));
+}
+
+// Three passes per iteration around an applied preconditioner (DIC, mcsgs): q = A p with p.q; the
+// residual step; z = M^-1 r with r.z; then x += alpha p with the new direction p = z + beta p.
+void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPreconditioner& m, const SolverSettings& s,
+                            double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+  // --- p = M^-1 r; rz = r . p
+  m.apply(a, w.r, w.p);
+  double rz = ops::dot(w.r, w.p);
+  check_preconditioned(rz, 1);
+  while (true) {
+    // --- q = A p; alpha = rz / p.q
+    const double pq = a.multiply_dot(w.p, w.q);
+    check_curvature(pq, perf.iterations + 1);
+    const double alpha = rz / pq;
+
+    // --- r -= alpha q; residual = |r|_1 / normFactor
+    double unused = 0.0;
+    const double r_norm = ops::residual_update(alpha, w.q, {}, w.r, unused);
+    if (finish_iteration(r_norm / norm_factor, s, perf)) {
+      ops::axpy(alpha, w.p, x);
+      return;
+    }
+
+    // --- z = M^-1 r; beta = r.z / rz; x += alpha p; p = z + beta p
+    m.apply(a, w.r, w.z);
+    const double rz_new = ops::dot(w.r, w.z);
+    check_preconditioned(rz_new, perf.iterations + 1);
+    ops::solution_and_direction_update(alpha, rz_new / rz, w.z, {}, w.p, x);
+    rz = rz_new;
+  }
+}
+
 // One pass per iteration through the operator's fused sweep: each pass first finishes the
 // previous iteration (r -= alpha q, x += alpha p, the residual) and then starts the next
 // (p = M^-1 r + beta p, q = A p, p.q). beta needs r.M^-1 r of the new r before the pass that
@@ -106,12 +146,15 @@ void iterate_in_one_pass(const HostOperator& a, std::span<double> x, bool jacobi
 }  // namespace
 
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
-                               const SolverSettings& s, CgWorkspace& w) {
+                               const SolverSettings& s, CgWorkspace& w, HostPreconditioner* m) {
   const label n = a.n_rows();
   if (static_cast<label>(w.r.size()) != n) w.resize(n);
-  const bool jacobi = s.preconditioner == Preconditioner::jacobi;
+  const bool jacobi = s.preconditioner == Preconditioner::diagonal;
+  const bool applied = s.preconditioner == Preconditioner::DIC || s.preconditioner == Preconditioner::mcsgs;
+  if (applied && (!m || m->kind() != s.preconditioner || !m->factor()))
+    throw std::invalid_argument("reference_cg: preconditioner " + name(s.preconditioner) + " is not set up");
   SolverPerformance perf;
-  perf.solver_name = fmt::format("{}[{}]", jacobi ? "PCG" : "CG", a.format_name());
+  perf.solver_name = solver_name(s.preconditioner, a.format_name());
   if (n == 0) {
     perf.converged = true;
     return perf;
@@ -141,7 +184,9 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   }
 
   const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
-  if (a.has_cg_sweep())
+  if (applied)
+    iterate_preconditioned(a, x, *m, s, norm_factor, w, perf);
+  else if (a.has_cg_sweep())
     iterate_in_one_pass(a, x, jacobi, s, norm_factor, w, perf);
   else
     iterate_in_three_passes(a, x, inv_diag, s, norm_factor, w, perf);

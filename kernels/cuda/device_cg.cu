@@ -1,9 +1,11 @@
-// CG / Jacobi-PCG on the device. Per iteration: q = A p fused with the partials of p.q (where the
+// CG / PCG on the device. Per iteration without a preconditioner or with Jacobi: q = A p fused with the partials of p.q (where the
 // format fuses), alpha; r -= alpha q fused with |r|_1 and r.z; the residual test and beta;
 // x += alpha p and p = z + beta p in one pass (p is read once for both: 8 vector passes an
 // iteration instead of 9). Scalars live in a device struct; the host never waits inside
 // an iteration: it reads the status flag through pinned memory every check_interval iterations,
 // and every kernel of an iteration that was queued after convergence returns at once.
+// With an applied preconditioner (DIC, mcsgs) the residual step only tests; z = M^-1 r, r.z and
+// beta follow, and the direction step reads z.
 
 #include "kernels/cuda/device_cg.hpp"
 
@@ -16,6 +18,7 @@
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "kernels/cuda/triangular_preconditioner.hpp"
 #include "kernels/cuda/vector_ops.cuh"
 
 namespace fvmmini::cuda {
@@ -25,7 +28,15 @@ namespace {
 constexpr double small = 1e-20;  // OpenFOAM's SMALL, as the reference CG
 constexpr int finalize_block = 1024;
 
-enum Status : int { running = 0, converged = 1, max_iterations = 2, breakdown = 3, residual_nan = 4, initial_nan = 5 };
+enum Status : int {
+  running = 0,
+  converged = 1,
+  max_iterations = 2,
+  breakdown = 3,
+  residual_nan = 4,
+  initial_nan = 5,
+  preconditioner_breakdown = 6,
+};
 
 struct CgState {
   double x_mean;
@@ -36,6 +47,7 @@ struct CgState {
   double alpha;
   double beta;
   double pq;
+  double rz_rejected;  ///< r.M^-1 r when it was not positive (preconditioner_breakdown)
   int iterations;
   int status;
   int x_pending;  ///< the last iteration's x += alpha p is still to be applied (by direction_kernel)
@@ -141,9 +153,11 @@ __global__ void __launch_bounds__(reduce_block)
   write_block_partials<2>(s, partials, gridDim.x, blockIdx.x);
 }
 
-/// residual = |r|_1 / normFactor; the stopping tests; beta = (r.z)_new / (r.z)_old.
+/// residual = |r|_1 / normFactor; the stopping tests; beta = (r.z)_new / (r.z)_old unless the
+/// preconditioner is applied (rz_finalize then sets beta from z = M^-1 r).
 __global__ void __launch_bounds__(finalize_block) residual_finalize(const double* __restrict__ partials, int count,
-                                                                    CgState* state, double* history, Stop stop) {
+                                                                    CgState* state, double* history, Stop stop,
+                                                                    bool applied) {
   if (state->status != running) return;
   const Sums<2> s = reduce_partials<2>(partials, count);
   if (threadIdx.x != 0) return;
@@ -158,16 +172,35 @@ __global__ void __launch_bounds__(finalize_block) residual_finalize(const double
     state->status = converged;
   } else if (it >= stop.max_iter) {
     state->status = max_iterations;
-  } else {
+  } else if (!applied) {
     state->beta = s.v[1] / state->rz;
     state->rz = s.v[1];
   }
 }
 
-/// x += alpha p (the iteration just tested), then, unless it stopped, p = z + beta p with z = M^-1 r.
+/// r.z of an applied preconditioner: the first (initial) sets rz, later ones beta = r.z / rz.
+/// Not positive: the preconditioner is not positive definite (or NaN appeared).
+__global__ void __launch_bounds__(finalize_block) rz_finalize(const double* __restrict__ partials, int count,
+                                                              CgState* state, bool initial) {
+  if (state->status != running) return;
+  const Sums<1> s = reduce_partials<1>(partials, count);
+  if (threadIdx.x != 0) return;
+  const double rz = s.v[0];
+  if (!(rz > 0.0)) {
+    state->rz_rejected = rz;
+    state->status = preconditioner_breakdown;
+    return;
+  }
+  if (!initial) state->beta = rz / state->rz;
+  state->rz = rz;
+}
+
+/// x += alpha p (the iteration just tested), then, unless it stopped, p = z + beta p with z = M^-1 r
+/// (read from z when the preconditioner is applied, else r .* inv_diag or r).
 __global__ void __launch_bounds__(reduce_block)
     direction_kernel(long long n, const double* __restrict__ r, const double* __restrict__ inv_diag,
-                     double* __restrict__ x, double* __restrict__ p, const CgState* state) {
+                     const double* __restrict__ z, double* __restrict__ x, double* __restrict__ p,
+                     const CgState* state) {
   if (!state->x_pending) return;
   const double alpha = state->alpha;
   const double beta = state->beta;
@@ -175,7 +208,7 @@ __global__ void __launch_bounds__(reduce_block)
   FVMMINI_GRID_STRIDE(i, n) {
     const double pi = p[i];
     x[i] += alpha * pi;
-    if (next) p[i] = (inv_diag ? r[i] * inv_diag[i] : r[i]) + beta * pi;
+    if (next) p[i] = (z ? z[i] : inv_diag ? r[i] * inv_diag[i] : r[i]) + beta * pi;
   }
 }
 
@@ -197,6 +230,7 @@ struct DeviceCg::Impl {
         r(n),
         p(n),
         q(n),
+        z(n),
         inv_diag(n),
         row_sums(n),
         partials(std::max({3 * vector_grid(n), spmv.dot_partial_count(), 1})),
@@ -208,7 +242,7 @@ struct DeviceCg::Impl {
   DeviceMatrix& matrix;
   DeviceSpmv& spmv;
   label n;
-  DeviceBuffer<double> x, b, r, p, q, inv_diag, row_sums, partials;
+  DeviceBuffer<double> x, b, r, p, q, z, inv_diag, row_sums, partials;
   DeviceBuffer<CgState> state;
   DeviceBuffer<double> history;
   PinnedBuffer<CgState> pinned;
@@ -224,12 +258,14 @@ struct DeviceCg::Impl {
   double iterations_ms = 0.0;
   int check_interval = 8;
   int last_iterations = 0;  ///< the first batch of the next solve
+  DevicePreconditioner* preconditioner = nullptr;  ///< DIC or mcsgs (not owned)
 
   // --- iterations replayed from CUDA graphs: one launch instead of ~5 per iteration, which is
   //     what an iteration costs on small systems (the host's launch rate, not the GPU, limits them)
   GraphExec batch_graph, single_graph;  ///< check_interval iterations, one iteration
   Stop graph_stop{};
   const double* graph_m_inv = nullptr;
+  DevicePreconditioner* graph_preconditioner = nullptr;
   const double* graph_history = nullptr;
   int graph_interval = 0;
   bool graphs_failed = false;  ///< the format's launches could not be captured: launch directly
@@ -239,6 +275,17 @@ struct DeviceCg::Impl {
   void enqueue_row_sums();
   /// Queue `count` iterations, from the graphs where they can be used.
   void enqueue_iterations(int count, const double* m_inv, Stop stop);
+
+  const int* status() { return &state.data()->status; }
+
+  /// p = M^-1 r and rz = r.p, after the initial residual (applied preconditioner only).
+  void enqueue_initial_direction() {
+    cudaStream_t s = stream.get();
+    preconditioner->apply(r.data(), p.data(), status(), s);
+    const int count = enqueue_dot_partials(n, r.data(), p.data(), partials.data(), s);
+    rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), true);
+    FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
+  }
 
   void enqueue_iteration(const double* m_inv, Stop stop) {
     cudaStream_t s = stream.get();
@@ -256,10 +303,19 @@ struct DeviceCg::Impl {
     // --- r -= alpha q; residual = |r|_1 / normFactor; beta
     update_kernel<<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
     FVMMINI_CUDA_CHECK_LAUNCH(update_kernel);
-    residual_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop);
+    const bool applied = preconditioner != nullptr;
+    residual_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop, applied);
     FVMMINI_CUDA_CHECK_LAUNCH(residual_finalize);
+    if (applied) {
+      // --- z = M^-1 r; beta = r.z / rz
+      preconditioner->apply(r.data(), z.data(), status(), s);
+      const int count = enqueue_dot_partials(n, r.data(), z.data(), partials.data(), s);
+      rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), false);
+      FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
+    }
     // --- x += alpha p; p = M^-1 r + beta p (one read of p)
-    direction_kernel<<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
+    direction_kernel<<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, applied ? z.data() : nullptr, x.data(),
+                                                   p.data(), state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(direction_kernel);
   }
 };
@@ -269,7 +325,8 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, Stop sto
   // --- (re)capture when the kernels' arguments changed
   const bool current = batch_graph.valid() && single_graph.valid() && graph_stop.tolerance == stop.tolerance &&
                        graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter &&
-                       graph_m_inv == m_inv && graph_history == history.data() && graph_interval == check_interval;
+                       graph_m_inv == m_inv && graph_preconditioner == preconditioner &&
+                       graph_history == history.data() && graph_interval == check_interval;
   if (!current && !graphs_failed) {
     const bool captured =
         batch_graph.capture(s, [&] {
@@ -279,6 +336,7 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, Stop sto
     graphs_failed = !captured;
     graph_stop = stop;
     graph_m_inv = m_inv;
+    graph_preconditioner = preconditioner;
     graph_history = history.data();
     graph_interval = check_interval;
   }
@@ -347,6 +405,7 @@ const std::vector<double>& DeviceCg::residual_history() const {
 }
 double DeviceCg::last_iterations_ms() const { return impl_->iterations_ms; }
 void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std::max(1, iterations); }
+void DeviceCg::set_preconditioner(DevicePreconditioner* preconditioner) { impl_->preconditioner = preconditioner; }
 
 SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings) {
   Impl& m = *impl_;
@@ -362,9 +421,13 @@ SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b
 SolverPerformance DeviceCg::solve_resident(const SolverSettings& settings) { return impl_->iterate(settings); }
 
 SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
-  const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
+  const bool jacobi = settings.preconditioner == Preconditioner::diagonal;
+  const bool applied = settings.preconditioner == Preconditioner::DIC || settings.preconditioner == Preconditioner::mcsgs;
+  if (applied != (preconditioner != nullptr))
+    throw CudaError("DeviceCg: preconditioner " + name(settings.preconditioner) +
+                    (applied ? " is not set up (set_preconditioner)" : " does not take a set-up preconditioner"));
   SolverPerformance perf;
-  perf.solver_name = std::string(jacobi ? "PCG" : "CG") + "[" + spmv.format_name() + "]";
+  perf.solver_name = solver_name(settings.preconditioner, spmv.format_name());
   history_host.clear();
   history_stale = false;
   iterations_ms = 0.0;
@@ -402,6 +465,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
   initial_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop);
   FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
+  if (applied) enqueue_initial_direction();
 
   // --- iterate: first as many iterations as the last solve took (time steps change slowly), then
   //     check the status; afterwards batches of check_interval, each checked one batch behind
@@ -454,6 +518,11 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
     case breakdown:
       msg << "CG breakdown at iteration " << st.iterations + 1 << ": p'Ap = " << st.pq
           << " (the matrix is not positive definite" << (std::isfinite(st.pq) ? "" : ", or NaN appeared") << ")";
+      throw SolverError(msg.str());
+    case preconditioner_breakdown:
+      msg << "PCG breakdown at iteration " << st.iterations + 1 << ": r'M^-1 r = " << st.rz_rejected
+          << " (the preconditioner is not positive definite" << (std::isfinite(st.rz_rejected) ? "" : ", or NaN appeared")
+          << ")";
       throw SolverError(msg.str());
     case running: throw CudaError("CG: the solve ended with the device still iterating (internal error)");
     default: break;

@@ -1,5 +1,5 @@
 #pragma once
-// CG and Jacobi-PCG on the device, with the reference CG's stopping rules and OpenFOAM's residual
+// CG and PCG (Jacobi fused into the vector passes, or a DevicePreconditioner applied) on the device, with the reference CG's stopping rules and OpenFOAM's residual
 // normalisation (solvers/reference_cg.hpp). The matrix stays on the device; vectors cross only at
 // the start and the end of a solve, or not at all (solve_resident). Plain C++ interface.
 
@@ -13,6 +13,8 @@
 struct CUstream_st;  // cudaStream_t, without the CUDA headers
 
 namespace fvmmini::cuda {
+
+class DevicePreconditioner;
 
 class DeviceCg {
  public:
@@ -30,8 +32,8 @@ class DeviceCg {
   /// The host queues as many iterations as the last solve took, then looks at the device's
   /// convergence flag every `check_interval` iterations, reading it asynchronously; kernels
   /// queued past convergence do nothing.
-  /// @throws SolverError on breakdown (p'Ap <= 0 or not finite), a NaN residual, a singular system
-  ///         or a non-positive diagonal under Jacobi
+  /// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or not finite), a NaN residual, a
+  ///         singular system or a non-positive diagonal under Jacobi
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings);
 
   /// The same solve on the device's own vectors: x_device() holds the guess (the solution on
@@ -55,6 +57,9 @@ class DeviceCg {
   double last_iterations_ms() const;
   /// Iterations the host queued between convergence checks (>= 1).
   void set_check_interval(int iterations);
+  /// The preconditioner that settings DIC and mcsgs apply (null for none and diagonal); must
+  /// outlive the solves.
+  void set_preconditioner(DevicePreconditioner* preconditioner);
 
  private:
   struct Impl;

@@ -1,5 +1,7 @@
 #include "linalg/ordering/orderings.hpp"
 
+#include "linalg/ordering/colouring.hpp"
+
 #include <metis.h>
 
 #include <algorithm>
@@ -204,8 +206,17 @@ Permutation random_ordering(label n_rows, std::uint64_t seed) {
   return Permutation::from_new_to_old(std::move(order));
 }
 
+Permutation colour_ordering(const LduAddressing& addressing) {
+  const Graph g = make_graph(addressing);
+  const Colouring c = greedy_colouring(g.offset, g.adj);
+  std::vector<label> new_to_old(addressing.n_rows);
+  std::iota(new_to_old.begin(), new_to_old.end(), 0);
+  std::stable_sort(new_to_old.begin(), new_to_old.end(), [&](label a, label b) { return c.colour[a] < c.colour[b]; });
+  return Permutation::from_new_to_old(std::move(new_to_old));
+}
+
 const std::vector<std::string>& ordering_names() {
-  static const std::vector<std::string> names{"none", "cm", "rcm", "staircase", "metis", "random"};
+  static const std::vector<std::string> names{"none", "cm", "rcm", "staircase", "metis", "colour", "random"};
   return names;
 }
 
@@ -215,6 +226,7 @@ Permutation make_ordering(const std::string& name, const LduAddressing& addressi
   if (name == "rcm") return reverse_cuthill_mckee(addressing);
   if (name == "staircase") return staircase_ordering(addressing);
   if (name == "metis") return metis_ordering(addressing);
+  if (name == "colour") return colour_ordering(addressing);
   if (name == "random") return random_ordering(addressing.n_rows, seed);
   std::string known;
   for (const auto& n : ordering_names()) known += (known.empty() ? "" : ", ") + n;

@@ -1,6 +1,6 @@
 #pragma once
 // Row orderings of the (structurally symmetric) LDU matrix graph: none, Cuthill-McKee,
-// reverse Cuthill-McKee, the Staircase SELL ordering, METIS nested dissection, random.
+// reverse Cuthill-McKee, the Staircase SELL ordering, METIS nested dissection, multicolour, random.
 
 #include <cstdint>
 #include <string>
@@ -39,13 +39,17 @@ Permutation staircase_ordering(const LduAddressing& addressing);
 /// @throws std::runtime_error when METIS reports an error
 Permutation metis_ordering(const LduAddressing& addressing);
 
+/// The multicolour ordering: rows sorted by their greedy colour (linalg/ordering/colouring.hpp),
+/// index order within a colour, so each colour is one contiguous range of rows.
+Permutation colour_ordering(const LduAddressing& addressing);
+
 /// A uniformly random permutation from a seeded generator (stress tests).
 Permutation random_ordering(label n_rows, std::uint64_t seed);
 
 /// The ordering names accepted by make_ordering, in the order they are listed in errors.
 const std::vector<std::string>& ordering_names();
 
-/// The ordering by name: none | cm | rcm | staircase | metis | random.
+/// The ordering by name: none | cm | rcm | staircase | metis | colour | random.
 /// @param[in] seed used by "random" only
 /// @throws std::invalid_argument for an unknown name, listing the known ones
 Permutation make_ordering(const std::string& name, const LduAddressing& addressing, std::uint64_t seed = 1);

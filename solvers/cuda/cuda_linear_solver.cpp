@@ -19,6 +19,8 @@ class CudaLinearSolver final : public LinearSolver {
 
   std::string describe() const override { return solver_.describe(); }
 
+  PreconditionerInfo preconditioner_info() const override { return solver_.preconditioner_info(); }
+
  private:
   DeviceSolver solver_;
 };

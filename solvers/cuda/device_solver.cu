@@ -9,7 +9,9 @@
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "kernels/cuda/triangular_preconditioner.hpp"
 #include "registry/format_registry.hpp"
+#include "registry/preconditioner.hpp"
 
 namespace fvmmini::cuda {
 
@@ -35,13 +37,15 @@ __global__ void scatter_kernel(int n, const int* __restrict__ new_to_old, const 
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[new_to_old[i]] = x_op[i];
 }
 
-/// values[slot[i]] = d[i]; inv_diag[old_to_new[i]] = 1 / d[i] (i in the mesh's numbering).
+/// values[slot[i]] = d[i]; inv_diag[old_to_new[i]] = 1 / d[i]; d_op[old_to_new[i]] = d[i] (i in
+/// the mesh's numbering).
 __global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const long long* __restrict__ slot,
                                     const int* __restrict__ old_to_new, double* __restrict__ values,
-                                    double* __restrict__ inv_diag) {
+                                    double* __restrict__ inv_diag, double* __restrict__ d_op) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     values[slot[i]] = d[i];
     inv_diag[old_to_new[i]] = 1.0 / d[i];
+    d_op[old_to_new[i]] = d[i];
   }
 }
 
@@ -57,14 +61,21 @@ struct DeviceSolver::Impl {
         new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared.permutation.old_to_new)),
         diag_slot(std::span<const long long>(to_long_long(prepared.value_map.diag_slot))),
+        diagonal_op(matrix.n_rows()),
         diagonal(matrix.n_rows()),
         x_op(matrix.n_rows()),
         b_op(matrix.n_rows()),
         fork(true),
         join(true),
-        device_name(cuda::describe(device_info())) {
+        device_name(cuda::describe(device_info())),
+        host_preconditioner(matrix, prepared.permutation, s) {
     permute_to_new(prepared.permutation, matrix.diag, diagonal);
     cg = std::make_unique<DeviceCg>(device, diagonal);
+    if (const TriangularFactor* factor = host_preconditioner.factor()) {
+      preconditioner = std::make_unique<DeviceTriangularPreconditioner>(*factor, s.triangular_solve,
+                                                                        host_preconditioner.sweeps(), &device.spmv());
+      cg->set_preconditioner(preconditioner.get());
+    }
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.
@@ -83,10 +94,13 @@ struct DeviceSolver::Impl {
   DeviceMatrix device;
   DeviceBuffer<int> new_to_old, old_to_new;
   DeviceBuffer<long long> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
+  DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
   std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
   std::unique_ptr<DeviceCg> cg;              ///< refers to device
   Event fork, join;
   std::string device_name;
+  HostPreconditioner host_preconditioner;  ///< the factor's set-up (DIC, mcsgs)
+  std::unique_ptr<DeviceTriangularPreconditioner> preconditioner;  ///< its device copy; cg refers to it
 };
 
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {
@@ -133,6 +147,10 @@ void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   m.device.upload_values(m.prepared.format.values());
   permute_to_new(m.prepared.permutation, matrix.diag, m.diagonal);
   m.cg->refresh(m.diagonal);
+  if (m.preconditioner) {
+    m.host_preconditioner.refresh(matrix);
+    m.preconditioner->upload(*m.host_preconditioner.factor());
+  }
 }
 
 void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
@@ -141,15 +159,26 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   m.wait_for(caller);
   set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, m.cg->stream()>>>(
       n, diagonal, m.diag_slot.data(), m.old_to_new.data(), m.device.spmv().device_values(),
-      m.cg->inverse_diagonal_device());
+      m.cg->inverse_diagonal_device(), m.diagonal_op.data());
   FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
   m.cg->refresh_on_device();
+  if (m.preconditioner) m.preconditioner->refactor(m.diagonal_op.data(), m.cg->stream());
   m.release(caller);
+}
+
+PreconditionerInfo DeviceSolver::preconditioner_info() const {
+  const Impl& m = *impl_;
+  PreconditionerInfo info = m.host_preconditioner.info(m.prepared.format.figures().nnz);
+  if (m.preconditioner) {
+    info.setup_seconds += m.preconditioner->analysis_seconds();
+    if (m.settings.preconditioner == Preconditioner::DIC) info.name += " (" + name(m.settings.triangular_solve) + ")";
+  }
+  return info;
 }
 
 std::string DeviceSolver::describe() const {
   return "backend cuda on " + impl_->device_name + ", " + fvmmini::describe(impl_->prepared) + ", preconditioner " +
-         name(impl_->settings.preconditioner);
+         fvmmini::describe(preconditioner_info());
 }
 
 }  // namespace fvmmini::cuda

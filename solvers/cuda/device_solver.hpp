@@ -51,6 +51,9 @@ class DeviceSolver {
   /// once the work queued on `caller` is done; the off-diagonal entries stay.
   void set_diagonal(const double* diagonal, CUstream_st* caller);
 
+  /// The preconditioner's set-up (host analysis and device upload or cusparseSpSV analysis).
+  PreconditionerInfo preconditioner_info() const;
+
   /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none".
   std::string describe() const;
 

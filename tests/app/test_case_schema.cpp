@@ -303,7 +303,7 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
                               "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: groups}\n");
   const SolverSettings s = solver_settings(c, "T");
   EXPECT_EQ(s.solver, KrylovSolver::cg);
-  EXPECT_EQ(s.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(s.preconditioner, Preconditioner::diagonal);
   EXPECT_DOUBLE_EQ(s.tolerance, 1e-6);
   EXPECT_DOUBLE_EQ(s.rel_tol, 0.01);
   EXPECT_EQ(s.max_iter, 77);

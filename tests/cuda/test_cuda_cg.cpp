@@ -72,7 +72,7 @@ bool expect_agreement(const LduMatrix& m, const std::string& format, const Solve
   const SolverPerformance dev = cg.solve(x_dev, b, s);
 
   const std::string where = format + " / " + name(s.preconditioner);
-  EXPECT_EQ(dev.solver_name, std::string(s.preconditioner == Preconditioner::jacobi ? "PCG[" : "CG[") + format + "]");
+  EXPECT_EQ(dev.solver_name, solver_name(s.preconditioner, format));
   EXPECT_TRUE(ref.converged) << where;
   EXPECT_TRUE(dev.converged) << where;
   EXPECT_NEAR(dev.iterations, ref.iterations, 1) << where;

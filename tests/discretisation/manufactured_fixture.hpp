@@ -32,7 +32,7 @@ inline ErrorNorms manufactured_poisson_error(const Mesh& mesh, int correctors, d
   SolverSettings solver_settings;
   solver_settings.tolerance = 1e-12;
   solver_settings.max_iter = 10000;
-  solver_settings.preconditioner = Preconditioner::jacobi;
+  solver_settings.preconditioner = Preconditioner::diagonal;
   auto solver = make_linear_solver(problem.matrix(), solver_settings);
   problem.advance(*solver, 0.0);
   return *problem.error(0.0);

@@ -155,7 +155,7 @@ TEST(FormatSpmv, BadParametersAndNamesGiveClearErrors) {
   };
   EXPECT_EQ(message("blocked", "none", {}),
             fmt::format("unknown format 'blocked' (known: {})", fmt::join(format_names(), ", ")));
-  EXPECT_EQ(message("csr", "amd", {}), "unknown ordering 'amd' (known: none, cm, rcm, staircase, metis, random)");
+  EXPECT_EQ(message("csr", "amd", {}), "unknown ordering 'amd' (known: none, cm, rcm, staircase, metis, colour, random)");
   EXPECT_EQ(message("sell", "none", with("chunkSize", 0.0)), "chunkSize: '0' is not an integer in [1, 2147483647]");
   EXPECT_EQ(message("sell", "none", with("sortWindow", 0.0)),
             "sortWindow: '0' is not an integer in [1, 2147483647]");

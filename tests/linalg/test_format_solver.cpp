@@ -34,7 +34,7 @@ TEST(FormatSolver, EveryFormatAndOrderingSolvesToTheSameSolution) {
     for (const auto& ordering : ordering_names()) {
       SCOPED_TRACE(entry.name + " / " + ordering);
       SolverSettings s;
-      s.preconditioner = Preconditioner::jacobi;
+      s.preconditioner = Preconditioner::diagonal;
       s.tolerance = 1e-12;
       s.max_iter = 500;
       s.format = entry.name;
@@ -52,7 +52,7 @@ TEST(FormatSolver, EveryFormatAndOrderingSolvesToTheSameSolution) {
       std::vector<double> x(n, 0.0);
       const auto perf = solver->solve(x, b, "p");
       EXPECT_TRUE(perf.converged);
-      EXPECT_EQ(perf.solver_name, "PCG[" + entry.name + "]");
+      EXPECT_EQ(perf.solver_name, "diagonalPCG[" + entry.name + "]");
       EXPECT_LT(max_abs_diff(x, x_exact), 1e-9);
       EXPECT_NE(solver->describe().find("ordering " + ordering), std::string::npos) << solver->describe();
 

@@ -200,7 +200,7 @@ TEST(FusedCg, SymmetricAndCsrSolveAlikeWithTwoThreadsAndRunToRunIdentical) {
   const LduMatrix m = test::box_matrix(40, 30, 20, seed);
   const label n = m.n_rows();
   const auto b = test::random_vector(n, seed + 1);
-  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::jacobi}) {
+  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::diagonal}) {
     SCOPED_TRACE(name(preconditioner));
     SolverSettings s;
     s.preconditioner = preconditioner;
@@ -247,7 +247,7 @@ TEST(FusedCg, OnePassIteratesLikeThreePasses) {
   auto sym = make_reference_operator(m, prepare_format(m, "symmetric", "rcm", {}, seed));
   ASSERT_TRUE(sym->has_cg_sweep());
   const WithoutSweep plain(*sym);
-  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::jacobi})
+  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::diagonal})
     for (int max_iter : {1, 2, 5, 20, 60}) {
       SCOPED_TRACE(fmt::format("seed {}, {}, maxIter {}", seed, name(preconditioner), max_iter));
       SolverSettings s;
@@ -270,7 +270,7 @@ TEST(FusedCg, OnePassIteratesLikeThreePasses) {
     }
   // --- and both stop at the same iteration on a tolerance
   SolverSettings s;
-  s.preconditioner = Preconditioner::jacobi;
+  s.preconditioner = Preconditioner::diagonal;
   s.tolerance = 1e-8;
   s.max_iter = 1000;
   CgWorkspace work;

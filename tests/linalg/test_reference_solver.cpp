@@ -83,7 +83,7 @@ TEST(ReferenceCg, SolvesTridiagonalToTolerance) {
   std::vector<double> x_true(n), b(n), x(n, 0.0);
   for (label i = 0; i < n; ++i) x_true[i] = std::sin(0.1 * i);
   reference::ldu_spmv(a, x_true, b);
-  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::jacobi}) {
+  for (const Preconditioner preconditioner : {Preconditioner::none, Preconditioner::diagonal}) {
     SolverSettings s;
     s.preconditioner = preconditioner;
     s.tolerance = 1e-12;
@@ -177,7 +177,7 @@ TEST(SolverFactory, UnknownNamesAreClearErrors) {
   // --- the names are parsed once, at the boundary, from each enum's one table
   EXPECT_EQ(parse_backend("auto"), Backend::automatic);
   EXPECT_EQ(name(Backend::automatic), "auto");
-  EXPECT_EQ(parse_preconditioner("jacobi"), Preconditioner::jacobi);
+  EXPECT_EQ(parse_preconditioner("jacobi"), Preconditioner::diagonal);
   EXPECT_EQ(parse_krylov_solver("CG"), KrylovSolver::cg);
   auto message = [](auto parse, const std::string& text) {
     try {
@@ -187,7 +187,7 @@ TEST(SolverFactory, UnknownNamesAreClearErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, jacobi)");
+  EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, diagonal, DIC, mcsgs)");
   EXPECT_EQ(message(parse_backend, "opencl"), "unknown backend 'opencl' (known: reference, cuda, auto)");
   EXPECT_EQ(message(parse_krylov_solver, "GMRES"), "unknown solver 'GMRES' (known: CG)");
 }

@@ -11,7 +11,7 @@ using namespace fvmmini::testing;
 
 SolverSettings velocity_settings() {
   SolverSettings s;
-  s.preconditioner = Preconditioner::jacobi;
+  s.preconditioner = Preconditioner::diagonal;
   s.tolerance = 1e-8;
   return s;
 }

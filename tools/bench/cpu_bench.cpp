@@ -125,7 +125,7 @@ int run(const Options& o) {
         }
         const Timing spmv = timing_of(ms);
         const Timing cg = cg_ms_per_iteration(*op, b_op, Preconditioner::none, o.cg_iterations, o.repeats);
-        const Timing pcg = cg_ms_per_iteration(*op, b_op, Preconditioner::jacobi, o.cg_iterations, o.repeats);
+        const Timing pcg = cg_ms_per_iteration(*op, b_op, Preconditioner::diagonal, o.cg_iterations, o.repeats);
         // --- more digits below a millisecond (small matrices)
         auto both = [](const Timing& t) {
           const int digits = t.median_ms < 1.0 ? 4 : 2;

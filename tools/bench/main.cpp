@@ -173,7 +173,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
       const SolverPerformance perf = solver.solve(x, b_op, cg_settings(o));
       const double ms_per_it = perf.iterations > 0 ? solver.last_iterations_ms() / perf.iterations : 0.0;
       const double floor_ms =
-          cg_floor_bytes(n, figures.nnz, parse_preconditioner(o.cg_preconditioner) == Preconditioner::jacobi) / shared.copy_bandwidth * 1e3;
+          cg_floor_bytes(n, figures.nnz, parse_preconditioner(o.cg_preconditioner) == Preconditioner::diagonal) / shared.copy_bandwidth * 1e3;
       cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
             {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
             {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
