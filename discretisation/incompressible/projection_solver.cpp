@@ -41,9 +41,6 @@ double absolute_sum(std::span<const double> values) {
   return sum;
 }
 
-/// The reference cell's extra diagonal, as a fraction of its diagonal.
-constexpr double reference_pin = 1e-4;
-
 const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
 
 }  // namespace
@@ -123,8 +120,8 @@ ProjectionSolver::ProjectionSolver(const Mesh& mesh, const MeshGeometry& g, Flow
     //     and CG spends no iterations on the constant mode (a pin of d_r, OpenFOAM's, costs ~40% more)
     reference_cell_ = settings_.reference_cell;
     pressure_source_[reference_cell_] +=
-        reference_pin * pressure_matrix_.diag[reference_cell_] * settings_.reference_value;
-    pressure_matrix_.diag[reference_cell_] *= 1.0 + reference_pin;
+        pressure_reference_pin * pressure_matrix_.diag[reference_cell_] * settings_.reference_value;
+    pressure_matrix_.diag[reference_cell_] *= 1.0 + pressure_reference_pin;
   }
 
   // --- both solvers built once: ordering, format and backend are fixed for the run

@@ -37,6 +37,9 @@
 
 namespace fvmmini {
 
+/// The reference cell's extra pressure diagonal, as a fraction of its diagonal (the weak pin).
+inline constexpr double pressure_reference_pin = 1e-4;
+
 enum class ConvectionScheme { linear, linear_upwind };
 
 /// Parse "linear" | "linearUpwind"; throws std::invalid_argument otherwise.

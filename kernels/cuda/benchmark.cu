@@ -7,6 +7,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/triangular_preconditioner.hpp"
 
 namespace fvmmini::cuda {
 
@@ -60,6 +61,18 @@ TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, in
   Stream stream;
   return time_on_stream(stream, warmup, std::max(1, repeats),
                         [&](cudaStream_t s) { spmv.apply(dx.data(), dy.data(), s); });
+}
+
+TimingStats time_triangular_solve(const TriangularFactor& factor, TriangularSolve solve, std::span<const double> r,
+                                  int warmup, int repeats, double* analysis_seconds) {
+  DeviceTriangularPreconditioner m(factor, solve, 1, nullptr);
+  if (analysis_seconds) *analysis_seconds = m.analysis_seconds();
+  DeviceBuffer<double> dr(r), dz(r.size());
+  Stream stream;
+  return time_on_stream(stream, warmup, std::max(1, repeats), [&](cudaStream_t s) {
+    m.forward(dr.data(), dz.data(), s);
+    m.backward(dz.data(), s);
+  });
 }
 
 }  // namespace fvmmini::cuda

@@ -6,6 +6,8 @@
 #include <span>
 
 #include "kernels/cuda/device_matrix.hpp"
+#include "linalg/preconditioners/triangular_factor.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
 
@@ -22,5 +24,11 @@ double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, Timing
 
 /// y = A x on the device: x uploaded once, warmup runs, then repeats each timed with events.
 TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats);
+
+/// The two triangular solves of a factor (forward, then backward) on the device, levels or
+/// cusparseSpSV: r uploaded once, warmup runs, then repeats each timed with events.
+/// @param[out] analysis_seconds the device set-up: upload (levels) or upload and analysis (cusparse)
+TimingStats time_triangular_solve(const TriangularFactor& factor, TriangularSolve solve, std::span<const double> r,
+                                  int warmup, int repeats, double* analysis_seconds);
 
 }  // namespace fvmmini::cuda

@@ -43,12 +43,14 @@ double max_difference(std::span<const double> a, std::span<const double> b) {
   return d;
 }
 
-/// March both for `steps` steps of dt and compare. `format` is the device's pressure format.
+/// March both for `steps` steps of dt and compare. `format` is the device's pressure format;
+/// `u_solver` and `p_solver` the preconditioners both sides use.
 void expect_agreement(const FlowSetup& setup, int steps, double dt, const std::string& format,
-                      bool orthogonal = true) {
+                      bool orthogonal = true, const SolverSettings& u_solver = tight("jacobi"),
+                      const SolverSettings& p_solver = tight("none")) {
   const MeshGeometry g = compute_geometry(setup.mesh);
-  ProjectionSolver host(setup.mesh, g, setup.boundary, setup.settings, tight("jacobi"), tight("none"));
-  SolverSettings u = tight("jacobi"), p = tight("none");
+  ProjectionSolver host(setup.mesh, g, setup.boundary, setup.settings, u_solver, p_solver);
+  SolverSettings u = u_solver, p = p_solver;
   u.backend = p.backend = Backend::cuda;
   u.format = "csr";
   p.format = format;
@@ -96,6 +98,20 @@ TEST_F(DeviceProjectionTest, CavityAgreesWithTheHostStep) {
   FlowSetup s{cavity_mesh(32), cavity_boundary(), {}};
   s.settings.viscosity = 0.01;
   expect_agreement(s, 150, 0.01, "staircase");
+}
+
+// The preconditioners refreshed on the device when the momentum diagonal changes (DIC's pivots
+// recomputed level by level, SGS's reciprocal diagonal), and cusparseSpSV on the pressure.
+TEST_F(DeviceProjectionTest, CavityWithDicAndMcsgsAgreesWithTheHostStep) {
+  FlowSetup s{cavity_mesh(32), cavity_boundary(), {}};
+  s.settings.viscosity = 0.01;
+  SolverSettings u = tight("DIC"), p = tight("mcsgs");
+  p.sweeps = 2;
+  expect_agreement(s, 40, 0.01, "staircase", true, u, p);
+  u = tight("mcsgs");
+  p = tight("DIC");
+  p.triangular_solve = TriangularSolve::cusparse;
+  expect_agreement(s, 40, 0.01, "csr", true, u, p);
 }
 
 TEST_F(DeviceProjectionTest, LinearUpwindOnPrismsAndPyramidsAgreesWithTheHostStep) {

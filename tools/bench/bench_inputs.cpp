@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "discretisation/boundary_conditions.hpp"
+#include "discretisation/incompressible/projection_solver.hpp"
 #include "discretisation/laplacian.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/geometry.hpp"
@@ -22,7 +23,7 @@ namespace fvmmini::bench {
 
 namespace {
 
-LduMatrix assemble_laplacian(const Mesh& mesh) {
+LduMatrix assemble_laplacian(const Mesh& mesh, BoundaryType walls = BoundaryType::fixed_value) {
   const MeshGeometry geometry = compute_geometry(mesh);
   const Laplacian laplacian(mesh, geometry);
   ScalarBoundary boundary;
@@ -30,7 +31,7 @@ LduMatrix assemble_laplacian(const Mesh& mesh) {
     if (patch.type == "empty")
       boundary.patches.push_back({BoundaryType::empty, {}});
     else
-      boundary.patches.push_back({BoundaryType::fixed_value, std::vector<double>(patch.size, 0.0)});
+      boundary.patches.push_back({walls, std::vector<double>(patch.size, 0.0)});
   }
   LduMatrix a = make_ldu_matrix(laplacian.addressing());
   laplacian.assemble(1.0, boundary, a);
@@ -66,6 +67,15 @@ BenchMatrix box_laplacian(const std::array<label, 3>& cells) {
   const Mesh mesh = generate_box(spec);
   return {assemble_laplacian(mesh), fmt::format("box {}x{}x{}", cells[0], cells[1], cells[2]),
           "FVM Laplacian (discretisation/laplacian.hpp), gamma 1, fixedValue 0 on all patches"};
+}
+
+BenchMatrix cavity_pressure(int n) {
+  BoxSpec spec;
+  spec.cells = {n, n, n};
+  LduMatrix a = assemble_laplacian(generate_box(spec), BoundaryType::zero_gradient);
+  a.diag[0] *= 1.0 + pressure_reference_pin;
+  return {std::move(a), fmt::format("cavity pressure {}^3", n),
+          "FVM Laplacian, zeroGradient walls, reference cell 0 pinned by 1e-4 of its diagonal"};
 }
 
 BenchMatrix mesh_laplacian(const std::filesystem::path& path, bool gmsh) {

@@ -23,6 +23,11 @@ BenchMatrix box_laplacian(int n);
 /// The same on a box of cells[0] x cells[1] x cells[2] cells (cells[2] = 1: a 2-D pattern).
 BenchMatrix box_laplacian(const std::array<label, 3>& cells);
 
+/// The pressure matrix of the n^3 lid-driven cavity (cases/cavity3d.yaml): the FVM Laplacian
+/// with zeroGradient on every wall and cell 0 weakly pinned as the projection step pins its
+/// reference cell (discretisation/incompressible/projection_solver.hpp).
+BenchMatrix cavity_pressure(int n);
+
 /// The FVM Laplacian of a mesh read from an OpenFOAM case / polyMesh directory or a Gmsh file,
 /// fixedValue 0 on every patch that is not of type empty.
 BenchMatrix mesh_laplacian(const std::filesystem::path& path, bool gmsh);
