@@ -171,7 +171,9 @@ PreconditionerInfo DeviceSolver::preconditioner_info() const {
   PreconditionerInfo info = m.host_preconditioner.info(m.prepared.format.figures().nnz);
   if (m.preconditioner) {
     info.setup_seconds += m.preconditioner->analysis_seconds();
-    if (m.settings.preconditioner == Preconditioner::DIC) info.name += " (" + name(m.settings.triangular_solve) + ")";
+    // the triangles' solver shows only when it is not fvmmini's own: "DIC/cusparse"
+    if (m.settings.preconditioner == Preconditioner::DIC && m.settings.triangular_solve != TriangularSolve::levels)
+      info.name += "/" + name(m.settings.triangular_solve);
   }
   return info;
 }

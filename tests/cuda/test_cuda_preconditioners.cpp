@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -34,14 +33,6 @@ const std::vector<Variant> variants{{Preconditioner::DIC, TriangularSolve::level
                                     {Preconditioner::mcsgs, TriangularSolve::levels, 1},
                                     {Preconditioner::mcsgs, TriangularSolve::levels, 2}};
 
-std::vector<double> random_vector(label n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(n);
-  for (auto& e : v) e = u(rng);
-  return v;
-}
-
 SolverSettings settings_for(const Variant& v, Backend backend, const std::string& format, const std::string& ordering) {
   SolverSettings s;
   s.preconditioner = v.kind;
@@ -63,7 +54,7 @@ TEST_F(CudaPreconditioner, DeviceAndReferenceAgreeOnEveryVariantFormatAndOrderin
       for (const std::string format : {"csr", "staircase"})
         for (const std::string ordering : {"none", "rcm", "colour"}) {
           const std::string where = what + ", " + label_of(v) + ", " + format + ", " + ordering;
-          const auto b = random_vector(m.n_rows(), 7);
+          const auto b = test::random_vector(m.n_rows(), 7);
           // the reference backend always solves by levels: the same factor as cusparse's
           auto reference = make_linear_solver(m, settings_for(v, Backend::reference, "csr", ordering));
           auto device = cuda::make_cuda_linear_solver(m, settings_for(v, Backend::cuda, format, ordering));
@@ -91,7 +82,7 @@ TEST_F(CudaPreconditioner, ARefreshGivesTheSameAnswerAsAFreshSetUp) {
     const LduMatrix first = test::box_matrix(10, 9, 8, 1), second = test::box_matrix(10, 9, 8, 2);
     const SolverSettings s = settings_for(v, Backend::cuda, "staircase", "rcm");
     auto refreshed = cuda::make_cuda_linear_solver(first, s);
-    std::vector<double> x(first.n_rows(), 0.0), b = random_vector(first.n_rows(), 3);
+    std::vector<double> x(first.n_rows(), 0.0), b = test::random_vector(first.n_rows(), 3);
     refreshed->solve(x, b, "T");  // graphs captured on the first values
     refreshed->update_coefficients(second);
     auto fresh = cuda::make_cuda_linear_solver(second, s);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,6 +25,7 @@ namespace {
 using test::box_addressing;
 using test::box_matrix;
 using test::random_matrix;
+using test::random_vector;
 
 struct Case {
   std::string name;
@@ -44,14 +44,6 @@ LduMatrix poisson_box(label n) {
   for (auto& u : m.upper) u = -1.0;
   for (auto& d : m.diag) d = 6.0;
   return m;
-}
-
-std::vector<double> random_vector(label n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(n);
-  for (auto& e : v) e = u(rng);
-  return v;
 }
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
