@@ -50,18 +50,6 @@ void HostPreconditioner::apply(const HostOperator& a, std::span<const double> r,
   }
 }
 
-double preconditioner_spmv_equivalents(const TriangularFactor& f, int sweeps, std::int64_t nnz) {
-  const double n = f.n_rows;
-  const double spmv = 12.0 * static_cast<double>(nnz) + 16.0 * n;
-  if (spmv <= 0.0) return 0.0;
-  // forward: r, 1/d~, y (written); backward: y, 1/d~, z (written); a 4-byte row index each unless
-  // the levels are contiguous; 12 bytes per stored triangle entry, padding included
-  const double per_row = 48.0 + (f.rows_contiguous ? 0.0 : 8.0);
-  const double apply = 12.0 * static_cast<double>(f.lower.slots() + f.upper.slots()) + per_row * n;
-  const double relax = spmv + 40.0 * n;  // A z, then r - A z and z += correction
-  return (sweeps * apply + (sweeps - 1) * relax) / spmv;
-}
-
 PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
   PreconditionerInfo i;
   i.name = name(kind_);
@@ -71,7 +59,8 @@ PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
     i.colours = factor_->colours;
     i.levels = factor_->levels();
     i.level_sizes = factor_->level_sizes();
-    i.spmv_equivalents = preconditioner_spmv_equivalents(*factor_, sweeps_, nnz);
+    i.spmv_equivalents = spmv_equivalents(factor_->n_rows, factor_->lower.slots() + factor_->upper.slots(),
+                                          factor_->rows_contiguous, sweeps_, nnz);
   }
   return i;
 }

@@ -1,8 +1,8 @@
 #pragma once
 // A linear solve's preconditioner as both backends build it: set up once per mesh in the
 // operator's numbering (colouring, levels, triangles), refreshed when only the values change (no
-// new analysis), applied here on the reference backend; the cuda backend uploads the same
-// factor (kernels/cuda/level_solve.hpp).
+// new analysis), applied here on the reference backend; the cuda backend builds the same factor
+// on the device (kernels/cuda/triangular_preconditioner.hpp).
 //   none, diagonal: nothing to set up (the CG fuses Jacobi into its vector passes).
 //   DIC:   IC(0) on the LDU pattern, triangles split by the operator's numbering, so its
 //          ordering decides the levels: natural and Cuthill-McKee give many, `ordering: colour`
@@ -53,11 +53,6 @@ class HostPreconditioner {
   double setup_seconds_ = 0.0, refresh_seconds_ = 0.0;
   std::vector<double> residual_, correction_;  ///< mcsgs sweeps after the first
 };
-
-/// Bytes one application of the factor moves (triangles, pivots, vectors, level indirection) over
-/// the bytes of a CSR SpMV of the same matrix (12 per nonzero, 16 per row): the log's and the
-/// summary's per-application cost. Sweeps after the first add an SpMV and a residual pass each.
-double preconditioner_spmv_equivalents(const TriangularFactor& factor, int sweeps, std::int64_t nnz);
 
 /// "DIC (levels 382, 1.20 SpMV per application, setup 12.3 ms)" for the describe line.
 std::string describe(const PreconditionerInfo& info);

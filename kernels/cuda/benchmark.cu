@@ -63,15 +63,21 @@ TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, in
                         [&](cudaStream_t s) { spmv.apply(dx.data(), dy.data(), s); });
 }
 
-TimingStats time_triangular_solve(const TriangularFactor& factor, TriangularSolve solve, std::span<const double> r,
-                                  int warmup, int repeats, double* analysis_seconds) {
-  DeviceTriangularPreconditioner m(factor, solve, 1, nullptr);
+TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
+                                  std::span<const double> r, int warmup, int repeats, double* analysis_seconds,
+                                  int* levels) {
+  { DeviceTriangularPreconditioner cold(matrix, op, Preconditioner::DIC, solve, 1, nullptr); }
+  DeviceTriangularPreconditioner m(matrix, op, Preconditioner::DIC, solve, 1, nullptr);
   if (analysis_seconds) *analysis_seconds = m.analysis_seconds();
+  if (levels) *levels = m.info(0).levels;
   DeviceBuffer<double> dr(r), dz(r.size());
   Stream stream;
+  // captured once and replayed, as the device CG applies it (a graph per iteration)
+  GraphExec graph;
+  const bool captured = graph.capture(stream.get(), [&] { m.apply(dr.data(), dz.data(), nullptr, stream.get()); });
   return time_on_stream(stream, warmup, std::max(1, repeats), [&](cudaStream_t s) {
-    m.forward(dr.data(), dz.data(), s);
-    m.backward(dz.data(), s);
+    if (captured) graph.launch(s);
+    else m.apply(dr.data(), dz.data(), nullptr, s);
   });
 }
 

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "kernels/cuda/device_matrix.hpp"
-#include "linalg/preconditioners/triangular_factor.hpp"
+#include "kernels/cuda/triangular_preconditioner.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
@@ -25,10 +25,15 @@ double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, Timing
 /// y = A x on the device: x uploaded once, warmup runs, then repeats each timed with events.
 TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats);
 
-/// The two triangular solves of a factor (forward, then backward) on the device, levels or
-/// cusparseSpSV: r uploaded once, warmup runs, then repeats each timed with events.
-/// @param[out] analysis_seconds the device set-up: upload (levels) or upload and analysis (cusparse)
-TimingStats time_triangular_solve(const TriangularFactor& factor, TriangularSolve solve, std::span<const double> r,
-                                  int warmup, int repeats, double* analysis_seconds);
+/// DIC's two triangular solves (forward, then backward) on the device, set up there for `matrix`
+/// in the numbering `op`: fvmmini's levels or cusparseSpSV. Set up twice, so that the analysis
+/// timed is a warm one (the first loads the kernels); r uploaded once, the application captured
+/// in a CUDA graph as the device CG runs it, warm-up runs, then repeats each timed with events.
+/// @param[out] analysis_seconds the analysis alone, its input on the device: the level analysis,
+///             or both cusparseSpSV analyses
+/// @param[out] levels the schedule's levels
+TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
+                                  std::span<const double> r, int warmup, int repeats, double* analysis_seconds,
+                                  int* levels);
 
 }  // namespace fvmmini::cuda

@@ -1,10 +1,13 @@
-// Level-scheduled triangular solves (one launch per level, a thread per row; each level's
-// triangle entries column-major so a warp reads them coalesced) and the cusparseSpSV baseline.
+// Level-scheduled triangular solves (a launch per level, a thread per row; the device CG replays
+// them from a CUDA graph) and the cusparseSpSV baseline, on a factor set up on the device. A
+// level's triangle entries are column-major so a warp reads them coalesced.
 
 #include "kernels/cuda/triangular_preconditioner.hpp"
 
 #include <chrono>
+#include <climits>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/level_analysis.cuh"
 #include "kernels/cuda/reduction.cuh"
 
 namespace fvmmini::cuda {
@@ -21,12 +25,12 @@ namespace {
 
 constexpr int level_block = 128;
 
-// One level of a triangle as the kernels read it.
+// One level of a triangle as the per-level kernels read it.
 struct LevelView {
-  int size;               ///< rows in the level
-  int first;              ///< their first position in rows
-  int width;              ///< entries per row
-  long long offset;       ///< the level's block in col/value
+  int size;          ///< rows in the level
+  int first;         ///< their first position in rows
+  int width;         ///< entries per row
+  long long offset;  ///< the level's block in col/value
 };
 
 __device__ inline bool stopped(const int* status) { return status && *status != 0; }
@@ -64,10 +68,11 @@ __global__ void __launch_bounds__(level_block)
   z[i] -= level_row_sum(v, k, col, value, z) * rdiag[i];
 }
 
-/// DIC pivots of one level: 1/d~_i = 1 / (a_ii - sum_j a_ij^2 / d~_j).
+/// DIC pivots of one level: 1/d~_i = 1 / (a_ii - sum_j a_ij^2 / d~_j); the lowest row whose
+/// pivot is not positive into `bad`.
 __global__ void __launch_bounds__(level_block)
     dic_pivot_level(LevelView v, const int* __restrict__ rows, const int* __restrict__ col,
-                    const double* __restrict__ value, const double* __restrict__ diagonal, double* rdiag) {
+                    const double* __restrict__ value, const double* __restrict__ diagonal, double* rdiag, int* bad) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= v.size) return;
   const int i = rows ? rows[v.first + k] : v.first + k;
@@ -76,15 +81,35 @@ __global__ void __launch_bounds__(level_block)
     const long long slot = v.offset + static_cast<long long>(w) * v.size + k;
     d -= value[slot] * value[slot] * rdiag[col[slot]];
   }
+  if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, i);
   rdiag[i] = 1.0 / d;
 }
 
-__global__ void reciprocal_kernel(int n, const double* __restrict__ d, double* __restrict__ rdiag) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) rdiag[i] = 1.0 / d[i];
+/// SGS pivots: 1/a_ii.
+__global__ void sgs_pivots(int n, const double* __restrict__ d, double* __restrict__ rdiag, int* bad) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    if (!(d[i] > 0.0) || !isfinite(d[i])) atomicMin(bad, i);
+    rdiag[i] = 1.0 / d[i];
+  }
+}
+
+/// value[s] = a_f for the slot's LDU face f, 0 for padding.
+__global__ void gather_faces(long long slots, const int* __restrict__ face, const double* __restrict__ upper,
+                             double* __restrict__ value) {
+  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < slots;
+       s += static_cast<long long>(gridDim.x) * blockDim.x)
+    value[s] = face[s] >= 0 ? upper[face[s]] : 0.0;
+}
+
+/// The CSR position of each row's diagonal.
+__global__ void find_diagonal(int n, const int* __restrict__ row_ptr, const int* __restrict__ col, int* __restrict__ slot) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    for (int e = row_ptr[i]; e < row_ptr[i + 1]; ++e)
+      if (col[e] == i) slot[i] = e;
 }
 
 /// values[diag_slot[i]] = 1 / rdiag[i]: the cusparse factor's diagonal from the pivots.
-__global__ void csr_pivots_kernel(int n, const long long* __restrict__ diag_slot, const double* __restrict__ rdiag,
+__global__ void csr_pivots_kernel(int n, const int* __restrict__ diag_slot, const double* __restrict__ rdiag,
                                   double* __restrict__ values) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     values[diag_slot[i]] = 1.0 / rdiag[i];
@@ -110,82 +135,30 @@ __global__ void add_kernel(int n, const double* __restrict__ c, double* __restri
 
 int level_grid(int size) { return (size + level_block - 1) / level_block; }
 
+int slot_grid(long long slots) {
+  return static_cast<int>(std::min<long long>((slots + reduce_block - 1) / reduce_block, 65536));
+}
+
 std::vector<int> to_int(const std::vector<label>& v) { return {v.begin(), v.end()}; }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The factor D~ + L + U as CSR in the operator's numbering (rows sorted by column), with where
-// each CSR value comes from: a lower slot s (s), an upper slot s (lower slots + s), or the
-// pivot of row i (-(i + 1)).
-struct FactorCsr {
-  std::vector<int> row_ptr, col;
-  std::vector<long long> source, diag_slot;
-};
-
-FactorCsr factor_csr(const TriangularFactor& f) {
-  const int n = f.n_rows;
-  FactorCsr c;
-  c.row_ptr.assign(n + 1, 0);
-  // --- each row's real entries (padding has face -1), by triangle
-  std::vector<std::vector<std::int64_t>> lower(n), upper(n);
-  for (label l = 0; l < f.levels(); ++l) {
-    const label size = f.level_size(l);
-    for (label r = 0; r < size; ++r) {
-      const label i = f.rows[f.level_ptr[l] + r];
-      for (label k = 0; k < f.lower.width[l]; ++k) {
-        const std::int64_t s = f.lower.offset[l] + static_cast<std::int64_t>(k) * size + r;
-        if (f.lower.face[s] >= 0) lower[i].push_back(s);
-      }
-      for (label k = 0; k < f.upper.width[l]; ++k) {
-        const std::int64_t s = f.upper.offset[l] + static_cast<std::int64_t>(k) * size + r;
-        if (f.upper.face[s] >= 0) upper[i].push_back(s);
-      }
-    }
-  }
-  for (int i = 0; i < n; ++i) c.row_ptr[i + 1] = c.row_ptr[i] + static_cast<int>(lower[i].size() + 1 + upper[i].size());
-  c.col.resize(c.row_ptr[n]);
-  c.source.resize(c.row_ptr[n]);
-  c.diag_slot.resize(n);
-  for (int i = 0; i < n; ++i) {
-    int pos = c.row_ptr[i];
-    for (std::int64_t s : lower[i]) {  // ascending columns: make_part sorted each row
-      c.col[pos] = f.lower.col[s];
-      c.source[pos++] = s;
-    }
-    c.diag_slot[i] = pos;
-    c.col[pos] = i;
-    c.source[pos++] = -(i + 1);
-    for (std::int64_t s : upper[i]) {
-      c.col[pos] = f.upper.col[s];
-      c.source[pos++] = f.lower.slots() + s;
-    }
-  }
-  return c;
-}
-
-std::vector<double> factor_csr_values(const TriangularFactor& f, const std::vector<long long>& source) {
-  std::vector<double> v(source.size());
-  for (std::size_t k = 0; k < source.size(); ++k) {
-    const long long s = source[k];
-    v[k] = s < 0 ? 1.0 / f.rdiag[-s - 1] : s < f.lower.slots() ? f.lower.value[s] : f.upper.value[s - f.lower.slots()];
-  }
-  return v;
-}
-
 const double one = 1.0;
 
-// cusparseSpSV on the factor's CSR: the lower solve, D~, the upper solve.
+// cusparseSpSV on the factor as CSR (the pattern's own CSR: D~ + L + U, columns ascending): the
+// lower solve, D~, the upper solve.
 class CusparseTriangles {
  public:
-  CusparseTriangles(const TriangularFactor& f, DeviceBuffer<double>& rdiag) : n_(f.n_rows), rdiag_(rdiag) {
-    const FactorCsr csr = factor_csr(f);
-    source_ = csr.source;
-    row_ptr_ = DeviceBuffer<int>(std::span<const int>(csr.row_ptr));
-    col_ = DeviceBuffer<int>(std::span<const int>(csr.col));
-    diag_slot_ = DeviceBuffer<long long>(std::span<const long long>(csr.diag_slot));
-    values_ = DeviceBuffer<double>(std::span<const double>(factor_csr_values(f, source_)));
+  /// @param[in] upper the LDU faces' values and `rdiag` the pivots, both already on the device
+  CusparseTriangles(const DevicePattern& p, DeviceBuffer<double>& rdiag, const double* upper)
+      : n_(p.n_rows), nnz_(static_cast<long long>(p.col.size())), face_(p.face), rdiag_(rdiag) {
+    diag_slot_ = DeviceBuffer<int>(std::max(1, n_));
+    find_diagonal<<<vector_grid(n_), reduce_block>>>(n_, p.row_ptr.data(), p.col.data(), diag_slot_.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(find_diagonal);
+    values_ = DeviceBuffer<double>(std::max<long long>(nnz_, 1));
+    fill_values(upper, nullptr);
     probe_x_ = DeviceBuffer<double>(std::max(1, n_));
     probe_y_ = DeviceBuffer<double>(std::max(1, n_));
     scaled_ = DeviceBuffer<double>(std::max(1, n_));
@@ -196,8 +169,8 @@ class CusparseTriangles {
       cusparseFillMode_t fill[2] = {CUSPARSE_FILL_MODE_LOWER, CUSPARSE_FILL_MODE_UPPER};
       cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
       for (int t = 0; t < 2; ++t) {
-        FVMMINI_CUSPARSE_CHECK(cusparseCreateCsr(&matrix_[t], n_, n_, static_cast<int64_t>(csr.col.size()),
-                                                 row_ptr_.data(), col_.data(), values_.data(), CUSPARSE_INDEX_32I,
+        FVMMINI_CUSPARSE_CHECK(cusparseCreateCsr(&matrix_[t], n_, n_, nnz_, const_cast<int*>(p.row_ptr.data()),
+                                                 const_cast<int*>(p.col.data()), values_.data(), CUSPARSE_INDEX_32I,
                                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
         FVMMINI_CUSPARSE_CHECK(cusparseSpMatSetAttribute(matrix_[t], CUSPARSE_SPMAT_FILL_MODE, &fill[t], sizeof(fill[t])));
         FVMMINI_CUSPARSE_CHECK(cusparseSpMatSetAttribute(matrix_[t], CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof(diag)));
@@ -236,15 +209,14 @@ class CusparseTriangles {
     solve(1, scaled_.data(), z, stream);
   }
 
-  void upload(const TriangularFactor& f, cudaStream_t stream) {
-    values_.upload(std::span<const double>(factor_csr_values(f, source_)));
+  /// The off-diagonal values from the LDU faces (device), the diagonal from the device pivots,
+  /// then both solves told of the new values.
+  void refresh(const double* upper, cudaStream_t stream) {
+    fill_values(upper, stream);
     update_matrix(stream);
   }
-  /// The diagonal entries from the device pivots, then both solves told of the new values.
   void refresh_pivots(cudaStream_t stream) {
-    csr_pivots_kernel<<<vector_grid(n_), reduce_block, 0, stream>>>(n_, diag_slot_.data(), rdiag_.data(),
-                                                                       values_.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(csr_pivots_kernel);
+    fill_pivots(stream);
     update_matrix(stream);
   }
 
@@ -255,6 +227,16 @@ class CusparseTriangles {
     FVMMINI_CUSPARSE_CHECK(cusparseDnVecSetValues(y_, y));
     FVMMINI_CUSPARSE_CHECK(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix_[t], x_, y_,
                                               CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, solve_[t]));
+  }
+  void fill_values(const double* upper, cudaStream_t stream) {
+    gather_faces<<<slot_grid(nnz_), reduce_block, 0, stream>>>(nnz_, face_.data(), upper, values_.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(gather_faces);
+    fill_pivots(stream);
+  }
+  void fill_pivots(cudaStream_t stream) {
+    csr_pivots_kernel<<<vector_grid(n_), reduce_block, 0, stream>>>(n_, diag_slot_.data(), rdiag_.data(),
+                                                                       values_.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(csr_pivots_kernel);
   }
   void update_matrix(cudaStream_t stream) {
     FVMMINI_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
@@ -276,10 +258,10 @@ class CusparseTriangles {
   }
 
   int n_;
+  long long nnz_;
+  const DeviceBuffer<int>& face_;  ///< the pattern's, kept by the owner
   DeviceBuffer<double>& rdiag_;
-  std::vector<long long> source_;
-  DeviceBuffer<int> row_ptr_, col_;
-  DeviceBuffer<long long> diag_slot_;
+  DeviceBuffer<int> diag_slot_;
   DeviceBuffer<double> values_, probe_x_, probe_y_, scaled_;
   DeviceBuffer<char> buffer_[2];
   cusparseHandle_t handle_ = nullptr;
@@ -289,82 +271,154 @@ class CusparseTriangles {
   double analysis_seconds_ = 0.0;
 };
 
+DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& order, TriangleSplit split) {
+  DevicePattern d;
+  d.n_rows = p.n_rows();
+  d.row_ptr = DeviceBuffer<int>(std::span<const int>(to_int(p.row_ptr)));
+  d.col = DeviceBuffer<int>(std::span<const int>(to_int(p.col)));
+  d.face = DeviceBuffer<int>(std::span<const int>(to_int(p.face)));
+  if (split == TriangleSplit::colour) {
+    std::vector<int> rank(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<int>(k);
+    d.order = DeviceBuffer<int>(std::span<const int>(to_int(order)));
+    d.rank = DeviceBuffer<int>(std::span<const int>(rank));
+  }
+  return d;
+}
+
+std::vector<LevelView> level_views(const DeviceLevels& s, const DeviceTrianglePart& part) {
+  std::vector<LevelView> views;
+  for (int l = 0; l < s.levels(); ++l) views.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
+  return views;
+}
+
 }  // namespace
 
 struct DeviceTriangularPreconditioner::Impl {
-  Impl(const TriangularFactor& f, TriangularSolve s, int sw, DeviceSpmv* op)
-      : n(f.n_rows), solve(s), sweeps(sw), spmv(op), modified_diagonal(f.modified_diagonal) {
+  Impl(const LduMatrix& matrix, const Permutation& op, Preconditioner k, TriangularSolve s, int sw, DeviceSpmv* a)
+      : n(matrix.n_rows()), kind(k), solve(s), sweeps(sw), spmv(a), mesh_row(op.new_to_old) {
+    if (kind != Preconditioner::DIC && kind != Preconditioner::mcsgs)
+      throw std::invalid_argument("DeviceTriangularPreconditioner: " + name(kind) + " has no triangular factor");
+    if (sweeps < 1) throw std::invalid_argument("sweeps: " + std::to_string(sweeps) + " (must be at least 1)");
     if (sweeps > 1 && !spmv) throw std::invalid_argument("mcsgs: sweeps after the first need the operator");
+    split = kind == Preconditioner::DIC ? TriangleSplit::index : TriangleSplit::colour;
+    if (solve == TriangularSolve::cusparse && split != TriangleSplit::index)
+      throw std::invalid_argument(
+          "triangularSolve cusparse: cusparseSpSV needs triangles split by index (DIC), not by colour (mcsgs)");
     const auto start = std::chrono::steady_clock::now();
-    for (label l = 0; l < f.levels(); ++l) {
-      lower_levels.push_back({f.level_size(l), f.level_ptr[l], f.lower.width[l], f.lower.offset[l]});
-      upper_levels.push_back({f.level_size(l), f.level_ptr[l], f.upper.width[l], f.upper.offset[l]});
-    }
-    if (!f.rows_contiguous) rows = DeviceBuffer<int>(std::span<const int>(to_int(f.rows)));
-    lower_col = DeviceBuffer<int>(std::span<const int>(to_int(f.lower.col)));
-    upper_col = DeviceBuffer<int>(std::span<const int>(to_int(f.upper.col)));
-    lower_value = DeviceBuffer<double>(f.lower.value.size());
-    upper_value = DeviceBuffer<double>(f.upper.value.size());
+    // --- on the host: the pattern in the operator's numbering and the schedule's order
+    const FactorPattern host_pattern = factor_pattern(*matrix.addressing, op);
+    const std::vector<label> order = schedule_order(host_pattern, split, &colours);
+    pattern = upload_pattern(host_pattern, order, split);
+    // --- on the device: the analysis
+    const auto analysis_start = std::chrono::steady_clock::now();
+    levels = analyse_levels(pattern, nullptr);
+    analysis_seconds = seconds_since(analysis_start);
+    lower_levels = level_views(levels, levels.lower);
+    upper_levels = level_views(levels, levels.upper);
     rdiag = DeviceBuffer<double>(n);
-    upload_values(f);
-    analysis_seconds = seconds_since(start);
-    if (solve == TriangularSolve::cusparse) {
-      if (f.split != TriangleSplit::index)
-        throw std::invalid_argument(
-            "triangularSolve cusparse: cusparseSpSV needs triangles split by index (DIC), not by colour (mcsgs)");
-      cusparse = std::make_unique<CusparseTriangles>(f, rdiag);
-      analysis_seconds += cusparse->analysis_seconds();
-    }
+    upper_coeff = DeviceBuffer<double>(matrix.upper.size());
+    diagonal = DeviceBuffer<double>(n);
+    bad_row = DeviceBuffer<int>(1);
     if (sweeps > 1) {
       residual = DeviceBuffer<double>(n);
       correction = DeviceBuffer<double>(n);
     }
+    set_values(matrix);
+    if (solve == TriangularSolve::cusparse && n > 0) {
+      cusparse = std::make_unique<CusparseTriangles>(pattern, rdiag, upper_coeff.data());
+      analysis_seconds = cusparse->analysis_seconds();
+    } else {
+      pattern = DevicePattern{};  // only cuSPARSE reads it after the analysis
+    }
+    setup_seconds = seconds_since(start);
   }
 
-  void upload_values(const TriangularFactor& f) {
-    lower_value.upload(std::span<const double>(f.lower.value));
-    upper_value.upload(std::span<const double>(f.upper.value));
-    rdiag.upload(std::span<const double>(f.rdiag));
-  }
-
-  const int* row_list() const { return rows.size() > 0 ? rows.data() : nullptr; }
-
-  void forward(const double* r, double* y, const int* status, cudaStream_t s) {
-    if (cusparse) return cusparse->forward(r, y, s);
-    for (const LevelView& v : lower_levels) {
-      forward_level<<<level_grid(v.size), level_block, 0, s>>>(v, row_list(), lower_col.data(), lower_value.data(),
-                                                                 rdiag.data(), r, y, status);
-      FVMMINI_CUDA_CHECK_LAUNCH(forward_level);
+  /// The triangles from the matrix's faces, the pivots from its diagonal; checked.
+  void set_values(const LduMatrix& matrix) {
+    if (n == 0) return;
+    upper_coeff.upload(std::span<const double>(matrix.upper));
+    std::vector<double> d(n);
+    for (int i = 0; i < n; ++i) d[i] = matrix.diag[mesh_row[i]];
+    diagonal.upload(std::span<const double>(d));
+    for (DeviceTrianglePart* part : {&levels.lower, &levels.upper})
+      if (part->slots() > 0) {
+        gather_faces<<<slot_grid(part->slots()), reduce_block>>>(part->slots(), part->face.data(), upper_coeff.data(),
+                                                                 part->value.data());
+        FVMMINI_CUDA_CHECK_LAUNCH(gather_faces);
+      }
+    const int none = INT_MAX;
+    bad_row.upload(std::span<const int>(&none, 1));
+    pivots(diagonal.data(), nullptr);
+    if (cusparse) cusparse->refresh(upper_coeff.data(), nullptr);
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+    int bad = none;
+    bad_row.download(std::span<int>(&bad, 1));
+    if (bad != none) {
+      double r = 0.0;
+      FVMMINI_CUDA_CHECK(cudaMemcpy(&r, rdiag.data() + bad, sizeof(double), cudaMemcpyDeviceToHost));
+      throw pivot_error(kind == Preconditioner::DIC, 1.0 / r, bad, mesh_row[bad]);
     }
   }
-  void backward(double* z, const int* status, cudaStream_t s) {
-    if (cusparse) return cusparse->backward(z, s);
-    for (auto v = upper_levels.rbegin(); v != upper_levels.rend(); ++v) {
-      backward_level<<<level_grid(v->size), level_block, 0, s>>>(*v, row_list(), upper_col.data(), upper_value.data(),
-                                                                   rdiag.data(), z, status);
-      FVMMINI_CUDA_CHECK_LAUNCH(backward_level);
+
+  void pivots(const double* diag, cudaStream_t s) {
+    if (kind == Preconditioner::DIC) {
+      for (const LevelView& v : lower_levels) {
+        dic_pivot_level<<<level_grid(v.size), level_block, 0, s>>>(v, row_list(), levels.lower.col.data(),
+                                                                     levels.lower.value.data(), diag, rdiag.data(),
+                                                                     bad_row.data());
+        FVMMINI_CUDA_CHECK_LAUNCH(dic_pivot_level);
+      }
+    } else {
+      sgs_pivots<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, rdiag.data(), bad_row.data());
+      FVMMINI_CUDA_CHECK_LAUNCH(sgs_pivots);
     }
   }
+
+  const int* row_list() const { return levels.rows.size() > 0 ? levels.rows.data() : nullptr; }
+
   void apply_once(const double* r, double* z, const int* status, cudaStream_t s) {
-    forward(r, z, status, s);
-    backward(z, status, s);
+    if (n == 0) return;
+    if (cusparse) {
+      cusparse->forward(r, z, s);
+      cusparse->backward(z, s);
+    } else {
+      for (const LevelView& v : lower_levels) {
+        forward_level<<<level_grid(v.size), level_block, 0, s>>>(v, row_list(), levels.lower.col.data(),
+                                                                   levels.lower.value.data(), rdiag.data(), r, z,
+                                                                   status);
+        FVMMINI_CUDA_CHECK_LAUNCH(forward_level);
+      }
+      for (auto v = upper_levels.rbegin(); v != upper_levels.rend(); ++v) {
+        backward_level<<<level_grid(v->size), level_block, 0, s>>>(*v, row_list(), levels.upper.col.data(),
+                                                                     levels.upper.value.data(), rdiag.data(), z,
+                                                                     status);
+        FVMMINI_CUDA_CHECK_LAUNCH(backward_level);
+      }
+    }
   }
 
   int n;
+  Preconditioner kind;
+  TriangleSplit split = TriangleSplit::index;
   TriangularSolve solve;
   int sweeps;
   DeviceSpmv* spmv;
-  bool modified_diagonal;
+  std::vector<label> mesh_row;  ///< operator row -> mesh row
+  label colours = 0;
+  DevicePattern pattern;  ///< kept for cusparseSpSV, which reads its CSR
+  DeviceLevels levels;
   std::vector<LevelView> lower_levels, upper_levels;
-  DeviceBuffer<int> rows, lower_col, upper_col;
-  DeviceBuffer<double> lower_value, upper_value, rdiag, residual, correction;
+  DeviceBuffer<double> rdiag, upper_coeff, diagonal, residual, correction;
+  DeviceBuffer<int> bad_row;
   std::unique_ptr<CusparseTriangles> cusparse;
-  double analysis_seconds = 0.0;
+  double setup_seconds = 0.0, analysis_seconds = 0.0, refresh_seconds = 0.0;
 };
 
-DeviceTriangularPreconditioner::DeviceTriangularPreconditioner(const TriangularFactor& factor, TriangularSolve solve,
-                                                               int sweeps, DeviceSpmv* spmv)
-    : impl_(std::make_unique<Impl>(factor, solve, sweeps, spmv)) {}
+DeviceTriangularPreconditioner::DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op,
+                                                               Preconditioner kind, TriangularSolve solve, int sweeps,
+                                                               DeviceSpmv* spmv)
+    : impl_(std::make_unique<Impl>(matrix, op, kind, solve, sweeps, spmv)) {}
 
 DeviceTriangularPreconditioner::~DeviceTriangularPreconditioner() = default;
 
@@ -382,34 +436,63 @@ void DeviceTriangularPreconditioner::apply(const double* r, double* z, const int
   }
 }
 
-void DeviceTriangularPreconditioner::upload(const TriangularFactor& factor) {
-  Impl& m = *impl_;
-  m.upload_values(factor);
-  if (m.cusparse) {
-    m.cusparse->upload(factor, nullptr);
-    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
-  }
+void DeviceTriangularPreconditioner::refresh(const LduMatrix& matrix) {
+  const auto start = std::chrono::steady_clock::now();
+  impl_->set_values(matrix);
+  impl_->refresh_seconds = seconds_since(start);
 }
 
 void DeviceTriangularPreconditioner::refactor(const double* diagonal, CUstream_st* stream) {
   Impl& m = *impl_;
-  if (m.modified_diagonal) {
-    for (const LevelView& v : m.lower_levels) {
-      dic_pivot_level<<<level_grid(v.size), level_block, 0, stream>>>(v, m.row_list(), m.lower_col.data(),
-                                                                        m.lower_value.data(), diagonal, m.rdiag.data());
-      FVMMINI_CUDA_CHECK_LAUNCH(dic_pivot_level);
-    }
-  } else {
-    reciprocal_kernel<<<vector_grid(m.n), reduce_block, 0, stream>>>(m.n, diagonal, m.rdiag.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(reciprocal_kernel);
-  }
+  m.pivots(diagonal, stream);
   if (m.cusparse) m.cusparse->refresh_pivots(stream);
 }
 
-void DeviceTriangularPreconditioner::forward(const double* r, double* y, CUstream_st* stream) {
-  impl_->forward(r, y, nullptr, stream);
-}
-void DeviceTriangularPreconditioner::backward(double* z, CUstream_st* stream) { impl_->backward(z, nullptr, stream); }
 double DeviceTriangularPreconditioner::analysis_seconds() const { return impl_->analysis_seconds; }
+
+PreconditionerInfo DeviceTriangularPreconditioner::info(std::int64_t nnz) const {
+  const Impl& m = *impl_;
+  PreconditionerInfo i;
+  i.name = name(m.kind);
+  i.setup_seconds = m.setup_seconds;
+  i.refresh_seconds = m.refresh_seconds;
+  i.colours = m.colours;
+  i.levels = m.levels.levels();
+  for (int l = 0; l < m.levels.levels(); ++l) i.level_sizes.push_back(m.levels.level_size(l));
+  i.spmv_equivalents = spmv_equivalents(m.n, m.levels.lower.slots() + m.levels.upper.slots(),
+                                        m.levels.rows.size() == 0, m.sweeps, nnz);
+  return i;
+}
+
+TriangularFactor DeviceTriangularPreconditioner::download() const {
+  const Impl& m = *impl_;
+  FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+  TriangularFactor t;
+  t.n_rows = m.n;
+  t.modified_diagonal = m.kind == Preconditioner::DIC;
+  t.split = m.split;
+  t.colours = m.colours;
+  t.level_ptr.assign(m.levels.level_ptr.begin(), m.levels.level_ptr.end());
+  t.rows_contiguous = m.levels.rows.size() == 0;
+  t.rows.resize(m.n);
+  if (t.rows_contiguous) std::iota(t.rows.begin(), t.rows.end(), 0);
+  else m.levels.rows.download(std::span<int>(t.rows));
+  for (auto [from, to] : {std::pair{&m.levels.lower, &t.lower}, std::pair{&m.levels.upper, &t.upper}}) {
+    to->offset.assign(from->offset.begin(), from->offset.end());
+    to->width.assign(from->width.begin(), from->width.end());
+    const std::size_t slots = from->slots();
+    to->col.resize(slots);
+    to->face.resize(slots);
+    to->value.resize(slots);
+    if (slots == 0) continue;
+    FVMMINI_CUDA_CHECK(cudaMemcpy(to->col.data(), from->col.data(), slots * sizeof(int), cudaMemcpyDeviceToHost));
+    FVMMINI_CUDA_CHECK(cudaMemcpy(to->face.data(), from->face.data(), slots * sizeof(int), cudaMemcpyDeviceToHost));
+    FVMMINI_CUDA_CHECK(cudaMemcpy(to->value.data(), from->value.data(), slots * sizeof(double), cudaMemcpyDeviceToHost));
+  }
+  t.mesh_row = m.mesh_row;
+  t.rdiag.resize(m.n);
+  if (m.n > 0) m.rdiag.download(std::span<double>(t.rdiag));
+  return t;
+}
 
 }  // namespace fvmmini::cuda

@@ -1,11 +1,14 @@
 #pragma once
-// DIC and multicolour SGS on the device (plain C++ interface): the host's TriangularFactor
-// (linalg/preconditioners/triangular_factor.hpp) uploaded once and solved level by level, one
-// kernel per level with a thread per row, or, for DIC, by cuSPARSE's cusparseSpSV on the same
-// factor stored as CSR (the baseline).
+// DIC and multicolour SGS on the device (plain C++ interface), set up there: the factor's pattern
+// and the schedule's order come from the host (factor_pattern, schedule_order), the level
+// analysis and the triangles are built on the device (level_analysis.cuh) and give the same
+// factor as build_triangular_factor. Solved level by level, a launch per level, or, for DIC, by
+// cuSPARSE's cusparseSpSV on the same factor stored as CSR (the baseline).
 
 #include <memory>
 
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
 #include "linalg/preconditioners/triangular_factor.hpp"
 #include "linalg/solver_settings.hpp"
 
@@ -27,31 +30,37 @@ class DevicePreconditioner {
 
 class DeviceTriangularPreconditioner final : public DevicePreconditioner {
  public:
-  /// Upload the factor; for TriangularSolve::cusparse also the CSR of D~ + L + U and both
-  /// cusparseSpSV analyses. @param[in] spmv the operator, for mcsgs sweeps after the first (may
-  /// be null when sweeps == 1); must outlive this object
-  /// @throws std::invalid_argument for cusparse on a factor that is not split by index (mcsgs)
-  DeviceTriangularPreconditioner(const TriangularFactor& factor, TriangularSolve solve, int sweeps, DeviceSpmv* spmv);
+  /// Set up `kind` (DIC or mcsgs) for `matrix` in the operator's numbering `op`: the analysis
+  /// and the factor on the device; for TriangularSolve::cusparse also both cusparseSpSV analyses.
+  /// @param[in] spmv the operator, for mcsgs sweeps after the first (may be null when sweeps ==
+  ///            1); must outlive this object
+  /// @throws std::invalid_argument for cusparse with mcsgs, sweeps < 1, or a kind without a factor
+  /// @throws SolverError naming the row and mesh cell when a pivot is not positive
+  DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op, Preconditioner kind,
+                                 TriangularSolve solve, int sweeps, DeviceSpmv* spmv);
   ~DeviceTriangularPreconditioner() override;
   DeviceTriangularPreconditioner(const DeviceTriangularPreconditioner&) = delete;
   DeviceTriangularPreconditioner& operator=(const DeviceTriangularPreconditioner&) = delete;
 
   void apply(const double* r, double* z, const int* status, CUstream_st* stream) override;
 
-  /// New values and pivots refreshed on the host (refresh_triangular_factor): uploaded, the
-  /// analysis kept (cusparseSpSV_updateMatrix for cusparse).
-  void upload(const TriangularFactor& factor);
+  /// New values on the same addressing (the matrix's faces and diagonal uploaded): triangles and
+  /// pivots recomputed on the device, the analysis kept (cusparseSpSV_updateMatrix for cusparse).
+  /// @throws SolverError as the constructor
+  void refresh(const LduMatrix& matrix);
 
   /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
-  /// values stayed: the pivots recomputed on `stream`, level by level (DIC) or 1/a_ii (SGS).
+  /// values stayed: the pivots recomputed on `stream`, level by level (DIC) or 1/a_ii (SGS). A
+  /// pivot that is not positive shows as the CG's breakdown, not here (nothing waits for it).
   void refactor(const double* diagonal, CUstream_st* stream);
 
-  /// The solve alone, for the triangular-solve benchmark: the forward and the backward sweep.
-  void forward(const double* r, double* y, CUstream_st* stream);
-  void backward(double* z, CUstream_st* stream);
-  /// Seconds the set-up took: the upload (levels), or the CSR upload and both cusparseSpSV
-  /// analyses (cusparse). The host's level analysis is TriangularFactor's, timed by its caller.
+  /// Seconds of the analysis alone, its input already on the device: the level analysis
+  /// (levels), or both cusparseSpSV analyses (cusparse).
   double analysis_seconds() const;
+  /// Set-up and refresh times, levels, colours and the modelled cost of one application.
+  PreconditionerInfo info(std::int64_t nnz) const;
+  /// The factor as the device holds it, downloaded (tests compare it with the host's).
+  TriangularFactor download() const;
 
  private:
   struct Impl;

@@ -18,7 +18,7 @@ struct Colouring {
 
 /// First-fit colouring visiting the rows in index order: each row takes the smallest colour none
 /// of its already coloured neighbours has. A 7-point box gets the two colours of a checkerboard.
-/// @param[in] offset, adjacency the graph without its diagonal: row i's neighbours are
+/// @param[in] offset, adjacency the graph (a row listing itself is harmless): row i's neighbours are
 ///            adjacency[offset[i] .. offset[i+1])
 Colouring greedy_colouring(std::span<const label> offset, std::span<const label> adjacency);
 

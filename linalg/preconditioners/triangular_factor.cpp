@@ -14,35 +14,9 @@ namespace fvmmini {
 
 namespace {
 
-// The matrix graph in the operator's numbering: row i's neighbours and the faces that couple them.
-struct FaceGraph {
-  std::vector<label> offset, neighbour, face;
-};
-
-FaceGraph face_graph(const LduAddressing& a, const Permutation& op) {
-  FaceGraph g;
-  g.offset.assign(a.n_rows + 1, 0);
-  for (label f = 0; f < a.n_faces(); ++f) {
-    ++g.offset[op.old_to_new[a.lower[f]] + 1];
-    ++g.offset[op.old_to_new[a.upper[f]] + 1];
-  }
-  for (label i = 0; i < a.n_rows; ++i) g.offset[i + 1] += g.offset[i];
-  g.neighbour.resize(g.offset[a.n_rows]);
-  g.face.resize(g.offset[a.n_rows]);
-  std::vector<label> next(g.offset.begin(), g.offset.end() - 1);
-  for (label f = 0; f < a.n_faces(); ++f) {
-    const label l = op.old_to_new[a.lower[f]], u = op.old_to_new[a.upper[f]];
-    g.neighbour[next[l]] = u;
-    g.face[next[l]++] = f;
-    g.neighbour[next[u]] = l;
-    g.face[next[u]++] = f;
-  }
-  return g;
-}
-
 // One triangle's ELL blocks: for each row of each level, the neighbours `take` accepts, by column.
 template <class Take>
-TrianglePart make_part(const TriangularFactor& t, const FaceGraph& g, Take take, bool pad_with_own_row) {
+TrianglePart make_part(const TriangularFactor& t, const FactorPattern& g, Take take, bool pad_with_own_row) {
   TrianglePart part;
   const label levels = t.levels();
   part.offset.assign(levels + 1, 0);
@@ -52,7 +26,7 @@ TrianglePart make_part(const TriangularFactor& t, const FaceGraph& g, Take take,
     for (label k = t.level_ptr[l]; k < t.level_ptr[l + 1]; ++k) {
       const label i = t.rows[k];
       label count = 0;
-      for (label e = g.offset[i]; e < g.offset[i + 1]; ++e) count += take(i, g.neighbour[e]);
+      for (label e = g.row_ptr[i]; e < g.row_ptr[i + 1]; ++e) count += take(i, g.col[e]);
       width = std::max(width, count);
     }
     part.width[l] = width;
@@ -61,15 +35,14 @@ TrianglePart make_part(const TriangularFactor& t, const FaceGraph& g, Take take,
   part.col.resize(part.offset[levels]);
   part.value.assign(part.offset[levels], 0.0);
   part.face.assign(part.offset[levels], -1);
-  std::vector<std::pair<label, label>> entries;  // (column, face)
+  std::vector<std::pair<label, label>> entries;  // (column, face), ascending columns
   for (label l = 0; l < levels; ++l) {
     const label size = t.level_size(l);
     for (label r = 0; r < size; ++r) {
       const label i = t.rows[t.level_ptr[l] + r];
       entries.clear();
-      for (label e = g.offset[i]; e < g.offset[i + 1]; ++e)
-        if (take(i, g.neighbour[e])) entries.emplace_back(g.neighbour[e], g.face[e]);
-      std::sort(entries.begin(), entries.end());
+      for (label e = g.row_ptr[i]; e < g.row_ptr[i + 1]; ++e)
+        if (take(i, g.col[e])) entries.emplace_back(g.col[e], g.face[e]);
       // Padding reads a value that is final when the row is solved: the row's first neighbour in
       // the forward solve, the row itself (its forward result) in the backward one; times 0.
       const label pad = pad_with_own_row || entries.empty() ? i : entries.front().first;
@@ -86,6 +59,53 @@ TrianglePart make_part(const TriangularFactor& t, const FaceGraph& g, Take take,
 
 }  // namespace
 
+FactorPattern factor_pattern(const LduAddressing& a, const Permutation& op) {
+  const label n = a.n_rows;
+  FactorPattern p;
+  p.row_ptr.assign(n + 1, 0);
+  for (label i = 0; i < n; ++i) p.row_ptr[i + 1] = 1;
+  for (label f = 0; f < a.n_faces(); ++f) {
+    ++p.row_ptr[op.old_to_new[a.lower[f]] + 1];
+    ++p.row_ptr[op.old_to_new[a.upper[f]] + 1];
+  }
+  for (label i = 0; i < n; ++i) p.row_ptr[i + 1] += p.row_ptr[i];
+  p.col.resize(p.row_ptr[n]);
+  p.face.resize(p.row_ptr[n]);
+  std::vector<label> next(p.row_ptr.begin(), p.row_ptr.end() - 1);
+  for (label i = 0; i < n; ++i) {
+    p.col[next[i]] = i;
+    p.face[next[i]++] = -1;
+  }
+  for (label f = 0; f < a.n_faces(); ++f) {
+    const label l = op.old_to_new[a.lower[f]], u = op.old_to_new[a.upper[f]];
+    p.col[next[l]] = u;
+    p.face[next[l]++] = f;
+    p.col[next[u]] = l;
+    p.face[next[u]++] = f;
+  }
+  // --- ascending columns within each row (a row has a handful of entries)
+#pragma omp parallel for schedule(static) if (n > min_parallel_rows)
+  for (label i = 0; i < n; ++i)
+    for (label e = p.row_ptr[i] + 1; e < p.row_ptr[i + 1]; ++e)
+      for (label k = e; k > p.row_ptr[i] && p.col[k - 1] > p.col[k]; --k) {
+        std::swap(p.col[k - 1], p.col[k]);
+        std::swap(p.face[k - 1], p.face[k]);
+      }
+  return p;
+}
+
+std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, label* colours) {
+  std::vector<label> order(p.n_rows());
+  std::iota(order.begin(), order.end(), 0);
+  if (colours) *colours = 0;
+  if (split == TriangleSplit::colour) {
+    const Colouring c = greedy_colouring(p.row_ptr, p.col);  // a row's own entry is never coloured yet
+    if (colours) *colours = c.n_colours;
+    std::stable_sort(order.begin(), order.end(), [&](label a, label b) { return c.colour[a] < c.colour[b]; });
+  }
+  return order;
+}
+
 std::vector<label> TriangularFactor::level_sizes() const {
   std::vector<label> sizes(levels());
   for (label l = 0; l < levels(); ++l) sizes[l] = level_size(l);
@@ -100,16 +120,10 @@ TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutat
   t.modified_diagonal = modified_diagonal;
   t.split = split;
   t.mesh_row = op.new_to_old;
-  const FaceGraph g = face_graph(*matrix.addressing, op);
+  const FactorPattern g = factor_pattern(*matrix.addressing, op);
 
   // --- the schedule: rank[i] orders the rows; a row depends on its neighbours of lower rank
-  std::vector<label> order(n);  // rows by rank
-  std::iota(order.begin(), order.end(), 0);
-  if (split == TriangleSplit::colour) {
-    const Colouring c = greedy_colouring(g.offset, g.neighbour);
-    t.colours = c.n_colours;
-    std::stable_sort(order.begin(), order.end(), [&](label a, label b) { return c.colour[a] < c.colour[b]; });
-  }
+  const std::vector<label> order = schedule_order(g, split, &t.colours);  // rows by rank
   std::vector<label> rank(n);
   for (label k = 0; k < n; ++k) rank[order[k]] = k;
 
@@ -118,8 +132,8 @@ TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutat
   label levels = n > 0 ? 1 : 0;
   for (label i : order) {
     label lv = 0;
-    for (label e = g.offset[i]; e < g.offset[i + 1]; ++e)
-      if (rank[g.neighbour[e]] < rank[i]) lv = std::max(lv, level[g.neighbour[e]] + 1);
+    for (label e = g.row_ptr[i]; e < g.row_ptr[i + 1]; ++e)
+      if (rank[g.col[e]] < rank[i]) lv = std::max(lv, level[g.col[e]] + 1);
     level[i] = lv;
     levels = std::max(levels, lv + 1);
   }
@@ -137,6 +151,25 @@ TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutat
   t.rdiag.assign(n, 0.0);
   refresh_triangular_factor(matrix, t);
   return t;
+}
+
+SolverError pivot_error(bool modified_diagonal, double pivot, label row, label mesh_cell) {
+  return SolverError(fmt::format("{}: pivot {:.6g} at row {} (mesh cell {}) is not positive{}",
+                                 modified_diagonal ? "DIC" : "mcsgs", pivot, row, mesh_cell,
+                                 modified_diagonal ? " (the matrix is not SPD, or incomplete Cholesky broke down on it)"
+                                                   : " (the diagonal must be positive)"));
+}
+
+double spmv_equivalents(label n_rows, std::int64_t triangle_slots, bool rows_contiguous, int sweeps, std::int64_t nnz) {
+  const double n = n_rows;
+  const double spmv = 12.0 * static_cast<double>(nnz) + 16.0 * n;
+  if (spmv <= 0.0) return 0.0;
+  // forward: r, 1/d~, y (written); backward: y, 1/d~, z (written); a 4-byte row index each unless
+  // the levels are contiguous; 12 bytes per stored triangle entry, padding included
+  const double per_row = 48.0 + (rows_contiguous ? 0.0 : 8.0);
+  const double apply = 12.0 * static_cast<double>(triangle_slots) + per_row * n;
+  const double relax = spmv + 40.0 * n;  // A z, then r - A z and z += correction
+  return (sweeps * apply + (sweeps - 1) * relax) / spmv;
 }
 
 void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& t) {
@@ -158,12 +191,7 @@ void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& t) {
           const double a = t.lower.value[slot];
           d -= a * a * t.rdiag[t.lower.col[slot]];
         }
-      if (!(d > 0.0) || !std::isfinite(d))
-        throw SolverError(fmt::format(
-            "{}: pivot {:.6g} at row {} (mesh cell {}) is not positive{}", t.modified_diagonal ? "DIC" : "mcsgs", d, i,
-            t.mesh_row[i],
-            t.modified_diagonal ? " (the matrix is not SPD, or incomplete Cholesky broke down on it)"
-                                : " (the diagonal must be positive)"));
+      if (!(d > 0.0) || !std::isfinite(d)) throw pivot_error(t.modified_diagonal, d, i, t.mesh_row[i]);
       t.rdiag[i] = 1.0 / d;
     }
   }

@@ -14,6 +14,7 @@
 
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini {
 
@@ -27,11 +28,27 @@ struct TrianglePart {
   std::int64_t slots() const { return static_cast<std::int64_t>(col.size()); }
 };
 
+/// The matrix pattern in the operator's numbering as CSR with ascending columns, the diagonal
+/// included: the input of the level analyses (host and device) and of cusparseSpSV.
+struct FactorPattern {
+  std::vector<label> row_ptr;  ///< rows + 1
+  std::vector<label> col;
+  std::vector<label> face;     ///< the entry's LDU face; -1 on the diagonal
+  label n_rows() const { return static_cast<label>(row_ptr.size()) - 1; }
+};
+
+FactorPattern factor_pattern(const LduAddressing& addressing, const Permutation& op);
+
 /// Which neighbours a row's forward solve depends on.
 enum class TriangleSplit {
   index,   ///< those of lower index in the operator's numbering (IC(0) in the solve's ordering)
   colour,  ///< those of a lower greedy colour (multicolour: the levels follow the colours)
 };
+
+/// The rows in the order the split schedules them: a row depends on its neighbours earlier in it.
+/// Index order for TriangleSplit::index; by greedy colour (ties by index) for colour, whose
+/// colour count goes to `colours`.
+std::vector<label> schedule_order(const FactorPattern& pattern, TriangleSplit split, label* colours);
 
 struct TriangularFactor {
   label n_rows = 0;
@@ -55,6 +72,15 @@ struct TriangularFactor {
 /// @throws SolverError when a pivot is not positive (refresh_triangular_factor)
 TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, TriangleSplit split,
                                          bool modified_diagonal);
+
+/// The error for a pivot d~ that is not positive or not finite at operator row `row`.
+SolverError pivot_error(bool modified_diagonal, double pivot, label row, label mesh_cell);
+
+/// Bytes one application of a factor moves (triangles with their padding, pivots, vectors, the
+/// level indirection unless the rows are contiguous) over the bytes of a CSR SpMV of the same
+/// matrix (12 per nonzero, 16 per row): the log's and the summary's per-application cost. Sweeps
+/// after the first add an SpMV and a residual pass each.
+double spmv_equivalents(label n_rows, std::int64_t triangle_slots, bool rows_contiguous, int sweeps, std::int64_t nnz);
 
 /// New values on the same addressing: the triangles from the faces, then D~ (the IC(0) recurrence
 /// for DIC). The levels and the colouring stay.

@@ -67,13 +67,13 @@ struct DeviceSolver::Impl {
         b_op(matrix.n_rows()),
         fork(true),
         join(true),
-        device_name(cuda::describe(device_info())),
-        host_preconditioner(matrix, prepared.permutation, s) {
+        device_name(cuda::describe(device_info())) {
     permute_to_new(prepared.permutation, matrix.diag, diagonal);
     cg = std::make_unique<DeviceCg>(device, diagonal);
-    if (const TriangularFactor* factor = host_preconditioner.factor()) {
-      preconditioner = std::make_unique<DeviceTriangularPreconditioner>(*factor, s.triangular_solve,
-                                                                        host_preconditioner.sweeps(), &device.spmv());
+    if (s.preconditioner == Preconditioner::DIC || s.preconditioner == Preconditioner::mcsgs) {
+      preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
+          matrix, prepared.permutation, s.preconditioner, s.triangular_solve,
+          s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv());
       cg->set_preconditioner(preconditioner.get());
     }
   }
@@ -99,8 +99,7 @@ struct DeviceSolver::Impl {
   std::unique_ptr<DeviceCg> cg;              ///< refers to device
   Event fork, join;
   std::string device_name;
-  HostPreconditioner host_preconditioner;  ///< the factor's set-up (DIC, mcsgs)
-  std::unique_ptr<DeviceTriangularPreconditioner> preconditioner;  ///< its device copy; cg refers to it
+  std::unique_ptr<DeviceTriangularPreconditioner> preconditioner;  ///< DIC, mcsgs; cg refers to it
 };
 
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {
@@ -147,10 +146,7 @@ void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   m.device.upload_values(m.prepared.format.values());
   permute_to_new(m.prepared.permutation, matrix.diag, m.diagonal);
   m.cg->refresh(m.diagonal);
-  if (m.preconditioner) {
-    m.host_preconditioner.refresh(matrix);
-    m.preconditioner->upload(*m.host_preconditioner.factor());
-  }
+  if (m.preconditioner) m.preconditioner->refresh(matrix);
 }
 
 void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
@@ -168,13 +164,15 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
 
 PreconditionerInfo DeviceSolver::preconditioner_info() const {
   const Impl& m = *impl_;
-  PreconditionerInfo info = m.host_preconditioner.info(m.prepared.format.figures().nnz);
-  if (m.preconditioner) {
-    info.setup_seconds += m.preconditioner->analysis_seconds();
-    // the triangles' solver shows only when it is not fvmmini's own: "DIC/cusparse"
-    if (m.settings.preconditioner == Preconditioner::DIC && m.settings.triangular_solve != TriangularSolve::levels)
-      info.name += "/" + name(m.settings.triangular_solve);
+  if (!m.preconditioner) {
+    PreconditionerInfo none;
+    none.name = name(m.settings.preconditioner);
+    return none;
   }
+  PreconditionerInfo info = m.preconditioner->info(m.prepared.format.figures().nnz);
+  // the triangles' solver shows only when it is not fvmmini's own: "DIC/cusparse"
+  if (m.settings.preconditioner == Preconditioner::DIC && m.settings.triangular_solve != TriangularSolve::levels)
+    info.name += "/" + name(m.settings.triangular_solve);
   return info;
 }
 

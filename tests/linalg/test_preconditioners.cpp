@@ -76,7 +76,9 @@ TEST(Colouring, NoTwoNeighboursShareAColourAndTheOrderingMakesColoursContiguous)
     for (label i = 0; i < c.matrix.n_rows(); ++i) {
       for (label j : adj[i]) EXPECT_NE(colouring.colour[i], colouring.colour[j]) << c.name << " rows " << i << ", " << j;
       // colour ordering: colours never decrease along the rows
-      if (i > 0) EXPECT_LE(colouring.colour[i - 1], colouring.colour[i]) << c.name << " row " << i;
+      if (i > 0) {
+        EXPECT_LE(colouring.colour[i - 1], colouring.colour[i]) << c.name << " row " << i;
+      }
     }
   }
   // a 7-point box is a checkerboard
@@ -104,12 +106,16 @@ TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
             }
             for (label k = 0; k < f.upper.width[l]; ++k) {
               const std::int64_t s = f.upper.offset[l] + static_cast<std::int64_t>(k) * f.level_size(l) + r;
-              if (f.upper.face[s] >= 0) EXPECT_GT(level[f.upper.col[s]], l) << c.name << " " << ordering << ": row " << i;
+              if (f.upper.face[s] >= 0) {
+                EXPECT_GT(level[f.upper.col[s]], l) << c.name << " " << ordering << ": row " << i;
+              }
               real += f.upper.face[s] >= 0;
             }
           }
         EXPECT_EQ(real, 2 * static_cast<std::int64_t>(c.matrix.addressing->n_faces())) << "every face twice";
-        if (split == TriangleSplit::colour) EXPECT_LE(f.levels(), f.colours) << c.name;
+        if (split == TriangleSplit::colour) {
+          EXPECT_LE(f.levels(), f.colours) << c.name;
+        }
       }
   // natural order on a 3-D box: a level per i + j + k, the thesis's wavefronts
   const LduMatrix box = poisson_box(6);
