@@ -187,6 +187,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
     }
   } catch (const std::exception& e) {
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
+    summary.set_preconditioner("T", solver->preconditioner_info());
     summary.finish(timer, "failed", e.what(), summary_path);
     throw;
   }
@@ -205,6 +206,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
 #if FVMMINI_HAVE_VTK
   if (vtk) results["vtk"] = vtk->collection_path().filename().string();
 #endif
+  summary.set_preconditioner("T", solver->preconditioner_info());
   summary.finish(timer, "completed", {}, summary_path);
   return 0;
 }

@@ -109,6 +109,17 @@ class Stepper {
     return *host_;
   }
   const ProjectionSolver& operators() const { return *host_; }
+  /// The preconditioners of the velocity and the pressure systems, into the run summary.
+  void record_preconditioners(RunSummary& summary) const {
+    const PreconditionerInfo velocity =
+        device_ ? device_->velocity_preconditioner() : host_->velocity_solver().preconditioner_info();
+    const PreconditionerInfo pressure =
+        device_ ? device_->pressure_preconditioner() : host_->pressure_solver().preconditioner_info();
+    for (const char* component : {"Ux", "Uy", "Uz"})
+      if (summary.json().contains("solves") && summary.json()["solves"].contains(component))
+        summary.set_preconditioner(component, velocity);
+    summary.set_preconditioner("p", pressure);
+  }
   /// The solver lines and where the step runs, for the log.
   const std::string& description() const { return description_; }
 
@@ -316,6 +327,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
                                      e.what(), time, step, dt, courant_max_seen)
                        : std::string(e.what());
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
+    if (solver) solver->record_preconditioners(summary);
     summary.finish(timer, "failed", message, summary_path);
     if (solver_failure) throw SolverError(message);
     throw;
@@ -347,6 +359,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
 #if FVMMINI_HAVE_VTK
   if (output.vtk()) results["vtk"] = output.collection().filename().string();
 #endif
+  solver->record_preconditioners(summary);
   summary.finish(timer, "completed", {}, summary_path);
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "app/run_summary.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -67,10 +68,8 @@ void RunSummary::set_mesh(const Mesh& mesh) {
 
 void RunSummary::add_solve(const SolverPerformance& performance) {
   nlohmann::json& field = json_["solves"][performance.field];
-  if (field.is_null()) {
-    field = {{"solver", performance.solver_name}, {"solves", 0},         {"iterations", 0},
-             {"maxIterations", 0},                {"allConverged", true}};
-  }
+  if (!field.contains("solves"))  // the first solve (the preconditioner may be there already)
+    field.update({{"solves", 0}, {"iterations", 0}, {"maxIterations", 0}, {"allConverged", true}});
   field["solver"] = performance.solver_name;
   field["solves"] = field["solves"].get<long long>() + 1;
   field["iterations"] = field["iterations"].get<long long>() + performance.iterations;
@@ -78,6 +77,22 @@ void RunSummary::add_solve(const SolverPerformance& performance) {
   field["allConverged"] = field["allConverged"].get<bool>() && performance.converged;
   field["lastInitialResidual"] = performance.initial_residual;
   field["lastFinalResidual"] = performance.final_residual;
+}
+
+void RunSummary::set_preconditioner(const std::string& field, const PreconditionerInfo& info) {
+  nlohmann::json entry = {{"name", info.name}};
+  if (info.levels > 0) {
+    const auto [smallest, largest] = std::minmax_element(info.level_sizes.begin(), info.level_sizes.end());
+    long long rows = 0;
+    for (label size : info.level_sizes) rows += size;
+    entry["setupSeconds"] = info.setup_seconds;
+    entry["refreshSeconds"] = info.refresh_seconds;
+    entry["colours"] = info.colours;
+    entry["levels"] = info.levels;
+    entry["levelRows"] = {{"min", *smallest}, {"mean", static_cast<double>(rows) / info.levels}, {"max", *largest}};
+    entry["spmvPerApplication"] = info.spmv_equivalents;
+  }
+  json_["solves"][field]["preconditioner"] = entry;
 }
 
 void RunSummary::set_phases(const PhaseTimer& timer) {

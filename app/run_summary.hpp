@@ -25,6 +25,10 @@ class RunSummary {
   void set_mesh(const Mesh& mesh);
   /// Fold one solve into the per-field totals (solves, iterations, last residuals, all converged).
   void add_solve(const SolverPerformance& performance);
+  /// A field's preconditioner under solves.<field>.preconditioner: its name, set-up and last
+  /// refresh seconds, colours, levels (with the smallest, mean and largest level) and the modelled
+  /// cost of one application in SpMVs.
+  void set_preconditioner(const std::string& field, const PreconditionerInfo& info);
   /// Seconds per phase and the wall time so far.
   void set_phases(const PhaseTimer& timer);
   /// "completed" or "failed" (with the error message), and the finish time.

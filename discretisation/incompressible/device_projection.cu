@@ -597,4 +597,12 @@ std::string DeviceProjection::describe_velocity_solver() const { return impl_->v
 
 std::string DeviceProjection::describe_pressure_solver() const { return impl_->pressure_solver.describe(); }
 
+PreconditionerInfo DeviceProjection::velocity_preconditioner() const {
+  return impl_->velocity_solver.preconditioner_info();
+}
+
+PreconditionerInfo DeviceProjection::pressure_preconditioner() const {
+  return impl_->pressure_solver.preconditioner_info();
+}
+
 }  // namespace fvmmini

@@ -37,6 +37,9 @@ class DeviceProjection {
   /// The log lines of the two linear systems.
   std::string describe_velocity_solver() const;
   std::string describe_pressure_solver() const;
+  /// Their preconditioners' set-up, refresh and cost (the run summary's).
+  PreconditionerInfo velocity_preconditioner() const;
+  PreconditionerInfo pressure_preconditioner() const;
 
  private:
   struct Impl;

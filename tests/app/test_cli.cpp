@@ -207,6 +207,7 @@ TEST(Cli, SuccessfulRunWritesCompleteOutputOnly) {
   EXPECT_EQ(outcome.out, "");  // --quiet
   const auto summary = read_text(folder.path() / "out" / "case" / "summary.json");
   EXPECT_NE(summary.find("\"status\": \"completed\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"preconditioner\""), std::string::npos) << summary;
   std::size_t vtu = 0, pvd = 0;
   for (const auto& name : folder_entries(folder.path() / "out" / "case")) {
     EXPECT_NE(name.front(), '.') << "temporary file left behind: " << name;

@@ -153,6 +153,29 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   summary.set_status("failed", "CG diverged");
   summary.write(file);
   EXPECT_EQ(nlohmann::json::parse(read_text(file))["error"], "CG diverged");
+
+  // --- a preconditioner, recorded before its field's first solve or after
+  PreconditionerInfo dic;
+  dic.name = "DIC";
+  dic.setup_seconds = 0.5;
+  dic.levels = 3;
+  dic.level_sizes = {1, 4, 7};
+  dic.spmv_equivalents = 1.25;
+  summary.set_preconditioner("p", dic);
+  summary.add_solve({"DICPCG[csr]", "p", 1.0, 1e-7, 9, true});
+  PreconditionerInfo none;
+  none.name = "none";
+  summary.set_preconditioner("T", none);
+  const auto solves = summary.json()["solves"];
+  EXPECT_EQ(solves["p"]["solves"], 1);
+  EXPECT_EQ(solves["p"]["preconditioner"]["name"], "DIC");
+  EXPECT_EQ(solves["p"]["preconditioner"]["levels"], 3);
+  EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["levelRows"]["mean"].get<double>(), 4.0);
+  EXPECT_EQ(solves["p"]["preconditioner"]["levelRows"]["max"], 7);
+  EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["setupSeconds"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["spmvPerApplication"].get<double>(), 1.25);
+  EXPECT_EQ(solves["T"]["preconditioner"], nlohmann::json({{"name", "none"}}));
+  EXPECT_EQ(solves["T"]["solves"], 2);
 }
 
 std::string drawn(bool enabled, const std::function<void(ProgressLine&)>& draw) {
