@@ -86,7 +86,7 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     long long rows = 0;
     for (label size : info.level_sizes) rows += size;
     entry["setupSeconds"] = info.setup_seconds;
-    entry["refreshSeconds"] = info.refresh_seconds;
+    if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;  // a host-timed refresh only
     entry["colours"] = info.colours;
     entry["levels"] = info.levels;
     entry["levelRows"] = {{"min", *smallest}, {"mean", static_cast<double>(rows) / info.levels}, {"max", *largest}};

@@ -1,8 +1,8 @@
 #pragma once
-// A linear solve's preconditioner as both backends build it: set up once per mesh in the
+// A linear solve's preconditioner on the reference backend: set up once per mesh in the
 // operator's numbering (colouring, levels, triangles), refreshed when only the values change (no
-// new analysis), applied here on the reference backend; the cuda backend builds the same factor
-// on the device (kernels/cuda/triangular_preconditioner.hpp).
+// new analysis), applied here; the cuda backend builds the same factor on the device
+// (kernels/cuda/triangular_preconditioner.hpp).
 //   none, diagonal: nothing to set up (the CG fuses Jacobi into its vector passes).
 //   DIC:   IC(0) on the LDU pattern, triangles split by the operator's numbering, so its
 //          ordering decides the levels: natural and Cuthill-McKee give many, `ordering: colour`

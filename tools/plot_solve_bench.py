@@ -59,7 +59,7 @@ def main(argv):
         setup_ax.set_yticks(list(ys))
         setup_ax.set_yticklabels([])
         setup_ax.invert_yaxis()
-        setup_ax.set_xlabel("preconditioner set-up (ms, once per mesh)")
+        setup_ax.set_xlabel("preconditioner set-up (ms)")
     fig.tight_layout()
     fig.savefig(args.output, dpi=120)
     print(f"plot_solve_bench: wrote {args.output}")
