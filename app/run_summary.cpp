@@ -90,6 +90,10 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     entry["colours"] = info.colours;
     entry["levels"] = info.levels;
     entry["levelRows"] = {{"min", *smallest}, {"mean", static_cast<double>(rows) / info.levels}, {"max", *largest}};
+    nlohmann::json histogram = nlohmann::json::array();
+    for (const auto& [rows_from, count] : level_size_histogram(info.level_sizes))
+      histogram.push_back({{"rowsFrom", rows_from}, {"rowsTo", 2 * rows_from - 1}, {"levels", count}});
+    entry["levelSizeHistogram"] = histogram;
     entry["spmvPerApplication"] = info.spmv_equivalents;
   }
   json_["solves"][field]["preconditioner"] = entry;

@@ -26,8 +26,9 @@ class RunSummary {
   /// Fold one solve into the per-field totals (solves, iterations, last residuals, all converged).
   void add_solve(const SolverPerformance& performance);
   /// A field's preconditioner under solves.<field>.preconditioner: its name, set-up seconds, the
-  /// last refresh's when one was timed (the GPU step refreshes asynchronously, untimed), colours, levels (with the smallest, mean and largest level) and the modelled
-  /// cost of one application in SpMVs.
+  /// last refresh's when one was timed (the GPU step refreshes asynchronously, untimed), colours,
+  /// levels (the smallest, mean and largest, and their sizes' histogram by powers of two) and the
+  /// modelled cost of one application in SpMVs.
   void set_preconditioner(const std::string& field, const PreconditionerInfo& info);
   /// Seconds per phase and the wall time so far.
   void set_phases(const PhaseTimer& timer);

@@ -1,5 +1,6 @@
 #include "linalg/solver_settings.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -59,6 +60,18 @@ TriangularSolve parse_triangular_solve(const std::string& text) {
   return parse_name<TriangularSolve>(triangular_solve_names(), text, "triangularSolve");
 }
 Backend parse_backend(const std::string& text) { return parse_name<Backend>(backend_names(), text, "backend"); }
+
+std::vector<std::pair<label, label>> level_size_histogram(const std::vector<label>& level_sizes) {
+  std::vector<std::pair<label, label>> buckets;  // by ascending 2^k
+  for (label size : level_sizes) {
+    label bucket = 1;
+    while (bucket <= size / 2) bucket *= 2;
+    auto at = std::lower_bound(buckets.begin(), buckets.end(), std::pair<label, label>{bucket, 0});
+    if (at == buckets.end() || at->first != bucket) at = buckets.insert(at, {bucket, 0});
+    ++at->second;
+  }
+  return buckets;
+}
 
 std::string solver_name(Preconditioner p, const std::string& format) {
   return fmt::format("{}[{}]", p == Preconditioner::none ? std::string("CG") : name(p) + "PCG", format);

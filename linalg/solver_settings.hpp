@@ -85,6 +85,10 @@ struct PreconditionerInfo {
   double spmv_equivalents = 0.0;
 };
 
+/// The levels' size histogram in powers of two: (2^k, how many levels have 2^k .. 2^(k+1) - 1
+/// rows), smallest first, empty buckets left out.
+std::vector<std::pair<label, label>> level_size_histogram(const std::vector<label>& level_sizes);
+
 /// Settings that do not fit one field's matrix (a format that declines it, a parameter outside
 /// its range for this matrix), naming the field: the app reports it as a case error on
 /// solvers.<field>.

@@ -172,6 +172,9 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   EXPECT_EQ(solves["p"]["preconditioner"]["levels"], 3);
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["levelRows"]["mean"].get<double>(), 4.0);
   EXPECT_EQ(solves["p"]["preconditioner"]["levelRows"]["max"], 7);
+  const nlohmann::json histogram = nlohmann::json::array({{{"levels", 1}, {"rowsFrom", 1}, {"rowsTo", 1}},
+                                                          {{"levels", 2}, {"rowsFrom", 4}, {"rowsTo", 7}}});
+  EXPECT_EQ(solves["p"]["preconditioner"]["levelSizeHistogram"], histogram);
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["setupSeconds"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["spmvPerApplication"].get<double>(), 1.25);
   EXPECT_EQ(solves["T"]["preconditioner"], nlohmann::json({{"name", "none"}}));

@@ -182,6 +182,9 @@ int run(const Options& o) {
         row["preconditioner_setup_ms"] = 1e3 * info.setup_seconds;
         row["levels"] = info.levels;
         row["colours"] = info.colours;
+        row["level_size_histogram"] = json::array();  // [rows from (a power of two), levels]
+        for (const auto& [rows_from, count] : level_size_histogram(info.level_sizes))
+          row["level_size_histogram"].push_back({rows_from, count});
         row["spmv_equivalents_model"] = info.spmv_equivalents;
         row["describe"] = solver->describe();
         std::vector<double> times;
