@@ -101,7 +101,10 @@ std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, l
   if (split == TriangleSplit::colour) {
     const Colouring c = greedy_colouring(p.row_ptr, p.col);  // a row's own entry is never coloured yet
     if (colours) *colours = c.n_colours;
-    std::stable_sort(order.begin(), order.end(), [&](label a, label b) { return c.colour[a] < c.colour[b]; });
+    // by colour, ties by index: a counting sort
+    std::vector<label> next(c.n_colours, 0);
+    for (label k = 1; k < c.n_colours; ++k) next[k] = next[k - 1] + c.sizes[k - 1];
+    for (label i = 0; i < p.n_rows(); ++i) order[next[c.colour[i]]++] = i;
   }
   return order;
 }
