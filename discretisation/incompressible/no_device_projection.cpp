@@ -19,5 +19,7 @@ StepReport DeviceProjection::advance(double) { return {}; }
 void DeviceProjection::copy_state_to(ProjectionSolver&) const {}
 std::string DeviceProjection::describe_velocity_solver() const { return {}; }
 std::string DeviceProjection::describe_pressure_solver() const { return {}; }
+PreconditionerInfo DeviceProjection::velocity_preconditioner() const { return {}; }
+PreconditionerInfo DeviceProjection::pressure_preconditioner() const { return {}; }
 
 }  // namespace fvmmini
