@@ -11,6 +11,7 @@
 
 #include "kernels/reference/vector_ops.hpp"
 #include "linalg/ordering/orderings.hpp"
+#include "linalg/timing.hpp"
 
 namespace fvmmini {
 
@@ -19,10 +20,6 @@ namespace fvmmini {
 #include "format_units.inc"
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 bool same_spec(const ParameterSpec& a, const ParameterSpec& b) {
   return a.type == b.type && a.default_value == b.default_value && a.words == b.words && a.min == b.min &&

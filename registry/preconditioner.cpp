@@ -6,16 +6,9 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/triangular_solve.hpp"
+#include "linalg/timing.hpp"
 
 namespace fvmmini {
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& s)
     : kind_(s.preconditioner), sweeps_(s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1) {

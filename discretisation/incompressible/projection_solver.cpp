@@ -5,16 +5,13 @@
 #include <stdexcept>
 
 #include "discretisation/face_interpolation.hpp"
+#include "linalg/timing.hpp"
 
 namespace fvmmini {
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
 
 /// A direction is not solved when every empty face is normal to it (OpenFOAM's solutionD).
 std::array<bool, 3> solved_directions(const Mesh& mesh, const MeshGeometry& g) {

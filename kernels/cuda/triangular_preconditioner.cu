@@ -18,6 +18,7 @@
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/level_analysis.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "linalg/timing.hpp"
 
 namespace fvmmini::cuda {
 
@@ -140,10 +141,6 @@ int slot_grid(long long slots) {
 }
 
 std::vector<int> to_int(const std::vector<label>& v) { return {v.begin(), v.end()}; }
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 const double one = 1.0;
 

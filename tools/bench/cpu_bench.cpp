@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/timing.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
 #include "tools/bench/bench_inputs.hpp"
@@ -28,10 +29,6 @@ namespace fvmmini::bench {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

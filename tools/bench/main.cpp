@@ -23,6 +23,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
+#include "linalg/timing.hpp"
 #include "solvers/cuda/device_solver.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "registry/format_registry.hpp"
@@ -43,10 +44,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 struct Options {
   int box = 0;

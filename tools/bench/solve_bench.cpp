@@ -11,7 +11,6 @@
 #include <iostream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,17 +22,17 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/ordering/orderings.hpp"
+#include "linalg/timing.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/linear_solver.hpp"
 #include "tools/bench/bench_inputs.hpp"
+#include "tools/bench/format_options.hpp"
 
 namespace fvmmini::bench {
 namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 struct Options {
   int box = 0, poly_like = 0, cavity = 0;
@@ -48,14 +47,6 @@ struct Options {
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
 };
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, sep);)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 /// A method: "CG", "diagonal", "DIC", "DIC-cusparse", "mcsgs" or "mcsgsN" (N sweeps), then
 /// ":ordering" (default none).
