@@ -2,9 +2,10 @@
 // The level analysis on the device, with the same result as build_triangular_factor on the host
 // (linalg/preconditioners/triangular_factor.hpp), from the factor's pattern already on the
 // device: the levels by peeling (Kahn's topological sort: the rows with no earlier neighbour
-// left form the next level, a launch per level), the rows sorted by level with ties by rank
-// (CUB's stable radix sort), then each level's triangle entries written as column-major ELL
-// blocks.
+// left form the next level) in one cooperative kernel that waits at a grid barrier between
+// levels, and peels runs of levels smaller than a block in one block alone; the rows sorted by
+// level with ties by rank (CUB's stable radix sort); then each level's triangle entries written
+// as column-major ELL blocks whose columns are positions in that order.
 
 #include <cuda_runtime.h>
 
@@ -23,7 +24,8 @@ struct DevicePattern {
 };
 
 /// One triangle as TrianglePart lays it out: offsets and widths on the host and the device,
-/// slots on the device.
+/// slots on the device. Its columns are positions in the level order (DeviceLevels::rows), not
+/// rows: a sweep keeps its vector in that order, so a level's neighbours lie close together.
 struct DeviceTrianglePart {
   std::vector<long long> offset;  ///< levels + 1
   std::vector<int> width;         ///< levels

@@ -1,9 +1,11 @@
-// Level-scheduled triangular solves (a launch per level, a thread per row; the device CG replays
-// them from a CUDA graph) and the cusparseSpSV baseline, on a factor set up on the device. A
-// level's triangle entries are column-major so a warp reads them coalesced.
+// Level-scheduled triangular solves and the cusparseSpSV baseline, on a factor set up on the
+// device. A sweep over a triangle is one cooperative launch, a thread per row, a grid barrier
+// between levels; runs of levels no larger than a block are solved by one block alone with block
+// barriers. A level's triangle entries are column-major so a warp reads them coalesced.
 
 #include "kernels/cuda/triangular_preconditioner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -11,11 +13,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include <cooperative_groups.h>
 #include <cusparse.h>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/level_analysis.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "linalg/timing.hpp"
@@ -24,9 +28,12 @@ namespace fvmmini::cuda {
 
 namespace {
 
-constexpr int level_block = 128;
+namespace cg = cooperative_groups;
 
-// One level of a triangle as the per-level kernels read it.
+constexpr int sweep_block = 256;  ///< threads per block of a sweep, and the size up to which a level is small
+constexpr int wide_block = 128;   ///< threads per block of a level launched alone
+
+// One level of a triangle as a sweep reads it.
 struct LevelView {
   int size;          ///< rows in the level
   int first;         ///< their first position in rows
@@ -34,56 +41,177 @@ struct LevelView {
   long long offset;  ///< the level's block in col/value
 };
 
+// Levels [begin, end) of a sweep's list, followed by a grid barrier: one level for the whole
+// grid, or a run of small levels that block 0 solves alone with block barriers.
+struct LevelRun {
+  int begin, end, one_block;
+};
+
 __device__ inline bool stopped(const int* status) { return status && *status != 0; }
 
-__device__ inline double level_row_sum(LevelView v, int k, const int* __restrict__ col,
-                                       const double* __restrict__ value, const double* __restrict__ x) {
-  double s = 0.0;
-  for (int w = 0; w < v.width; ++w) {
-    const long long slot = v.offset + static_cast<long long>(w) * v.size + k;
-    s += value[slot] * x[col[slot]];
+constexpr int read_ahead_width = 8;  ///< entries per row a sweep reads before the barrier
+
+/// What one row of a level reads that does not depend on the levels before it (its entries, its
+/// own values), loaded ahead of the barrier that makes its neighbours' values ready.
+struct RowAhead {
+  int i = -1;  ///< the row; -1: none
+  int p;       ///< its position in the level order
+  int width, size;
+  long long slot;  ///< its first slot; the next are size apart
+  int col[read_ahead_width];
+  double a[read_ahead_width];
+  double b, d;  ///< the row's own values the operation reads (Row::own)
+};
+
+/// The slots of one triangle.
+struct Triangle {
+  const int* col;
+  const double* value;
+
+  template <class Row>
+  __device__ RowAhead read_ahead(const Row& row, const LevelView& v, int k, const int* rows) const {
+    RowAhead h;
+    h.p = v.first + k;
+    h.i = rows ? __ldg(rows + h.p) : h.p;
+    h.width = v.width;
+    h.size = v.size;
+    h.slot = v.offset + k;
+#pragma unroll
+    for (int w = 0; w < read_ahead_width; ++w)
+      if (w < v.width) {
+        h.col[w] = __ldg(col + h.slot + static_cast<long long>(w) * v.size);
+        h.a[w] = __ldg(value + h.slot + static_cast<long long>(w) * v.size);
+      }
+    row.own(h);
+    return h;
   }
-  return s;
-}
-
-/// y_i = (r_i - L_i y) / d~_i for the rows of one level.
-__global__ void __launch_bounds__(level_block)
-    forward_level(LevelView v, const int* __restrict__ rows, const int* __restrict__ col,
-                  const double* __restrict__ value, const double* __restrict__ rdiag, const double* __restrict__ r,
-                  double* y, const int* status) {
-  if (stopped(status)) return;
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= v.size) return;
-  const int i = rows ? rows[v.first + k] : v.first + k;
-  y[i] = (r[i] - level_row_sum(v, k, col, value, y)) * rdiag[i];
-}
-
-/// z_i = y_i - U_i z / d~_i for the rows of one level (z holds y on entry).
-__global__ void __launch_bounds__(level_block)
-    backward_level(LevelView v, const int* __restrict__ rows, const int* __restrict__ col,
-                   const double* __restrict__ value, const double* __restrict__ rdiag, double* z, const int* status) {
-  if (stopped(status)) return;
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= v.size) return;
-  const int i = rows ? rows[v.first + k] : v.first + k;
-  z[i] -= level_row_sum(v, k, col, value, z) * rdiag[i];
-}
-
-/// DIC pivots of one level: 1/d~_i = 1 / (a_ii - sum_j a_ij^2 / d~_j); the lowest row whose
-/// pivot is not positive into `bad`.
-__global__ void __launch_bounds__(level_block)
-    dic_pivot_level(LevelView v, const int* __restrict__ rows, const int* __restrict__ col,
-                    const double* __restrict__ value, const double* __restrict__ diagonal, double* rdiag, int* bad) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= v.size) return;
-  const int i = rows ? rows[v.first + k] : v.first + k;
-  double d = diagonal[i];
-  for (int w = 0; w < v.width; ++w) {
-    const long long slot = v.offset + static_cast<long long>(w) * v.size + k;
-    d -= value[slot] * value[slot] * rdiag[col[slot]];
+  /// acc = f(acc, a_w, x[col_w]) over the row's entries in order, x in the level order. x is
+  /// written by the same sweep (earlier levels), so it is read through the coherent path, never
+  /// the read-only one.
+  template <class F>
+  __device__ double fold(const RowAhead& h, double acc, const double* x, F f) const {
+#pragma unroll
+    for (int w = 0; w < read_ahead_width; ++w)
+      if (w < h.width) acc = f(acc, h.a[w], x[h.col[w]]);
+    for (int w = read_ahead_width; w < h.width; ++w) {
+      const long long slot = h.slot + static_cast<long long>(w) * h.size;
+      acc = f(acc, __ldg(value + slot), x[__ldg(col + slot)]);
+    }
+    return acc;
   }
-  if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, i);
-  rdiag[i] = 1.0 / d;
+};
+
+// The vectors indexed by row (r, z, rdiag, diagonal) are in the operator's numbering; y and
+// level_rdiag are in the level order, and are the same arrays when the two orders agree.
+
+/// y_p = (r_i - L_i y) / d~_i
+struct ForwardRow : Triangle {
+  const double* rdiag;
+  const double* r;
+  double* y;
+  __device__ void own(RowAhead& h) const {
+    h.b = __ldg(r + h.i);
+    h.d = __ldg(rdiag + h.i);
+  }
+  __device__ void finish(const RowAhead& h) const {
+    y[h.p] = (h.b - fold(h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d;
+  }
+};
+
+/// z_i = y_p - U_i y / d~_i, stored in y_p too (y holds the forward result on entry; row i alone
+/// writes y_p)
+struct BackwardRow : Triangle {
+  const double* rdiag;
+  double* y;
+  double* z;
+  __device__ void own(RowAhead& h) const {
+    h.b = y[h.p];
+    h.d = __ldg(rdiag + h.i);
+  }
+  __device__ void finish(const RowAhead& h) const {
+    const double v = h.b - fold(h, 0.0, y, [](double s, double a, double x) { return s + a * x; }) * h.d;
+    y[h.p] = v;
+    if (z != y) z[h.i] = v;
+  }
+};
+
+/// DIC pivots: 1/d~_i = 1 / (a_ii - sum_j a_ij^2 / d~_j); the lowest row whose pivot is not
+/// positive into `bad`.
+struct PivotRow : Triangle {
+  const double* diagonal;
+  double* rdiag;
+  double* level_rdiag;
+  int* bad;
+  __device__ void own(RowAhead& h) const { h.b = __ldg(diagonal + h.i); }
+  __device__ void finish(const RowAhead& h) const {
+    const double d = fold(h, h.b, level_rdiag, [](double s, double a, double r) { return s - a * a * r; });
+    if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, h.i);
+    rdiag[h.i] = 1.0 / d;
+    if (level_rdiag != rdiag) level_rdiag[h.p] = 1.0 / d;
+  }
+};
+
+/// A run of small levels, by this block alone (a row per thread), the next level read ahead.
+template <class Row>
+__device__ void solve_small_run(const Row& row, const LevelView* views, LevelRun run, const int* rows) {
+  RowAhead h;
+  const LevelView first = views[run.begin];
+  if (static_cast<int>(threadIdx.x) < first.size) h = row.read_ahead(row, first, threadIdx.x, rows);
+  for (int s = run.begin; s < run.end; ++s) {
+    RowAhead next;
+    if (s + 1 < run.end) {
+      const LevelView v = views[s + 1];
+      if (static_cast<int>(threadIdx.x) < v.size) next = row.read_ahead(row, v, threadIdx.x, rows);
+    }
+    if (h.i >= 0) row.finish(h);
+    if (s + 1 < run.end) __syncthreads();
+    h = next;
+  }
+}
+
+/// A whole triangle in one launch (cooperative): each level in the order of `views`, a grid
+/// barrier after each run (LevelRun); each thread reads its first row of the next run before
+/// it finishes the current one. n_runs >= 1.
+template <class Row>
+__global__ void __launch_bounds__(sweep_block)
+    sweep_levels(const LevelView* __restrict__ views, const LevelRun* __restrict__ runs, int n_runs,
+                 const int* __restrict__ rows, const int* status, Row row) {
+  if (stopped(status)) return;
+  cg::grid_group grid = cg::this_grid();
+  const int tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+  LevelRun run = runs[0];
+  LevelView v = views[run.begin];
+  RowAhead next;
+  if (!run.one_block && tid < v.size) next = row.read_ahead(row, v, tid, rows);
+  for (int r = 0; r < n_runs; ++r) {
+    const LevelRun this_run = run;
+    const LevelView this_level = v;
+    const RowAhead mine = next;
+    if (r + 1 < n_runs) {
+      run = runs[r + 1];
+      v = views[run.begin];
+      next = RowAhead{};
+      if (!run.one_block && tid < v.size) next = row.read_ahead(row, v, tid, rows);
+    }
+    if (this_run.one_block) {
+      if (blockIdx.x == 0) solve_small_run(row, views, this_run, rows);
+    } else {
+      if (mine.i >= 0) row.finish(mine);
+      for (int k = tid + threads; k < this_level.size; k += threads) row.finish(row.read_ahead(row, this_level, k, rows));
+    }
+    if (r + 1 < n_runs) grid.sync();
+  }
+}
+
+/// One level too wide for a cooperative grid, a thread per row.
+template <class Row>
+__global__ void __launch_bounds__(wide_block)
+    solve_level(const LevelView* __restrict__ views, int level, const int* __restrict__ rows, const int* status,
+                Row row) {
+  if (stopped(status)) return;
+  const LevelView v = views[level];
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < v.size) row.finish(row.read_ahead(row, v, k, rows));
 }
 
 /// SGS pivots: 1/a_ii.
@@ -133,8 +261,6 @@ __global__ void add_kernel(int n, const double* __restrict__ c, double* __restri
   if (stopped(status)) return;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) z[i] += c[i];
 }
-
-int level_grid(int size) { return (size + level_block - 1) / level_block; }
 
 int slot_grid(long long slots) {
   return static_cast<int>(std::min<long long>((slots + reduce_block - 1) / reduce_block, 65536));
@@ -283,10 +409,70 @@ DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& o
   return d;
 }
 
-std::vector<LevelView> level_views(const DeviceLevels& s, const DeviceTrianglePart& part) {
-  std::vector<LevelView> views;
-  for (int l = 0; l < s.levels(); ++l) views.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
-  return views;
+/// A triangle's levels in the order a sweep takes them, split into segments: a level wider than
+/// a cooperative grid holds is launched alone, at full occupancy; the levels between are one
+/// cooperative launch over their runs.
+struct LevelSweep {
+  struct Segment {
+    int first_run = 0, runs = 0;  ///< a cooperative launch over these runs, or
+    int wide_level = -1;          ///< this level alone (>= 0)
+    int rows = 0;                 ///< the wide level's rows, or the largest level the whole grid solves
+  };
+  std::vector<LevelView> host_views;
+  DeviceBuffer<LevelView> views;
+  DeviceBuffer<LevelRun> runs;
+  std::vector<Segment> segments;
+};
+
+LevelSweep level_sweep(const DeviceLevels& s, const DeviceTrianglePart& part, bool backward) {
+  const int levels = s.levels();
+  LevelSweep sweep;
+  for (int k = 0; k < levels; ++k) {
+    const int l = backward ? levels - 1 - k : k;
+    sweep.host_views.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
+  }
+  const std::vector<LevelView>& views = sweep.host_views;
+  const int cooperative_rows = one_wave_grid(sweep_levels<ForwardRow>, sweep_block, INT_MAX) * sweep_block;
+  std::vector<LevelRun> runs;
+  for (int k = 0; k < levels;) {
+    if (views[k].size > cooperative_rows) {
+      sweep.segments.push_back({0, 0, k, views[k].size});
+      ++k;
+      continue;
+    }
+    if (sweep.segments.empty() || sweep.segments.back().wide_level >= 0)
+      sweep.segments.push_back({static_cast<int>(runs.size()), 0, -1, 0});
+    LevelSweep::Segment& segment = sweep.segments.back();
+    int end = k + 1;
+    const bool small = views[k].size <= sweep_block;
+    if (small)
+      while (end < levels && views[end].size <= sweep_block) ++end;
+    else
+      segment.rows = std::max(segment.rows, views[k].size);
+    runs.push_back({k, end, small ? 1 : 0});
+    ++segment.runs;
+    k = end;
+  }
+  sweep.views = DeviceBuffer<LevelView>(std::span<const LevelView>(views));
+  sweep.runs = DeviceBuffer<LevelRun>(std::span<const LevelRun>(runs));
+  return sweep;
+}
+
+/// `row` over a whole sweep: a launch per segment.
+template <class Row>
+void run_sweep(const LevelSweep& sweep, const int* rows, const int* status, Row row, cudaStream_t stream) {
+  for (const LevelSweep::Segment& segment : sweep.segments) {
+    if (segment.wide_level >= 0) {
+      solve_level<<<(segment.rows + wide_block - 1) / wide_block, wide_block, 0, stream>>>(
+          sweep.views.data(), segment.wide_level, rows, status, row);
+      FVMMINI_CUDA_CHECK_LAUNCH(solve_level);
+    } else {
+      const int blocks = one_wave_grid(sweep_levels<Row>, sweep_block, std::max(1, (segment.rows + sweep_block - 1) / sweep_block));
+      launch_cooperative(sweep_levels<Row>, blocks, sweep_block, stream, sweep.views.data(),
+                         sweep.runs.data() + segment.first_run, segment.runs, rows, status, row);
+      FVMMINI_CUDA_CHECK_LAUNCH(sweep_levels);
+    }
+  }
 }
 
 }  // namespace
@@ -311,9 +497,13 @@ struct DeviceTriangularPreconditioner::Impl {
     const auto analysis_start = std::chrono::steady_clock::now();
     levels = analyse_levels(pattern, nullptr);
     analysis_seconds = seconds_since(analysis_start);
-    lower_levels = level_views(levels, levels.lower);
-    upper_levels = level_views(levels, levels.upper);
+    forward = level_sweep(levels, levels.lower, false);
+    backward = level_sweep(levels, levels.upper, true);
     rdiag = DeviceBuffer<double>(n);
+    if (row_list()) {
+      level_x = DeviceBuffer<double>(n);
+      if (kind == Preconditioner::DIC) level_rdiag = DeviceBuffer<double>(n);
+    }
     upper_coeff = DeviceBuffer<double>(matrix.upper.size());
     diagonal = DeviceBuffer<double>(n);
     bad_row = DeviceBuffer<int>(1);
@@ -360,12 +550,10 @@ struct DeviceTriangularPreconditioner::Impl {
 
   void pivots(const double* diag, cudaStream_t s) {
     if (kind == Preconditioner::DIC) {
-      for (const LevelView& v : lower_levels) {
-        dic_pivot_level<<<level_grid(v.size), level_block, 0, s>>>(v, row_list(), levels.lower.col.data(),
-                                                                     levels.lower.value.data(), diag, rdiag.data(),
-                                                                     bad_row.data());
-        FVMMINI_CUDA_CHECK_LAUNCH(dic_pivot_level);
-      }
+      run_sweep(forward, row_list(), nullptr,
+                PivotRow{{levels.lower.col.data(), levels.lower.value.data()}, diag, rdiag.data(),
+                         row_list() ? level_rdiag.data() : rdiag.data(), bad_row.data()},
+                s);
     } else {
       sgs_pivots<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, rdiag.data(), bad_row.data());
       FVMMINI_CUDA_CHECK_LAUNCH(sgs_pivots);
@@ -380,18 +568,11 @@ struct DeviceTriangularPreconditioner::Impl {
       cusparse->forward(r, z, s);
       cusparse->backward(z, s);
     } else {
-      for (const LevelView& v : lower_levels) {
-        forward_level<<<level_grid(v.size), level_block, 0, s>>>(v, row_list(), levels.lower.col.data(),
-                                                                   levels.lower.value.data(), rdiag.data(), r, z,
-                                                                   status);
-        FVMMINI_CUDA_CHECK_LAUNCH(forward_level);
-      }
-      for (auto v = upper_levels.rbegin(); v != upper_levels.rend(); ++v) {
-        backward_level<<<level_grid(v->size), level_block, 0, s>>>(*v, row_list(), levels.upper.col.data(),
-                                                                     levels.upper.value.data(), rdiag.data(), z,
-                                                                     status);
-        FVMMINI_CUDA_CHECK_LAUNCH(backward_level);
-      }
+      double* y = row_list() ? level_x.data() : z;
+      run_sweep(forward, row_list(), status,
+                ForwardRow{{levels.lower.col.data(), levels.lower.value.data()}, rdiag.data(), r, y}, s);
+      run_sweep(backward, row_list(), status,
+                BackwardRow{{levels.upper.col.data(), levels.upper.value.data()}, rdiag.data(), y, z}, s);
     }
   }
 
@@ -405,8 +586,9 @@ struct DeviceTriangularPreconditioner::Impl {
   label colours = 0;
   DevicePattern pattern;  ///< kept for cusparseSpSV, which reads its CSR
   DeviceLevels levels;
-  std::vector<LevelView> lower_levels, upper_levels;
+  LevelSweep forward, backward;  ///< the lower triangle in level order, the upper in reverse
   DeviceBuffer<double> rdiag, upper_coeff, diagonal, residual, correction;
+  DeviceBuffer<double> level_x, level_rdiag;  ///< a sweep's vector and DIC's pivots in the level order (when it differs)
   DeviceBuffer<int> bad_row;
   std::unique_ptr<CusparseTriangles> cusparse;
   double setup_seconds = 0.0, analysis_seconds = 0.0, refresh_seconds = 0.0;
@@ -483,6 +665,7 @@ TriangularFactor DeviceTriangularPreconditioner::download() const {
     to->value.resize(slots);
     if (slots == 0) continue;
     FVMMINI_CUDA_CHECK(cudaMemcpy(to->col.data(), from->col.data(), slots * sizeof(int), cudaMemcpyDeviceToHost));
+    for (label& c : to->col) c = t.rows[c];  // positions -> rows, as the host stores them
     FVMMINI_CUDA_CHECK(cudaMemcpy(to->face.data(), from->face.data(), slots * sizeof(int), cudaMemcpyDeviceToHost));
     FVMMINI_CUDA_CHECK(cudaMemcpy(to->value.data(), from->value.data(), slots * sizeof(double), cudaMemcpyDeviceToHost));
   }

@@ -2,8 +2,9 @@
 // DIC and multicolour SGS on the device (plain C++ interface), set up there: the factor's pattern
 // and the schedule's order come from the host (factor_pattern, schedule_order), the level
 // analysis and the triangles are built on the device (level_analysis.cuh) and give the same
-// factor as build_triangular_factor. Solved level by level, a launch per level, or, for DIC, by
-// cuSPARSE's cusparseSpSV on the same factor stored as CSR (the baseline).
+// factor as build_triangular_factor. Solved level by level (a launch per triangle, a grid barrier
+// between levels) or, for DIC, by cuSPARSE's cusparseSpSV on the same factor stored as CSR (the
+// baseline).
 
 #include <memory>
 
