@@ -10,6 +10,7 @@
 #include "app/scalar_text.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
+#include "linalg/multigrid/dense_inverse.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini {
@@ -95,7 +96,7 @@ void add_solver_keys(KeySpec& field) {
       .values(krylov_solver_names());
   field.add("preconditioner", KeyType::enumeration,
             "diagonal (Jacobi; jacobi is an alias), DIC (incomplete Cholesky, levels from the ordering), "
-            "mcsgs (multicolour symmetric Gauss-Seidel)")
+            "mcsgs (multicolour symmetric Gauss-Seidel), GAMG (aggregation multigrid V-cycles)")
       .default_value(name(Preconditioner::none))
       .values(preconditioner_words());
   field.add("sweeps", KeyType::integer, "mcsgs: symmetric Gauss-Seidel sweeps per application")
@@ -108,6 +109,45 @@ void add_solver_keys(KeySpec& field) {
       .default_value(name(TriangularSolve::levels))
       .values(triangular_solve_names())
       .when("preconditioner", {name(Preconditioner::DIC)});
+  // --- GAMG, under OpenFOAM's names
+  const GamgSettings gamg;
+  const std::vector<std::string> multigrid{name(Preconditioner::GAMG)};
+  field.add("nCellsInCoarsestLevel", KeyType::integer,
+            "GAMG: agglomerate while the next level keeps at least this many cells (the coarsest is solved directly)")
+      .default_value(std::to_string(gamg.n_cells_in_coarsest_level))
+      .min(1)
+      .max(max_direct_rows / 4)
+      .when("preconditioner", multigrid);
+  field.add("mergeLevels", KeyType::integer, "GAMG: pairwise agglomerations per level (cells per group about 2^mergeLevels)")
+      .default_value(std::to_string(gamg.merge_levels))
+      .min(1)
+      .max(4)
+      .when("preconditioner", multigrid);
+  field.add("smoother", KeyType::enumeration, "GAMG: jacobi (damped by 2/3) or mcsgs (multicolour symmetric Gauss-Seidel)")
+      .default_value(name(gamg.smoother))
+      .values(smoother_names())
+      .when("preconditioner", multigrid);
+  field.add("nPreSweeps", KeyType::integer, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
+      .default_value(std::to_string(gamg.n_pre_sweeps))
+      .min(0)
+      .max(20)
+      .when("preconditioner", multigrid);
+  field.add("nPostSweeps", KeyType::integer, "GAMG: smoother sweeps after the coarse correction (= nPreSweeps)")
+      .default_value(std::to_string(gamg.n_post_sweeps))
+      .min(0)
+      .max(20)
+      .when("preconditioner", multigrid);
+  field.add("nVcycles", KeyType::integer, "GAMG: V-cycles per application of the preconditioner")
+      .default_value(std::to_string(gamg.n_vcycles))
+      .min(1)
+      .max(20)
+      .when("preconditioner", multigrid);
+  field.add("correctionScale", KeyType::real,
+            "GAMG: the fixed factor on the coarse-grid correction (piecewise-constant transfer underestimates it)")
+      .default_value(fmt::format("{}", gamg.correction_scale))
+      .min(0, false)
+      .max(2, false)
+      .when("preconditioner", multigrid);
   field.add("tolerance", KeyType::real, "stop when the normalised residual falls below this")
       .default_value("1e-6")
       .min(0);
@@ -214,6 +254,19 @@ void add_physics(CaseSchema& schema) {
   KeySpec& solvers = schema.root().add("solvers", KeyType::map, "the linear solver of each field");
   for (const auto& field : fields)
     add_solver_keys(solvers.add(field, KeyType::map, "the linear solver of " + field).when_root("physics.type", users[field]));
+  // --- CG needs a symmetric V-cycle
+  schema.add_check([fields](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    for (const auto& field : fields) {
+      const std::string base = "solvers." + field + ".";
+      if (!c.has(base + "nPreSweeps") || !c.has(base + "nPostSweeps")) continue;
+      const auto pre = c.get_int(base + "nPreSweeps"), post = c.get_int(base + "nPostSweeps");
+      if (pre != post)
+        problems.push_back({c.where(base + "nPostSweeps"),
+                            fmt::format("{}nPostSweeps: {} differs from nPreSweeps {}: GAMG preconditions CG, which "
+                                        "needs a symmetric V-cycle (equal sweeps before and after)",
+                                        base, post, pre)});
+    }
+  });
 }
 
 void add_discretisation_keys(CaseSchema& schema) {

@@ -96,6 +96,16 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     entry["levelSizeHistogram"] = histogram;
     entry["spmvPerApplication"] = info.spmv_equivalents;
   }
+  if (!info.grid_levels.empty()) {
+    entry["setupSeconds"] = info.setup_seconds;
+    if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;
+    entry["smoother"] = info.smoother;
+    entry["operatorComplexity"] = info.operator_complexity();
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& level : info.grid_levels)
+      levels.push_back({{"cells", level.rows}, {"nonzeros", level.nnz}, {"format", level.format}});
+    entry["gridLevels"] = levels;
+  }
   json_["solves"][field]["preconditioner"] = entry;
 }
 

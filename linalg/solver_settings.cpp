@@ -24,7 +24,7 @@ const std::vector<std::string>& krylov_solver_names() {
   return names;
 }
 const std::vector<std::string>& preconditioner_names() {
-  static const std::vector<std::string> names{"none", "diagonal", "DIC", "mcsgs"};
+  static const std::vector<std::string> names{"none", "diagonal", "DIC", "mcsgs", "GAMG"};
   return names;
 }
 const std::vector<std::string>& preconditioner_words() {
@@ -39,6 +39,10 @@ const std::vector<std::string>& triangular_solve_names() {
   static const std::vector<std::string> names{"levels", "cusparse"};
   return names;
 }
+const std::vector<std::string>& smoother_names() {
+  static const std::vector<std::string> names{"jacobi", "mcsgs"};
+  return names;
+}
 const std::vector<std::string>& backend_names() {
   static const std::vector<std::string> names{"reference", "cuda", "auto"};
   return names;
@@ -49,6 +53,8 @@ const std::string& name(Backend backend) { return backend_names().at(static_cast
 const std::string& name(TriangularSolve solve) {
   return triangular_solve_names().at(static_cast<std::size_t>(solve));
 }
+const std::string& name(Smoother smoother) { return smoother_names().at(static_cast<std::size_t>(smoother)); }
+Smoother parse_smoother(const std::string& text) { return parse_name<Smoother>(smoother_names(), text, "smoother"); }
 KrylovSolver parse_krylov_solver(const std::string& text) {
   return parse_name<KrylovSolver>(krylov_solver_names(), text, "solver");
 }
@@ -71,6 +77,13 @@ std::vector<std::pair<label, label>> level_size_histogram(const std::vector<labe
     ++at->second;
   }
   return buckets;
+}
+
+double PreconditionerInfo::operator_complexity() const {
+  if (grid_levels.empty()) return 1.0;
+  double nnz = 0.0;
+  for (const GridLevel& level : grid_levels) nnz += static_cast<double>(level.nnz);
+  return nnz / static_cast<double>(grid_levels.front().nnz);
 }
 
 std::string solver_name(Preconditioner p, const std::string& format) {

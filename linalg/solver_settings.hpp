@@ -2,6 +2,7 @@
 // What a case file says about one linear solve, what the solve reports back, and the interface
 // every backend's solver implements (solvers/ builds them).
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -17,10 +18,18 @@ namespace fvmmini {
 /// The Krylov method (the systems are symmetric).
 enum class KrylovSolver { cg };
 /// OpenFOAM's names: diagonal (Jacobi; "jacobi" is read as an alias), DIC (diagonal incomplete
-/// Cholesky: IC(0) on the LDU pattern with only the diagonal modified), and mcsgs (multicolour
-/// symmetric Gauss-Seidel). Both DIC and mcsgs apply M = (D~ + L) D~^-1 (D~ + U), the triangles
-/// solved level by level (solvers/preconditioner.hpp).
-enum class Preconditioner { none, diagonal, DIC, mcsgs };
+/// Cholesky: IC(0) on the LDU pattern with only the diagonal modified), mcsgs (multicolour
+/// symmetric Gauss-Seidel) and GAMG (aggregation multigrid, V-cycles). Both DIC and mcsgs apply
+/// M = (D~ + L) D~^-1 (D~ + U), the triangles solved level by level (registry/preconditioner.hpp).
+enum class Preconditioner { none, diagonal, DIC, mcsgs, GAMG };
+/// Whether the CG applies a set-up preconditioner z = M^-1 r (DIC, mcsgs, GAMG); none and
+/// diagonal are fused into its vector passes.
+inline bool is_applied(Preconditioner p) {
+  return p == Preconditioner::DIC || p == Preconditioner::mcsgs || p == Preconditioner::GAMG;
+}
+/// GAMG's smoother on every level but the coarsest: jacobi (damped by 2/3) or mcsgs (a symmetric
+/// multicolour Gauss-Seidel sweep, forward and backward).
+enum class Smoother { jacobi, mcsgs };
 /// How the cuda backend solves DIC's triangles: fvmmini's level-scheduled kernels, or cuSPARSE's
 /// cusparseSpSV on the same factor (the baseline). The reference backend always uses levels.
 enum class TriangularSolve { levels, cusparse };
@@ -30,25 +39,45 @@ enum class Backend { reference, cuda, automatic };
 // Each enum's one name table (in enum order, as case files and logs write them), its name and
 // its parser. @throws std::invalid_argument on an unknown name, listing the known ones
 const std::vector<std::string>& krylov_solver_names();    ///< CG
-const std::vector<std::string>& preconditioner_names();   ///< none, diagonal, DIC, mcsgs
+const std::vector<std::string>& preconditioner_names();   ///< none, diagonal, DIC, mcsgs, GAMG
 /// The names a case may write: preconditioner_names() and the alias jacobi (= diagonal).
 const std::vector<std::string>& preconditioner_words();
 const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
+const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::string& name(KrylovSolver solver);
 const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);
 const std::string& name(TriangularSolve solve);
+const std::string& name(Smoother smoother);
 KrylovSolver parse_krylov_solver(const std::string& text);
 Preconditioner parse_preconditioner(const std::string& text);
 Backend parse_backend(const std::string& text);
 TriangularSolve parse_triangular_solve(const std::string& text);
+Smoother parse_smoother(const std::string& text);
+
+/// GAMG's keys, as OpenFOAM names them where it has the concept. The V-cycle is symmetric (pre-
+/// and post-sweeps equal) and the same each application, so that it is a valid preconditioner of
+/// CG; the coarsest level is solved directly.
+struct GamgSettings {
+  label n_cells_in_coarsest_level = 10;  ///< agglomerate while the next level keeps at least this many
+  int merge_levels = 2;                  ///< pairings per level (groups of about 2^mergeLevels cells)
+  Smoother smoother = Smoother::jacobi;
+  int n_pre_sweeps = 1;                  ///< smoother sweeps before the coarse correction
+  int n_post_sweeps = 1;                 ///< after it; must equal n_pre_sweeps
+  int n_vcycles = 1;                     ///< V-cycles per application
+  /// The coarse correction is multiplied by this fixed factor: piecewise-constant transfer
+  /// underestimates it (OpenFOAM's scaleCorrection computes a factor each cycle instead, which
+  /// would change the preconditioner from one CG iteration to the next).
+  double correction_scale = 1.3;
+};
 
 struct SolverSettings {
   KrylovSolver solver = KrylovSolver::cg;
   Preconditioner preconditioner = Preconditioner::none;
   int sweeps = 1;  ///< mcsgs: symmetric sweeps per application
   TriangularSolve triangular_solve = TriangularSolve::levels;  ///< DIC on the cuda backend
+  GamgSettings gamg;
   double tolerance = 1e-6;              ///< absolute, on the normalised residual
   double rel_tol = 0.0;                 ///< stop when residual < rel_tol * initial (0: off)
   int max_iter = 1000;
@@ -83,6 +112,16 @@ struct PreconditionerInfo {
   std::vector<label> level_sizes;  ///< rows per level, in solve order
   /// Bytes one application moves over the bytes of one SpMV (the model, not a timing).
   double spmv_equivalents = 0.0;
+  /// GAMG: the grid levels, finest first; empty for the other preconditioners.
+  struct GridLevel {
+    label rows = 0;
+    std::int64_t nnz = 0;
+    std::string format;  ///< the level's storage format, "dense" for the coarsest (direct solve)
+  };
+  std::vector<GridLevel> grid_levels;
+  std::string smoother;  ///< GAMG's, as in the case file
+  /// Sum of the levels' nonzeros over the finest level's (1 when there is no hierarchy).
+  double operator_complexity() const;
 };
 
 /// The levels' size histogram in powers of two: (2^k, how many levels have 2^k .. 2^(k+1) - 1

@@ -18,17 +18,25 @@ HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutatio
     factor_ = build_triangular_factor(matrix, op, TriangleSplit::index, true);
   else if (kind_ == Preconditioner::mcsgs)
     factor_ = build_triangular_factor(matrix, op, TriangleSplit::colour, false);
+  else if (kind_ == Preconditioner::GAMG)
+    gamg_ = std::make_unique<HostGamg>(matrix, op, s);
   setup_seconds_ = seconds_since(start);
 }
 
+HostPreconditioner::~HostPreconditioner() = default;
+
 void HostPreconditioner::refresh(const LduMatrix& matrix) {
-  if (!factor_) return;
+  if (!applied()) return;
   const auto start = std::chrono::steady_clock::now();
-  refresh_triangular_factor(matrix, *factor_);
+  if (gamg_)
+    gamg_->refresh(matrix);
+  else
+    refresh_triangular_factor(matrix, *factor_);
   refresh_seconds_ = seconds_since(start);
 }
 
 void HostPreconditioner::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {
+  if (gamg_) return gamg_->apply(a, r, z);
   reference::triangular_apply(*factor_, r, z);
   if (sweeps_ == 1) return;
   // --- each further symmetric sweep relaxes the residual: z += M^-1 (r - A z)
@@ -48,6 +56,10 @@ PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
   i.name = name(kind_);
   i.setup_seconds = setup_seconds_;
   i.refresh_seconds = refresh_seconds_;
+  if (gamg_) {
+    i.grid_levels = gamg_->hierarchy().grid;
+    i.smoother = name(gamg_->settings().smoother);
+  }
   if (factor_) {
     i.colours = factor_->colours;
     i.levels = factor_->levels();
@@ -59,6 +71,16 @@ PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
 }
 
 std::string describe(const PreconditionerInfo& info) {
+  if (!info.grid_levels.empty()) {
+    std::string text = fmt::format("{} (levels {}, operator complexity {:.2f}, smoother {}, setup {:.1f} ms)",
+                                   info.name, info.grid_levels.size(), info.operator_complexity(), info.smoother,
+                                   1e3 * info.setup_seconds);
+    for (std::size_t l = 0; l < info.grid_levels.size(); ++l) {
+      const auto& level = info.grid_levels[l];
+      text += fmt::format("\n    level {:2}: {:>10} cells {:>11} nonzeros  {}", l, level.rows, level.nnz, level.format);
+    }
+    return text;
+  }
   if (info.levels == 0) return info.name;
   std::string text = fmt::format("{} (", info.name);
   if (info.colours > 0) text += fmt::format("colours {}, ", info.colours);

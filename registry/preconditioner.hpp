@@ -9,8 +9,10 @@
 //          as many as colours.
 //   mcsgs: symmetric Gauss-Seidel on a greedy colouring of the operator's numbering, one level
 //          per colour whatever the ordering; `sweeps` symmetric sweeps per application.
+//   GAMG:  aggregation multigrid V-cycles (registry/multigrid.hpp).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,6 +23,7 @@
 #include "linalg/preconditioners/triangular_factor.hpp"
 #include "linalg/solver_settings.hpp"
 #include "registry/host_operator.hpp"
+#include "registry/multigrid.hpp"
 
 namespace fvmmini {
 
@@ -29,17 +32,20 @@ class HostPreconditioner {
   /// @param[in] op the operator's numbering (new -> old mesh rows)
   /// @throws SolverError when the factor has a pivot that is not positive
   HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& settings);
+  ~HostPreconditioner();
 
   /// New values on the same addressing: the triangles and the pivots, not the levels.
   void refresh(const LduMatrix& matrix);
 
   Preconditioner kind() const { return kind_; }
   int sweeps() const { return sweeps_; }
-  /// The triangles (DIC, mcsgs); null for none and diagonal.
+  /// The triangles (DIC, mcsgs); null for the others.
   const TriangularFactor* factor() const { return factor_ ? &*factor_ : nullptr; }
+  /// Whether apply() is set up (DIC, mcsgs, GAMG; none and diagonal are fused into the CG).
+  bool applied() const { return factor_ || gamg_; }
 
   /// z = M^-1 r in the operator's numbering; `a` is the operator (mcsgs sweeps after the first
-  /// relax on its residual). @pre factor() is not null
+  /// relax on its residual, GAMG's finest level). @pre applied()
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z);
 
   /// Set-up and refresh times, levels, colours and the modelled cost of one application.
@@ -50,11 +56,13 @@ class HostPreconditioner {
   Preconditioner kind_;
   int sweeps_;
   std::optional<TriangularFactor> factor_;
+  std::unique_ptr<HostGamg> gamg_;
   double setup_seconds_ = 0.0, refresh_seconds_ = 0.0;
   std::vector<double> residual_, correction_;  ///< mcsgs sweeps after the first
 };
 
-/// "DIC (levels 382, 1.20 SpMV per application, setup 12.3 ms)" for the describe line.
+/// "DIC (levels 382, 1.20 SpMV per application, setup 12.3 ms)" for the describe line; GAMG's
+/// adds its hierarchy, a line per level.
 std::string describe(const PreconditionerInfo& info);
 
 }  // namespace fvmmini

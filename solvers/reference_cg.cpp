@@ -150,8 +150,8 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   const label n = a.n_rows();
   if (static_cast<label>(w.r.size()) != n) w.resize(n);
   const bool jacobi = s.preconditioner == Preconditioner::diagonal;
-  const bool applied = s.preconditioner == Preconditioner::DIC || s.preconditioner == Preconditioner::mcsgs;
-  if (applied && (!m || m->kind() != s.preconditioner || !m->factor()))
+  const bool applied = is_applied(s.preconditioner);
+  if (applied && (!m || m->kind() != s.preconditioner || !m->applied()))
     throw std::invalid_argument("reference_cg: preconditioner " + name(s.preconditioner) + " is not set up");
   SolverPerformance perf;
   perf.solver_name = solver_name(s.preconditioner, a.format_name());

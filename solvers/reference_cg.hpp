@@ -15,19 +15,19 @@ namespace fvmmini {
 /// never stored: the passes that need it recompute it from r and inv_diag.
 struct CgWorkspace {
   std::vector<double> r, p, q, row_sums, inv_diag;
-  std::vector<double> z;  ///< M^-1 r, for the preconditioners that are not fused (DIC, mcsgs)
+  std::vector<double> z;  ///< M^-1 r, for the preconditioners that are not fused (DIC, mcsgs, GAMG)
   void resize(label n);
 };
 
 /// Solve A x = b by CG (preconditioner "none"), Jacobi-PCG ("diagonal"), or PCG with the set-up
-/// `preconditioner` (DIC, mcsgs: z = M^-1 r kept in the workspace).
+/// `preconditioner` (DIC, mcsgs, GAMG: z = M^-1 r kept in the workspace).
 /// Residual = sum|b - Ax| / normFactor, normFactor = sum(|Ax - A x̄| + |b - A x̄|) + 1e-20, x̄ = mean(x)
 /// (OpenFOAM's). Stops when residual < tolerance, residual < relTol * initial, or maxIter.
 /// @param[in,out] x initial guess in, solution out
-/// @param[in] preconditioner the set-up DIC or mcsgs, in the operator's numbering; null otherwise
+/// @param[in] preconditioner the set-up DIC, mcsgs or GAMG, in the operator's numbering; null otherwise
 /// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or not finite) and on a singular
 ///         system (every row sum zero: no fixed value and no reference level);
-///         std::invalid_argument for DIC or mcsgs without a preconditioner
+///         std::invalid_argument for DIC, mcsgs or GAMG without a preconditioner
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
                                const SolverSettings& settings, CgWorkspace& work,
                                HostPreconditioner* preconditioner = nullptr);

@@ -258,7 +258,7 @@ struct DeviceCg::Impl {
   double iterations_ms = 0.0;
   int check_interval = 8;
   int last_iterations = 0;  ///< the first batch of the next solve
-  DevicePreconditioner* preconditioner = nullptr;  ///< DIC or mcsgs (not owned)
+  DevicePreconditioner* preconditioner = nullptr;  ///< DIC, mcsgs or GAMG (not owned)
 
   // --- iterations replayed from CUDA graphs: one launch instead of ~5 per iteration, which is
   //     what an iteration costs on small systems (the host's launch rate, not the GPU, limits them)
@@ -422,7 +422,7 @@ SolverPerformance DeviceCg::solve_resident(const SolverSettings& settings) { ret
 
 SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   const bool jacobi = settings.preconditioner == Preconditioner::diagonal;
-  const bool applied = settings.preconditioner == Preconditioner::DIC || settings.preconditioner == Preconditioner::mcsgs;
+  const bool applied = is_applied(settings.preconditioner);
   if (applied != (preconditioner != nullptr))
     throw CudaError("DeviceCg: preconditioner " + name(settings.preconditioner) +
                     (applied ? " is not set up (set_preconditioner)" : " does not take a set-up preconditioner"));

@@ -57,7 +57,7 @@ class DeviceCg {
   double last_iterations_ms() const;
   /// Iterations the host queued between convergence checks (>= 1).
   void set_check_interval(int iterations);
-  /// The preconditioner that settings DIC and mcsgs apply (null for none and diagonal); must
+  /// The preconditioner that settings DIC, mcsgs and GAMG apply (null for none and diagonal); must
   /// outlive the solves.
   void set_preconditioner(DevicePreconditioner* preconditioner);
 

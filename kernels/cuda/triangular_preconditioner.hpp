@@ -6,6 +6,7 @@
 // between levels) or, for DIC, by cuSPARSE's cusparseSpSV on the same factor stored as CSR (the
 // baseline).
 
+#include <cstdint>
 #include <memory>
 
 #include "linalg/ldu_matrix.hpp"
@@ -27,6 +28,15 @@ class DevicePreconditioner {
   /// null, the level kernels return at once unless *status == 0 (the CG has stopped: its graphs
   /// replay iterations past convergence); cusparseSpSV runs regardless, on data nobody reads.
   virtual void apply(const double* r, double* z, const int* status, CUstream_st* stream) = 0;
+  /// New values on the same addressing (the operator's own were uploaded): no new analysis.
+  /// @throws SolverError when the new matrix breaks the preconditioner (a pivot not positive)
+  virtual void refresh(const LduMatrix& matrix) = 0;
+  /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
+  /// values stayed, taken on `stream`.
+  virtual void refactor(const double* diagonal, CUstream_st* stream) = 0;
+  /// Set-up and refresh times and the modelled cost of one application.
+  /// @param[in] nnz the operator's nonzeros (for the SpMV it is compared with)
+  virtual PreconditionerInfo info(std::int64_t nnz) const = 0;
 };
 
 class DeviceTriangularPreconditioner final : public DevicePreconditioner {
@@ -48,18 +58,18 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   /// New values on the same addressing (the matrix's faces and diagonal uploaded): triangles and
   /// pivots recomputed on the device, the analysis kept (cusparseSpSV_updateMatrix for cusparse).
   /// @throws SolverError as the constructor
-  void refresh(const LduMatrix& matrix);
+  void refresh(const LduMatrix& matrix) override;
 
   /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
   /// values stayed: the pivots recomputed on `stream`, level by level (DIC) or 1/a_ii (SGS). A
   /// pivot that is not positive shows as the CG's breakdown, not here (nothing waits for it).
-  void refactor(const double* diagonal, CUstream_st* stream);
+  void refactor(const double* diagonal, CUstream_st* stream) override;
 
   /// Seconds of the analysis alone, its input already on the device: the level analysis
   /// (levels), or both cusparseSpSV analyses (cusparse).
   double analysis_seconds() const;
   /// Set-up and refresh times, levels, colours and the modelled cost of one application.
-  PreconditionerInfo info(std::int64_t nnz) const;
+  PreconditionerInfo info(std::int64_t nnz) const override;
   /// The factor as the device holds it, downloaded (tests compare it with the host's).
   TriangularFactor download() const;
 

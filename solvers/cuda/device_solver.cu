@@ -10,6 +10,7 @@
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
+#include "solvers/cuda/device_gamg.hpp"
 #include "registry/format_registry.hpp"
 #include "registry/preconditioner.hpp"
 
@@ -70,12 +71,13 @@ struct DeviceSolver::Impl {
         device_name(cuda::describe(device_info())) {
     permute_to_new(prepared.permutation, matrix.diag, diagonal);
     cg = std::make_unique<DeviceCg>(device, diagonal);
-    if (s.preconditioner == Preconditioner::DIC || s.preconditioner == Preconditioner::mcsgs) {
+    if (s.preconditioner == Preconditioner::GAMG)
+      preconditioner = std::make_unique<DeviceGamg>(matrix, prepared.permutation, s, device.spmv());
+    else if (is_applied(s.preconditioner))
       preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
           matrix, prepared.permutation, s.preconditioner, s.triangular_solve,
           s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv());
-      cg->set_preconditioner(preconditioner.get());
-    }
+    if (preconditioner) cg->set_preconditioner(preconditioner.get());
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.
@@ -99,7 +101,7 @@ struct DeviceSolver::Impl {
   std::unique_ptr<DeviceCg> cg;              ///< refers to device
   Event fork, join;
   std::string device_name;
-  std::unique_ptr<DeviceTriangularPreconditioner> preconditioner;  ///< DIC, mcsgs; cg refers to it
+  std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
 };
 
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {

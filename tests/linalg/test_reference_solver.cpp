@@ -187,7 +187,7 @@ TEST(SolverFactory, UnknownNamesAreClearErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, diagonal, DIC, mcsgs)");
+  EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, diagonal, DIC, mcsgs, GAMG)");
   EXPECT_EQ(message(parse_backend, "opencl"), "unknown backend 'opencl' (known: reference, cuda, auto)");
   EXPECT_EQ(message(parse_krylov_solver, "GMRES"), "unknown solver 'GMRES' (known: CG)");
 }

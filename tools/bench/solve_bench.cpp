@@ -69,6 +69,24 @@ Method parse_method(const std::string& text, Backend backend, const std::string&
   } else if (name == "DIC-cusparse") {
     s.preconditioner = Preconditioner::DIC;
     s.triangular_solve = TriangularSolve::cusparse;
+  } else if (name.rfind("GAMG", 0) == 0) {
+    // --- GAMG[/smoother][/mergeN][/sweepsN][/vN][/coarsestN]
+    s.preconditioner = Preconditioner::GAMG;
+    const auto options = split(name, '/');
+    for (std::size_t k = 1; k < options.size(); ++k) {
+      const std::string& option = options[k];
+      const auto number = [&](std::size_t prefix) { return std::stoi(option.substr(prefix)); };
+      if (option.rfind("merge", 0) == 0)
+        s.gamg.merge_levels = number(5);
+      else if (option.rfind("sweeps", 0) == 0)
+        s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = number(6);
+      else if (option.rfind("coarsest", 0) == 0)
+        s.gamg.n_cells_in_coarsest_level = number(8);
+      else if (option[0] == 'v')
+        s.gamg.n_vcycles = number(1);
+      else
+        s.gamg.smoother = parse_smoother(option);
+    }
   } else if (name.rfind("mcsgs", 0) == 0 && name.size() > 5) {
     s.preconditioner = Preconditioner::mcsgs;
     s.sweeps = std::stoi(name.substr(5));

@@ -1,0 +1,149 @@
+#include "kernels/cuda/multigrid_ops.cuh"
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/reduction.cuh"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+__device__ bool stopped(const int* status) { return status && *status != 0; }
+
+__global__ void jacobi_start_kernel(int n, double weight, const double* __restrict__ inv_diag,
+                                    const double* __restrict__ b, double* __restrict__ x, const int* status) {
+  if (stopped(status)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] = weight * inv_diag[i] * b[i];
+}
+
+__global__ void jacobi_correct_kernel(int n, double weight, const double* __restrict__ inv_diag,
+                                      const double* __restrict__ b, const double* __restrict__ ax,
+                                      double* __restrict__ x, const int* status) {
+  if (stopped(status)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] += weight * inv_diag[i] * (b[i] - ax[i]);
+}
+
+__global__ void residual_kernel(int n, const double* __restrict__ b, const double* ax, double* r, const int* status) {
+  if (stopped(status)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) r[i] = b[i] - ax[i];
+}
+
+__global__ void add_kernel(int n, const double* __restrict__ z, double* __restrict__ x, const int* status) {
+  if (stopped(status)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[i] += z[i];
+}
+
+__global__ void restrict_residual_kernel(int n_coarse, const int* __restrict__ group_ptr,
+                                         const int* __restrict__ group_rows, const double* __restrict__ b,
+                                         const double* __restrict__ ax, double* __restrict__ coarse,
+                                         const int* status) {
+  if (stopped(status)) return;
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n_coarse; c += gridDim.x * blockDim.x) {
+    double sum = 0.0;
+    for (int k = group_ptr[c]; k < group_ptr[c + 1]; ++k) {
+      const int i = group_rows[k];
+      sum += b[i] - ax[i];
+    }
+    coarse[c] = sum;
+  }
+}
+
+__global__ void restrict_add_kernel(int n_coarse, const int* __restrict__ group_ptr, const int* __restrict__ group_rows,
+                                    const double* __restrict__ fine, const double* __restrict__ extra,
+                                    double* __restrict__ coarse) {
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n_coarse; c += gridDim.x * blockDim.x) {
+    double sum = extra[c];
+    for (int k = group_ptr[c]; k < group_ptr[c + 1]; ++k) sum += fine[group_rows[k]];
+    coarse[c] = sum;
+  }
+}
+
+__global__ void prolong_add_kernel(int n, const int* __restrict__ coarse_of, double scale,
+                                   const double* __restrict__ coarse, double* __restrict__ x, const int* status) {
+  if (stopped(status)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] += scale * coarse[coarse_of[i]];
+}
+
+/// A warp per row of the dense inverse.
+__global__ void dense_multiply_kernel(int n, const double* __restrict__ inverse, const double* __restrict__ b,
+                                      double* __restrict__ x, const int* status) {
+  if (stopped(status)) return;
+  const int lane = threadIdx.x % 32;
+  const int warps = gridDim.x * blockDim.x / 32;
+  for (int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32; row < n; row += warps) {
+    double sum = 0.0;
+    for (int j = lane; j < n; j += 32) sum += inverse[static_cast<long long>(row) * n + j] * b[j];
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    if (lane == 0) x[row] = sum;
+  }
+}
+
+__global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const long long* __restrict__ slot,
+                                    double* __restrict__ values, double* __restrict__ inv_diag) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    if (values) values[slot[i]] = d[i];
+    if (inv_diag) inv_diag[i] = 1.0 / d[i];
+  }
+}
+
+}  // namespace
+
+void enqueue_jacobi_start(int n, double weight, const double* inv_diag, const double* b, double* x,
+                          const int* status, cudaStream_t stream) {
+  jacobi_start_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, weight, inv_diag, b, x, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(jacobi_start_kernel);
+}
+
+void enqueue_jacobi_correct(int n, double weight, const double* inv_diag, const double* b, const double* ax, double* x,
+                            const int* status, cudaStream_t stream) {
+  jacobi_correct_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, weight, inv_diag, b, ax, x, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(jacobi_correct_kernel);
+}
+
+void enqueue_residual(int n, const double* b, const double* ax, double* r, const int* status, cudaStream_t stream) {
+  residual_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, b, ax, r, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(residual_kernel);
+}
+
+void enqueue_add(int n, const double* z, double* x, const int* status, cudaStream_t stream) {
+  add_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, z, x, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(add_kernel);
+}
+
+void enqueue_restrict_residual(int n_coarse, const int* group_ptr, const int* group_rows, const double* b,
+                               const double* ax, double* coarse, const int* status, cudaStream_t stream) {
+  restrict_residual_kernel<<<vector_grid(n_coarse), reduce_block, 0, stream>>>(n_coarse, group_ptr, group_rows, b, ax,
+                                                                              coarse, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(restrict_residual_kernel);
+}
+
+void enqueue_restrict_add(int n_coarse, const int* group_ptr, const int* group_rows, const double* fine,
+                          const double* extra, double* coarse, cudaStream_t stream) {
+  restrict_add_kernel<<<vector_grid(n_coarse), reduce_block, 0, stream>>>(n_coarse, group_ptr, group_rows, fine, extra,
+                                                                         coarse);
+  FVMMINI_CUDA_CHECK_LAUNCH(restrict_add_kernel);
+}
+
+void enqueue_prolong_add(int n, const int* coarse_of, double scale, const double* coarse, double* x, const int* status,
+                         cudaStream_t stream) {
+  prolong_add_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, coarse_of, scale, coarse, x, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(prolong_add_kernel);
+}
+
+void enqueue_dense_multiply(int n, const double* inverse, const double* b, double* x, const int* status,
+                            cudaStream_t stream) {
+  const int warps_per_block = reduce_block / 32;
+  dense_multiply_kernel<<<(n + warps_per_block - 1) / warps_per_block, reduce_block, 0, stream>>>(n, inverse, b, x,
+                                                                                                 status);
+  FVMMINI_CUDA_CHECK_LAUNCH(dense_multiply_kernel);
+}
+
+void enqueue_set_diagonal(int n, const double* d, const long long* slot, double* values, double* inv_diag,
+                          cudaStream_t stream) {
+  set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, d, slot, values, inv_diag);
+  FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
+}
+
+}  // namespace fvmmini::cuda

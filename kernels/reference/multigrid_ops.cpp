@@ -1,0 +1,50 @@
+#include "kernels/reference/multigrid_ops.hpp"
+
+#include <cstddef>
+
+#include "linalg/parallel.hpp"
+
+namespace fvmmini::reference {
+
+namespace {
+std::ptrdiff_t size(std::span<const double> v) { return static_cast<std::ptrdiff_t>(v.size()); }
+}  // namespace
+
+void residual(std::span<const double> b, std::span<const double> ax, std::span<double> r) {
+  const std::ptrdiff_t n = size(b);
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+  for (std::ptrdiff_t i = 0; i < n; ++i) r[i] = b[i] - ax[i];
+}
+
+void restrict_to_coarse(const Transfer& t, std::span<const double> fine, std::span<double> coarse) {
+  const std::ptrdiff_t n = size(coarse);
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+  for (std::ptrdiff_t c = 0; c < n; ++c) {
+    double sum = 0.0;
+    for (label k = t.group_ptr[c]; k < t.group_ptr[c + 1]; ++k) sum += fine[t.group_rows[k]];
+    coarse[c] = sum;
+  }
+}
+
+void prolong_add(const Transfer& t, double scale, std::span<const double> coarse, std::span<double> fine) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(fine.size());
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+  for (std::ptrdiff_t i = 0; i < n; ++i) fine[i] += scale * coarse[t.coarse_of[i]];
+}
+
+void jacobi_correct(double weight, std::span<const double> inv_diag, std::span<const double> r, std::span<double> x) {
+  const std::ptrdiff_t n = size(r);
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+  for (std::ptrdiff_t i = 0; i < n; ++i) x[i] += weight * inv_diag[i] * r[i];
+}
+
+void dense_multiply(std::span<const double> inverse, std::span<const double> b, std::span<double> x) {
+  const std::ptrdiff_t n = size(b);
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (std::ptrdiff_t j = 0; j < n; ++j) sum += inverse[i * n + j] * b[j];
+    x[i] = sum;
+  }
+}
+
+}  // namespace fvmmini::reference

@@ -1,0 +1,204 @@
+#include "linalg/multigrid/agglomeration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+namespace fvmmini {
+
+namespace {
+
+/// Each cell's faces, as OpenFOAM's pairGAMGAgglomeration gathers them: CSR over cells.
+struct CellFaces {
+  std::vector<label> ptr, faces;
+};
+
+CellFaces cell_faces(const LduAddressing& a) {
+  CellFaces c;
+  c.ptr.assign(a.n_rows + 1, 0);
+  for (label f = 0; f < a.n_faces(); ++f) {
+    ++c.ptr[a.lower[f] + 1];
+    ++c.ptr[a.upper[f] + 1];
+  }
+  for (label i = 0; i < a.n_rows; ++i) c.ptr[i + 1] += c.ptr[i];
+  c.faces.resize(c.ptr[a.n_rows]);
+  std::vector<label> next(c.ptr.begin(), c.ptr.end() - 1);
+  for (label f = 0; f < a.n_faces(); ++f) {
+    c.faces[next[a.lower[f]]++] = f;
+    c.faces[next[a.upper[f]]++] = f;
+  }
+  return c;
+}
+
+/// `second` after `first`: the fine level of `first` straight to the coarse level of `second`.
+Agglomeration compose(const Agglomeration& first, const Agglomeration& second) {
+  Agglomeration a;
+  a.coarse_of.resize(first.coarse_of.size());
+  for (std::size_t i = 0; i < a.coarse_of.size(); ++i) a.coarse_of[i] = second.coarse_of[first.coarse_of[i]];
+  a.face_map.resize(first.face_map.size());
+  for (std::size_t f = 0; f < a.face_map.size(); ++f) {
+    const label m = first.face_map[f];
+    a.face_map[f] = m >= 0 ? second.face_map[m] : -1 - second.coarse_of[-1 - m];
+  }
+  a.coarse = second.coarse;
+  return a;
+}
+
+/// Fine face weights summed onto the coarse faces (OpenFOAM's restrictFaceField).
+std::vector<double> restrict_weights(const Agglomeration& a, const std::vector<double>& weights) {
+  std::vector<double> coarse(a.coarse->n_faces(), 0.0);
+  for (std::size_t f = 0; f < weights.size(); ++f)
+    if (a.face_map[f] >= 0) coarse[a.face_map[f]] += weights[f];
+  return coarse;
+}
+
+}  // namespace
+
+std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights, bool forward,
+                                    label& n_coarse) {
+  const label n = fine.n_rows;
+  const CellFaces faces = cell_faces(fine);
+  std::vector<label> coarse_of(n, -1);
+  n_coarse = 0;
+  for (label k = 0; k < n; ++k) {
+    const label cell = forward ? k : n - 1 - k;
+    if (coarse_of[cell] >= 0) continue;
+    // --- the ungrouped neighbour across the heaviest face
+    label match = -1;
+    double heaviest = -1.0;
+    for (label s = faces.ptr[cell]; s < faces.ptr[cell + 1]; ++s) {
+      const label f = faces.faces[s];
+      if (coarse_of[fine.lower[f]] < 0 && coarse_of[fine.upper[f]] < 0 && weights[f] > heaviest) {
+        match = f;
+        heaviest = weights[f];
+      }
+    }
+    if (match >= 0) {
+      coarse_of[fine.lower[match]] = coarse_of[fine.upper[match]] = n_coarse++;
+      continue;
+    }
+    // --- every neighbour grouped: join the group across the heaviest face
+    heaviest = -1.0;
+    for (label s = faces.ptr[cell]; s < faces.ptr[cell + 1]; ++s) {
+      const label f = faces.faces[s];
+      if (weights[f] > heaviest) {
+        match = f;
+        heaviest = weights[f];
+      }
+    }
+    if (match >= 0) coarse_of[cell] = std::max(coarse_of[fine.lower[match]], coarse_of[fine.upper[match]]);
+  }
+  for (label& c : coarse_of)
+    if (c < 0) c = n_coarse++;  // a cell without faces
+  // --- a backward pass numbers its groups from the end, so coarse rows follow the fine order
+  if (!forward)
+    for (label& c : coarse_of) c = n_coarse - 1 - c;
+  return coarse_of;
+}
+
+Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<label> coarse_of, label n_coarse) {
+  Agglomeration a;
+  a.face_map.resize(fine.n_faces());
+  // --- faces between two groups, bucketed by the lower group
+  std::vector<label> ptr(n_coarse + 1, 0);
+  for (label f = 0; f < fine.n_faces(); ++f) {
+    const label cl = coarse_of[fine.lower[f]], cu = coarse_of[fine.upper[f]];
+    if (cl != cu) ++ptr[std::min(cl, cu) + 1];
+  }
+  for (label c = 0; c < n_coarse; ++c) ptr[c + 1] += ptr[c];
+  std::vector<std::pair<label, label>> bucket(ptr[n_coarse]);  // (upper group, fine face)
+  std::vector<label> next(ptr.begin(), ptr.end() - 1);
+  for (label f = 0; f < fine.n_faces(); ++f) {
+    const label cl = coarse_of[fine.lower[f]], cu = coarse_of[fine.upper[f]];
+    if (cl == cu)
+      a.face_map[f] = -1 - cl;
+    else
+      bucket[next[std::min(cl, cu)]++] = {std::max(cl, cu), f};
+  }
+  // --- one coarse face per (lower, upper) pair, sorted
+  auto coarse = std::make_shared<LduAddressing>();
+  coarse->n_rows = n_coarse;
+  for (label c = 0; c < n_coarse; ++c) {
+    std::sort(bucket.begin() + ptr[c], bucket.begin() + ptr[c + 1]);
+    for (label k = ptr[c]; k < ptr[c + 1]; ++k) {
+      if (k == ptr[c] || bucket[k].first != bucket[k - 1].first) {
+        coarse->lower.push_back(c);
+        coarse->upper.push_back(bucket[k].first);
+      }
+      a.face_map[bucket[k].second] = coarse->n_faces() - 1;
+    }
+  }
+  a.coarse_of = std::move(coarse_of);
+  a.coarse = std::move(coarse);
+  return a;
+}
+
+void galerkin_values(const LduMatrix& fine, const Agglomeration& a, LduMatrix& coarse) {
+  std::fill(coarse.diag.begin(), coarse.diag.end(), 0.0);
+  std::fill(coarse.upper.begin(), coarse.upper.end(), 0.0);
+  for (label i = 0; i < fine.n_rows(); ++i) coarse.diag[a.coarse_of[i]] += fine.diag[i];
+  for (std::size_t f = 0; f < fine.upper.size(); ++f) {
+    const label m = a.face_map[f];
+    if (m >= 0)
+      coarse.upper[m] += fine.upper[f];
+    else
+      coarse.diag[-1 - m] += 2.0 * fine.upper[f];
+  }
+}
+
+AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels) {
+  if (merge_levels < 1) throw std::invalid_argument("mergeLevels must be at least 1");
+  AgglomerationHierarchy h;
+  std::vector<double> weights(fine.upper.size());
+  for (std::size_t f = 0; f < weights.size(); ++f) weights[f] = std::abs(fine.upper[f]);
+  bool forward = true;  // pairGAMGAgglomeration alternates the direction pass by pass
+  while (true) {
+    const LduMatrix& level = h.coarse.empty() ? fine : h.coarse.back();
+    // --- merge_levels pairings make one level; a pairing that would leave too few cells, or
+    // --- no fewer than before, ends the agglomeration
+    std::shared_ptr<const LduAddressing> addressing = level.addressing;
+    Agglomeration merged;
+    int passes = 0;
+    for (; passes < merge_levels; ++passes) {
+      label n_coarse = 0;
+      std::vector<label> coarse_of = pair_agglomerate(*addressing, weights, forward, n_coarse);
+      if (n_coarse < n_cells_in_coarsest_level || n_coarse >= addressing->n_rows) break;
+      forward = !forward;
+      Agglomeration pass = agglomerate_addressing(*addressing, std::move(coarse_of), n_coarse);
+      weights = restrict_weights(pass, weights);
+      addressing = pass.coarse;
+      merged = passes == 0 ? std::move(pass) : compose(merged, pass);
+    }
+    if (passes == 0) break;
+    LduMatrix coarse = make_ldu_matrix(merged.coarse);
+    galerkin_values(level, merged, coarse);
+    h.agglomerations.push_back(std::move(merged));
+    h.coarse.push_back(std::move(coarse));
+    if (passes < merge_levels) break;
+  }
+  return h;
+}
+
+void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& h) {
+  for (std::size_t k = 0; k < h.coarse.size(); ++k)
+    galerkin_values(k == 0 ? fine : h.coarse[k - 1], h.agglomerations[k], h.coarse[k]);
+}
+
+Transfer make_transfer(const Agglomeration& a, const Permutation& fine, const Permutation& coarse) {
+  Transfer t;
+  const label n = fine.size(), n_coarse = coarse.size();
+  t.coarse_of.resize(n);
+  t.group_ptr.assign(n_coarse + 1, 0);
+  for (label i = 0; i < n; ++i) {
+    t.coarse_of[i] = coarse.old_to_new[a.coarse_of[fine.new_to_old[i]]];
+    ++t.group_ptr[t.coarse_of[i] + 1];
+  }
+  for (label c = 0; c < n_coarse; ++c) t.group_ptr[c + 1] += t.group_ptr[c];
+  t.group_rows.resize(n);
+  std::vector<label> next(t.group_ptr.begin(), t.group_ptr.end() - 1);
+  for (label i = 0; i < n; ++i) t.group_rows[next[t.coarse_of[i]]++] = i;
+  return t;
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,68 @@
+#pragma once
+// The hierarchy of an aggregation multigrid in OpenFOAM's GAMG style: cells are agglomerated in
+// pairs across their strongest faces (pairGAMGAgglomeration's algorithm, on the weights |a_f| of
+// the algebraicPair agglomerator), the transfer between levels is piecewise constant, and each
+// coarse matrix is the Galerkin product R A R^T formed by summing face coefficients, so every
+// coarse level is again an LDU matrix. The agglomeration is made once per mesh, from the first
+// matrix; new values refresh only the coarse coefficients.
+
+#include <memory>
+#include <vector>
+
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
+
+namespace fvmmini {
+
+/// One pass of pairwise agglomeration (OpenFOAM's pairGAMGAgglomeration::agglomerate): visiting
+/// cells forwards (or backwards), a cell not yet grouped pairs with the ungrouped neighbour across
+/// its heaviest face; one whose neighbours are all grouped joins the group across its heaviest
+/// face; an isolated cell becomes a group of its own.
+/// @param[in] weights one per face, the heavier the stronger the coupling
+/// @return fine row -> coarse row; n_coarse receives the number of groups
+std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights, bool forward,
+                                    label& n_coarse);
+
+/// Fine level -> the next coarser one.
+struct Agglomeration {
+  std::vector<label> coarse_of;  ///< fine row -> coarse row
+  /// fine face -> coarse face, or -1 - c for a face inside coarse cell c (it adds to c's diagonal)
+  std::vector<label> face_map;
+  std::shared_ptr<const LduAddressing> coarse;  ///< faces sorted by (lower, upper)
+};
+
+/// The coarse addressing and face map of a grouping of the fine cells.
+Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<label> coarse_of, label n_coarse);
+
+/// The coarse matrix R A R^T for piecewise-constant R (R_ci = 1 when cell i is in group c):
+/// diag_c = sum of the group's diagonals + twice its inner faces; each coarse face the sum of the
+/// fine faces between the two groups.
+/// @param[in,out] coarse on agglomeration.coarse (make_ldu_matrix); overwritten
+void galerkin_values(const LduMatrix& fine, const Agglomeration& agglomeration, LduMatrix& coarse);
+
+struct AgglomerationHierarchy {
+  std::vector<Agglomeration> agglomerations;  ///< level k -> level k + 1
+  std::vector<LduMatrix> coarse;              ///< level k + 1, in its own (agglomeration) numbering
+  label levels() const { return static_cast<label>(coarse.size()) + 1; }
+};
+
+/// Agglomerate until the next level would have fewer than n_cells_in_coarsest_level cells or no
+/// fewer cells than the last (OpenFOAM's rule). merge_levels pairings make one level (group sizes
+/// about 2^merge_levels). Face weights are |a_f| of `fine`, summed onto the coarse faces.
+AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels);
+
+/// New fine values on the same addressing: every coarse matrix recomputed, nothing re-agglomerated.
+void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& hierarchy);
+
+/// Restriction and prolongation between two levels, both in their operators' numberings.
+struct Transfer {
+  std::vector<label> coarse_of;   ///< fine operator row -> coarse operator row (prolongation)
+  std::vector<label> group_ptr;   ///< coarse rows + 1, into group_rows
+  std::vector<label> group_rows;  ///< the fine operator rows of each coarse row, ascending (restriction)
+};
+
+/// The agglomeration's map seen from the operators: fine and coarse map new -> old rows of their
+/// level's LDU numbering.
+Transfer make_transfer(const Agglomeration& agglomeration, const Permutation& fine, const Permutation& coarse);
+
+}  // namespace fvmmini

@@ -1,0 +1,180 @@
+#include "registry/multigrid.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "kernels/reference/multigrid_ops.hpp"
+#include "kernels/reference/triangular_solve.hpp"
+#include "kernels/reference/vector_ops.hpp"
+#include "linalg/multigrid/dense_inverse.hpp"
+
+namespace fvmmini {
+
+std::vector<double> coarsest_inverse(const LduMatrix& coarsest, const Permutation& numbering) {
+  std::vector<double> inverse = dense_spd_inverse(coarsest);
+  if (numbering.is_identity()) return inverse;
+  const std::size_t n = static_cast<std::size_t>(numbering.size());
+  std::vector<double> permuted(n * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      permuted[i * n + j] = inverse[numbering.new_to_old[i] * n + numbering.new_to_old[j]];
+  return permuted;
+}
+
+GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
+                                   const std::string& fallback_format) {
+  const GamgSettings& g = s.gamg;
+  if (g.n_pre_sweeps != g.n_post_sweeps)
+    throw std::invalid_argument(fmt::format(
+        "GAMG: nPreSweeps ({}) and nPostSweeps ({}) must be equal: CG needs a symmetric V-cycle", g.n_pre_sweeps,
+        g.n_post_sweeps));
+  if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
+  GamgHierarchy h;
+  h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
+  const label levels = h.levels();
+  h.numbering.push_back(op);
+  h.grid.push_back({fine.n_rows(), fine.addressing->nnz(), s.format});
+  for (label l = 1; l < levels; ++l) {
+    const LduMatrix& m = h.matrix(l, fine);
+    if (l == levels - 1) {
+      h.numbering.push_back(Permutation::identity(m.n_rows()));
+      h.grid.push_back({m.n_rows(), m.addressing->nnz(), "dense"});
+      break;
+    }
+    // --- the field's format, or the fallback where it declines this level's matrix
+    std::optional<PreparedFormat> p;
+    try {
+      p = prepare_format(m, s.format, s.ordering, s.format_parameters);
+    } catch (const std::invalid_argument&) {
+      if (s.format == fallback_format) throw;
+      p = prepare_format(m, fallback_format, s.ordering, s.format_parameters);
+    }
+    h.numbering.push_back(p->permutation);
+    h.grid.push_back({m.n_rows(), p->format.figures().nnz, p->format_name});
+    h.prepared.push_back(std::move(*p));
+  }
+  for (label l = 0; l + 1 < levels; ++l)
+    h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
+  h.coarsest_inverse = coarsest_inverse(h.matrix(levels - 1, fine), h.numbering.back());
+  return h;
+}
+
+void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h) {
+  refresh_coarse_values(fine, h.agglomeration);
+  h.coarsest_inverse = coarsest_inverse(h.matrix(h.levels() - 1, fine), h.numbering.back());
+}
+
+// --- the reference backend's V-cycle
+
+struct HostGamg::Level {
+  std::unique_ptr<ReferenceOperator> op;  ///< levels 1 .. coarsest - 1
+  std::optional<TriangularFactor> sgs;    ///< smoother mcsgs
+  std::vector<double> inv_diag;           ///< smoother jacobi, the operator's numbering
+  std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side
+  std::vector<double> r, z;               ///< residual and smoother correction
+};
+
+HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s)
+    : settings_(s.gamg), hierarchy_(build_gamg_hierarchy(fine, op, s, auto_format("reference"))) {
+  const label levels = hierarchy_.levels();
+  levels_.resize(levels);
+  for (label l = 0; l < levels; ++l) {
+    Level& v = levels_[l];
+    const LduMatrix& m = hierarchy_.matrix(l, fine);
+    const label n = m.n_rows();
+    if (l > 0) {
+      v.x.resize(n);
+      v.b.resize(n);
+    }
+    if (l == levels - 1) break;
+    if (l > 0) v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
+    v.r.resize(n);
+    v.z.resize(n);
+    if (settings_.smoother == Smoother::mcsgs)
+      v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false);
+  }
+  hierarchy_.prepared.clear();  // moved into the operators
+  refresh_diagonals(fine);
+}
+
+HostGamg::~HostGamg() = default;
+
+void HostGamg::refresh_diagonals(const LduMatrix& fine) {
+  if (settings_.smoother != Smoother::jacobi) return;
+  for (label l = 0; l + 1 < hierarchy_.levels(); ++l) {
+    const LduMatrix& m = hierarchy_.matrix(l, fine);
+    std::vector<double>& inv = levels_[l].inv_diag;
+    inv.resize(m.n_rows());
+    permute_to_new(hierarchy_.numbering[l], m.diag, inv);
+    for (double& d : inv) d = 1.0 / d;
+  }
+}
+
+void HostGamg::refresh(const LduMatrix& fine) {
+  refresh_gamg_hierarchy(fine, hierarchy_);
+  for (label l = 0; l + 1 < hierarchy_.levels(); ++l) {
+    const LduMatrix& m = hierarchy_.matrix(l, fine);
+    if (levels_[l].op) levels_[l].op->refresh_values(m);
+    if (levels_[l].sgs) refresh_triangular_factor(m, *levels_[l].sgs);
+  }
+  refresh_diagonals(fine);
+}
+
+void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {
+  fine_op_ = &a;
+  cycle(0, r, z);
+  if (settings_.n_vcycles == 1) return;
+  // --- each further V-cycle corrects from the residual: z += B (r - A z)
+  residual_.resize(r.size());
+  correction_.resize(r.size());
+  for (int k = 1; k < settings_.n_vcycles; ++k) {
+    a.multiply(z, residual_);
+    reference::residual(r, residual_, residual_);
+    cycle(0, residual_, correction_);
+    reference::axpy(1.0, correction_, z);
+  }
+}
+
+void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
+  if (l == hierarchy_.levels() - 1) {
+    reference::dense_multiply(hierarchy_.coarsest_inverse, b, x);
+    return;
+  }
+  Level& v = levels_[l];
+  Level& coarse = levels_[l + 1];
+  const HostOperator& a = l == 0 ? *fine_op_ : *v.op;
+  // --- pre-smooth from zero; restrict the residual; correct from the coarse level; post-smooth
+  smooth(l, b, x, settings_.n_pre_sweeps, true);
+  a.multiply(x, v.r);
+  reference::residual(b, v.r, v.r);
+  reference::restrict_to_coarse(hierarchy_.transfers[l], v.r, coarse.b);
+  cycle(l + 1, coarse.b, coarse.x);
+  reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse.x, x);
+  smooth(l, b, x, settings_.n_post_sweeps, false);
+}
+
+void HostGamg::smooth(label l, std::span<const double> b, std::span<double> x, int sweeps, bool from_zero) {
+  Level& v = levels_[l];
+  const HostOperator& a = l == 0 ? *fine_op_ : *v.op;
+  if (from_zero) std::fill(x.begin(), x.end(), 0.0);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    // --- x += M^-1 (b - A x); from zero the residual is b
+    std::span<const double> r = b;
+    if (!(from_zero && sweep == 0)) {
+      a.multiply(x, v.r);
+      reference::residual(b, v.r, v.r);
+      r = v.r;
+    }
+    if (v.sgs) {
+      reference::triangular_apply(*v.sgs, r, v.z);
+      reference::axpy(1.0, v.z, x);
+    } else {
+      reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, r, x);
+    }
+  }
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,87 @@
+#pragma once
+// GAMG, OpenFOAM's aggregation multigrid, as a preconditioner of CG: the hierarchy is set up once
+// per mesh on the host (linalg/multigrid/agglomeration.hpp), every level but the coarsest ordered
+// and stored in one of fvmmini's formats, so that the same SpMV kernels run on every level; the
+// coarsest level is solved directly. One application is n_vcycles symmetric V-cycles from zero,
+// so the preconditioner is a fixed symmetric positive definite operator and CG stays valid.
+// The reference backend applies it here; the cuda backend uploads the same hierarchy
+// (solvers/cuda/device_gamg.hpp).
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "linalg/multigrid/agglomeration.hpp"
+#include "linalg/preconditioners/triangular_factor.hpp"
+#include "linalg/solver_settings.hpp"
+#include "registry/format_registry.hpp"
+
+namespace fvmmini {
+
+/// Damping of GAMG's Jacobi smoother.
+constexpr double jacobi_smoother_weight = 2.0 / 3.0;
+
+/// The hierarchy in the operators' numberings. Level 0 is the solver's own operator; levels
+/// 1 .. levels() - 2 have a prepared format; the last level is solved by its dense inverse.
+struct GamgHierarchy {
+  AgglomerationHierarchy agglomeration;
+  std::vector<Permutation> numbering;     ///< per level: operator row -> row of the level's LDU matrix
+  std::vector<PreparedFormat> prepared;   ///< levels 1 .. levels() - 2, at [level - 1]
+  std::vector<Transfer> transfers;        ///< level l -> l + 1
+  std::vector<double> coarsest_inverse;   ///< dense, row-major, the coarsest operator numbering
+  std::vector<PreconditionerInfo::GridLevel> grid;  ///< rows, nonzeros and format per level
+
+  label levels() const { return agglomeration.levels(); }
+  /// Level l's LDU matrix (its agglomeration numbering); level 0 is `fine`.
+  const LduMatrix& matrix(label level, const LduMatrix& fine) const {
+    return level == 0 ? fine : agglomeration.coarse[level - 1];
+  }
+};
+
+/// Agglomerate `fine` (GamgSettings), order and build every intermediate level in settings.format
+/// (or `fallback_format` where that format declines the level's matrix) with settings.ordering,
+/// and invert the coarsest.
+/// @param[in] op the solver operator's numbering of `fine`
+/// @throws std::invalid_argument for unequal pre- and post-sweeps or a bad key
+/// @throws SolverError when the coarsest matrix is not SPD or too large for a direct solve
+GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
+                                   const std::string& fallback_format);
+
+/// New values of `fine`: the coarse matrices and the coarsest inverse (the formats' values are
+/// their owners' to refresh from hierarchy.matrix()).
+void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& hierarchy);
+
+/// The dense inverse of the coarsest matrix in its operator's numbering (new -> old rows).
+/// @throws SolverError as dense_spd_inverse
+std::vector<double> coarsest_inverse(const LduMatrix& coarsest, const Permutation& numbering);
+
+class HostOperator;
+
+/// GAMG on the reference backend.
+class HostGamg {
+ public:
+  HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings);
+  ~HostGamg();
+
+  /// z = M^-1 r: n_vcycles V-cycles from zero; `a` is the level-0 operator.
+  void apply(const HostOperator& a, std::span<const double> r, std::span<double> z);
+  /// New values on the same addressing: coarse matrices, formats, smoothers, the coarsest inverse.
+  void refresh(const LduMatrix& fine);
+  const GamgHierarchy& hierarchy() const { return hierarchy_; }
+  const GamgSettings& settings() const { return settings_; }
+
+ private:
+  struct Level;
+  void cycle(label level, std::span<const double> b, std::span<double> x);
+  void smooth(label level, std::span<const double> b, std::span<double> x, int sweeps, bool from_zero);
+  void refresh_diagonals(const LduMatrix& fine);
+
+  GamgSettings settings_;
+  GamgHierarchy hierarchy_;
+  std::vector<Level> levels_;
+  const HostOperator* fine_op_ = nullptr;  ///< level 0's operator during apply
+  std::vector<double> residual_, correction_;  ///< level 0, V-cycles after the first
+};
+
+}  // namespace fvmmini

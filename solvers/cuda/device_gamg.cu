@@ -1,0 +1,246 @@
+#include "solvers/cuda/device_gamg.hpp"
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/multigrid_ops.cuh"
+#include "linalg/multigrid/dense_inverse.hpp"
+#include "linalg/timing.hpp"
+#include "registry/multigrid.hpp"
+#include "solvers/cuda/device_solver.hpp"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+std::vector<long long> diagonal_slots(const PreparedFormat& p) {
+  std::vector<long long> slots(p.permutation.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = p.value_map.diag_slot[p.permutation.new_to_old[i]];
+  return slots;
+}
+
+std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numbering) {
+  std::vector<double> inv(m.n_rows());
+  permute_to_new(numbering, m.diag, inv);
+  for (double& d : inv) d = 1.0 / d;
+  return inv;
+}
+
+}  // namespace
+
+struct DeviceGamg::Impl {
+  struct Level {
+    label n = 0;
+    std::optional<PreparedFormat> prepared;  ///< levels 1 .. coarsest - 1 (value refresh)
+    std::optional<DeviceMatrix> matrix;      ///< levels 1 .. coarsest - 1
+    DeviceSpmv* spmv = nullptr;              ///< A of the level (level 0: the solver's)
+    std::unique_ptr<DeviceTriangularPreconditioner> sgs;  ///< smoother mcsgs
+    DeviceBuffer<double> inv_diag;           ///< smoother jacobi
+    DeviceBuffer<double> x, b;               ///< levels >= 1
+    DeviceBuffer<double> ax, z;              ///< A x (then the residual) and the smoother's correction
+    DeviceBuffer<int> coarse_of, group_ptr, group_rows;  ///< the transfer to the next level
+    DeviceBuffer<long long> diag_slot;       ///< operator row -> its diagonal in the format's values
+    DeviceBuffer<double> diag, inner;        ///< levels >= 1: diagonal; twice the inner faces of each group
+  };
+
+  Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv)
+      : settings(s.gamg), hierarchy(build_gamg_hierarchy(fine, op, s, auto_format("cuda"))) {
+    const label count = hierarchy.levels();
+    levels.resize(count);
+    for (label l = 0; l < count; ++l) {
+      Level& v = levels[l];
+      const LduMatrix& m = hierarchy.matrix(l, fine);
+      v.n = m.n_rows();
+      if (l > 0) {
+        v.x = DeviceBuffer<double>(v.n);
+        v.b = DeviceBuffer<double>(v.n);
+        v.diag = DeviceBuffer<double>(v.n);
+        v.inner = DeviceBuffer<double>(v.n);
+      }
+      if (l == count - 1) break;
+      if (l == 0) {
+        v.spmv = &fine_spmv;
+      } else {
+        v.prepared = std::move(hierarchy.prepared[l - 1]);
+        v.matrix.emplace(make_device_matrix(*v.prepared));
+        v.spmv = &v.matrix->spmv();
+        v.diag_slot = DeviceBuffer<long long>(std::span<const long long>(diagonal_slots(*v.prepared)));
+      }
+      v.ax = DeviceBuffer<double>(v.n);
+      if (settings.smoother == Smoother::mcsgs) {
+        v.sgs = std::make_unique<DeviceTriangularPreconditioner>(m, hierarchy.numbering[l], Preconditioner::mcsgs,
+                                                                 TriangularSolve::levels, 1, nullptr);
+        v.z = DeviceBuffer<double>(v.n);
+      }
+      const Transfer& t = hierarchy.transfers[l];
+      v.coarse_of = DeviceBuffer<int>(std::span<const int>(t.coarse_of));
+      v.group_ptr = DeviceBuffer<int>(std::span<const int>(t.group_ptr));
+      v.group_rows = DeviceBuffer<int>(std::span<const int>(t.group_rows));
+    }
+    hierarchy.prepared.clear();  // moved into the levels
+    if (settings.n_vcycles > 1) {
+      residual = DeviceBuffer<double>(fine.n_rows());
+      correction = DeviceBuffer<double>(fine.n_rows());
+    }
+    coarsest = hierarchy.matrix(count - 1, fine);
+    inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest_inverse));
+    upload_level_values(fine);
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices.
+  void upload_level_values(const LduMatrix& fine) {
+    for (label l = 0; l < hierarchy.levels(); ++l) {
+      Level& v = levels[l];
+      const LduMatrix& m = hierarchy.matrix(l, fine);
+      if (l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi)
+        v.inv_diag = DeviceBuffer<double>(std::span<const double>(inverse_diagonal(m, hierarchy.numbering[l])));
+      if (l == 0) continue;
+      // --- inner_c = diag_c - the sum of its rows' diagonals one level finer
+      const LduMatrix& finer = hierarchy.matrix(l - 1, fine);
+      const std::vector<label>& coarse_of = hierarchy.agglomeration.agglomerations[l - 1].coarse_of;
+      std::vector<double> inner = m.diag;
+      for (label i = 0; i < finer.n_rows(); ++i) inner[coarse_of[i]] -= finer.diag[i];
+      std::vector<double> inner_op(v.n), diag_op(v.n);
+      permute_to_new(hierarchy.numbering[l], inner, inner_op);
+      permute_to_new(hierarchy.numbering[l], m.diag, diag_op);
+      v.inner.upload(inner_op);
+      v.diag.upload(diag_op);
+    }
+  }
+
+  // --- the V-cycle
+
+  void correct(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
+    // x += M^-1 (b - A x)
+    v.spmv->apply(x, v.ax.data(), s);
+    if (v.sgs) {
+      enqueue_residual(v.n, b, v.ax.data(), v.ax.data(), status, s);
+      v.sgs->apply(v.ax.data(), v.z.data(), status, s);
+      enqueue_add(v.n, v.z.data(), x, status, s);
+    } else {
+      enqueue_jacobi_correct(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, v.ax.data(), x, status, s);
+    }
+  }
+
+  void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
+    Level& v = levels[l];
+    if (l == hierarchy.levels() - 1) {
+      enqueue_dense_multiply(v.n, inverse.data(), b, x, status, s);
+      return;
+    }
+    // --- pre-smooth from zero
+    if (settings.n_pre_sweeps == 0) {
+      FVMMINI_CUDA_CHECK(cudaMemsetAsync(x, 0, sizeof(double) * v.n, s));
+    } else if (v.sgs) {
+      v.sgs->apply(b, x, status, s);
+    } else {
+      enqueue_jacobi_start(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, x, status, s);
+    }
+    for (int sweep = 1; sweep < settings.n_pre_sweeps; ++sweep) correct(v, b, x, status, s);
+    // --- restrict the residual, correct from the coarser level, post-smooth
+    Level& next = levels[l + 1];
+    v.spmv->apply(x, v.ax.data(), s);
+    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax.data(), next.b.data(), status,
+                              s);
+    cycle(l + 1, next.b.data(), next.x.data(), status, s);
+    enqueue_prolong_add(v.n, v.coarse_of.data(), settings.correction_scale, next.x.data(), x, status, s);
+    for (int sweep = 0; sweep < settings.n_post_sweeps; ++sweep) correct(v, b, x, status, s);
+  }
+
+  GamgSettings settings;
+  GamgHierarchy hierarchy;
+  std::vector<Level> levels;
+  LduMatrix coarsest;                          ///< the coarsest matrix (refactor renews its inverse)
+  DeviceBuffer<double> inverse;                ///< dense, the coarsest operator numbering
+  DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
+  double setup_seconds = 0.0, refresh_seconds = 0.0;
+};
+
+DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
+                       DeviceSpmv& fine_spmv)
+    : impl_([&] {
+        const auto start = std::chrono::steady_clock::now();
+        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv);
+        impl->setup_seconds = seconds_since(start);
+        return impl;
+      }()) {}
+
+DeviceGamg::~DeviceGamg() = default;
+
+void DeviceGamg::apply(const double* r, double* z, const int* status, CUstream_st* stream) {
+  Impl& m = *impl_;
+  m.cycle(0, r, z, status, stream);
+  Impl::Level& fine = m.levels[0];
+  for (int k = 1; k < m.settings.n_vcycles; ++k) {
+    // --- z += B (r - A z)
+    fine.spmv->apply(z, m.residual.data(), stream);
+    enqueue_residual(fine.n, r, m.residual.data(), m.residual.data(), status, stream);
+    m.cycle(0, m.residual.data(), m.correction.data(), status, stream);
+    enqueue_add(fine.n, m.correction.data(), z, status, stream);
+  }
+}
+
+void DeviceGamg::refresh(const LduMatrix& matrix) {
+  Impl& m = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  refresh_gamg_hierarchy(matrix, m.hierarchy);
+  for (label l = 0; l + 1 < m.hierarchy.levels(); ++l) {
+    Impl::Level& v = m.levels[l];
+    const LduMatrix& level = m.hierarchy.matrix(l, matrix);
+    if (v.prepared) {
+      refresh_format_values(level, *v.prepared);
+      v.matrix->upload_values(v.prepared->format.values());
+    }
+    if (v.sgs) v.sgs->refresh(level);
+  }
+  m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
+  m.inverse.upload(m.hierarchy.coarsest_inverse);
+  m.upload_level_values(matrix);
+  m.refresh_seconds = seconds_since(start);
+}
+
+void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
+  Impl& m = *impl_;
+  const label count = m.hierarchy.levels();
+  const double* d = diagonal;
+  for (label l = 0; l < count; ++l) {
+    Impl::Level& v = m.levels[l];
+    if (l > 0) {
+      Impl::Level& finer = m.levels[l - 1];
+      enqueue_restrict_add(v.n, finer.group_ptr.data(), finer.group_rows.data(), d, v.inner.data(), v.diag.data(),
+                           stream);
+      d = v.diag.data();
+    }
+    if (l == count - 1) break;
+    double* values = v.matrix ? v.matrix->spmv().device_values() : nullptr;
+    double* inv_diag = v.sgs ? nullptr : v.inv_diag.data();
+    if (values || inv_diag) enqueue_set_diagonal(v.n, d, v.diag_slot.data(), values, inv_diag, stream);
+    if (v.sgs) v.sgs->refactor(d, stream);
+  }
+  // --- the coarsest inverse on the host: its diagonal is a few hundred values at most
+  std::vector<double> diag_op(m.coarsest.n_rows());
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(diag_op.data(), d, sizeof(double) * diag_op.size(), cudaMemcpyDeviceToHost, stream));
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
+  const std::vector<double> inverse = coarsest_inverse(m.coarsest, m.hierarchy.numbering[count - 1]);
+  m.inverse.upload(inverse, stream);
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));  // `inverse` leaves scope
+}
+
+PreconditionerInfo DeviceGamg::info(std::int64_t) const {
+  const Impl& m = *impl_;
+  PreconditionerInfo i;
+  i.name = name(Preconditioner::GAMG);
+  i.setup_seconds = m.setup_seconds;
+  i.refresh_seconds = m.refresh_seconds;
+  i.grid_levels = m.hierarchy.grid;
+  i.smoother = name(m.settings.smoother);
+  return i;
+}
+
+}  // namespace fvmmini::cuda

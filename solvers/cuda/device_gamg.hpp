@@ -1,0 +1,42 @@
+#pragma once
+// GAMG on the device: the hierarchy the host sets up (registry/multigrid.hpp) uploaded once, every
+// level but the coarsest in its own format with that format's SpMV kernel, the coarsest solved by
+// its dense inverse; the whole V-cycle is queued on the CG's stream (and recorded in its graphs),
+// with no host round trip. Plain C++ interface.
+
+#include <cstdint>
+#include <memory>
+
+#include "kernels/cuda/triangular_preconditioner.hpp"
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini::cuda {
+
+class DeviceGamg final : public DevicePreconditioner {
+ public:
+  /// @param[in] op the operator's numbering of `fine`
+  /// @param[in] fine_spmv the operator on the device (level 0); must outlive this object
+  /// @throws as build_gamg_hierarchy
+  DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv);
+  ~DeviceGamg() override;
+  DeviceGamg(const DeviceGamg&) = delete;
+  DeviceGamg& operator=(const DeviceGamg&) = delete;
+
+  /// z = M^-1 r: nVcycles V-cycles from zero, queued on `stream`.
+  void apply(const double* r, double* z, const int* status, CUstream_st* stream) override;
+  /// New values: coarse matrices on the host, their values uploaded, smoothers and the coarsest
+  /// inverse renewed.
+  void refresh(const LduMatrix& matrix) override;
+  /// A new fine diagonal on the device: the coarse diagonals restricted there, the smoothers
+  /// refactored; the coarsest diagonal comes to the host for its inverse (one small copy).
+  void refactor(const double* diagonal, CUstream_st* stream) override;
+  PreconditionerInfo info(std::int64_t nnz) const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,164 @@
+// GAMG on the device against the reference backend: one application equals the host's V-cycle
+// on the same hierarchy (each smoother, format and number of cycles); PCG takes the same
+// iterations and reaches the same solution; a value refresh equals a fresh set-up; a new
+// diagonal set on the device (refactor) equals a set-up from that diagonal.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/device_spmv.cuh"
+#include "registry/format_registry.hpp"
+#include "registry/preconditioner.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
+#include "solvers/cuda/device_gamg.hpp"
+#include "solvers/cuda/device_solver.hpp"
+#include "solvers/linear_solver.hpp"
+#include "tests/cuda/cuda_test_support.hpp"
+#include "tests/linalg/matrix_generators.hpp"
+
+namespace fvmmini {
+namespace {
+
+using CudaGamg = test::CudaTest;
+
+SolverSettings gamg_settings(Smoother smoother, int vcycles, Backend backend, const std::string& format) {
+  SolverSettings s;
+  s.preconditioner = Preconditioner::GAMG;
+  s.gamg.smoother = smoother;
+  s.gamg.n_vcycles = vcycles;
+  s.gamg.n_cells_in_coarsest_level = 20;
+  s.backend = backend;
+  s.format = format;
+  s.ordering = "rcm";
+  s.tolerance = 1e-11;
+  s.max_iter = 500;
+  return s;
+}
+
+std::vector<std::pair<std::string, LduMatrix>> matrices() {
+  return {{"box 14x12x10", test::box_matrix(14, 12, 10, 3)}, {"random 3000", test::random_matrix(3000, 8, 5)}};
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double e : v) m = std::max(m, std::abs(e));
+  return m;
+}
+
+TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
+  for (const auto& [what, m] : matrices())
+    for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs})
+      for (const int vcycles : {1, 2})
+        for (const std::string format : {"csr", "staircase"}) {
+          const std::string where = what + ", " + name(smoother) + ", " + std::to_string(vcycles) + " cycles, " + format;
+          const SolverSettings s = gamg_settings(smoother, vcycles, Backend::cuda, format);
+          PreparedFormat prepared = prepare_format(m, format, s.ordering, s.format_parameters);
+          const Permutation op = prepared.permutation;
+          // --- the host: the same format and ordering on every level
+          auto host_op = make_reference_operator(m, prepared);
+          HostPreconditioner host(m, op, s);
+          const label n = m.n_rows();
+          const auto r = test::random_vector(n, 4);
+          std::vector<double> z_host(n, std::nan(""));
+          host.apply(*host_op, r, z_host);
+          // --- the device, its output poisoned
+          cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+          cuda::DeviceGamg gamg(m, op, s, device.spmv());
+          double *dr = nullptr, *dz = nullptr;
+          ASSERT_EQ(cudaMalloc(&dr, n * sizeof(double)), cudaSuccess);
+          ASSERT_EQ(cudaMalloc(&dz, n * sizeof(double)), cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(dr, r.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+          ASSERT_EQ(cudaMemset(dz, 0xff, n * sizeof(double)), cudaSuccess);  // NaN
+          gamg.apply(dr, dz, nullptr, nullptr);
+          std::vector<double> z_device(n);
+          ASSERT_EQ(cudaMemcpy(z_device.data(), dz, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+          cudaFree(dr);
+          cudaFree(dz);
+          const double scale = max_abs(z_host);
+          for (label i = 0; i < n; ++i) ASSERT_NEAR(z_device[i], z_host[i], 1e-11 * scale) << where << " row " << i;
+          const PreconditionerInfo info = gamg.info(0);
+          EXPECT_EQ(info.grid_levels.size(), host.info(0).grid_levels.size()) << where;
+          EXPECT_GT(info.setup_seconds, 0.0) << where;
+        }
+}
+
+TEST_F(CudaGamg, PcgAgreesWithTheReferenceBackend) {
+  for (const auto& [what, m] : matrices())
+    for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
+      const std::string where = what + ", " + name(smoother);
+      const auto b = test::random_vector(m.n_rows(), 7);
+      auto reference = make_linear_solver(m, gamg_settings(smoother, 1, Backend::reference, "staircase"));
+      auto device = cuda::make_cuda_linear_solver(m, gamg_settings(smoother, 1, Backend::cuda, "staircase"));
+      std::vector<double> x_ref(m.n_rows(), 0.0), x_dev(m.n_rows(), 0.0);
+      const SolverPerformance r = reference->solve(x_ref, b, "p");
+      const SolverPerformance d = device->solve(x_dev, b, "p");
+      ASSERT_TRUE(r.converged) << where;
+      ASSERT_TRUE(d.converged) << where;
+      EXPECT_EQ(d.solver_name, "GAMGPCG[staircase]");
+      EXPECT_NEAR(d.iterations, r.iterations, 1) << where;
+      double diff = 0.0;
+      for (label i = 0; i < m.n_rows(); ++i) diff = std::max(diff, std::abs(x_dev[i] - x_ref[i]));
+      EXPECT_LT(diff, 1e-8 * max_abs(x_ref)) << where;
+      EXPECT_NE(device->describe().find("GAMG (levels "), std::string::npos) << device->describe();
+    }
+}
+
+TEST_F(CudaGamg, ARefreshGivesTheSameAnswerAsAFreshSetUp) {
+  for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
+    const LduMatrix first = test::box_matrix(12, 10, 9, 1);
+    LduMatrix second = first;  // the faces keep their order of strength: the same agglomeration
+    for (double& d : second.diag) d *= 1.7;
+    for (double& u : second.upper) u *= 1.2;
+    const SolverSettings s = gamg_settings(smoother, 1, Backend::cuda, "staircase");
+    auto refreshed = cuda::make_cuda_linear_solver(first, s);
+    std::vector<double> x(first.n_rows(), 0.0), b = test::random_vector(first.n_rows(), 3);
+    refreshed->solve(x, b, "p");  // graphs captured on the first values
+    refreshed->update_coefficients(second);
+    auto fresh = cuda::make_cuda_linear_solver(second, s);
+    std::vector<double> x1(first.n_rows(), 0.0), x2(first.n_rows(), 0.0);
+    const SolverPerformance p1 = refreshed->solve(x1, b, "p");
+    const SolverPerformance p2 = fresh->solve(x2, b, "p");
+    EXPECT_EQ(p1.iterations, p2.iterations) << name(smoother);
+    for (label i = 0; i < first.n_rows(); ++i) ASSERT_EQ(x1[i], x2[i]) << name(smoother) << " row " << i;
+  }
+}
+
+TEST_F(CudaGamg, ADiagonalSetOnTheDeviceEqualsASetUpFromIt) {
+  for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
+    const LduMatrix first = test::box_matrix(12, 10, 9, 5);
+    LduMatrix second = first;
+    for (label i = 0; i < second.n_rows(); ++i) second.diag[i] += 0.5 + 0.001 * (i % 7);
+    const SolverSettings s = gamg_settings(smoother, 1, Backend::cuda, "staircase");
+    cuda::DeviceSolver refactored(first, s);
+    double *dd = nullptr, *dx = nullptr, *db = nullptr;
+    const label n = first.n_rows();
+    ASSERT_EQ(cudaMalloc(&dd, n * sizeof(double)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dx, n * sizeof(double)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&db, n * sizeof(double)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dd, second.diag.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+    refactored.set_diagonal(dd, nullptr);
+    const auto b = test::random_vector(n, 6);
+    std::vector<double> x1(n, 0.0), x2(n, 0.0);
+    ASSERT_EQ(cudaMemcpy(db, b.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(dx, 0, n * sizeof(double)), cudaSuccess);
+    const SolverPerformance p1 = refactored.solve(dx, db, "U", nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(x1.data(), dx, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(dd);
+    cudaFree(dx);
+    cudaFree(db);
+    cuda::DeviceSolver fresh(second, s);
+    const SolverPerformance p2 = fresh.solve(x2, b, "U");
+    EXPECT_NEAR(p1.iterations, p2.iterations, 1) << name(smoother);
+    const double scale = max_abs(x2);
+    for (label i = 0; i < n; ++i) ASSERT_NEAR(x1[i], x2[i], 1e-9 * scale) << name(smoother) << " row " << i;
+  }
+}
+
+}  // namespace
+}  // namespace fvmmini

@@ -1,0 +1,251 @@
+// GAMG on the reference backend: the pairwise agglomeration groups every cell, the coarse
+// matrices equal the Galerkin product R A R^T formed densely, the V-cycle is a symmetric positive
+// definite operator (so CG stays valid), PCG converges with it in far fewer iterations than
+// Jacobi on structured and unstructured matrices, a value refresh equals a fresh set-up, and bad
+// settings or matrices are clear errors.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "linalg/multigrid/agglomeration.hpp"
+#include "linalg/multigrid/dense_inverse.hpp"
+#include "registry/format_registry.hpp"
+#include "registry/preconditioner.hpp"
+#include "solvers/linear_solver.hpp"
+#include "tests/linalg/matrix_generators.hpp"
+
+namespace fvmmini {
+namespace {
+
+using test::box_addressing;
+using test::box_matrix;
+using test::random_matrix;
+using test::random_vector;
+
+// The 7-point Laplacian of an n^3 box with every boundary fixed (diagonal 6, off-diagonals -1).
+LduMatrix poisson_box(label n) {
+  LduMatrix m = make_ldu_matrix(box_addressing(n, n, n));
+  for (auto& u : m.upper) u = -1.0;
+  for (auto& d : m.diag) d = 6.0;
+  return m;
+}
+
+std::vector<double> dense(const LduMatrix& m) {
+  const std::size_t n = m.n_rows();
+  std::vector<double> a(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) a[i * n + i] = m.diag[i];
+  for (label f = 0; f < m.addressing->n_faces(); ++f) {
+    const std::size_t l = m.lower_addr()[f], u = m.upper_addr()[f];
+    a[l * n + u] = a[u * n + l] = m.upper[f];
+  }
+  return a;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+TEST(Agglomeration, APairingGroupsEveryCellAndHalvesTheLevel) {
+  for (const LduMatrix& m : {poisson_box(9), random_matrix(500, 6, 3)}) {
+    std::vector<double> weights(m.upper.size());
+    for (std::size_t f = 0; f < weights.size(); ++f) weights[f] = std::abs(m.upper[f]);
+    for (const bool forward : {true, false}) {
+      label n_coarse = 0;
+      const std::vector<label> coarse_of = pair_agglomerate(*m.addressing, weights, forward, n_coarse);
+      std::vector<label> size(n_coarse, 0);
+      for (label c : coarse_of) {
+        ASSERT_GE(c, 0);
+        ASSERT_LT(c, n_coarse);
+        ++size[c];
+      }
+      EXPECT_GE(*std::min_element(size.begin(), size.end()), 1);  // no empty group
+      EXPECT_GE(n_coarse, m.n_rows() / 4);
+      EXPECT_LE(n_coarse, (m.n_rows() + 1) * 2 / 3);
+    }
+  }
+}
+
+TEST(Agglomeration, CoarseMatricesAreTheGalerkinProduct) {
+  for (const LduMatrix& m : {box_matrix(7, 6, 5, 4), random_matrix(300, 6, 8)})
+    for (const int merge : {1, 2}) {
+      const AgglomerationHierarchy h = agglomerate(m, 4, merge);
+      ASSERT_GE(h.levels(), 3);
+      for (label k = 0; k + 1 < h.levels(); ++k) {
+        const LduMatrix& fine = k == 0 ? m : h.coarse[k - 1];
+        const LduMatrix& coarse = h.coarse[k];
+        const auto& coarse_of = h.agglomerations[k].coarse_of;
+        // --- R A R^T densely, R_ci = 1 when fine row i is in group c
+        const std::size_t n = fine.n_rows(), nc = coarse.n_rows();
+        const std::vector<double> a = dense(fine);
+        std::vector<double> rar(nc * nc, 0.0);
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < n; ++j) rar[coarse_of[i] * nc + coarse_of[j]] += a[i * n + j];
+        const std::vector<double> got = dense(coarse);
+        for (std::size_t e = 0; e < nc * nc; ++e)
+          ASSERT_NEAR(got[e], rar[e], 1e-12 * (1.0 + std::abs(rar[e]))) << "level " << k + 1 << " entry " << e;
+        // faces sorted by (lower, upper), each pair once
+        for (label f = 1; f < coarse.addressing->n_faces(); ++f)
+          ASSERT_LT(std::make_pair(coarse.lower_addr()[f - 1], coarse.upper_addr()[f - 1]),
+                    std::make_pair(coarse.lower_addr()[f], coarse.upper_addr()[f]));
+      }
+      // OpenFOAM's rule: the coarsest keeps at least nCellsInCoarsestLevel cells
+      EXPECT_GE(h.coarse.back().n_rows(), 4);
+    }
+}
+
+TEST(Agglomeration, ARefreshRecomputesTheCoarseValues) {
+  const LduMatrix first = box_matrix(8, 7, 6, 1), second = box_matrix(8, 7, 6, 2);
+  AgglomerationHierarchy refreshed = agglomerate(first, 10, 2);
+  refresh_coarse_values(second, refreshed);
+  // the same grouping on the new values, level by level
+  for (label k = 0; k + 1 < refreshed.levels(); ++k) {
+    LduMatrix expected = make_ldu_matrix(refreshed.agglomerations[k].coarse);
+    galerkin_values(k == 0 ? second : refreshed.coarse[k - 1], refreshed.agglomerations[k], expected);
+    EXPECT_EQ(expected.diag, refreshed.coarse[k].diag);
+    EXPECT_EQ(expected.upper, refreshed.coarse[k].upper);
+  }
+}
+
+TEST(DenseInverse, TimesTheMatrixIsTheIdentityAndIndefiniteIsAnError) {
+  const LduMatrix m = random_matrix(40, 5, 2);
+  const std::vector<double> a = dense(m), inv = dense_spd_inverse(m);
+  const std::size_t n = m.n_rows();
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (std::size_t k = 0; k < n; ++k) s += a[i * n + k] * inv[k * n + j];
+      ASSERT_NEAR(s, i == j ? 1.0 : 0.0, 1e-10);
+    }
+  LduMatrix bad = m;
+  bad.diag[3] = -1.0;
+  EXPECT_THROW(dense_spd_inverse(bad), SolverError);
+}
+
+SolverSettings gamg_settings(Smoother smoother, int sweeps, int vcycles, const std::string& ordering) {
+  SolverSettings s;
+  s.preconditioner = Preconditioner::GAMG;
+  s.gamg.smoother = smoother;
+  s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = sweeps;
+  s.gamg.n_vcycles = vcycles;
+  s.ordering = ordering;
+  return s;
+}
+
+TEST(Gamg, TheVcycleIsSymmetricPositiveDefinite) {
+  for (const LduMatrix& m : {box_matrix(9, 8, 7, 3), random_matrix(600, 6, 5)})
+    for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs})
+      for (const auto& [sweeps, vcycles] : std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {0, 1}, {1, 2}})
+        for (const std::string ordering : {"none", "rcm"}) {
+          const SolverSettings s = gamg_settings(smoother, sweeps, vcycles, ordering);
+          auto op = make_reference_operator(m, prepare_format(m, "csr", ordering, {}));
+          HostPreconditioner gamg(m, op->prepared().permutation, s);
+          const label n = m.n_rows();
+          const std::string what = name(smoother) + " sweeps " + std::to_string(sweeps) + " vcycles " +
+                                   std::to_string(vcycles) + " " + ordering + " n " + std::to_string(n);
+          for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            const auto x = random_vector(n, seed), y = random_vector(n, seed + 10);
+            std::vector<double> mx(n, std::nan("")), my(n, std::nan(""));  // poisoned
+            gamg.apply(*op, x, mx);
+            gamg.apply(*op, y, my);
+            EXPECT_NEAR(dot(y, mx), dot(x, my), 1e-11 * (std::abs(dot(y, mx)) + 1.0)) << what;
+            EXPECT_GT(dot(x, mx), 0.0) << what;
+          }
+        }
+}
+
+int iterations(const LduMatrix& m, SolverSettings s, const std::string& format = "csr") {
+  s.tolerance = 1e-10;
+  s.max_iter = 3000;
+  s.format = format;
+  auto solver = make_linear_solver(m, s);
+  const auto b = random_vector(m.n_rows(), 2);
+  std::vector<double> x(m.n_rows(), 0.0);
+  const SolverPerformance perf = solver->solve(x, b, "p");
+  EXPECT_TRUE(perf.converged) << solver->describe();
+  return perf.iterations;
+}
+
+TEST(Gamg, PcgConvergesInFarFewerIterationsThanJacobi) {
+  SolverSettings jacobi;
+  jacobi.preconditioner = Preconditioner::diagonal;
+  // the random matrix is strongly diagonally dominant: Jacobi needs few iterations there
+  for (const auto& [m, ratio] : std::vector<std::pair<LduMatrix, double>>{{poisson_box(20), 0.4},
+                                                                         {random_matrix(6000, 6, 9), 0.8}})
+    for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs})
+      for (const std::string format : {"csr", "staircase"}) {
+        const int j = iterations(m, jacobi), g = iterations(m, gamg_settings(smoother, 1, 1, "rcm"), format);
+        EXPECT_LT(g, ratio * j) << name(smoother) << " " << format << ": GAMG " << g << " against Jacobi " << j;
+      }
+}
+
+TEST(Gamg, IterationsStayNearlyFlatAsTheMeshIsRefined) {
+  const SolverSettings s = gamg_settings(Smoother::jacobi, 1, 1, "none");
+  const int coarse = iterations(poisson_box(12), s), fine = iterations(poisson_box(36), s);
+  EXPECT_LE(fine, coarse + 8) << coarse << " -> " << fine;
+}
+
+TEST(Gamg, ARefreshGivesTheSameAnswerAsAFreshSetUp) {
+  for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
+    // new values whose faces keep their order of strength: the agglomeration, made once from the
+    // first values, is the one a fresh set-up makes
+    const LduMatrix first = box_matrix(10, 9, 8, 21);
+    LduMatrix second = first;
+    for (double& d : second.diag) d *= 1.7;
+    for (double& u : second.upper) u *= 1.2;
+    SolverSettings s = gamg_settings(smoother, 1, 1, "rcm");
+    s.tolerance = 1e-12;
+    auto refreshed = make_linear_solver(first, s);
+    refreshed->update_coefficients(second);
+    auto fresh = make_linear_solver(second, s);
+    const auto b = random_vector(first.n_rows(), 8);
+    std::vector<double> x1(first.n_rows(), 0.0), x2(first.n_rows(), 0.0);
+    const SolverPerformance p1 = refreshed->solve(x1, b, "p");
+    const SolverPerformance p2 = fresh->solve(x2, b, "p");
+    EXPECT_EQ(p1.iterations, p2.iterations) << name(smoother);
+    for (label i = 0; i < first.n_rows(); ++i) ASSERT_EQ(x1[i], x2[i]) << name(smoother) << " row " << i;
+    EXPECT_GT(refreshed->preconditioner_info().refresh_seconds, 0.0);
+  }
+}
+
+TEST(Gamg, TheDescribeLineAndInfoGiveTheHierarchy) {
+  const LduMatrix m = poisson_box(16);
+  auto solver = make_linear_solver(m, gamg_settings(Smoother::jacobi, 1, 1, "none"));
+  const PreconditionerInfo info = solver->preconditioner_info();
+  EXPECT_EQ(info.name, "GAMG");
+  EXPECT_EQ(info.smoother, "jacobi");
+  ASSERT_GE(info.grid_levels.size(), 3u);
+  EXPECT_EQ(info.grid_levels.front().rows, 4096);
+  EXPECT_EQ(info.grid_levels.front().format, "csr");
+  EXPECT_EQ(info.grid_levels.back().format, "dense");
+  for (std::size_t l = 1; l < info.grid_levels.size(); ++l)
+    EXPECT_LT(info.grid_levels[l].rows, info.grid_levels[l - 1].rows);
+  EXPECT_GT(info.operator_complexity(), 1.0);
+  EXPECT_LT(info.operator_complexity(), 2.0);
+  const std::string line = solver->describe();
+  EXPECT_NE(line.find("GAMG (levels "), std::string::npos) << line;
+  EXPECT_NE(line.find("level  0:       4096 cells"), std::string::npos) << line;
+}
+
+TEST(Gamg, UnequalSweepsAndAnIndefiniteMatrixAreClearErrors) {
+  SolverSettings s = gamg_settings(Smoother::jacobi, 1, 1, "none");
+  s.gamg.n_post_sweeps = 2;
+  try {
+    make_linear_solver(poisson_box(6), s);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("nPreSweeps (1) and nPostSweeps (2) must be equal"), std::string::npos)
+        << e.what();
+  }
+  LduMatrix indefinite = poisson_box(6);
+  for (auto& d : indefinite.diag) d = 1.0;  // rows sum to -5 .. -2: every coarse level indefinite
+  EXPECT_THROW(make_linear_solver(indefinite, gamg_settings(Smoother::jacobi, 1, 1, "none")), SolverError);
+}
+
+}  // namespace
+}  // namespace fvmmini
