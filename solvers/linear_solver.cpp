@@ -49,8 +49,9 @@ class ReferenceSolver final : public LinearSolver {
     preconditioner_.refresh(m);
   }
   std::string describe() const override {
-    return fmt::format("backend reference, {}, preconditioner {}{}", fvmmini::describe(op_->prepared()),
-                       fvmmini::describe(preconditioner_info()), note_);
+    // the note first: GAMG's description ends with its hierarchy, a line per level
+    return fmt::format("backend reference{}, {}, preconditioner {}", note_, fvmmini::describe(op_->prepared()),
+                       fvmmini::describe(preconditioner_info()));
   }
   PreconditionerInfo preconditioner_info() const override {
     return preconditioner_.info(op_->prepared().format.figures().nnz);

@@ -92,13 +92,18 @@ struct DeviceGamg::Impl {
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices.
+  /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices, into the
+  /// buffers the V-cycle reads (their addresses do not change after the set-up).
   void upload_level_values(const LduMatrix& fine) {
     for (label l = 0; l < hierarchy.levels(); ++l) {
       Level& v = levels[l];
       const LduMatrix& m = hierarchy.matrix(l, fine);
-      if (l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi)
-        v.inv_diag = DeviceBuffer<double>(std::span<const double>(inverse_diagonal(m, hierarchy.numbering[l])));
+      if (l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi) {
+        // in place: the CG's graphs hold the buffer's address
+        const std::vector<double> inv = inverse_diagonal(m, hierarchy.numbering[l]);
+        if (v.inv_diag.size() != inv.size()) v.inv_diag = DeviceBuffer<double>(inv.size());
+        v.inv_diag.upload(inv);
+      }
       if (l == 0) continue;
       // --- inner_c = diag_c - the sum of its rows' diagonals one level finer
       const LduMatrix& finer = hierarchy.matrix(l - 1, fine);
