@@ -320,6 +320,25 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.word("alpha"), "auto");
 }
 
+TEST_F(CaseSchemaTest, GamgKeysAreReadAndItsVcycleMustBeSymmetric) {
+  const ResolvedCase c = load(base_case +
+                              "solvers:\n  T: {preconditioner: GAMG, nCellsInCoarsestLevel: 50, mergeLevels: 3,\n"
+                              "      smoother: mcsgs, nPreSweeps: 2, nPostSweeps: 2, nVcycles: 3, correctionScale: 1.5}\n");
+  const GamgSettings g = solver_settings(c, "T").gamg;
+  EXPECT_EQ(g.n_cells_in_coarsest_level, 50);
+  EXPECT_EQ(g.merge_levels, 3);
+  EXPECT_EQ(g.smoother, Smoother::mcsgs);
+  EXPECT_EQ(g.n_pre_sweeps, 2);
+  EXPECT_EQ(g.n_post_sweeps, 2);
+  EXPECT_EQ(g.n_vcycles, 3);
+  EXPECT_DOUBLE_EQ(g.correction_scale, 1.5);
+  const auto found = problems(base_case + "solvers:\n  T:\n    preconditioner: GAMG\n    nPostSweeps: 2\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("solvers.T.nPostSweeps: 2 differs from nPreSweeps 1"), std::string::npos) << found[0];
+  // GAMG's keys belong to GAMG
+  EXPECT_FALSE(problems(base_case + "solvers:\n  T: {preconditioner: DIC, mergeLevels: 2}\n").empty());
+}
+
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {
   const ResolvedCase first = load(base_case + "solvers: {T: {tolerance: 0.1}}\n");
   const std::string printed = first.to_yaml();
