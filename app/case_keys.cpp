@@ -123,7 +123,7 @@ void add_solver_keys(KeySpec& field) {
       .min(1)
       .max(4)
       .when("preconditioner", multigrid);
-  field.add("smoother", KeyType::enumeration, "GAMG: jacobi (damped by 2/3) or mcsgs (multicolour symmetric Gauss-Seidel)")
+  field.add("smoother", KeyType::enumeration, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)")
       .default_value(name(gamg.smoother))
       .values(smoother_names())
       .when("preconditioner", multigrid);

@@ -24,6 +24,13 @@ struct LduAddressing {
   std::int64_t nnz() const { return n_rows + 2 * static_cast<std::int64_t>(lower.size()); }
 };
 
+/// Each row's faces, CSR over rows: row i's are faces[ptr[i] .. ptr[i + 1]) in face order, so
+/// (faces being sorted by (lower, upper)) its lower neighbours' faces ascending, then its upper ones.
+struct RowFaces {
+  std::vector<label> ptr, faces;
+};
+RowFaces row_faces(const LduAddressing& a);
+
 struct LduMatrix {
   std::shared_ptr<const LduAddressing> addressing;
   std::vector<double> diag;   ///< one per row

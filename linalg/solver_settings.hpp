@@ -27,7 +27,7 @@ enum class Preconditioner { none, diagonal, DIC, mcsgs, GAMG };
 inline bool is_applied(Preconditioner p) {
   return p == Preconditioner::DIC || p == Preconditioner::mcsgs || p == Preconditioner::GAMG;
 }
-/// GAMG's smoother on every level but the coarsest: jacobi (damped by 2/3) or mcsgs (a symmetric
+/// GAMG's smoother on every level but the coarsest: jacobi (damped by 0.9) or mcsgs (a symmetric
 /// multicolour Gauss-Seidel sweep, forward and backward).
 enum class Smoother { jacobi, mcsgs };
 /// How the cuda backend solves DIC's triangles: fvmmini's level-scheduled kernels, or cuSPARSE's

@@ -13,6 +13,13 @@
 
 namespace fvmmini {
 
+std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numbering) {
+  std::vector<double> inv(m.n_rows());
+  permute_to_new(numbering, m.diag, inv);
+  for (double& d : inv) d = 1.0 / d;
+  return inv;
+}
+
 std::vector<double> coarsest_inverse(const LduMatrix& coarsest, const Permutation& numbering) {
   std::vector<double> inverse = dense_spd_inverse(coarsest);
   if (numbering.is_identity()) return inverse;
@@ -74,7 +81,7 @@ struct HostGamg::Level {
   std::optional<TriangularFactor> sgs;    ///< smoother mcsgs
   std::vector<double> inv_diag;           ///< smoother jacobi, the operator's numbering
   std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side
-  std::vector<double> r, z;               ///< residual and smoother correction
+  std::vector<double> ax, z;              ///< A x (then the residual) and the smoother's correction
 };
 
 HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s)
@@ -91,8 +98,8 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
     }
     if (l == levels - 1) break;
     if (l > 0) v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
-    v.r.resize(n);
-    v.z.resize(n);
+    v.ax.resize(n);
+    if (settings_.smoother == Smoother::mcsgs) v.z.resize(n);
     if (settings_.smoother == Smoother::mcsgs)
       v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false);
   }
@@ -104,13 +111,8 @@ HostGamg::~HostGamg() = default;
 
 void HostGamg::refresh_diagonals(const LduMatrix& fine) {
   if (settings_.smoother != Smoother::jacobi) return;
-  for (label l = 0; l + 1 < hierarchy_.levels(); ++l) {
-    const LduMatrix& m = hierarchy_.matrix(l, fine);
-    std::vector<double>& inv = levels_[l].inv_diag;
-    inv.resize(m.n_rows());
-    permute_to_new(hierarchy_.numbering[l], m.diag, inv);
-    for (double& d : inv) d = 1.0 / d;
-  }
+  for (label l = 0; l + 1 < hierarchy_.levels(); ++l)
+    levels_[l].inv_diag = inverse_diagonal(hierarchy_.matrix(l, fine), hierarchy_.numbering[l]);
 }
 
 void HostGamg::refresh(const LduMatrix& fine) {
@@ -146,34 +148,33 @@ void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
   Level& v = levels_[l];
   Level& coarse = levels_[l + 1];
   const HostOperator& a = l == 0 ? *fine_op_ : *v.op;
-  // --- pre-smooth from zero; restrict the residual; correct from the coarse level; post-smooth
-  smooth(l, b, x, settings_.n_pre_sweeps, true);
-  a.multiply(x, v.r);
-  reference::residual(b, v.r, v.r);
-  reference::restrict_to_coarse(hierarchy_.transfers[l], v.r, coarse.b);
+  // --- pre-smooth from zero (x = M^-1 b), restrict the residual, correct from the coarse level,
+  // post-smooth
+  if (settings_.n_pre_sweeps == 0)
+    std::fill(x.begin(), x.end(), 0.0);
+  else if (v.sgs)
+    reference::triangular_apply(*v.sgs, b, x);
+  else
+    reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x);
+  for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) correct(l, b, x);
+  a.multiply(x, v.ax);
+  reference::restrict_residual(hierarchy_.transfers[l], b, v.ax, coarse.b);
   cycle(l + 1, coarse.b, coarse.x);
   reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse.x, x);
-  smooth(l, b, x, settings_.n_post_sweeps, false);
+  for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) correct(l, b, x);
 }
 
-void HostGamg::smooth(label l, std::span<const double> b, std::span<double> x, int sweeps, bool from_zero) {
+void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) {
+  // --- x += M^-1 (b - A x)
   Level& v = levels_[l];
   const HostOperator& a = l == 0 ? *fine_op_ : *v.op;
-  if (from_zero) std::fill(x.begin(), x.end(), 0.0);
-  for (int sweep = 0; sweep < sweeps; ++sweep) {
-    // --- x += M^-1 (b - A x); from zero the residual is b
-    std::span<const double> r = b;
-    if (!(from_zero && sweep == 0)) {
-      a.multiply(x, v.r);
-      reference::residual(b, v.r, v.r);
-      r = v.r;
-    }
-    if (v.sgs) {
-      reference::triangular_apply(*v.sgs, r, v.z);
-      reference::axpy(1.0, v.z, x);
-    } else {
-      reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, r, x);
-    }
+  a.multiply(x, v.ax);
+  if (v.sgs) {
+    reference::residual(b, v.ax, v.ax);
+    reference::triangular_apply(*v.sgs, v.ax, v.z);
+    reference::axpy(1.0, v.z, x);
+  } else {
+    reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
   }
 }
 

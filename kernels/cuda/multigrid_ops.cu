@@ -37,7 +37,8 @@ __global__ void add_kernel(int n, const double* __restrict__ z, double* __restri
 __global__ void restrict_residual_kernel(int n_coarse, const int* __restrict__ group_ptr,
                                          const int* __restrict__ group_rows, const double* __restrict__ b,
                                          const double* __restrict__ ax, double* __restrict__ coarse,
-                                         const int* status) {
+                                         const int* status, double weight, const double* __restrict__ start_inv_diag,
+                                         double* __restrict__ start) {
   if (stopped(status)) return;
   for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n_coarse; c += gridDim.x * blockDim.x) {
     double sum = 0.0;
@@ -46,6 +47,7 @@ __global__ void restrict_residual_kernel(int n_coarse, const int* __restrict__ g
       sum += b[i] - ax[i];
     }
     coarse[c] = sum;
+    if (start) start[c] = weight * start_inv_diag[c] * sum;
   }
 }
 
@@ -113,9 +115,10 @@ void enqueue_add(int n, const double* z, double* x, const int* status, cudaStrea
 }
 
 void enqueue_restrict_residual(int n_coarse, const int* group_ptr, const int* group_rows, const double* b,
-                               const double* ax, double* coarse, const int* status, cudaStream_t stream) {
-  restrict_residual_kernel<<<vector_grid(n_coarse), reduce_block, 0, stream>>>(n_coarse, group_ptr, group_rows, b, ax,
-                                                                              coarse, status);
+                               const double* ax, double* coarse, const int* status, cudaStream_t stream,
+                               double weight, const double* start_inv_diag, double* start) {
+  restrict_residual_kernel<<<vector_grid(n_coarse), reduce_block, 0, stream>>>(
+      n_coarse, group_ptr, group_rows, b, ax, coarse, status, weight, start_inv_diag, start);
   FVMMINI_CUDA_CHECK_LAUNCH(restrict_residual_kernel);
 }
 

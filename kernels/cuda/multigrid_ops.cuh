@@ -21,9 +21,12 @@ void enqueue_residual(int n, const double* b, const double* ax, double* r, const
 /// x += z.
 void enqueue_add(int n, const double* z, double* x, const int* status, cudaStream_t stream);
 
-/// coarse_c = sum over the rows i of group c of (b_i - ax_i): the residual restricted.
+/// coarse_c = sum over the rows i of group c of (b_i - ax_i): the residual restricted. With
+/// `start_inv_diag`, also the coarse level's first Jacobi sweep from zero in the same pass:
+/// start_c = weight * start_inv_diag_c * coarse_c.
 void enqueue_restrict_residual(int n_coarse, const int* group_ptr, const int* group_rows, const double* b,
-                               const double* ax, double* coarse, const int* status, cudaStream_t stream);
+                               const double* ax, double* coarse, const int* status, cudaStream_t stream,
+                               double weight = 0.0, const double* start_inv_diag = nullptr, double* start = nullptr);
 
 /// coarse_c = extra_c + sum over the rows i of group c of fine_i (a diagonal restricted).
 void enqueue_restrict_add(int n_coarse, const int* group_ptr, const int* group_rows, const double* fine,

@@ -23,18 +23,14 @@ struct Graph {
 };
 
 Graph make_graph(const LduAddressing& a) {
-  Graph g;
-  g.offset.assign(a.n_rows + 1, 0);
-  for (label f = 0; f < a.n_faces(); ++f) {
-    ++g.offset[a.lower[f] + 1];
-    ++g.offset[a.upper[f] + 1];
-  }
-  for (label i = 0; i < a.n_rows; ++i) g.offset[i + 1] += g.offset[i];
-  g.adj.resize(g.offset[a.n_rows]);
-  std::vector<label> next(g.offset.begin(), g.offset.end() - 1);
-  // Faces sorted by (lower, upper): lower neighbours arrive in ascending order, then upper ones.
-  for (label f = 0; f < a.n_faces(); ++f) g.adj[next[a.upper[f]]++] = a.lower[f];
-  for (label f = 0; f < a.n_faces(); ++f) g.adj[next[a.lower[f]]++] = a.upper[f];
+  // the neighbour across each of a row's faces: lower neighbours ascending, then upper ones
+  RowFaces rows = row_faces(a);
+  Graph g{std::move(rows.ptr), std::move(rows.faces)};
+  for (label i = 0; i < a.n_rows; ++i)
+    for (label k = g.offset[i]; k < g.offset[i + 1]; ++k) {
+      const label f = g.adj[k];
+      g.adj[k] = a.lower[f] == i ? a.upper[f] : a.lower[f];
+    }
   return g;
 }
 

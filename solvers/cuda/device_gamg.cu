@@ -23,13 +23,6 @@ std::vector<long long> diagonal_slots(const PreparedFormat& p) {
   return slots;
 }
 
-std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numbering) {
-  std::vector<double> inv(m.n_rows());
-  permute_to_new(numbering, m.diag, inv);
-  for (double& d : inv) d = 1.0 / d;
-  return inv;
-}
-
 }  // namespace
 
 struct DeviceGamg::Impl {
@@ -132,26 +125,34 @@ struct DeviceGamg::Impl {
     }
   }
 
+  /// Whether level l's first Jacobi sweep from zero is done by the restriction that fills its b.
+  bool starts_in_restriction(label l) const {
+    return l > 0 && l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi && settings.n_pre_sweeps > 0;
+  }
+
   void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
     Level& v = levels[l];
     if (l == hierarchy.levels() - 1) {
       enqueue_dense_multiply(v.n, inverse.data(), b, x, status, s);
       return;
     }
-    // --- pre-smooth from zero
-    if (settings.n_pre_sweeps == 0) {
-      FVMMINI_CUDA_CHECK(cudaMemsetAsync(x, 0, sizeof(double) * v.n, s));
-    } else if (v.sgs) {
-      v.sgs->apply(b, x, status, s);
-    } else {
-      enqueue_jacobi_start(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, x, status, s);
+    // --- pre-smooth from zero (where the restriction has not)
+    if (!starts_in_restriction(l)) {
+      if (settings.n_pre_sweeps == 0)
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(x, 0, sizeof(double) * v.n, s));
+      else if (v.sgs)
+        v.sgs->apply(b, x, status, s);
+      else
+        enqueue_jacobi_start(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, x, status, s);
     }
     for (int sweep = 1; sweep < settings.n_pre_sweeps; ++sweep) correct(v, b, x, status, s);
     // --- restrict the residual, correct from the coarser level, post-smooth
     Level& next = levels[l + 1];
     v.spmv->apply(x, v.ax.data(), s);
-    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax.data(), next.b.data(), status,
-                              s);
+    const bool start = starts_in_restriction(l + 1);
+    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax.data(), next.b.data(), status, s,
+                              jacobi_smoother_weight, start ? next.inv_diag.data() : nullptr,
+                              start ? next.x.data() : nullptr);
     cycle(l + 1, next.b.data(), next.x.data(), status, s);
     enqueue_prolong_add(v.n, v.coarse_of.data(), settings.correction_scale, next.x.data(), x, status, s);
     for (int sweep = 0; sweep < settings.n_post_sweeps; ++sweep) correct(v, b, x, status, s);

@@ -48,8 +48,8 @@ struct Options {
   std::string json_path, csv_path;
 };
 
-/// A method: "CG", "diagonal", "DIC", "DIC-cusparse", "mcsgs" or "mcsgsN" (N sweeps), then
-/// ":ordering" (default none).
+/// A method: "CG", "diagonal", "DIC", "DIC-cusparse", "mcsgs", "mcsgsN" (N sweeps) or
+/// "GAMG[/option...]", then ":ordering" (default none).
 struct Method {
   std::string label;
   SolverSettings settings;
@@ -70,7 +70,7 @@ Method parse_method(const std::string& text, Backend backend, const std::string&
     s.preconditioner = Preconditioner::DIC;
     s.triangular_solve = TriangularSolve::cusparse;
   } else if (name.rfind("GAMG", 0) == 0) {
-    // --- GAMG[/smoother][/mergeN][/sweepsN][/vN][/coarsestN]
+    // --- GAMG[/smoother][/mergeN][/sweepsN][/vN][/coarsestN][/scaleX]
     s.preconditioner = Preconditioner::GAMG;
     const auto options = split(name, '/');
     for (std::size_t k = 1; k < options.size(); ++k) {
@@ -80,6 +80,8 @@ Method parse_method(const std::string& text, Backend backend, const std::string&
         s.gamg.merge_levels = number(5);
       else if (option.rfind("sweeps", 0) == 0)
         s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = number(6);
+      else if (option.rfind("scale", 0) == 0)
+        s.gamg.correction_scale = std::stod(option.substr(5));
       else if (option.rfind("coarsest", 0) == 0)
         s.gamg.n_cells_in_coarsest_level = number(8);
       else if (option[0] == 'v')
@@ -97,7 +99,7 @@ Method parse_method(const std::string& text, Backend backend, const std::string&
 }
 
 std::string default_methods(Backend backend) {
-  std::string m = "CG,diagonal,DIC:none,DIC:cm,DIC:colour,mcsgs:none,mcsgs:colour,mcsgs2:colour";
+  std::string m = "CG,diagonal,DIC:none,DIC:cm,DIC:colour,mcsgs:none,mcsgs:colour,mcsgs2:colour,GAMG,GAMG/mcsgs";
   if (backend == Backend::cuda) m += ",DIC-cusparse:none,DIC-cusparse:cm,DIC-cusparse:colour";
   return m;
 }
@@ -184,11 +186,21 @@ int run(const Options& o) {
         const auto start = Clock::now();
         auto solver = make_linear_solver(a, s);
         const double setup = seconds_since(start);
+        // --- a refresh, as a new time step makes it: new values on the same addressing
+        const auto refresh_start = Clock::now();
+        solver->update_coefficients(a);
+        const double refresh = seconds_since(refresh_start);
         const PreconditionerInfo info = solver->preconditioner_info();
         json row = base;
         row["tolerance"] = tol;
         row["setup_ms"] = 1e3 * setup;
         row["preconditioner_setup_ms"] = 1e3 * info.setup_seconds;
+        row["refresh_ms"] = 1e3 * refresh;
+        row["preconditioner_refresh_ms"] = 1e3 * info.refresh_seconds;
+        if (!info.grid_levels.empty()) {
+          row["grid_levels"] = static_cast<int>(info.grid_levels.size());
+          row["operator_complexity"] = info.operator_complexity();
+        }
         row["levels"] = info.levels;
         row["colours"] = info.colours;
         row["level_size_histogram"] = json::array();  // [rows from (a power of two), levels]
@@ -213,9 +225,10 @@ int run(const Options& o) {
         if (m.settings.preconditioner == Preconditioner::none) cg_ms_per_iteration[tol] = row["ms_per_iteration"];
         if (cg_ms_per_iteration.count(tol) && cg_ms_per_iteration[tol] > 0)
           row["iteration_cost_vs_cg"] = row["ms_per_iteration"].get<double>() / cg_ms_per_iteration[tol];
-        std::cout << fmt::format("  {:20s} rel {:5.0e}: setup {:9.2f} ms, {:6d} its{}, {:8.4f} ms/it, solve {:10.2f} ms\n",
-                                 m.label, tol, 1e3 * setup, perf.iterations, perf.converged ? "" : " (NOT converged)",
-                                 row["ms_per_iteration"].get<double>(), total)
+        std::cout << fmt::format("  {:20s} rel {:5.0e}: setup {:9.2f} ms, refresh {:8.2f} ms, {:6d} its{}, {:8.4f} ms/it, "
+                                 "solve {:10.2f} ms\n",
+                                 m.label, tol, 1e3 * setup, 1e3 * refresh, perf.iterations,
+                                 perf.converged ? "" : " (NOT converged)", row["ms_per_iteration"].get<double>(), total)
                   << std::flush;
         rows.push_back(row);
       }
@@ -240,13 +253,14 @@ int run(const Options& o) {
   if (!o.csv_path.empty()) {
     std::ofstream out(o.csv_path);
     if (!out) throw std::runtime_error(o.csv_path + ": cannot write");
-    out << "matrix,backend,format,method,ordering,tolerance,setup_ms,levels,colours,spmv_equivalents_model,iterations,"
-           "converged,ms_per_iteration,iteration_cost_vs_cg,solve_ms\n";
+    out << "matrix,backend,format,method,ordering,tolerance,setup_ms,refresh_ms,levels,colours,spmv_equivalents_model,"
+           "iterations,converged,ms_per_iteration,iteration_cost_vs_cg,solve_ms\n";
     for (const auto& r : rows) {
       if (!r.contains("iterations")) continue;
-      out << fmt::format("{},{},{},{},{},{},{:.3f},{},{},{:.3f},{},{},{:.5f},{:.3f},{:.3f}\n", input.source,
+      out << fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{},{},{:.3f},{},{},{:.5f},{:.3f},{:.3f}\n", input.source,
                          name(backend), format, r["method"].get<std::string>(), r["ordering"].get<std::string>(),
-                         r["tolerance"].get<double>(), r["setup_ms"].get<double>(), r["levels"].get<int>(),
+                         r["tolerance"].get<double>(), r["setup_ms"].get<double>(), r["refresh_ms"].get<double>(),
+                         r["levels"].get<int>(),
                          r["colours"].get<int>(), r["spmv_equivalents_model"].get<double>(), r["iterations"].get<int>(),
                          r["converged"].get<bool>(), r["ms_per_iteration"].get<double>(),
                          r.value("iteration_cost_vs_cg", 0.0), r["solve_ms"].get<double>());
@@ -274,8 +288,10 @@ int main(int argc, char** argv) {
   app.add_option("--format", o.format, "the operator's storage format (auto: staircase on cuda, csr on reference)")
       ->capture_default_str();
   app.add_option("--methods", o.methods,
-                 "comma-separated name[:ordering]: CG, diagonal, DIC, DIC-cusparse, mcsgs, mcsgsN (N sweeps); "
-                 "default: all of them on none, cm and colour orderings")
+                 "comma-separated name[:ordering]: CG, diagonal, DIC, DIC-cusparse, mcsgs, mcsgsN (N sweeps), "
+                 "GAMG[/jacobi|/mcsgs][/mergeN][/sweepsN][/vN][/coarsestN][/scaleX] (smoother, mergeLevels, "
+                 "nPre/PostSweeps, nVcycles, nCellsInCoarsestLevel, correctionScale); default: all of them, the triangular ones on none, cm and colour "
+                 "orderings")
       ->capture_default_str();
   app.add_option("--tolerances", o.tolerances, "comma-separated relative residuals")->capture_default_str();
   app.add_option("--repeats", o.repeats, "timed solves per method and tolerance (median)")
