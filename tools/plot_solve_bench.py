@@ -59,8 +59,11 @@ def sweep(reports, output):
         rows = [n for n, _ in points]
         its_ax.plot(rows, [r["iterations"] for _, r in points], marker="o", label=label)
         ms_ax.plot(rows, [r["solve_ms"] for _, r in points], marker="o", label=label)
+    from matplotlib.ticker import NullFormatter
+
     for ax, what in ((its_ax, "iterations"), (ms_ax, "time to solution (ms)")):
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # the minor labels of a short log axis overlap
         ax.set_xlabel("rows")
         ax.set_ylabel(what)
         ax.grid(True, which="both", alpha=0.3)
