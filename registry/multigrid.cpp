@@ -81,7 +81,7 @@ struct HostGamg::Level {
   std::optional<TriangularFactor> sgs;    ///< smoother mcsgs
   std::vector<double> inv_diag;           ///< smoother jacobi, the operator's numbering
   std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side
-  std::vector<double> ax, z;              ///< A x (then the residual) and the smoother's correction
+  std::vector<double> ax;                 ///< A x; mcsgs's forward sums t before it
 };
 
 HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s)
@@ -99,7 +99,6 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
     if (l == levels - 1) break;
     if (l > 0) v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
     v.ax.resize(n);
-    if (settings_.smoother == Smoother::mcsgs) v.z.resize(n);
     if (settings_.smoother == Smoother::mcsgs)
       v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false);
   }
@@ -147,35 +146,39 @@ void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
   }
   Level& v = levels_[l];
   Level& coarse = levels_[l + 1];
-  const HostOperator& a = l == 0 ? *fine_op_ : *v.op;
-  // --- pre-smooth from zero (x = M^-1 b), restrict the residual, correct from the coarse level,
-  // post-smooth
-  if (settings_.n_pre_sweeps == 0)
+  // --- pre-smooth from zero, restrict the residual (A x into v.ax), correct from the coarse
+  // level, post-smooth
+  if (settings_.n_pre_sweeps == 0) {
     std::fill(x.begin(), x.end(), 0.0);
-  else if (v.sgs)
-    reference::triangular_apply(*v.sgs, b, x);
-  else
+    std::fill(v.ax.begin(), v.ax.end(), 0.0);
+  } else if (v.sgs) {
+    // Gauss-Seidel in place: after a sweep A x costs the lower triangle alone
+    reference::sgs_sweep(*v.sgs, b, x, v.ax, true);
+    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
+    reference::sgs_multiply(*v.sgs, v.ax, x, v.ax);
+  } else {
     reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x);
-  for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) correct(l, b, x);
-  a.multiply(x, v.ax);
+    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) jacobi_sweep(l, b, x);
+    op(l).multiply(x, v.ax);
+  }
   reference::restrict_residual(hierarchy_.transfers[l], b, v.ax, coarse.b);
   cycle(l + 1, coarse.b, coarse.x);
   reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse.x, x);
-  for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) correct(l, b, x);
+  for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) {
+    if (v.sgs)
+      reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
+    else
+      jacobi_sweep(l, b, x);
+  }
 }
 
-void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) {
-  // --- x += M^-1 (b - A x)
+const HostOperator& HostGamg::op(label l) const { return l == 0 ? *fine_op_ : *levels_[l].op; }
+
+void HostGamg::jacobi_sweep(label l, std::span<const double> b, std::span<double> x) {
+  // --- x += w D^-1 (b - A x)
   Level& v = levels_[l];
-  const HostOperator& a = l == 0 ? *fine_op_ : *v.op;
-  a.multiply(x, v.ax);
-  if (v.sgs) {
-    reference::residual(b, v.ax, v.ax);
-    reference::triangular_apply(*v.sgs, v.ax, v.z);
-    reference::axpy(1.0, v.z, x);
-  } else {
-    reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
-  }
+  op(l).multiply(x, v.ax);
+  reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
 }
 
 }  // namespace fvmmini

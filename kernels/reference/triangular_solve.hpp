@@ -12,4 +12,18 @@ namespace fvmmini::reference {
 /// backward solve z = y - D~^-1 U z in place. r and z must not alias.
 void triangular_apply(const TriangularFactor& factor, std::span<const double> r, std::span<double> z);
 
+/// One symmetric Gauss-Seidel sweep on A x = b in place, x += M^-1 (b - A x) for an SGS factor
+/// (D~ = diag A): forward x_i = (b_i - L_i x - U_i x) / a_ii, then backward
+/// x_i = (t_i - U_i x) / a_ii, where t_i = b_i - L_i x is kept from the forward pass so that the
+/// backward pass reads only the upper triangle. From zero the forward pass skips U as well, and
+/// the sweep is triangular_apply. Leaves t for sgs_multiply.
+/// @throws std::logic_error for a DIC factor
+void sgs_sweep(const TriangularFactor& factor, std::span<const double> b, std::span<double> x, std::span<double> t,
+               bool from_zero);
+
+/// ax = A x = t + L x right after sgs_sweep (a_ii x_i = t_i - U_i x): the residual costs the lower
+/// triangle only. ax may alias t.
+void sgs_multiply(const TriangularFactor& factor, std::span<const double> t, std::span<const double> x,
+                  std::span<double> ax);
+
 }  // namespace fvmmini::reference
