@@ -8,6 +8,7 @@
 
 #include "app/incompressible_keys.hpp"
 #include "app/scalar_text.hpp"
+#include "app/time_schedule.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/multigrid/dense_inverse.hpp"
@@ -223,8 +224,18 @@ void add_scalar_physics_keys(CaseSchema& schema) {
     }
   });
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
-    if (c.get_real("time.endTime") <= c.get_real("time.startTime"))
+    const double start = c.get_real("time.startTime"), end = c.get_real("time.endTime");
+    if (end <= start) {
       problems.push_back({c.where("time.endTime"), "time.endTime must be greater than time.startTime"});
+      return;
+    }
+    // implicit Euler keeps one matrix, built for deltaT: every step must be deltaT long
+    const double delta_t = c.get_real("time.deltaT"), write_interval = c.get_real("time.writeInterval");
+    if (delta_t > 0.0 && write_interval > 0.0 && !TimeSchedule(start, end, write_interval).divided_by(delta_t))
+      problems.push_back({c.where("time.writeInterval"),
+                          fmt::format("time.writeInterval ({:g}) and endTime - startTime ({:g}) must be whole "
+                                      "multiples of time.deltaT ({:g}): the diffusion matrix is built for one deltaT",
+                                      write_interval, end - start, delta_t)});
   });
 }
 

@@ -12,6 +12,7 @@
 #include "app/progress.hpp"
 #include "app/run_incompressible.hpp"
 #include "app/run_summary.hpp"
+#include "app/time_schedule.hpp"
 #include "discretisation/scalar_problem.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_check.hpp"
@@ -166,22 +167,20 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
       say(solve_to(0.0) + "\n");
       write_fields(0.0);
     } else {
-      const double end = c.get_real("time.endTime");
-      const double write_interval = c.get_real("time.writeInterval");
-      const double tolerance = 1e-9 * s.delta_t;
-      double next_write = time + write_interval;
+      // the schema checked that steps of deltaT land on every write time and on endTime
+      TimeSchedule clock(s.start_time, c.get_real("time.endTime"), c.get_real("time.writeInterval"));
       ProgressLine progress(context.tty && verbose);
       write_fields(time);
-      while (time < end - tolerance) {
-        time = s.start_time + static_cast<double>(++step) * s.delta_t;
+      while (!clock.finished()) {
+        clock.advance(s.delta_t);
+        time = clock.time();
+        step = clock.step();
         const std::string lines = solve_to(time);
         progress.clear();
         say(fmt::format("Time = {:g}\n{}\n", time, lines));
-        if (time >= next_write - tolerance || time >= end - tolerance) {
-          write_fields(time);
-          while (next_write <= time + tolerance) next_write += write_interval;
-        }
-        progress.update((time - s.start_time) / (end - s.start_time), fmt::format("t = {:.5g}", time));
+        if (clock.at_write_time()) write_fields(time);
+        progress.update((time - s.start_time) / (c.get_real("time.endTime") - s.start_time),
+                        fmt::format("t = {:.5g}", time));
       }
       progress.clear();
     }

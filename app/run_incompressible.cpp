@@ -16,6 +16,7 @@
 #include "app/progress.hpp"
 #include "app/run_case.hpp"
 #include "app/run_summary.hpp"
+#include "app/time_schedule.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/projection_solver.hpp"
 #include "solvers/linear_solver.hpp"
@@ -41,21 +42,6 @@ FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
     boundary.patches.push_back(bc);
   }
   return boundary;
-}
-
-struct TimeControls {
-  double start = 0.0, end = 0.0, delta_t = 0.0, max_co = 0.0, max_delta_t = 0.0, write_interval = 0.0;
-  long long log_interval = 1;
-};
-
-/// OpenFOAM's setDeltaT: scale toward maxCo, growing at most 20% (and damped) per step.
-double adjust_delta_t(double delta_t, double courant_max, const TimeControls& t) {
-  if (t.max_co <= 0.0) return delta_t;
-  const double factor = t.max_co / (courant_max + 1e-300);
-  const double scale = std::min(std::min(factor, 1.0 + 0.1 * factor), 1.2);
-  double next = scale * delta_t;
-  if (t.max_delta_t > 0.0) next = std::min(next, t.max_delta_t);
-  return next;
 }
 
 int omp_threads() {
@@ -257,32 +243,29 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   say("\nStarting time loop\n\n");
 
   ProgressLine progress(context.tty && verbose);
+  TimeSchedule clock(tc.start, tc.end, tc.write_interval);
+  double dt = tc.delta_t;  // the step maxCo asks for; the clock shortens it to land on write times
+  double step_dt = dt;     // the step taken
   double time = tc.start;
-  double dt = tc.delta_t;
-  double next_write = tc.start + tc.write_interval;
   long long step = 0;
   long long pressure_iterations = 0;
   double courant_max_seen = 0.0;
   std::optional<double> steady_time;
   StepReport report;
-  const double end_tolerance = 1e-9 * std::max(1.0, std::abs(tc.end));
   try {
-    while (time < tc.end - end_tolerance) {
-      // --- the step: from maxCo over the current fluxes; within 20 steps of endTime the rest is cut
-      //     into equal steps, so dt changes by at most ~5% once (the Rhie-Chow flux depends on dt, and
-      //     one sudden short last step would jolt a steady field)
+    while (!clock.finished()) {
+      // --- the step: from maxCo over the current fluxes, then cut to land on the next write time
       if (tc.max_co > 0.0) {
         const double co = solver->courant_number(dt).max;
         if (co > 0.0) dt = adjust_delta_t(dt, co, tc);
       }
-      const double remaining = tc.end - time;
-      if (remaining < 20.5 * dt) dt = remaining / std::ceil(remaining / dt - 1e-9);
-      time += dt;
-      ++step;
-      const CourantNumber courant = solver->courant_number(dt);
+      step_dt = clock.advance(dt);
+      time = clock.time();
+      step = clock.step();
+      const CourantNumber courant = solver->courant_number(step_dt);
       courant_max_seen = std::max(courant_max_seen, courant.max);
 
-      report = solver->advance(dt);
+      report = solver->advance(step_dt);
       timer.add("momentum", report.times.momentum);
       timer.add("pressure assembly", report.times.pressure_assembly);
       timer.add("pressure solve", report.times.pressure_solve);
@@ -292,7 +275,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
       const bool is_steady = steady.update(report.momentum_residual, report.velocity_change);
       if (is_steady && !steady_time) steady_time = time;
       const bool stop_now = is_steady && steady_settings.stop;
-      const bool last = stop_now || time >= tc.end - end_tolerance;
+      const bool last = stop_now || clock.finished();
 
       // --- the log, every logInterval steps (and the first and last)
       if (verbose && (step == 1 || last || step % tc.log_interval == 0)) {
@@ -302,7 +285,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
         for (const auto& perf : report.solves) lines += format_solve_line(perf) + "\n";
         lines += fmt::format("time step continuity errors : sum local = {:.6g}, global = {:.6g}, cumulative = {:.6g}\n",
                              report.continuity.sum_local, report.continuity.global, report.continuity.cumulative);
-        lines += fmt::format("deltaT = {:.6g}  velocity change = {:.3g}\n\n", dt, report.velocity_change);
+        lines += fmt::format("deltaT = {:.6g}  velocity change = {:.3g}\n\n", step_dt, report.velocity_change);
         std::fputs(lines.c_str(), stdout);
         std::fflush(stdout);  // a log piped to a file or tee shows each block as it happens
       }
@@ -310,10 +293,9 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
                       fmt::format("t = {:.5g}  Co {:.3f}  p iters {}", time, courant.max, report.solves.back().iterations));
 
       // --- output at write times and at the end
-      if (last || time >= next_write - end_tolerance) {
+      if (last || clock.at_write_time()) {
         auto timing = timer.measure("output");
-        output.write(solver->current(), time, dt);
-        while (next_write <= time + end_tolerance) next_write += tc.write_interval;
+        output.write(solver->current(), time, step_dt);
       }
       if (stop_now) break;
     }
@@ -324,7 +306,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
     const std::string message =
         solver_failure ? fmt::format("{} (at Time = {:g}, step {}, deltaT = {:g}, Courant number max {:.3g} so far: "
                                      "the flow diverged; reduce deltaT or maxCo)",
-                                     e.what(), time, step, dt, courant_max_seen)
+                                     e.what(), time, step, step_dt, courant_max_seen)
                        : std::string(e.what());
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
     if (solver) solver->record_preconditioners(summary);
@@ -345,7 +327,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   auto& results = summary.results();
   results["finalTime"] = time;
   results["steps"] = step;
-  results["lastDeltaT"] = dt;
+  results["lastDeltaT"] = step_dt;
   results["steady"] = steady_time.has_value();
   if (steady_time) results["steadyTime"] = *steady_time;
   results["courantMax"] = courant_max_seen;

@@ -227,6 +227,13 @@ TEST_F(CaseSchemaTest, DiffusionNeedsTimeAndChecksIt) {
   EXPECT_EQ(found[0], at(4, 22) + "time.endTime must be greater than time.startTime");
   EXPECT_EQ(found[1], at(4, 44) + "time.deltaT = 0 is out of range (must be > 0)");
 
+  // implicit Euler keeps one matrix: steps of deltaT must land on every write time and on endTime
+  const auto uneven = problems(diffusion + "time: {endTime: 2, deltaT: 0.3, writeInterval: 0.6}\n");
+  EXPECT_EQ(uneven, std::vector<std::string>{at(4, 33) + "time.writeInterval (0.6) and endTime - startTime (2) must "
+                                                         "be whole multiples of time.deltaT (0.3): the diffusion "
+                                                         "matrix is built for one deltaT"});
+  EXPECT_TRUE(problems(diffusion + "time: {startTime: 0.1, endTime: 0.7, deltaT: 0.1, writeInterval: 0.3}\n").empty());
+
   const ResolvedCase c = load(diffusion + "time: {endTime: 2, deltaT: 0.5, writeInterval: 1}\n");
   EXPECT_DOUBLE_EQ(c.get_real("physics.initial"), 3.0);
   EXPECT_DOUBLE_EQ(c.get_real("time.startTime"), 0.0);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/time_schedule.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/projection_solver.hpp"
 #include "mesh/box_generator.hpp"
@@ -64,18 +65,21 @@ struct MarchResult {
   StepReport last;
 };
 
-/// March with dt adjusted to max_co (OpenFOAM's rule) until steady or end_time.
+/// March with dt adjusted to max_co by the app's clock and OpenFOAM's rule until steady or end_time.
 inline MarchResult march(ProjectionSolver& solver, double first_dt, double max_co, double end_time,
                          const SteadyStateSettings& steady_settings = {}) {
   SteadyStateDetector steady(steady_settings);
+  TimeControls controls;
+  controls.max_co = max_co;
+  TimeSchedule clock(0.0, end_time, 0.0);
   MarchResult r;
   double dt = first_dt;
-  while (r.time < end_time && !r.steady) {
+  while (!clock.finished() && !r.steady) {
     const double co = solver.courant_number(dt).max;
-    if (co > 0.0) dt = std::min({max_co / co * dt, (1.0 + 0.1 * max_co / co) * dt, 1.2 * dt});
-    r.last = solver.advance(dt);
-    r.time += dt;
-    ++r.steps;
+    if (co > 0.0) dt = adjust_delta_t(dt, co, controls);
+    r.last = solver.advance(clock.advance(dt));
+    r.time = clock.time();
+    r.steps = static_cast<int>(clock.step());
     r.steady = steady.update(r.last.momentum_residual, r.last.velocity_change);
   }
   return r;
