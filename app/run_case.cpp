@@ -168,7 +168,8 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
       write_fields(0.0);
     } else {
       // the schema checked that steps of deltaT land on every write time and on endTime
-      TimeSchedule clock(s.start_time, c.get_real("time.endTime"), c.get_real("time.writeInterval"));
+      const double end = c.get_real("time.endTime");
+      TimeSchedule clock(s.start_time, end, c.get_real("time.writeInterval"));
       ProgressLine progress(context.tty && verbose);
       write_fields(time);
       while (!clock.finished()) {
@@ -179,8 +180,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
         progress.clear();
         say(fmt::format("Time = {:g}\n{}\n", time, lines));
         if (clock.at_write_time()) write_fields(time);
-        progress.update((time - s.start_time) / (c.get_real("time.endTime") - s.start_time),
-                        fmt::format("t = {:.5g}", time));
+        progress.update((time - s.start_time) / (end - s.start_time), fmt::format("t = {:.5g}", time));
       }
       progress.clear();
     }
