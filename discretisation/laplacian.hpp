@@ -43,6 +43,8 @@ class Laplacian {
   std::span<const double> face_coefficients() const { return face_coeffs_; }
   /// The coefficient |S_f| / (n_f . d_f) of each boundary face (index f - n_internal), per unit gamma.
   std::span<const double> boundary_coefficients() const { return boundary_coeffs_; }
+  /// |S_f| k_f of every face: the explicit, non-orthogonal part of its area vector (zero when orthogonal).
+  std::span<const Vec3> non_orthogonal_corrections() const { return corrections_; }
   /// Linear interpolation weights of internal faces (owner side).
   std::span<const double> weights() const { return weights_; }
 

@@ -10,18 +10,7 @@ ManufacturedSolution::ManufacturedSolution(std::array<bool, 3> active, double ga
 
 ManufacturedSolution ManufacturedSolution::for_mesh(const Mesh& mesh, const MeshGeometry& g, double gamma,
                                                     bool transient) {
-  std::array<bool, 3> active{true, true, true};
-  for (const Patch& patch : mesh.patches) {
-    if (patch.type != "empty") continue;
-    // --- the empty faces' normal direction is inactive when they all share it
-    for (int d = 0; d < 3; ++d) {
-      bool aligned = patch.size > 0;
-      for (label f = patch.start; f < patch.start + patch.size && aligned; ++f)
-        aligned = std::abs(g.face_areas[f][d]) > 0.999 * mag(g.face_areas[f]);
-      if (aligned) active[d] = false;
-    }
-  }
-  return ManufacturedSolution(active, gamma, transient);
+  return ManufacturedSolution(solved_directions(mesh, g), gamma, transient);
 }
 
 int ManufacturedSolution::active_directions() const { return int(active_[0]) + int(active_[1]) + int(active_[2]); }

@@ -17,7 +17,7 @@ namespace fvmmini {
 class ManufacturedSolution {
  public:
   ManufacturedSolution(std::array<bool, 3> active, double gamma, bool transient);
-  /// Active directions from the mesh: a direction is inactive if every empty-patch face is normal to it.
+  /// Active directions from the mesh: its solved_directions.
   static ManufacturedSolution for_mesh(const Mesh& mesh, const MeshGeometry& geometry, double gamma, bool transient);
 
   double value(const Vec3& x, double time) const;

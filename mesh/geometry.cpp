@@ -76,4 +76,20 @@ MeshGeometry compute_geometry(const Mesh& mesh) {
   return g;
 }
 
+std::array<bool, 3> solved_directions(const Mesh& mesh, const MeshGeometry& g) {
+  std::array<bool, 3> normal{true, true, true};
+  bool any_empty = false;
+  for (const Patch& patch : mesh.patches) {
+    if (patch.type != "empty") continue;
+    for (label f = patch.start; f < patch.start + patch.size; ++f) {
+      any_empty = true;
+      const Vec3 n = g.face_areas[f] / mag(g.face_areas[f]);
+      for (int i = 0; i < 3; ++i)
+        if (std::abs(n[i]) < 1.0 - 1e-6) normal[i] = false;
+    }
+  }
+  if (!any_empty) return {true, true, true};
+  return {!normal[0], !normal[1], !normal[2]};
+}
+
 }  // namespace fvmmini

@@ -2,6 +2,7 @@
 // Face and cell geometry, computed as OpenFOAM does (primitiveMeshFaceCentresAndAreas,
 // primitiveMeshCellCentresAndVols).
 
+#include <array>
 #include <vector>
 
 #include "mesh/mesh.hpp"
@@ -18,5 +19,9 @@ struct MeshGeometry {
 /// Face centres and area vectors by triangle decomposition about the point average,
 /// cell centres and volumes by pyramid decomposition about the face-centre average.
 MeshGeometry compute_geometry(const Mesh& mesh);
+
+/// The directions a field varies in (OpenFOAM's solutionD): direction i is not solved when every
+/// face of the empty patches is normal to it (the 2-D front and back); all three without empty faces.
+std::array<bool, 3> solved_directions(const Mesh& mesh, const MeshGeometry& geometry);
 
 }  // namespace fvmmini

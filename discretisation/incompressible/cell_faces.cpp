@@ -1,5 +1,7 @@
 #include "discretisation/incompressible/cell_faces.hpp"
 
+#include "discretisation/incompressible/flow_formulas.hpp"
+
 namespace fvmmini {
 
 CellFaces::CellFaces(const Mesh& mesh) {
@@ -34,27 +36,17 @@ CellFaces::CellFaces(const Mesh& mesh) {
 }
 
 void CellFaces::divergence(std::span<const double> face_values, std::span<double> div) const {
-  const label n = n_cells();
+  const flow::Cells cells{n_cells(), nullptr, nullptr, offsets_.data(), faces_.data(), signs_.data()};
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < n; ++c) {
-    double sum = 0.0;
-    for (label k = offsets_[c]; k < offsets_[c + 1]; ++k) sum += signs_[k] * face_values[faces_[k]];
-    div[c] = sum;
-  }
+  for (label c = 0; c < cells.n; ++c) div[c] = flow::cell_divergence(cells, face_values.data(), c);
 }
 
 void CellFaces::gauss_gradient(const MeshGeometry& g, std::span<const double> face_values,
                                std::span<Vec3> grad) const {
-  const label n = n_cells();
+  const flow::Cells cells{n_cells(), g.cell_volumes.data(), g.cell_centres.data(), offsets_.data(), faces_.data(),
+                          signs_.data()};
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < n; ++c) {
-    Vec3 sum;
-    for (label k = offsets_[c]; k < offsets_[c + 1]; ++k) {
-      const label f = faces_[k];
-      sum += (signs_[k] * face_values[f]) * g.face_areas[f];
-    }
-    grad[c] = sum / g.cell_volumes[c];
-  }
+  for (label c = 0; c < cells.n; ++c) grad[c] = flow::cell_gauss_gradient(cells, g.face_areas.data(), face_values.data(), c);
 }
 
 }  // namespace fvmmini

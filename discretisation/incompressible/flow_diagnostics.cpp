@@ -1,5 +1,7 @@
 #include "discretisation/incompressible/flow_diagnostics.hpp"
 
+#include "discretisation/incompressible/flow_formulas.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -7,36 +9,45 @@ namespace fvmmini {
 
 namespace {
 
-/// sum_f |phi_f| for cell c.
-double absolute_flux_sum(const CellFaces& cells, std::span<const double> phi, label c) {
-  const auto offsets = cells.offsets();
-  const auto faces = cells.faces();
-  double sum = 0.0;
-  for (label k = offsets[c]; k < offsets[c + 1]; ++k) sum += std::abs(phi[faces[k]]);
-  return sum;
+flow::Cells cell_view(const CellFaces& cells, const MeshGeometry& g) {
+  return {cells.n_cells(), g.cell_volumes.data(), g.cell_centres.data(), cells.offsets().data(), cells.faces().data(),
+          cells.signs().data()};
 }
 
 }  // namespace
 
+CourantNumber courant_from_sums(double absolute_flux_sum, double max_flux_per_volume, double total_volume, double dt) {
+  return {0.5 * dt * absolute_flux_sum / total_volume, 0.5 * dt * max_flux_per_volume};
+}
+
+ContinuityErrors continuity_from_sums(double absolute_sum, double sum, double total_volume, double dt,
+                                      double cumulative) {
+  ContinuityErrors e;
+  e.sum_local = dt * absolute_sum / total_volume;
+  e.global = dt * sum / total_volume;
+  e.cumulative = cumulative + e.global;
+  return e;
+}
+
 CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt) {
-  const label n = cells.n_cells();
+  const flow::Cells view = cell_view(cells, g);
   double flux_sum = 0.0, volume = 0.0, max_ratio = 0.0;
   // --- Co_c = 0.5 dt sum|phi| / V; mean = 0.5 dt sum(sum|phi|) / sum(V)
 #pragma omp parallel for schedule(static) reduction(+ : flux_sum, volume) reduction(max : max_ratio)
-  for (label c = 0; c < n; ++c) {
-    const double s = absolute_flux_sum(cells, phi, c);
+  for (label c = 0; c < view.n; ++c) {
+    const double s = flow::cell_absolute_flux(view, phi.data(), c);
     flux_sum += s;
     volume += g.cell_volumes[c];
     max_ratio = std::max(max_ratio, s / g.cell_volumes[c]);
   }
-  return {0.5 * dt * flux_sum / volume, 0.5 * dt * max_ratio};
+  return courant_from_sums(flux_sum, max_ratio, volume, dt);
 }
 
 void cell_courant_numbers(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt,
                           std::span<double> courant) {
-  const label n = cells.n_cells();
+  const flow::Cells view = cell_view(cells, g);
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < n; ++c) courant[c] = 0.5 * dt * absolute_flux_sum(cells, phi, c) / g.cell_volumes[c];
+  for (label c = 0; c < view.n; ++c) courant[c] = 0.5 * dt * flow::cell_absolute_flux(view, phi.data(), c) / view.volume[c];
 }
 
 ContinuityErrors continuity_errors(std::span<const double> div, std::span<const double> volumes, double dt,
@@ -50,11 +61,7 @@ ContinuityErrors continuity_errors(std::span<const double> div, std::span<const 
     global += div[c];
     volume += volumes[c];
   }
-  ContinuityErrors e;
-  e.sum_local = dt * local / volume;
-  e.global = dt * global / volume;
-  e.cumulative = cumulative + e.global;
-  return e;
+  return continuity_from_sums(local, global, volume, dt, cumulative);
 }
 
 bool SteadyStateDetector::update(double momentum_residual, double velocity_change) {

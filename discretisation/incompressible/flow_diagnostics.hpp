@@ -18,6 +18,9 @@ struct CourantNumber {
 CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& geometry, std::span<const double> phi,
                              double dt);
 
+/// The Courant number from its sums: sum_c sum_f |phi_f|, max_c sum_f |phi_f| / V_c, sum_c V_c.
+CourantNumber courant_from_sums(double absolute_flux_sum, double max_flux_per_volume, double total_volume, double dt);
+
 /// The Courant number of each cell, 0.5 dt sum_f |phi_f| / V (for output).
 void cell_courant_numbers(const CellFaces& cells, const MeshGeometry& geometry, std::span<const double> phi,
                           double dt, std::span<double> courant);
@@ -27,6 +30,11 @@ struct ContinuityErrors {
   double global = 0.0;      ///< dt * volume average of div phi / V
   double cumulative = 0.0;  ///< the sum of global over the steps so far
 };
+
+/// The errors from their sums: sum_c |div_c|, sum_c div_c and sum_c V_c.
+/// @param[in] cumulative the previous steps' cumulative error
+ContinuityErrors continuity_from_sums(double absolute_sum, double sum, double total_volume, double dt,
+                                      double cumulative);
 
 /// The errors of net outflows div (one per cell, m^3/s) over a step dt.
 /// @param[in] cumulative the previous steps' cumulative error

@@ -13,23 +13,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-/// A direction is not solved when every empty face is normal to it (OpenFOAM's solutionD).
-std::array<bool, 3> solved_directions(const Mesh& mesh, const MeshGeometry& g) {
-  std::array<bool, 3> aligned{true, true, true};
-  bool any_empty = false;
-  for (const Patch& patch : mesh.patches) {
-    if (patch.type != "empty") continue;
-    for (label f = patch.start; f < patch.start + patch.size; ++f) {
-      any_empty = true;
-      const Vec3 n = g.face_areas[f] / mag(g.face_areas[f]);
-      for (int i = 0; i < 3; ++i)
-        if (std::abs(n[i]) < 1.0 - 1e-6) aligned[i] = false;
-    }
-  }
-  if (!any_empty) return {true, true, true};
-  return {!aligned[0], !aligned[1], !aligned[2]};
-}
-
 double absolute_sum(std::span<const double> values) {
   const auto n = static_cast<std::ptrdiff_t>(values.size());
   double sum = 0.0;
@@ -39,6 +22,25 @@ double absolute_sum(std::span<const double> values) {
 }
 
 const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
+
+/// D_f = V_f / K_f, K the momentum diagonal without V/dt (nu L), V and K interpolated linearly to
+/// internal faces and taken from the owner on boundary faces: the time scale that the momentum
+/// equation's own 1/A would give in a steady state (OpenFOAM's rAU without the ddt part).
+std::vector<double> rhie_chow_times(const Mesh& mesh, std::span<const double> weights, std::span<const double> volume,
+                                    std::span<const double> base_diagonal) {
+  std::vector<double> d(mesh.n_faces());
+  for (label f = 0; f < mesh.n_faces(); ++f) {
+    const label o = mesh.owner[f];
+    if (f < mesh.n_internal_faces()) {
+      const label n = mesh.neighbour[f];
+      const double w = weights[f];
+      d[f] = (w * volume[o] + (1.0 - w) * volume[n]) / (w * base_diagonal[o] + (1.0 - w) * base_diagonal[n]);
+    } else {
+      d[f] = volume[o] / base_diagonal[o];
+    }
+  }
+  return d;
+}
 
 }  // namespace
 
@@ -69,18 +71,6 @@ ProjectionSolver::ProjectionSolver(const Mesh& mesh, const MeshGeometry& g, Flow
   const label n_internal = mesh.n_internal_faces();
   const label n_boundary = mesh.n_faces() - n_internal;
 
-  // --- non-orthogonal parts |S| k = S - |S|/(n.d) d, with n.d bounded as in the Laplacian;
-  //     d to the neighbour's centre inside, to the face centre on the boundary
-  corrections_.resize(mesh.n_faces());
-  for (label f = 0; f < mesh.n_faces(); ++f) {
-    const Vec3& sf = g.face_areas[f];
-    const double area = mag(sf);
-    const Vec3 far = f < n_internal ? g.cell_centres[mesh.neighbour[f]] : g.face_centres[f];
-    const Vec3 d = far - g.cell_centres[mesh.owner[f]];
-    const double nd = std::max(dot(sf / area, d), 0.05 * mag(d));
-    corrections_[f] = sf - (area / nd) * d;
-  }
-
   // --- boundary data per boundary face
   boundary_velocity_ = boundary_face_velocities(mesh, g, boundary_);
   boundary_kind_.assign(n_boundary, static_cast<int>(FlowPatchType::wall));
@@ -103,6 +93,7 @@ ProjectionSolver::ProjectionSolver(const Mesh& mesh, const MeshGeometry& g, Flow
                                    momentum_boundary_source_[i]);
   }
   for (label c = 0; c < n_cells; ++c) helmholtz_matrix_.diag[c] += g.cell_volumes[c];
+  rhie_chow_time_ = fvmmini::rhie_chow_times(mesh, laplacian_.weights(), g.cell_volumes, helmholtz_base_diag_);
 
   // --- pressure matrix A = -div grad, assembled once; a reference level when nothing fixes p
   const ScalarBoundary pressure_bc = pressure_boundary(mesh, boundary_);
@@ -148,31 +139,56 @@ ProjectionSolver::ProjectionSolver(const Mesh& mesh, const MeshGeometry& g, Flow
   flux_.assign(mesh.n_faces(), 0.0);
   rhs_.assign(n_cells, 0.0);
   div_.assign(n_cells, 0.0);
-  for (int i = 0; i < 3; ++i) velocity_face_values(i, face_work_[i]);
+  const flow::Faces faces = face_view();
+  const auto u = velocity_view();
   for (label f = 0; f < mesh.n_faces(); ++f) {
-    if (f >= n_internal && boundary_kind_[f - n_internal] == static_cast<int>(FlowPatchType::empty)) continue;
-    if (f >= n_internal && boundary_kind_[f - n_internal] == static_cast<int>(FlowPatchType::wall)) continue;
-    flux_[f] = face_work_[0][f] * g.face_areas[f].x + face_work_[1][f] * g.face_areas[f].y +
-               face_work_[2][f] * g.face_areas[f].z;
+    if (f >= n_internal && faces.kind[f - n_internal] != static_cast<int>(FlowPatchType::velocity_inlet) &&
+        faces.kind[f - n_internal] != static_cast<int>(FlowPatchType::pressure_outlet))
+      continue;  // walls and empty faces carry no flux
+    Vec3 uf;
+    for (int i = 0; i < 3; ++i) uf[i] = flow::face_velocity(faces, u.c[i], i, f);
+    flux_[f] = dot(uf, g.face_areas[f]);
   }
 }
 
-void ProjectionSolver::velocity_face_values(int i, std::span<double> face_values) const {
+flow::Faces ProjectionSolver::face_view() const {
   const label n_internal = mesh_.n_internal_faces();
-  const label n_faces = mesh_.n_faces();
-  const auto weights = laplacian_.weights();
-  const auto& u = velocity_[i];
-  const auto& owner = mesh_.owner;
-  const auto& neighbour = mesh_.neighbour;
-  // --- U_f = w U_P + (1 - w) U_N inside; boundary: fixed value, or the owner's (outlets)
+  flow::Faces f;
+  f.n_internal = n_internal;
+  f.n_faces = mesh_.n_faces();
+  f.owner = mesh_.owner.data();
+  f.neighbour = mesh_.neighbour.data();
+  f.weight = laplacian_.weights().data();
+  f.coeff = laplacian_.face_coefficients().data();
+  f.bcoeff = laplacian_.boundary_coefficients().data();
+  f.area = geometry_.face_areas.data();
+  f.centre = geometry_.face_centres.data();
+  f.correction = orthogonal_ ? nullptr : laplacian_.non_orthogonal_corrections().data();
+  f.rhie_chow_time = rhie_chow_time_.data();
+  f.kind = boundary_kind_.data();
+  f.bvelocity = boundary_velocity_.data();
+  f.bpressure = boundary_pressure_.data();
+  return f;
+}
+
+flow::Cells ProjectionSolver::cell_view() const {
+  return {mesh_.n_cells, geometry_.cell_volumes.data(), geometry_.cell_centres.data(), cells_.offsets().data(),
+          cells_.faces().data(), cells_.signs().data()};
+}
+
+flow::Components<const double> ProjectionSolver::velocity_view() const {
+  return {{velocity_[0].data(), velocity_[1].data(), velocity_[2].data()}};
+}
+
+flow::Components<const double> ProjectionSolver::old_velocity_view() const {
+  return {{velocity_old_[0].data(), velocity_old_[1].data(), velocity_old_[2].data()}};
+}
+
+void ProjectionSolver::velocity_face_values(int i, std::span<double> face_values) const {
+  const flow::Faces faces = face_view();
+  const double* u = velocity_[i].data();
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < n_internal; ++f) face_values[f] = weights[f] * u[owner[f]] + (1.0 - weights[f]) * u[neighbour[f]];
-  for (label f = n_internal; f < n_faces; ++f) {
-    const auto kind = static_cast<FlowPatchType>(boundary_kind_[f - n_internal]);
-    face_values[f] = kind == FlowPatchType::pressure_outlet ? u[owner[f]]
-                     : kind == FlowPatchType::empty         ? 0.0
-                                                            : boundary_velocity_[f - n_internal][i];
-  }
+  for (label f = 0; f < faces.n_faces; ++f) face_values[f] = flow::face_velocity(faces, u, i, f);
 }
 
 void ProjectionSolver::compute_velocity_gradients() {
@@ -194,58 +210,25 @@ void ProjectionSolver::velocity_gradients(std::array<std::vector<Vec3>, 3>& grad
 }
 
 void ProjectionSolver::compute_pressure_gradient() {
-  const label n_internal = mesh_.n_internal_faces();
-  const label n_faces = mesh_.n_faces();
-  const auto weights = laplacian_.weights();
+  const flow::Faces faces = face_view();
   auto& pf = face_work_[0];
-  const auto& owner = mesh_.owner;
-  const auto& neighbour = mesh_.neighbour;
-  // --- p_f linear inside; fixed value on outlets, the owner's value elsewhere
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < n_internal; ++f)
-    pf[f] = weights[f] * pressure_[owner[f]] + (1.0 - weights[f]) * pressure_[neighbour[f]];
-  for (label f = n_internal; f < n_faces; ++f)
-    pf[f] = boundary_kind_[f - n_internal] == static_cast<int>(FlowPatchType::pressure_outlet)
-                ? boundary_pressure_[f - n_internal]
-                : pressure_[owner[f]];
+  for (label f = 0; f < faces.n_faces; ++f) pf[f] = flow::face_pressure(faces, pressure_.data(), 0.0, f);
   cells_.gauss_gradient(geometry_, pf, grad_p_);
 }
 
 void ProjectionSolver::compute_convection() {
-  const label n_internal = mesh_.n_internal_faces();
-  const label n_faces = mesh_.n_faces();
-  const auto& owner = mesh_.owner;
-  const auto& neighbour = mesh_.neighbour;
-  const auto& cf = geometry_.face_centres;
-  const auto& cc = geometry_.cell_centres;
   const bool upwind = settings_.convection == ConvectionScheme::linear_upwind;
   if (upwind) compute_velocity_gradients();
-  const auto weights = laplacian_.weights();
+  const flow::Faces faces = face_view();
   for (int i = 0; i < 3; ++i) {
     if (!solved_[i]) continue;
-    const auto& u = velocity_[i];
-    const auto& gu = grad_u_[i];
+    const double* u = velocity_[i].data();
+    const Vec3* gu = grad_u_[i].data();
     auto& face_flux = face_work_[i];
-    // --- F_f = phi_f U_f: linear U_f = w U_P + (1-w) U_N, or linearUpwind U_f = U_up + (C_f - C_up).grad U_up
 #pragma omp parallel for schedule(static)
-    for (label f = 0; f < n_internal; ++f) {
-      const label o = owner[f], n = neighbour[f];
-      double uf;
-      if (!upwind)
-        uf = weights[f] * u[o] + (1.0 - weights[f]) * u[n];
-      else if (flux_[f] >= 0.0)
-        uf = u[o] + dot(cf[f] - cc[o], gu[o]);
-      else
-        uf = u[n] + dot(cf[f] - cc[n], gu[n]);
-      face_flux[f] = flux_[f] * uf;
-    }
-    // --- boundary: phi_b U_b (walls carry no flux; outlets convect the owner's value)
-    for (label f = n_internal; f < n_faces; ++f) {
-      const auto kind = static_cast<FlowPatchType>(boundary_kind_[f - n_internal]);
-      face_flux[f] = kind == FlowPatchType::pressure_outlet ? flux_[f] * u[owner[f]]
-                     : kind == FlowPatchType::velocity_inlet ? flux_[f] * boundary_velocity_[f - n_internal][i]
-                                                              : 0.0;
-    }
+    for (label f = 0; f < faces.n_faces; ++f)
+      face_flux[f] = flow::convective_flux(faces, geometry_.cell_centres.data(), u, gu, flux_.data(), upwind, i, f);
     cells_.divergence(face_flux, conv_[i]);
   }
 }
@@ -274,29 +257,22 @@ StepReport ProjectionSolver::advance(double dt) {
   StepReport report;
   report.delta_t = dt;
   const label n_cells = mesh_.n_cells;
-  const label n_internal = mesh_.n_internal_faces();
   const label n_faces = mesh_.n_faces();
   const auto& volume = geometry_.cell_volumes;
-  const auto& sf = geometry_.face_areas;
-  const auto& owner = mesh_.owner;
-  const auto& neighbour = mesh_.neighbour;
-  const auto weights = laplacian_.weights();
-  const auto face_coeffs = laplacian_.face_coefficients();
-  const auto boundary_coeffs = laplacian_.boundary_coefficients();
+  const flow::Faces faces = face_view();
+  const flow::Solved solved{{solved_[0], solved_[1], solved_[2]}};
 
   // ================= momentum predictor
   auto start = clock_type::now();
-  // --- Helmholtz diagonal nu L + V/dt, refreshed in place when dt changed
   if (dt != matrix_delta_t_) {
 #pragma omp parallel for schedule(static)
-    for (label c = 0; c < n_cells; ++c) helmholtz_matrix_.diag[c] = helmholtz_base_diag_[c] + volume[c] / dt;
+    for (label c = 0; c < n_cells; ++c)
+      helmholtz_matrix_.diag[c] = flow::helmholtz_diagonal(helmholtz_base_diag_[c], volume[c], dt);
     velocity_solver_->update_coefficients(helmholtz_matrix_);
     matrix_delta_t_ = dt;
   }
-  // --- C^n = sum_f phi_f U_f; C* = (1 + r/2) C^n - (r/2) C^{n-1}, r = dt / dt_old (AB2)
   compute_convection();
-  const double ratio = have_old_convection_ ? dt / old_delta_t_ : 0.0;
-  const double c_new = 1.0 + 0.5 * ratio, c_old = -0.5 * ratio;
+  const flow::ConvectionWeights ab = flow::adams_bashforth(have_old_convection_, dt, old_delta_t_);
   if (!orthogonal_ && settings_.convection != ConvectionScheme::linear_upwind) compute_velocity_gradients();
   for (int i = 0; i < 3; ++i) {
     if (!solved_[i]) continue;
@@ -305,29 +281,19 @@ StepReport ProjectionSolver::advance(double dt) {
     const auto& conv = conv_[i];
     const auto& conv_old = conv_old_[i];
     const auto& src = momentum_boundary_source_[i];
-    // --- b = V/dt U^n - C* - V (grad p^n)_i + nu a_b U_b
+    // --- the deferred non-orthogonal diffusion per face, gathered below
+    if (!orthogonal_) {
+      const Vec3* gu = grad_u_[i].data();
+      auto& face_values = face_work_[i];
+#pragma omp parallel for schedule(static)
+      for (label f = 0; f < n_faces; ++f) face_values[f] = flow::deferred_diffusion(faces, gu, settings_.viscosity, f);
+      cells_.divergence(face_values, div_);
+    }
 #pragma omp parallel for schedule(static)
     for (label c = 0; c < n_cells; ++c) {
       u_old[c] = u[c];
-      rhs_[c] = volume[c] / dt * u[c] - (c_new * conv[c] + c_old * conv_old[c]) - volume[c] * grad_p_[c][i] + src[c];
-    }
-    // --- non-orthogonal diffusion, deferred: b += nu sum_f |S| k . (grad U_i)_f, the owner's
-    //     gradient on fixed-velocity faces (skewed boundary cells)
-    if (!orthogonal_) {
-      const auto& gu = grad_u_[i];
-      auto& face_values = face_work_[i];
-#pragma omp parallel for schedule(static)
-      for (label f = 0; f < n_internal; ++f)
-        face_values[f] = settings_.viscosity *
-                         dot(corrections_[f], weights[f] * gu[owner[f]] + (1.0 - weights[f]) * gu[neighbour[f]]);
-      for (label f = n_internal; f < n_faces; ++f) {
-        const auto kind = static_cast<FlowPatchType>(boundary_kind_[f - n_internal]);
-        const bool fixed = kind == FlowPatchType::wall || kind == FlowPatchType::velocity_inlet;
-        face_values[f] = fixed ? settings_.viscosity * dot(corrections_[f], gu[owner[f]]) : 0.0;
-      }
-      cells_.divergence(face_values, div_);
-#pragma omp parallel for schedule(static)
-      for (label c = 0; c < n_cells; ++c) rhs_[c] += div_[c];
+      rhs_[c] = flow::momentum_rhs(volume[c], dt, u[c], ab, conv[c], conv_old[c], grad_p_[c][i], src[c],
+                                   orthogonal_ ? 0.0 : div_[c]);
     }
     report.solves.push_back(velocity_solver_->solve(u, rhs_, component_name(i)));
     report.momentum_residual = std::max(report.momentum_residual, report.solves.back().initial_residual);
@@ -338,77 +304,39 @@ StepReport ProjectionSolver::advance(double dt) {
 
   // ================= pressure equation
   start = clock_type::now();
-  // --- HbyA = U* + dt grad p^n (held in velocity_)
+  // --- phiH from U*, U^n, p^n and phi^n (each face reads its own phi^n before overwriting it)
+  {
+    const auto u = velocity_view();
+    const auto u_old = old_velocity_view();
+#pragma omp parallel for schedule(static)
+    for (label f = 0; f < n_faces; ++f)
+      flux_[f] = flow::predicted_flux(faces, solved, u, u_old, grad_p_.data(), pressure_.data(), flux_[f], dt, f);
+  }
+  // --- HbyA = U* + dt grad p^n (held in velocity_); b = -div(phiH) / dt + a_b p_b + reference term
   for (int i = 0; i < 3; ++i) {
-    if (!solved_[i]) continue;
     auto& u = velocity_[i];
 #pragma omp parallel for schedule(static)
-    for (label c = 0; c < n_cells; ++c) u[c] += dt * grad_p_[c][i];
+    for (label c = 0; c < n_cells; ++c) u[c] = flow::hbya(u[c], grad_p_[c][i], dt, solved_[i]);
   }
-  // --- phiH_f = (w HbyA_P + (1-w) HbyA_N) . S_f; walls 0, inlets U_b.S, outlets HbyA_P.S
-  const auto& ux = velocity_[0];
-  const auto& uy = velocity_[1];
-  const auto& uz = velocity_[2];
-#pragma omp parallel for schedule(static)
-  for (label f = 0; f < n_internal; ++f) {
-    const label o = owner[f], n = neighbour[f];
-    const double w = weights[f];
-    const Vec3 hf{w * ux[o] + (1.0 - w) * ux[n], w * uy[o] + (1.0 - w) * uy[n], w * uz[o] + (1.0 - w) * uz[n]};
-    flux_[f] = dot(hf, sf[f]);
-  }
-  for (label f = n_internal; f < n_faces; ++f) {
-    const auto kind = static_cast<FlowPatchType>(boundary_kind_[f - n_internal]);
-    const label o = owner[f];
-    flux_[f] = kind == FlowPatchType::velocity_inlet    ? dot(boundary_velocity_[f - n_internal], sf[f])
-               : kind == FlowPatchType::pressure_outlet ? dot(Vec3{ux[o], uy[o], uz[o]}, sf[f])
-                                                        : 0.0;
-  }
-  // --- deferred non-orthogonal flux |S| k . (grad p^n)_f, kept for the flux correction
-  auto& non_orthogonal_flux = face_work_[1];
-  if (!orthogonal_) {
-#pragma omp parallel for schedule(static)
-    for (label f = 0; f < n_internal; ++f)
-      non_orthogonal_flux[f] =
-          dot(corrections_[f], weights[f] * grad_p_[owner[f]] + (1.0 - weights[f]) * grad_p_[neighbour[f]]);
-    for (label f = n_internal; f < n_faces; ++f)
-      non_orthogonal_flux[f] = boundary_kind_[f - n_internal] == static_cast<int>(FlowPatchType::pressure_outlet)
-                                   ? dot(corrections_[f], grad_p_[owner[f]])
-                                   : 0.0;
-  }
-  // --- b = -div(phiH) / dt + a_b p_b + reference term (+ sum_f sign |S| k . grad p^n)
   cells_.divergence(flux_, div_);
   report.divergence_before = absolute_sum(div_);
-  if (!orthogonal_) cells_.divergence(non_orthogonal_flux, rhs_);
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < n_cells; ++c)
-    rhs_[c] = -div_[c] / dt + pressure_source_[c] + (orthogonal_ ? 0.0 : rhs_[c]);
+  for (label c = 0; c < n_cells; ++c) rhs_[c] = flow::pressure_rhs(div_[c], dt, pressure_source_[c]);
   report.times.pressure_assembly = seconds_since(start);
 
-  // ================= pressure solve: A p^{n+1} = b, starting from p^n
+  // ================= pressure solve: A p^{n+1} = b, starting from p^n; p shifted to its level
   start = clock_type::now();
   report.solves.push_back(pressure_solver_->solve(pressure_, rhs_, "p"));
-  // --- the level: shift p so that p_ref is the reference value (the fluxes see differences only)
-  if (reference_cell_ >= 0) {
-    const double shift = settings_.reference_value - pressure_[reference_cell_];
+  const double shift = flow::level_shift(pressure_.data(), reference_cell_, settings_.reference_value);
 #pragma omp parallel for schedule(static)
-    for (label c = 0; c < n_cells; ++c) pressure_[c] += shift;
-  }
+  for (label c = 0; c < n_cells; ++c) pressure_[c] += shift;
   report.times.pressure_solve = seconds_since(start);
   old_delta_t_ = dt;
 
   // ================= correction
   start = clock_type::now();
-  // --- phi = phiH - dt (a_f (p_N - p_P) + |S| k . grad p^n); outlets: phiH - dt (a_b (p_b - p_P) + |S| k . grad p^n_P)
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < n_internal; ++f) {
-    double grad_flux = face_coeffs[f] * (pressure_[neighbour[f]] - pressure_[owner[f]]);
-    if (!orthogonal_) grad_flux += non_orthogonal_flux[f];
-    flux_[f] -= dt * grad_flux;
-  }
-  for (label f = n_internal; f < n_faces; ++f)
-    if (boundary_kind_[f - n_internal] == static_cast<int>(FlowPatchType::pressure_outlet))
-      flux_[f] -= dt * (boundary_coeffs[f - n_internal] * (boundary_pressure_[f - n_internal] - pressure_[owner[f]]) +
-                        (orthogonal_ ? 0.0 : non_orthogonal_flux[f]));
+  for (label f = 0; f < n_faces; ++f) flux_[f] = flow::corrected_flux(faces, pressure_.data(), 0.0, dt, flux_[f], f);
   // --- U^{n+1} = HbyA - dt grad p^{n+1}; velocity change max|U^{n+1} - U^n|
   compute_pressure_gradient();
   double change = 0.0, magnitude = 0.0;
@@ -416,18 +344,13 @@ StepReport ProjectionSolver::advance(double dt) {
   for (label c = 0; c < n_cells; ++c) {
     Vec3 du, u;
     for (int i = 0; i < 3; ++i) {
-      if (!solved_[i]) {
-        u[i] = velocity_[i][c];
-        continue;
-      }
-      velocity_[i][c] -= dt * grad_p_[c][i];
-      du[i] = velocity_[i][c] - velocity_old_[i][c];
-      u[i] = velocity_[i][c];
+      u[i] = velocity_[i][c] = flow::corrected_velocity(velocity_[i][c], grad_p_[c][i], dt, solved_[i]);
+      if (solved_[i]) du[i] = u[i] - velocity_old_[i][c];
     }
     change = std::max(change, mag(du));
     magnitude = std::max(magnitude, mag(u));
   }
-  report.velocity_change = change / (dt * std::max(magnitude, 1e-300));
+  report.velocity_change = flow::relative_velocity_change(change, magnitude, dt);
   // --- continuity errors of the corrected fluxes
   cells_.divergence(flux_, div_);
   report.divergence_after = absolute_sum(div_);

@@ -7,13 +7,20 @@
 //      L the Laplacian (implicit diffusion: a symmetric Helmholtz system solved by CG),
 //      C_i = sum_f phi_f U_f,i the explicit convection, second order in space (linear or
 //      linearUpwind), Adams-Bashforth 2 in time (Euler on the first step);
-//   2. HbyA = U* + dt grad p^n, face flux phiH_f = HbyA_f . S_f (linear interpolation):
-//      the cell pressure gradient is taken out before interpolating and the compact face
-//      gradient put back in step 4 (Rhie-Chow), so no checkerboard mode survives;
-//   3. pressure Poisson  A p^{n+1} = -div(phiH) / dt (+ boundary, reference and deferred
-//      non-orthogonal terms), A = -div grad assembled once: dt only scales the right-hand side;
-//   4. phi = phiH - dt (grad p^{n+1})_f . S_f: divergence-free to the solver's tolerance;
-//      U^{n+1} = HbyA - dt grad p^{n+1} (Gauss gradient).
+//   2. the predicted face flux, Rhie-Chow with a time scale D_f = V_f / (nu L)_f of the face:
+//        phiH_f = U*_f . S + tau (grad p^n)_f . Delta + (dt - tau) a_f (p^n_N - p^n_P)
+//                 + (1 - tau / D_f) (phi^n_f - U^n_f . S),   tau = min(dt, D_f),
+//      Delta = S - |S| k the face's orthogonal part. The cell pressure gradient is taken out of the
+//      interpolated velocity and the compact face gradient put back in step 4, so no checkerboard
+//      mode survives; the last term is the transient correction (OpenFOAM's ddtCorr) sized so
+//      that the steady flux is U_f . S + D_f ((grad p)_f . S - (grad p . S)_f) whatever dt:
+//      the steady state does not depend on the time step (docs/incompressible.md);
+//   3. pressure Poisson  A p^{n+1} = -div(phiH) / dt (+ boundary and reference terms),
+//      A = -div grad assembled once: dt only scales the right-hand side;
+//   4. phi = phiH - dt a_f (p^{n+1}_N - p^{n+1}_P): divergence-free to the solver's tolerance;
+//      U^{n+1} = U* + dt grad p^n - dt grad p^{n+1} (Gauss gradients).
+//
+// Every per-face and per-cell formula is in flow_formulas.hpp, shared with the device step.
 //
 // Pressure is kinematic (p / rho). In a domain with no pressureOutlet the pressure is
 // fixed only up to a constant: the reference cell's diagonal is raised by 1e-4 of itself
@@ -32,6 +39,7 @@
 #include "discretisation/incompressible/cell_faces.hpp"
 #include "discretisation/incompressible/flow_boundary.hpp"
 #include "discretisation/incompressible/flow_diagnostics.hpp"
+#include "discretisation/incompressible/flow_formulas.hpp"
 #include "discretisation/laplacian.hpp"
 #include "solvers/linear_solver.hpp"
 
@@ -121,8 +129,10 @@ class ProjectionSolver {
   const IncompressibleSettings& settings() const { return settings_; }
   const Laplacian& laplacian() const { return laplacian_; }
   bool orthogonal() const { return orthogonal_; }
-  /// |S| k per face: the non-orthogonal part of the face area vector.
-  std::span<const Vec3> non_orthogonal_corrections() const { return corrections_; }
+  /// |S| k per face: the non-orthogonal part of the face area vector (the Laplacian's).
+  std::span<const Vec3> non_orthogonal_corrections() const { return laplacian_.non_orthogonal_corrections(); }
+  /// D_f = V_f / (nu L)_f per face: the Rhie-Chow time scale of the steady state.
+  std::span<const double> rhie_chow_times() const { return rhie_chow_time_; }
   /// Per boundary face (index f - n_internal): velocity, FlowPatchType, pressure.
   std::span<const Vec3> boundary_velocities() const { return boundary_velocity_; }
   std::span<const int> boundary_kinds() const { return boundary_kind_; }
@@ -151,6 +161,11 @@ class ProjectionSolver {
   void compute_velocity_gradients();
   /// grad p from the current pressure into grad_p_.
   void compute_pressure_gradient();
+  /// Views of the constant data and the velocity for the formulas of flow_formulas.hpp.
+  flow::Faces face_view() const;
+  flow::Cells cell_view() const;
+  flow::Components<const double> velocity_view() const;
+  flow::Components<const double> old_velocity_view() const;
 
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
@@ -163,7 +178,7 @@ class ProjectionSolver {
   bool orthogonal_ = true;
 
   // --- constant operator data
-  std::vector<Vec3> corrections_;       ///< |S| k per face (non-orthogonal part)
+  std::vector<double> rhie_chow_time_;  ///< D_f per face
   std::vector<Vec3> boundary_velocity_; ///< per boundary face
   std::vector<int> boundary_kind_;      ///< per boundary face: the FlowPatchType
   std::vector<double> boundary_pressure_;
