@@ -62,6 +62,10 @@ void add_incompressible_physics_keys(CaseSchema& schema) {
   steady.add("velocityTolerance", KeyType::real, "max|U_new - U_old| / (deltaT max|U|) below this (1/s)")
       .default_value("1e-5")
       .min(0, false);
+  steady.add("consecutiveSteps", KeyType::integer, "both tolerances met on this many steps in a row")
+      .default_value("10")
+      .min(1)
+      .max(max_int32);
 
   // --- sampling: the centreline file for validation
   KeySpec& sampling = schema.root()

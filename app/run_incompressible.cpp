@@ -225,6 +225,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   steady_settings.stop = c.get_bool("steadyState.stop");
   steady_settings.residual_tolerance = c.get_real("steadyState.residualTolerance");
   steady_settings.velocity_tolerance = c.get_real("steadyState.velocityTolerance");
+  steady_settings.consecutive_steps = c.get_int("steadyState.consecutiveSteps");
   SteadyStateDetector steady(steady_settings);
 
   // --- the output folder exists only once setup has succeeded
@@ -318,9 +319,11 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
 
   // --- the end: steady state, timing table, summary
   if (steady_time)
-    say(fmt::format("Steady state reached at Time = {:g} (momentum residual < {:g}, velocity change < {:g}){}\n",
-                    *steady_time, steady_settings.residual_tolerance, steady_settings.velocity_tolerance,
-                    steady_settings.stop ? "; stopping" : ""));
+    say(fmt::format(
+        "Steady state reached at Time = {:g} (momentum residual < {:g}, velocity change < {:g} on {} steps in a "
+        "row){}\n",
+        *steady_time, steady_settings.residual_tolerance, steady_settings.velocity_tolerance,
+        steady_settings.consecutive_steps, steady_settings.stop ? "; stopping" : ""));
   say(fmt::format("End: Time = {:g} after {} steps, {:.3f} s wall\n\n", time, step, timer.wall_seconds()));
   say(timer.format_table());
 

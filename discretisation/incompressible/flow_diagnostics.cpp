@@ -66,8 +66,9 @@ ContinuityErrors continuity_errors(std::span<const double> div, std::span<const 
 
 bool SteadyStateDetector::update(double momentum_residual, double velocity_change) {
   ++steps_;
-  steady_ = steps_ >= settings_.min_steps && momentum_residual < settings_.residual_tolerance &&
-            velocity_change < settings_.velocity_tolerance;
+  const bool within = momentum_residual < settings_.residual_tolerance && velocity_change < settings_.velocity_tolerance;
+  steps_within_tolerance_ = within ? steps_within_tolerance_ + 1 : 0;
+  steady_ = steps_ >= settings_.min_steps && steps_within_tolerance_ >= settings_.consecutive_steps;
   return steady_;
 }
 

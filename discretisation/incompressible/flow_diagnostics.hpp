@@ -46,6 +46,7 @@ struct SteadyStateSettings {
   double residual_tolerance = 1e-6;  ///< every momentum solve's initial residual below this
   double velocity_tolerance = 1e-5;  ///< max|U_new - U_old| / (dt max|U_new|) below this (1/s)
   int min_steps = 10;               ///< never steady before this many steps
+  int consecutive_steps = 10;       ///< both tolerances met on this many steps in a row
 };
 
 /// Decides, step by step, whether the flow has stopped changing.
@@ -53,7 +54,8 @@ class SteadyStateDetector {
  public:
   explicit SteadyStateDetector(SteadyStateSettings settings) : settings_(settings) {}
 
-  /// Record one step. @return true when this step is steady.
+  /// Record one step. @return true when this step ends a run of `consecutive_steps` steps that
+  /// each met both tolerances (and at least `min_steps` steps have been taken).
   /// @param[in] momentum_residual the largest initial residual of the step's momentum solves
   /// @param[in] velocity_change max|U_new - U_old| / (dt max|U_new|)
   bool update(double momentum_residual, double velocity_change);
@@ -63,6 +65,7 @@ class SteadyStateDetector {
  private:
   SteadyStateSettings settings_;
   int steps_ = 0;
+  int steps_within_tolerance_ = 0;  ///< the current run of steps that met both tolerances
   bool steady_ = false;
 };
 

@@ -61,5 +61,27 @@ TEST(Continuity, ErrorsAreVolumeAveragedAndAccumulate) {
   EXPECT_DOUBLE_EQ(e.cumulative, 1.0 + e.global);
 }
 
+TEST(SteadyState, NeedsTheConsecutiveStepsInARowAndTheMinimumCount) {
+  SteadyStateSettings settings;
+  settings.residual_tolerance = 1e-6;
+  settings.velocity_tolerance = 1e-5;
+  settings.min_steps = 4;
+  settings.consecutive_steps = 3;
+  SteadyStateDetector detector(settings);
+  // --- steps 1-3 quiet but under min_steps; step 4 quiet: steady
+  EXPECT_FALSE(detector.update(1e-7, 1e-6));
+  EXPECT_FALSE(detector.update(1e-7, 1e-6));
+  EXPECT_FALSE(detector.update(1e-7, 1e-6));
+  EXPECT_TRUE(detector.update(1e-7, 1e-6));
+  // --- one loud step (velocity) restarts the count; two quiet ones are not enough
+  EXPECT_FALSE(detector.update(1e-7, 1e-4));
+  EXPECT_FALSE(detector.is_steady());
+  EXPECT_FALSE(detector.update(1e-7, 1e-6));
+  EXPECT_FALSE(detector.update(1e-7, 1e-6));
+  EXPECT_TRUE(detector.update(1e-7, 1e-6));
+  // --- a residual above its tolerance restarts it too
+  EXPECT_FALSE(detector.update(1e-5, 1e-6));
+}
+
 }  // namespace
 }  // namespace fvmmini
