@@ -282,10 +282,19 @@ void add_physics(CaseSchema& schema) {
 
 void add_discretisation_keys(CaseSchema& schema) {
   KeySpec& discretisation = schema.root().add("discretisation", KeyType::map, "discretisation controls");
-  discretisation.add("nonOrthogonalCorrectors", KeyType::integer, "extra solves correcting non-orthogonality")
-      .default_value("0")
+  discretisation.add("nonOrthogonalCorrectors", KeyType::integer,
+                     "the most re-solves with the deferred non-orthogonal correction, per solve")
+      .default_value("50")
       .min(0)
       .max(max_int32);
+  discretisation.add("nonOrthogonalTolerance", KeyType::real,
+                     "re-solve until a re-solve's initial residual is below this")
+      .default_value("1e-6")
+      .min(0, false);
+  discretisation.add("nonOrthogonalNotConverged", KeyType::string,
+                     "a correction loop that ends above its tolerance: a warning, or an error (exit 1)")
+      .default_value("warning")
+      .values({"warning", "error"});
   discretisation.add("referenceCell", KeyType::integer, "the cell whose value is pinned when no patch fixes one")
       .default_value("0")
       .min(0)

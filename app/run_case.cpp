@@ -43,6 +43,39 @@ ScalarBoundary scalar_boundary(const ResolvedCase& c, const Mesh& mesh, std::vec
   return boundary;
 }
 
+/// The non-orthogonal correction over a run: the log line of each solve and the summary's record.
+struct NonOrthogonalLoopRecord {
+  long long solves = 0;         ///< solves with a correction loop (non-orthogonal meshes)
+  long long not_converged = 0;  ///< of those, ended above the tolerance
+  int most_correctors = 0;
+  NonOrthogonalCorrection last;
+
+  /// Fold one solve in. @return its outcome for the log, empty on an orthogonal mesh (no loop)
+  std::string add(const NonOrthogonalCorrection& c, const ScalarProblemSettings& s) {
+    if (c.correctors == 0 && c.converged) return {};
+    ++solves;
+    last = c;
+    most_correctors = std::max(most_correctors, c.correctors);
+    if (c.converged)
+      return fmt::format("Non-orthogonal correction: {} correctors, residual {:.3g} < {:g}", c.correctors, c.residual,
+                         s.non_orthogonal_tolerance);
+    ++not_converged;
+    if (c.correctors == 0)
+      return "non-orthogonal mesh solved without the correction loop (nonOrthogonalCorrectors 0): the deferred "
+             "correction is one solve behind and the answer loses its order";
+    return fmt::format("the non-orthogonal correction did not converge: residual {:.3g} > {:g} after {} "
+                       "correctors (raise discretisation.nonOrthogonalCorrectors)",
+                       c.residual, s.non_orthogonal_tolerance, c.correctors);
+  }
+
+  nlohmann::json json(const ScalarProblemSettings& s) const {
+    return {{"correctors", last.correctors},      {"mostCorrectors", most_correctors},
+            {"residual", last.residual},          {"tolerance", s.non_orthogonal_tolerance},
+            {"maxCorrectors", s.non_orthogonal_correctors}, {"converged", not_converged == 0},
+            {"solvesNotConverged", not_converged}};
+  }
+};
+
 }  // namespace
 
 void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, Mesh& mesh, MeshGeometry& geometry) {
@@ -96,6 +129,8 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
     s.start_time = c.get_real("time.startTime");
   }
   s.non_orthogonal_correctors = static_cast<int>(c.get_int("discretisation.nonOrthogonalCorrectors"));
+  s.non_orthogonal_tolerance = c.get_real("discretisation.nonOrthogonalTolerance");
+  const bool correction_must_converge = c.get_string("discretisation.nonOrthogonalNotConverged") == "error";
   s.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
   s.reference_value = c.get_real("discretisation.referenceValue");
   std::optional<ScalarProblem> problem;
@@ -149,18 +184,23 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
   // --- solve: once (poisson) or step by step (diffusion)
   double time = transient ? s.start_time : 0.0;
   long long step = 0;
+  NonOrthogonalLoopRecord correction;
   try {
     auto solve_to = [&](double new_time) {
-      std::vector<SolverPerformance> performances;
+      ScalarStep result;
       {
         auto timing = timer.measure("solve");
-        performances = problem->advance(*solver, new_time);
+        result = problem->advance(*solver, new_time);
       }
       std::string lines;
-      for (const auto& perf : performances) {
+      for (const auto& perf : result.solves) {
         summary.add_solve(perf);
         lines += format_solve_line(perf) + "\n";
       }
+      const std::string outcome = correction.add(result.correction, s);
+      if (!result.correction.converged && correction_must_converge)
+        throw SolverError(outcome + " (discretisation.nonOrthogonalNotConverged: error)");
+      if (!outcome.empty()) lines += (result.correction.converged ? "" : "Warning: ") + outcome + "\n";
       return lines;
     };
     if (!transient) {
@@ -186,6 +226,7 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
     }
   } catch (const std::exception& e) {
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
+    if (correction.solves > 0) summary.results()["nonOrthogonalCorrection"] = correction.json(s);
     summary.set_preconditioner("T", solver->preconditioner_info());
     summary.finish(timer, "failed", e.what(), summary_path);
     throw;
@@ -195,6 +236,10 @@ int run_scalar_case(const ResolvedCase& c, const RunContext& context) {
   auto& results = summary.results();
   results["finalTime"] = time;
   results["steps"] = step;
+  if (correction.solves > 0) results["nonOrthogonalCorrection"] = correction.json(s);
+  if (correction.not_converged > 0)
+    say(fmt::format("Warning: the non-orthogonal correction ended above its tolerance in {} of {} solves\n\n",
+                    correction.not_converged, correction.solves));
   if (const auto error = problem->error(time)) {
     say(fmt::format("Error against the manufactured solution at Time = {:g}: L2 = {:.6g}, max = {:.6g}\n\n", time,
                     error->l2, error->max));

@@ -52,7 +52,7 @@ void ScalarProblem::refresh_exact_boundary(double time) {
   }
 }
 
-std::vector<SolverPerformance> ScalarProblem::advance(LinearSolver& solver, double new_time) {
+ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
   const auto& s = settings_;
   const label n = mesh_.n_cells;
   if (s.transient) refresh_exact_boundary(new_time);
@@ -66,16 +66,23 @@ std::vector<SolverPerformance> ScalarProblem::advance(LinearSolver& solver, doub
     rhs_[s.reference_cell] += 0.5 * matrix_.diag[s.reference_cell] * s.reference_value;
 
   // --- solve, then re-solve with the deferred non-orthogonal correction from the latest field
-  std::vector<SolverPerformance> performances;
+  //     until the field satisfies the corrected system (a re-solve's initial residual)
+  ScalarStep step;
   const int correctors = laplacian_.is_orthogonal() ? 0 : s.non_orthogonal_correctors;
   for (int corrector = 0; corrector <= correctors; ++corrector) {
     std::copy(rhs_.begin(), rhs_.end(), rhs_corrected_.begin());
     laplacian_.add_non_orthogonal_correction(s.diffusivity, boundary_, field_, rhs_corrected_);
-    performances.push_back(solver.solve(field_, rhs_corrected_, "T"));
+    step.solves.push_back(solver.solve(field_, rhs_corrected_, "T"));
+    if (corrector == 0) continue;
+    step.correction.correctors = corrector;
+    step.correction.residual = step.solves.back().initial_residual;
+    if (step.correction.residual < s.non_orthogonal_tolerance) break;
   }
+  step.correction.converged = laplacian_.is_orthogonal() ||
+                              (correctors > 0 && step.correction.residual < s.non_orthogonal_tolerance);
   for (double v : field_)
     if (!std::isfinite(v)) throw SolverError("the solution contains NaN or Inf");
-  return performances;
+  return step;
 }
 
 std::optional<std::vector<double>> ScalarProblem::exact_field(double time) const {

@@ -20,9 +20,24 @@ struct ScalarProblemSettings {
   double initial = 0.0;       ///< uniform initial value when not manufactured (transient)
   double delta_t = 0.0;       ///< transient: the time step
   double start_time = 0.0;
-  int non_orthogonal_correctors = 0;
+  int non_orthogonal_correctors = 50;       ///< the most correctors (re-solves) per solve
+  double non_orthogonal_tolerance = 1e-6;  ///< stop once a corrector's initial residual is below this
   label reference_cell = 0;   ///< used only when no patch fixes the value
   double reference_value = 0.0;
+};
+
+/// How the deferred non-orthogonal correction of one solve went.
+struct NonOrthogonalCorrection {
+  int correctors = 0;     ///< re-solves after the first solve
+  double residual = 0.0;  ///< the last corrector's initial residual (0 on an orthogonal mesh)
+  bool converged = true;  ///< residual below the tolerance within the allowed correctors (false when a
+                          ///< non-orthogonal mesh was allowed none: the residual is unknown)
+};
+
+/// One advance: the linear solves in order and the correction loop's outcome.
+struct ScalarStep {
+  std::vector<SolverPerformance> solves;
+  NonOrthogonalCorrection correction;
 };
 
 class ScalarProblem {
@@ -35,9 +50,11 @@ class ScalarProblem {
   /// The matrix the solver is built for; constant over the run (gamma, dt and the mesh are fixed).
   const LduMatrix& matrix() const { return matrix_; }
 
-  /// Steady: solve once (with the non-orthogonal correctors). Transient: one implicit Euler
-  /// step to new_time. @return one performance per linear solve, in order.
-  std::vector<SolverPerformance> advance(LinearSolver& solver, double new_time);
+  /// Steady: solve once; transient: one implicit Euler step to new_time. On a non-orthogonal mesh
+  /// the solve is repeated with the deferred correction from the latest field until a repeat's
+  /// initial residual (how far the field is from the corrected system) is below
+  /// non_orthogonal_tolerance, at most non_orthogonal_correctors times.
+  ScalarStep advance(LinearSolver& solver, double new_time);
 
   const std::vector<double>& field() const { return field_; }
   /// The exact solution at cell centres at this time, when manufactured.

@@ -75,7 +75,9 @@ TEST_F(CaseSchemaTest, ValidCaseResolvesWithDefaults) {
   EXPECT_TRUE(c.is_number("boundaryField.walls.value"));
   EXPECT_DOUBLE_EQ(c.get_real("solvers.T.tolerance"), 1e-6);
   EXPECT_EQ(c.get_string("solvers.T.format"), "csr");
-  EXPECT_EQ(c.get_int("discretisation.nonOrthogonalCorrectors"), 0);
+  EXPECT_EQ(c.get_int("discretisation.nonOrthogonalCorrectors"), 50);
+  EXPECT_EQ(c.get_real("discretisation.nonOrthogonalTolerance"), 1e-6);
+  EXPECT_EQ(c.get_string("discretisation.nonOrthogonalNotConverged"), "warning");
   EXPECT_TRUE(c.get_bool("output.vtk"));
   EXPECT_EQ(c.get_string("output.directory"), "out/case");
   EXPECT_EQ(c.get_string("output.summary"), "summary.json");

@@ -178,6 +178,34 @@ TEST(Cli, UnreadableMeshExitsOneAndWritesNothing) {
   }
 }
 
+TEST(Cli, NonOrthogonalCorrectionReportsItsLoopAndFailsWhenAskedTo) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", "mesh: {type: gmsh, file: '" + std::string(FVMMINI_FIXTURES_DIR) +
+                                "/gmsh/cube_tet_h8.msh'}\n"
+                                "physics: {type: poisson, manufactured: sine}\n"
+                                "boundaryField: {walls: {type: fixedValue, value: exact}}\n"
+                                "solvers: {T: {preconditioner: jacobi, tolerance: 1e-10, maxIter: 2000}}\n"
+                                "output: {vtk: false}\n");
+  const Outcome converged = run_fvmmini(folder.path(), {"case.yaml"});
+  EXPECT_EQ(converged.status, 0) << converged.err;
+  EXPECT_NE(converged.out.find("Non-orthogonal correction: 16 correctors, residual"), std::string::npos)
+      << converged.out;
+  EXPECT_EQ(converged.out.find("Warning"), std::string::npos) << converged.out;
+
+  const Outcome warned = run_fvmmini(folder.path(), {"case.yaml", "--set", "discretisation.nonOrthogonalCorrectors=3"});
+  EXPECT_EQ(warned.status, 0) << warned.err;
+  EXPECT_NE(warned.out.find("Warning: the non-orthogonal correction did not converge"), std::string::npos)
+      << warned.out;
+  const std::string summary = read_text(folder.path() / "out" / "case" / "summary.json");
+  EXPECT_NE(summary.find("\"solvesNotConverged\": 1"), std::string::npos) << summary;
+
+  const Outcome failed = run_fvmmini(folder.path(), {"case.yaml", "--set", "discretisation.nonOrthogonalCorrectors=3",
+                                                     "--set", "discretisation.nonOrthogonalNotConverged=error"});
+  EXPECT_EQ(failed.status, 1);
+  EXPECT_NE(failed.err.find("the non-orthogonal correction did not converge"), std::string::npos) << failed.err;
+  EXPECT_NE(read_text(folder.path() / "out" / "case" / "summary.json").find("\"failed\""), std::string::npos);
+}
+
 TEST(Cli, DryRunChecksPrintsAndWritesNothing) {
   testing::TempFolder folder;
   folder.write("case.yaml", good_case);

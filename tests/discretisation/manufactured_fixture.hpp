@@ -19,24 +19,30 @@ inline ScalarBoundary exact_boundary(const Mesh& mesh, std::vector<bool>& exact)
   return b;
 }
 
-/// Solve the steady manufactured problem to a tight tolerance; @return the error norms.
-inline ErrorNorms manufactured_poisson_error(const Mesh& mesh, int correctors, double gamma = 1.0) {
+struct ManufacturedResult {
+  ErrorNorms error;
+  NonOrthogonalCorrection correction;
+};
+
+/// Solve the steady manufactured problem, each solve to a tight tolerance, with the default
+/// non-orthogonal correction loop (ScalarProblemSettings) unless `settings` says otherwise.
+inline ManufacturedResult manufactured_poisson(const Mesh& mesh, ScalarProblemSettings s = {}) {
   const MeshGeometry geometry = compute_geometry(mesh);
   std::vector<bool> exact;
   ScalarBoundary boundary = exact_boundary(mesh, exact);
-  ScalarProblemSettings s;
   s.manufactured = true;
-  s.diffusivity = gamma;
-  s.non_orthogonal_correctors = correctors;
   ScalarProblem problem(mesh, geometry, boundary, exact, s);
   SolverSettings solver_settings;
   solver_settings.tolerance = 1e-12;
   solver_settings.max_iter = 10000;
   solver_settings.preconditioner = Preconditioner::diagonal;
   auto solver = make_linear_solver(problem.matrix(), solver_settings);
-  problem.advance(*solver, 0.0);
-  return *problem.error(0.0);
+  const ScalarStep step = problem.advance(*solver, 0.0);
+  return {*problem.error(0.0), step.correction};
 }
+
+/// The L2 and max errors with the default correction loop.
+inline ErrorNorms manufactured_poisson_error(const Mesh& mesh) { return manufactured_poisson(mesh).error; }
 
 inline Mesh unit_box(label n, label nz = -1) {
   BoxSpec spec;

@@ -50,8 +50,8 @@ TEST(Laplacian, ReproducesLinearFieldExactly) {
   ss.max_iter = 1000;
   auto solver = make_linear_solver(problem.matrix(), ss);
   const auto perf = problem.advance(*solver, 0.0);
-  ASSERT_EQ(perf.size(), 1u);
-  EXPECT_TRUE(perf[0].converged);
+  ASSERT_EQ(perf.solves.size(), 1u);
+  EXPECT_TRUE(perf.solves[0].converged);
   for (label c = 0; c < mesh.n_cells; ++c) EXPECT_NEAR(problem.field()[c], linear(g.cell_centres[c]), 1e-10);
 }
 

@@ -17,49 +17,73 @@ double order(double coarse_error, double fine_error, double refinement) {
 }
 
 TEST(Manufactured, SecondOrderOnHexBoxes) {
-  const double e8 = testing::manufactured_poisson_error(testing::unit_box(8), 0).l2;
-  const double e16 = testing::manufactured_poisson_error(testing::unit_box(16), 0).l2;
-  const double e32 = testing::manufactured_poisson_error(testing::unit_box(32), 0).l2;
+  const double e8 = testing::manufactured_poisson_error(testing::unit_box(8)).l2;
+  const double e16 = testing::manufactured_poisson_error(testing::unit_box(16)).l2;
+  const double e32 = testing::manufactured_poisson_error(testing::unit_box(32)).l2;
   EXPECT_GE(order(e8, e16, 2.0), 1.8);
   EXPECT_GE(order(e16, e32, 2.0), 1.8);
   EXPECT_LT(e32, 1e-3);
 }
 
 TEST(Manufactured, SecondOrderOnTwoDimensionalBoxes) {
-  const double e16 = testing::manufactured_poisson_error(testing::unit_box(16, 1), 0).l2;
-  const double e32 = testing::manufactured_poisson_error(testing::unit_box(32, 1), 0).l2;
+  const double e16 = testing::manufactured_poisson_error(testing::unit_box(16, 1)).l2;
+  const double e32 = testing::manufactured_poisson_error(testing::unit_box(32, 1)).l2;
   EXPECT_GE(order(e16, e32, 2.0), 1.8);
 }
 
 // Unstructured meshes: the refinement ratio is the ratio of mean cell sizes (V/N)^(1/3).
 double mean_cell_size(const Mesh& mesh) { return std::cbrt(1.0 / mesh.n_cells); }
 
-// Deferred non-orthogonal correction converged (tetrahedra need about ten correctors).
-constexpr int converged_correctors = 20;
-
-void expect_second_order(const std::vector<Mesh>& meshes, int correctors) {
-  std::vector<double> errors;
-  for (const Mesh& m : meshes) errors.push_back(testing::manufactured_poisson_error(m, correctors).l2);
-  for (size_t i = 1; i < meshes.size(); ++i) {
-    const double observed = order(errors[i - 1], errors[i], mean_cell_size(meshes[i - 1]) / mean_cell_size(meshes[i]));
-    std::cout << meshes[i].description << ": L2 error " << errors[i] << ", observed order " << observed << "\n";
-    EXPECT_GE(observed, 1.8) << meshes[i - 1].description << " -> " << meshes[i].description << ": errors "
-                             << errors[i - 1] << " -> " << errors[i];
+/// The observed L2 and max-norm orders between successive meshes, with the default correction
+/// loop (which must converge on each); the finest pair is judged.
+void expect_second_order(const std::vector<Mesh>& meshes) {
+  std::vector<ErrorNorms> errors;
+  for (const Mesh& m : meshes) {
+    const testing::ManufacturedResult r = testing::manufactured_poisson(m);
+    EXPECT_TRUE(r.correction.converged) << m.description << ": residual " << r.correction.residual << " after "
+                                        << r.correction.correctors << " correctors";
+    std::cout << m.description << ": " << r.correction.correctors << " correctors, L2 " << r.error.l2 << ", max "
+              << r.error.max << "\n";
+    errors.push_back(r.error);
   }
+  const size_t i = meshes.size() - 1;
+  const double ratio = mean_cell_size(meshes[i - 1]) / mean_cell_size(meshes[i]);
+  const double l2 = order(errors[i - 1].l2, errors[i].l2, ratio), max = order(errors[i - 1].max, errors[i].max, ratio);
+  std::cout << meshes[i - 1].description << " -> " << meshes[i].description << ": order L2 " << l2 << ", max " << max
+            << "\n";
+  EXPECT_GE(l2, 1.9);
+  // the max norm is set by interior cells of the skewed tetrahedra (measured 1.796 for h = 1/8 ->
+  // 1/16 and 1.78 for 1/16 -> 1/32, the correction converged to 1e-10 alike); 1.8 needs a
+  // skewness correction, which the flux does not have yet
+  EXPECT_GE(max, 1.75);
 }
 
 TEST(Manufactured, SecondOrderOnTetrahedra) {
-  // h = 1/4 (390 tetrahedra) is pre-asymptotic (observed 1.75 to h = 1/8); judge h = 1/8 -> 1/16.
   const std::string dir = std::string(FVMMINI_FIXTURES_DIR) + "/gmsh/";
-  expect_second_order({read_gmsh(dir + "cube_tet_h8.msh"), read_gmsh(dir + "cube_tet_h16.msh.gz")},
-                      converged_correctors);
+  expect_second_order({read_gmsh(dir + "cube_tet_h8.msh"), read_gmsh(dir + "cube_tet_h16.msh.gz")});
 }
 
 TEST(Manufactured, SecondOrderOnPolyhedra) {
   const std::string dir = std::string(FVMMINI_FIXTURES_DIR) + "/polymesh/";
   expect_second_order({read_polymesh(dir + "cube_poly_n4"), read_polymesh(dir + "cube_poly_n8"),
-                       read_polymesh(dir + "cube_poly_n16")},
-                      converged_correctors);
+                       read_polymesh(dir + "cube_poly_n16")});
+}
+
+TEST(Manufactured, WithoutConvergedCorrectionTheLoopSaysSo) {
+  const Mesh mesh = read_gmsh(std::string(FVMMINI_FIXTURES_DIR) + "/gmsh/cube_tet_h8.msh");
+  ScalarProblemSettings few;
+  few.non_orthogonal_correctors = 3;
+  const testing::ManufacturedResult r = testing::manufactured_poisson(mesh, few);
+  EXPECT_FALSE(r.correction.converged);
+  EXPECT_EQ(r.correction.correctors, 3);
+  EXPECT_GT(r.correction.residual, few.non_orthogonal_tolerance);
+  ScalarProblemSettings none;
+  none.non_orthogonal_correctors = 0;
+  EXPECT_FALSE(testing::manufactured_poisson(mesh, none).correction.converged);
+  // --- an orthogonal mesh needs no loop and counts as converged
+  const testing::ManufacturedResult box = testing::manufactured_poisson(testing::unit_box(4));
+  EXPECT_TRUE(box.correction.converged);
+  EXPECT_EQ(box.correction.correctors, 0);
 }
 
 TEST(Manufactured, TransientDiffusionConverges) {
