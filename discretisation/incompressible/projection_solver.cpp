@@ -171,11 +171,6 @@ flow::Faces ProjectionSolver::face_view() const {
   return f;
 }
 
-flow::Cells ProjectionSolver::cell_view() const {
-  return {mesh_.n_cells, geometry_.cell_volumes.data(), geometry_.cell_centres.data(), cells_.offsets().data(),
-          cells_.faces().data(), cells_.signs().data()};
-}
-
 flow::Components<const double> ProjectionSolver::velocity_view() const {
   return {{velocity_[0].data(), velocity_[1].data(), velocity_[2].data()}};
 }

@@ -161,9 +161,8 @@ class ProjectionSolver {
   void compute_velocity_gradients();
   /// grad p from the current pressure into grad_p_.
   void compute_pressure_gradient();
-  /// Views of the constant data and the velocity for the formulas of flow_formulas.hpp.
+  /// Views of the constant face data and the velocity for the formulas of flow_formulas.hpp.
   flow::Faces face_view() const;
-  flow::Cells cell_view() const;
   flow::Components<const double> velocity_view() const;
   flow::Components<const double> old_velocity_view() const;
 
