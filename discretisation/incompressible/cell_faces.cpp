@@ -1,7 +1,5 @@
 #include "discretisation/incompressible/cell_faces.hpp"
 
-#include "discretisation/incompressible/flow_formulas.hpp"
-
 namespace fvmmini {
 
 CellFaces::CellFaces(const Mesh& mesh) {
@@ -36,15 +34,14 @@ CellFaces::CellFaces(const Mesh& mesh) {
 }
 
 void CellFaces::divergence(std::span<const double> face_values, std::span<double> div) const {
-  const flow::Cells cells{n_cells(), nullptr, nullptr, offsets_.data(), faces_.data(), signs_.data()};
+  const flow::Cells cells{n_cells(), nullptr, offsets_.data(), faces_.data(), signs_.data()};
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < cells.n; ++c) div[c] = flow::cell_divergence(cells, face_values.data(), c);
 }
 
 void CellFaces::gauss_gradient(const MeshGeometry& g, std::span<const double> face_values,
                                std::span<Vec3> grad) const {
-  const flow::Cells cells{n_cells(), g.cell_volumes.data(), g.cell_centres.data(), offsets_.data(), faces_.data(),
-                          signs_.data()};
+  const flow::Cells cells = view(g);
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < cells.n; ++c) grad[c] = flow::cell_gauss_gradient(cells, g.face_areas.data(), face_values.data(), c);
 }

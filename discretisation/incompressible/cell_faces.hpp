@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "discretisation/incompressible/flow_formulas.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -21,6 +22,10 @@ class CellFaces {
   std::span<const label> offsets() const { return offsets_; }
   std::span<const label> faces() const { return faces_; }
   std::span<const double> signs() const { return signs_; }
+  /// The lists with the cell volumes as the view the formulas of flow_formulas.hpp take.
+  flow::Cells view(const MeshGeometry& geometry) const {
+    return {n_cells(), geometry.cell_volumes.data(), offsets_.data(), faces_.data(), signs_.data()};
+  }
 
   /// div[c] = sum_f sign * face_values[f] (the net outflow of a face flux field).
   void divergence(std::span<const double> face_values, std::span<double> div) const;

@@ -297,8 +297,7 @@ struct DeviceProjection::Impl {
     return f;
   }
   Cells cells() const {
-    return {static_cast<label>(volume.size()), volume.data(), cell_centre.data(), offsets.data(), cell_face.data(),
-            signs.data()};
+    return {static_cast<label>(volume.size()), volume.data(), offsets.data(), cell_face.data(), signs.data()};
   }
   static Components components(std::array<DeviceBuffer<double>, 3>& a) { return {{a[0].data(), a[1].data(), a[2].data()}}; }
   static ConstComponents components(const std::array<DeviceBuffer<double>, 3>& a) {

@@ -1,20 +1,9 @@
 #include "discretisation/incompressible/flow_diagnostics.hpp"
 
-#include "discretisation/incompressible/flow_formulas.hpp"
-
 #include <algorithm>
 #include <cmath>
 
 namespace fvmmini {
-
-namespace {
-
-flow::Cells cell_view(const CellFaces& cells, const MeshGeometry& g) {
-  return {cells.n_cells(), g.cell_volumes.data(), g.cell_centres.data(), cells.offsets().data(), cells.faces().data(),
-          cells.signs().data()};
-}
-
-}  // namespace
 
 CourantNumber courant_from_sums(double absolute_flux_sum, double max_flux_per_volume, double total_volume, double dt) {
   return {0.5 * dt * absolute_flux_sum / total_volume, 0.5 * dt * max_flux_per_volume};
@@ -30,7 +19,7 @@ ContinuityErrors continuity_from_sums(double absolute_sum, double sum, double to
 }
 
 CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt) {
-  const flow::Cells view = cell_view(cells, g);
+  const flow::Cells view = cells.view(g);
   double flux_sum = 0.0, volume = 0.0, max_ratio = 0.0;
   // --- Co_c = 0.5 dt sum|phi| / V; mean = 0.5 dt sum(sum|phi|) / sum(V)
 #pragma omp parallel for schedule(static) reduction(+ : flux_sum, volume) reduction(max : max_ratio)
@@ -45,7 +34,7 @@ CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& g, std:
 
 void cell_courant_numbers(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt,
                           std::span<double> courant) {
-  const flow::Cells view = cell_view(cells, g);
+  const flow::Cells view = cells.view(g);
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < view.n; ++c) courant[c] = 0.5 * dt * flow::cell_absolute_flux(view, phi.data(), c) / view.volume[c];
 }

@@ -35,11 +35,10 @@ struct Faces {
   const double* bpressure = nullptr;       ///< outlets
 };
 
-/// Constant cell data: volumes, centres and the gather lists of CellFaces.
+/// Constant cell data: volumes and the gather lists of CellFaces.
 struct Cells {
   label n = 0;
   const double* volume = nullptr;
-  const Vec3* centre = nullptr;
   const label* offsets = nullptr;
   const label* faces = nullptr;
   const double* signs = nullptr;
@@ -179,11 +178,6 @@ FVMMINI_FLOW_HD inline double compact_pressure_flux(const Faces& F, const double
                                                               : 0.0;
 }
 
-/// The Rhie-Chow time of a face for a step dt: tau = min(dt, D_f).
-FVMMINI_FLOW_HD inline double rhie_chow_step(const Faces& F, double dt, label f) {
-  return fmin(dt, F.rhie_chow_time[f]);
-}
-
 /// The predicted face flux phiH (before the pressure correction), with U* the predicted velocity,
 /// U^n, p^n, grad p^n and phi^n the previous step's:
 ///   phiH = U*_f . S + tau (grad p^n)_f . Delta + (dt - tau) a_f (p^n_N - p^n_P)
@@ -215,7 +209,7 @@ FVMMINI_FLOW_HD inline double predicted_flux(const Faces& F, Solved solved, Comp
     g = grad_p[o];
   }
   const double d = F.rhie_chow_time[f];
-  const double tau = rhie_chow_step(F, dt, f);
+  const double tau = fmin(dt, d);
   return dot(u_new, F.area[f]) + tau * dot(g, orthogonal_area(F, f)) + (dt - tau) * compact_pressure_flux(F, p, 0.0, f) +
          (1.0 - tau / d) * (phi_old - dot(u_prev, F.area[f]));
 }

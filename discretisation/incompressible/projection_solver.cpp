@@ -142,9 +142,10 @@ ProjectionSolver::ProjectionSolver(const Mesh& mesh, const MeshGeometry& g, Flow
   const flow::Faces faces = face_view();
   const auto u = velocity_view();
   for (label f = 0; f < mesh.n_faces(); ++f) {
-    if (f >= n_internal && faces.kind[f - n_internal] != static_cast<int>(FlowPatchType::velocity_inlet) &&
-        faces.kind[f - n_internal] != static_cast<int>(FlowPatchType::pressure_outlet))
-      continue;  // walls and empty faces carry no flux
+    if (f >= n_internal) {
+      const FlowPatchType kind = flow::boundary_kind(faces, f);
+      if (kind == FlowPatchType::wall || kind == FlowPatchType::empty) continue;  // no flux
+    }
     Vec3 uf;
     for (int i = 0; i < 3; ++i) uf[i] = flow::face_velocity(faces, u.c[i], i, f);
     flux_[f] = dot(uf, g.face_areas[f]);
