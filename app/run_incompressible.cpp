@@ -6,9 +6,6 @@
 #include <optional>
 
 #include <fmt/format.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "app/atomic_file.hpp"
 #include "app/case_solver_settings.hpp"
@@ -18,13 +15,12 @@
 #include "app/run_summary.hpp"
 #include "app/time_schedule.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
-#include "discretisation/incompressible/projection_solver.hpp"
+#include "discretisation/incompressible/flow_step_factory.hpp"
 #include "solvers/linear_solver.hpp"
 #include "mesh/geometry.hpp"
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"
 #endif
-#include "discretisation/incompressible/device_projection.hpp"
 
 namespace fvmmini {
 
@@ -44,77 +40,13 @@ FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
   return boundary;
 }
 
-int omp_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
+/// The preconditioners of the velocity and the pressure systems, into the run summary.
+void record_preconditioners(const FlowStep& step, RunSummary& summary) {
+  for (const char* component : {"Ux", "Uy", "Uz"})
+    if (summary.json().contains("solves") && summary.json()["solves"].contains(component))
+      summary.set_preconditioner(component, step.velocity_preconditioner());
+  summary.set_preconditioner("p", step.pressure_preconditioner());
 }
-
-/// Where the step runs: on the host (ProjectionSolver; its linear solves on either backend) or,
-/// when both linear systems resolve to the cuda backend, with every field resident on the GPU
-/// (DeviceProjection; the host solver then only holds the operators and receives the state for output).
-class Stepper {
- public:
-  Stepper(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, const IncompressibleSettings& settings,
-          const SolverSettings& velocity, const SolverSettings& pressure) {
-    const SolverSettings u = resolve_solver_settings(velocity);
-    const SolverSettings p = resolve_solver_settings(pressure);
-    if (u.backend == Backend::cuda && p.backend == Backend::cuda) {
-      const LinearSolverFactory none = [](const LduMatrix&, const SolverSettings&) { return nullptr; };
-      host_.emplace(mesh, geometry, std::move(boundary), settings, u, p, none);
-      device_.emplace(*host_, u, p);
-      description_ = fmt::format("U solver: {}\np solver: {}\nStep: on the GPU, every field resident (copied back for output)\n",
-                                 device_->describe_velocity_solver(), device_->describe_pressure_solver());
-      return;
-    }
-    host_.emplace(mesh, geometry, std::move(boundary), settings, velocity, pressure);
-    description_ = fmt::format("U solver: {}\np solver: {}\nStep: on the host ({} OpenMP threads)\n",
-                               host_->velocity_solver().describe(), host_->pressure_solver().describe(),
-                               omp_threads());
-  }
-
-  CourantNumber courant_number(double dt) const {
-    if (device_) return device_->courant_number(dt);
-    return host_->courant_number(dt);
-  }
-
-  StepReport advance(double dt) {
-    if (device_) {
-      stale_ = true;
-      return device_->advance(dt);
-    }
-    return host_->advance(dt);
-  }
-
-  /// The solver holding the current state (copied from the device when the step runs there).
-  const ProjectionSolver& current() {
-    if (device_ && stale_) device_->copy_state_to(*host_);
-    stale_ = false;
-    return *host_;
-  }
-  const ProjectionSolver& operators() const { return *host_; }
-  /// The preconditioners of the velocity and the pressure systems, into the run summary.
-  void record_preconditioners(RunSummary& summary) const {
-    const PreconditionerInfo velocity =
-        device_ ? device_->velocity_preconditioner() : host_->velocity_solver().preconditioner_info();
-    const PreconditionerInfo pressure =
-        device_ ? device_->pressure_preconditioner() : host_->pressure_solver().preconditioner_info();
-    for (const char* component : {"Ux", "Uy", "Uz"})
-      if (summary.json().contains("solves") && summary.json()["solves"].contains(component))
-        summary.set_preconditioner(component, velocity);
-    summary.set_preconditioner("p", pressure);
-  }
-  /// The solver lines and where the step runs, for the log.
-  const std::string& description() const { return description_; }
-
- private:
-  std::optional<ProjectionSolver> host_;
-  std::optional<DeviceProjection> device_;  ///< when both systems resolve to the cuda backend
-  bool stale_ = false;
-  std::string description_;
-};
 
 /// Fields and samples at one time: VTK (U, p, Co, continuityError) and centrelines.csv.
 class FlowOutput {
@@ -129,27 +61,27 @@ class FlowOutput {
   }
 
   /// Write everything this case asks for at `time`; dt is the last step (for the cell diagnostics).
-  void write(const ProjectionSolver& solver, double time, double dt) {
+  void write(const FlowOperators& operators, const FlowState& state, double time, double dt) {
     const label n = mesh_.n_cells;
 #if FVMMINI_HAVE_VTK
     if (vtk_) {
       std::vector<Vec3> velocity(n);
       for (label c = 0; c < n; ++c)
-        velocity[c] = {solver.velocity(0)[c], solver.velocity(1)[c], solver.velocity(2)[c]};
+        velocity[c] = {state.velocity[0][c], state.velocity[1][c], state.velocity[2][c]};
       std::vector<double> courant(n), continuity(n);
-      cell_courant_numbers(solver.cell_faces(), geometry_, solver.face_flux(), dt, courant);
-      solver.net_outflow(continuity);
+      cell_courant_numbers(operators.cells, geometry_, state.flux, dt, courant);
+      operators.cells.divergence(state.flux, continuity);
       // --- continuityError = dt div(phi) / V, as OpenFOAM's contErr times deltaT
       for (label c = 0; c < n; ++c) continuity[c] *= dt / geometry_.cell_volumes[c];
-      last_vtk_ = vtk_->write(time, {{"p", solver.pressure()}, {"Co", courant}, {"continuityError", continuity}},
+      last_vtk_ = vtk_->write(time, {{"p", state.pressure}, {"Co", courant}, {"continuityError", continuity}},
                               {{"U", velocity}});
     }
 #endif
     if (sampler_) {
       std::array<std::vector<Vec3>, 3> gradients;
-      solver.velocity_gradients(gradients);
-      const auto samples = sampler_->sample({solver.velocity(0), solver.velocity(1), solver.velocity(2)}, gradients,
-                                            solver.pressure(), solver.pressure_gradient());
+      operators.velocity_gradients(state, gradients);
+      const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradients,
+                                            state.pressure, state.pressure_gradient);
       replace_file_atomically(centreline_file(),
                               [&](const std::filesystem::path& path) { sampler_->write_csv(path, samples); });
     }
@@ -202,11 +134,13 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   settings.initial_velocity = c.get_real3("physics.initialVelocity");
   settings.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
   settings.reference_value = c.get_real("discretisation.referenceValue");
-  std::optional<Stepper> solver;
+  std::optional<FlowOperators> operators;
+  std::unique_ptr<FlowStep> solver;
   {
     auto timing = timer.measure("setup");
     try {
-      solver.emplace(mesh, geometry, flow_boundary(c, mesh), settings, solver_settings(c, "U"), solver_settings(c, "p"));
+      operators.emplace(mesh, geometry, flow_boundary(c, mesh), settings);
+      solver = make_flow_step(*operators, solver_settings(c, "U"), solver_settings(c, "p"));
     } catch (const SolverSetupError& e) {
       // settings that do not fit this mesh's matrix (dia on a renumbered mesh, Staircase alpha): a case error
       const std::string key = "solvers." + e.field();
@@ -237,10 +171,10 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
   say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
   say(fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
                   settings.viscosity, 1.0 / settings.viscosity, to_string(settings.convection)));
-  say(solver->description());
-  if (solver->operators().reference_cell() >= 0)
-    say(fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",
-                    solver->operators().reference_cell(), settings.reference_value));
+  say(solver->describe());
+  if (operators->reference_cell >= 0)
+    say(fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n", operators->reference_cell,
+                    settings.reference_value));
   say("\nStarting time loop\n\n");
 
   ProgressLine progress(context.tty && verbose);
@@ -296,7 +230,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
       // --- output at write times and at the end
       if (last || clock.at_write_time()) {
         auto timing = timer.measure("output");
-        output.write(solver->current(), time, step_dt);
+        output.write(*operators, solver->state(), time, step_dt);
       }
       if (stop_now) break;
     }
@@ -310,7 +244,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
                                      e.what(), time, step, step_dt, courant_max_seen)
                        : std::string(e.what());
     summary.results()["stoppedAt"] = {{"time", time}, {"step", step}};
-    if (solver) solver->record_preconditioners(summary);
+    if (solver) record_preconditioners(*solver, summary);
     summary.finish(timer, "failed", message, summary_path);
     if (solver_failure) throw SolverError(message);
     throw;
@@ -344,7 +278,7 @@ int run_incompressible_case(const ResolvedCase& c, const RunContext& context) {
 #if FVMMINI_HAVE_VTK
   if (output.vtk()) results["vtk"] = output.collection().filename().string();
 #endif
-  solver->record_preconditioners(summary);
+  record_preconditioners(*solver, summary);
   summary.finish(timer, "completed", {}, summary_path);
   return 0;
 }

@@ -1,7 +1,6 @@
 #pragma once
-// Every per-face and per-cell formula of the projection step (projection_solver.hpp states the
-// scheme), written once as inline functions over plain views of the constant mesh data and the
-// fields. The host step's OpenMP loops and the device step's CUDA kernels call the same
+// Every per-face and per-cell formula of the projection step (flow_step.hpp states the scheme),
+// written once as inline functions over plain views of the constant mesh data and the fields. The host step's OpenMP loops and the device step's CUDA kernels call the same
 // functions; only the loops, and which of them are fused, differ.
 
 #include <cmath>
@@ -184,7 +183,7 @@ FVMMINI_FLOW_HD inline double compact_pressure_flux(const Faces& F, const double
 ///          + (1 - tau / D_f) (phi^n - U^n_f . S),
 /// tau = min(dt, D_f), x_f linear inside and the owner's on outlets. With phi = phiH - dt a_f
 /// (p_N - p_P) the steady flux is U_f . S + D_f ((grad p)_f . S - (grad p . S)_f): the Rhie-Chow
-/// smoothing with the time scale D_f, whatever dt (projection_solver.hpp). Inlets U_b . S; walls
+/// smoothing with the time scale D_f, whatever dt (flow_step.hpp). Inlets U_b . S; walls
 /// and empty faces 0.
 FVMMINI_FLOW_HD inline double predicted_flux(const Faces& F, Solved solved, Components<const double> u,
                                              Components<const double> u_old, const Vec3* grad_p, const double* p,

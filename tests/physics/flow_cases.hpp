@@ -11,7 +11,7 @@
 
 #include "app/time_schedule.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
-#include "discretisation/incompressible/projection_solver.hpp"
+#include "discretisation/incompressible/host_flow_step.hpp"
 #include "mesh/box_generator.hpp"
 
 namespace fvmmini::testing {
@@ -66,7 +66,7 @@ struct MarchResult {
 };
 
 /// March with dt adjusted to max_co by the app's clock and OpenFOAM's rule until steady or end_time.
-inline MarchResult march(ProjectionSolver& solver, double first_dt, double max_co, double end_time,
+inline MarchResult march(FlowStep& solver, double first_dt, double max_co, double end_time,
                          const SteadyStateSettings& steady_settings = {}) {
   SteadyStateDetector steady(steady_settings);
   TimeControls controls;

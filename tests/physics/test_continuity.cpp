@@ -18,7 +18,8 @@ double worst_ratio(double tolerance, const Mesh& mesh, const MeshGeometry& g, do
   u_solver.tolerance = 1e-10;
   p_solver.tolerance = tolerance;
   p_solver.max_iter = 5000;
-  ProjectionSolver solver(mesh, g, cavity_boundary(), settings, u_solver, p_solver);
+  const FlowOperators operators(mesh, g, cavity_boundary(), settings);
+  HostFlowStep solver(operators, u_solver, p_solver);
   double worst = 0.0;
   for (int step = 0; step < 30; ++step) {
     const StepReport r = solver.advance(0.01);

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "discretisation/boundary_conditions.hpp"
-#include "discretisation/incompressible/projection_solver.hpp"
+#include "discretisation/incompressible/flow_operators.hpp"
 #include "discretisation/laplacian.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/geometry.hpp"

@@ -25,7 +25,7 @@ BenchMatrix box_laplacian(const std::array<label, 3>& cells);
 
 /// The pressure matrix of the n^3 lid-driven cavity (cases/cavity3d.yaml): the FVM Laplacian
 /// with zeroGradient on every wall and cell 0 weakly pinned as the projection step pins its
-/// reference cell (discretisation/incompressible/projection_solver.hpp).
+/// reference cell (discretisation/incompressible/flow_operators.hpp).
 BenchMatrix cavity_pressure(int n);
 
 /// The FVM Laplacian of a mesh read from an OpenFOAM case / polyMesh directory or a Gmsh file,

@@ -1,9 +1,11 @@
-// The projection step on the device. Faces are looped over by face kernels, cells gather from
-// their faces (CellFaces lists: no atomics, so sums are deterministic), and the few reductions
-// (continuity errors, Courant number, velocity change) go through fixed-shape block partials.
-// Every formula is flow_formulas.hpp's, shared with ProjectionSolver::advance.
+// The projection step with every field resident on the GPU (make_device_flow_step). Faces are
+// looped over by face kernels, cells gather from their faces (CellFaces lists: no atomics, so sums
+// are deterministic), and the few reductions (continuity errors, Courant number, velocity change)
+// go through fixed-shape block partials. Every formula is flow_formulas.hpp's, shared with
+// HostFlowStep. Per step the host only launches work and reads back one small block of statistics
+// (and each solve's status), so no field crosses the bus until state() asks for it.
 
-#include "discretisation/incompressible/device_projection.hpp"
+#include "discretisation/incompressible/flow_step_factory.hpp"
 
 #include <algorithm>
 #include <array>
@@ -203,28 +205,30 @@ DeviceBuffer<T> upload(std::span<const T> host) {
 
 const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
 
-}  // namespace
 
-struct DeviceProjection::Impl {
-  Impl(const ProjectionSolver& h, const SolverSettings& velocity_settings, const SolverSettings& pressure_settings)
-      : host(h),
-        velocity_solver(field_solver(h.helmholtz_matrix(), velocity_settings, "U")),
-        pressure_solver(field_solver(h.pressure_matrix(), pressure_settings, "p")),
+class DeviceFlowStep final : public FlowStep {
+ public:
+  DeviceFlowStep(const FlowOperators& ops, const SolverSettings& velocity_settings,
+                 const SolverSettings& pressure_settings)
+      : FlowStep(ops),
+        velocity_solver(field_solver(ops.helmholtz_matrix, velocity_settings, "U")),
+        pressure_solver(field_solver(ops.pressure_matrix, pressure_settings, "p")),
         events{cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event()},
         stats(1),
         stats_host(1) {
-    const Mesh& mesh = h.mesh();
-    const MeshGeometry& g = h.geometry();
-    const Laplacian& laplacian = h.laplacian();
+    const Mesh& mesh = ops.mesh;
+    const MeshGeometry& g = ops.geometry;
+    const Laplacian& laplacian = ops.laplacian;
+    const FlowState initial = ops.initial_state();
     const label n = mesh.n_cells;
     const label n_faces = mesh.n_faces();
-    const auto& settings = h.settings();
+    const auto& settings = ops.settings;
     upwind = settings.convection == ConvectionScheme::linear_upwind;
-    non_orthogonal = !h.orthogonal();
+    non_orthogonal = !ops.orthogonal;
     nu = settings.viscosity;
-    reference_cell = h.reference_cell();
+    reference_cell = ops.reference_cell;
     reference_value = settings.reference_value;
-    for (int i = 0; i < 3; ++i) solved.c[i] = h.solved_components()[i];
+    for (int i = 0; i < 3; ++i) solved.c[i] = ops.solved[i];
     total_volume = std::accumulate(g.cell_volumes.begin(), g.cell_volumes.end(), 0.0);
     grid_cells = cuda::vector_grid(n);
     grid_faces = cuda::vector_grid(n_faces);
@@ -236,26 +240,26 @@ struct DeviceProjection::Impl {
     coeff = upload<double>(laplacian.face_coefficients());
     bcoeff = upload<double>(laplacian.boundary_coefficients());
     area = upload<Vec3>(g.face_areas);
-    kind = upload<int>(h.boundary_kinds());
-    bvelocity = upload<Vec3>(h.boundary_velocities());
-    bpressure = upload<double>(h.boundary_pressures());
-    rhie_chow_time = upload<double>(h.rhie_chow_times());
+    kind = upload<int>(ops.boundary_kind);
+    bvelocity = upload<Vec3>(ops.boundary_velocity);
+    bpressure = upload<double>(ops.boundary_pressure);
+    rhie_chow_time = upload<double>(ops.rhie_chow_time);
     if (upwind) {
       face_centre = upload<Vec3>(g.face_centres);
       cell_centre = upload<Vec3>(g.cell_centres);
     }
-    if (non_orthogonal) correction = upload<Vec3>(h.non_orthogonal_corrections());
+    if (non_orthogonal) correction = upload<Vec3>(laplacian.non_orthogonal_corrections());
     volume = upload<double>(g.cell_volumes);
-    offsets = upload<label>(h.cell_faces().offsets());
-    cell_face = upload<label>(h.cell_faces().faces());
-    signs = upload<double>(h.cell_faces().signs());
-    base_diag = upload<double>(h.helmholtz_base_diagonal());
-    pressure_source = upload<double>(h.pressure_source());
+    offsets = upload<label>(ops.cells.offsets());
+    cell_face = upload<label>(ops.cells.faces());
+    signs = upload<double>(ops.cells.signs());
+    base_diag = upload<double>(ops.helmholtz_base_diagonal);
+    pressure_source = upload<double>(ops.pressure_source);
 
     // --- state and work arrays
     for (int i = 0; i < 3; ++i) {
-      momentum_source[i] = upload<double>(h.momentum_boundary_source(i));
-      velocity[i] = upload<double>(h.velocity(i));
+      momentum_source[i] = upload<double>(ops.momentum_boundary_source[i]);
+      velocity[i] = upload<double>(initial.velocity[i]);
       velocity_old[i] = DeviceBuffer<double>(n);
       conv[i] = DeviceBuffer<double>(n);
       conv_old[i] = DeviceBuffer<double>(n);
@@ -264,9 +268,9 @@ struct DeviceProjection::Impl {
       if (upwind || non_orthogonal) grad_u[i] = DeviceBuffer<Vec3>(n);
       if (non_orthogonal) face_b[i] = DeviceBuffer<double>(n_faces);
     }
-    pressure = upload<double>(h.pressure());
-    grad_p = upload<Vec3>(h.pressure_gradient());
-    flux = upload<double>(h.face_flux());
+    pressure = upload<double>(initial.pressure);
+    grad_p = upload<Vec3>(initial.pressure_gradient);
+    flux = upload<double>(initial.flux);
     pressure_rhs = DeviceBuffer<double>(n);
     face_pressure = DeviceBuffer<double>(n_faces);
     helmholtz_diag = DeviceBuffer<double>(n);
@@ -274,7 +278,7 @@ struct DeviceProjection::Impl {
     before_partials = DeviceBuffer<double>(grid_cells);
     sum_partials = DeviceBuffer<double>(n_sums * grid_cells);
     max_partials = DeviceBuffer<double>(n_maxima * grid_cells);
-    courant_unit = h.courant_number(1.0);
+    courant_unit = ops.courant_number(initial.flux, 1.0);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -304,9 +308,17 @@ struct DeviceProjection::Impl {
     return {{a[0].data(), a[1].data(), a[2].data()}};
   }
 
-  StepReport advance(double dt);
+  CourantNumber courant_number(double dt) const override { return {dt * courant_unit.mean, dt * courant_unit.max}; }
+  StepReport advance(double dt) override;
+  const FlowState& state() override;
+  std::string describe() const override {
+    return "U solver: " + velocity_solver.describe() + "\np solver: " + pressure_solver.describe() +
+           "\nStep: on the GPU, every field resident (copied back for output)\n";
+  }
+  PreconditionerInfo velocity_preconditioner() const override { return velocity_solver.preconditioner_info(); }
+  PreconditionerInfo pressure_preconditioner() const override { return pressure_solver.preconditioner_info(); }
 
-  const ProjectionSolver& host;
+ private:
   cuda::DeviceSolver velocity_solver, pressure_solver;
   bool upwind = false, non_orthogonal = false;
   double nu = 0.0;
@@ -335,9 +347,13 @@ struct DeviceProjection::Impl {
   double old_delta_t = 0.0;
   bool have_old_convection = false;
   double cumulative_continuity = 0.0;
+  FlowState host_state;       ///< the fields as state() last copied them
+  bool host_state_stale = true;
 };
 
-StepReport DeviceProjection::Impl::advance(double dt) {
+StepReport DeviceFlowStep::advance(double dt) {
+  if (!(dt > 0.0)) throw std::invalid_argument("time step must be positive");
+  host_state_stale = true;
   StepReport report;
   report.delta_t = dt;
   cudaStream_t s = stream.get();
@@ -424,45 +440,29 @@ StepReport DeviceProjection::Impl::advance(double dt) {
   return report;
 }
 
-DeviceProjection::DeviceProjection(const ProjectionSolver& host, const SolverSettings& velocity_solver,
-                                   const SolverSettings& pressure_solver)
-    : impl_(std::make_unique<Impl>(host, velocity_solver, pressure_solver)) {}
-
-DeviceProjection::~DeviceProjection() = default;
-
-CourantNumber DeviceProjection::courant_number(double dt) const {
-  return {dt * impl_->courant_unit.mean, dt * impl_->courant_unit.max};
-}
-
-StepReport DeviceProjection::advance(double dt) {
-  if (!(dt > 0.0)) throw std::invalid_argument("time step must be positive");
-  return impl_->advance(dt);
-}
-
-void DeviceProjection::copy_state_to(ProjectionSolver& host) const {
-  const Impl& m = *impl_;
-  const label n = m.host.mesh().n_cells;
-  std::array<std::vector<double>, 3> u;
+const FlowState& DeviceFlowStep::state() {
+  if (!host_state_stale) return host_state;
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const label n = static_cast<label>(volume.size());
   for (int i = 0; i < 3; ++i) {
-    u[i].resize(n);
-    m.velocity[i].download(u[i]);
+    host_state.velocity[i].resize(n);
+    velocity[i].download(host_state.velocity[i]);
   }
-  std::vector<double> p(n), phi(m.flux.size());
-  m.pressure.download(p);
-  m.flux.download(phi);
-  host.set_state({u[0], u[1], u[2]}, p, phi, m.old_delta_t, m.cumulative_continuity);
+  host_state.pressure.resize(n);
+  pressure.download(host_state.pressure);
+  host_state.pressure_gradient.resize(n);
+  grad_p.download(host_state.pressure_gradient);
+  host_state.flux.resize(flux.size());
+  flux.download(host_state.flux);
+  host_state_stale = false;
+  return host_state;
 }
 
-std::string DeviceProjection::describe_velocity_solver() const { return impl_->velocity_solver.describe(); }
+}  // namespace
 
-std::string DeviceProjection::describe_pressure_solver() const { return impl_->pressure_solver.describe(); }
-
-PreconditionerInfo DeviceProjection::velocity_preconditioner() const {
-  return impl_->velocity_solver.preconditioner_info();
-}
-
-PreconditionerInfo DeviceProjection::pressure_preconditioner() const {
-  return impl_->pressure_solver.preconditioner_info();
+std::unique_ptr<FlowStep> make_device_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
+                                                const SolverSettings& pressure_solver) {
+  return std::make_unique<DeviceFlowStep>(operators, velocity_solver, pressure_solver);
 }
 
 }  // namespace fvmmini

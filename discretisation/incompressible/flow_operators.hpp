@@ -1,0 +1,94 @@
+#pragma once
+// What the flow step needs from the mesh and the case, built once: the Laplacian and its face
+// data, the boundary values per face, the Helmholtz and pressure matrices with their boundary
+// sources, the Rhie-Chow time scales and the reference cell. Built once per mesh; both step
+// implementations (host and device) hold them by const reference. The flow state itself (U, p, phi) is FlowState.
+
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "discretisation/incompressible/cell_faces.hpp"
+#include "discretisation/incompressible/flow_boundary.hpp"
+#include "discretisation/incompressible/flow_diagnostics.hpp"
+#include "discretisation/incompressible/flow_formulas.hpp"
+#include "discretisation/laplacian.hpp"
+
+namespace fvmmini {
+
+/// The reference cell's extra pressure diagonal, as a fraction of its diagonal (the weak pin).
+inline constexpr double pressure_reference_pin = 1e-4;
+
+enum class ConvectionScheme { linear, linear_upwind };
+
+/// Parse "linear" | "linearUpwind"; throws std::invalid_argument otherwise.
+ConvectionScheme parse_convection_scheme(const std::string& name);
+const char* to_string(ConvectionScheme scheme);
+
+struct IncompressibleSettings {
+  double viscosity = 0.01;  ///< kinematic, nu = U L / Re
+  ConvectionScheme convection = ConvectionScheme::linear;
+  label reference_cell = 0;      ///< where p is pinned when no patch fixes it
+  double reference_value = 0.0;
+  Vec3 initial_velocity;
+  double initial_pressure = 0.0;
+};
+
+/// The flow at one time: what output reads and what a step advances.
+struct FlowState {
+  std::array<std::vector<double>, 3> velocity;  ///< per cell; unsolved components stay at their initial value
+  std::vector<double> pressure;                 ///< kinematic, per cell
+  std::vector<double> flux;                     ///< U.S per face (m^3/s); zero on empty faces
+  std::vector<Vec3> pressure_gradient;          ///< the Gauss gradient of pressure
+};
+
+struct FlowOperators {
+  /// Build everything from the mesh, its boundary conditions and the settings. mesh and geometry
+  /// must outlive the operators. @throws std::invalid_argument for a boundary that does not match
+  /// the mesh, a non-positive viscosity or a reference cell out of range
+  FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
+                IncompressibleSettings settings);
+
+  /// The face data as the formulas of flow_formulas.hpp take it.
+  flow::Faces faces() const;
+  flow::Cells cell_view() const { return cells.view(geometry); }
+
+  /// Uniform U and p from the settings, fluxes of the interpolated velocity.
+  FlowState initial_state() const;
+
+  /// The Courant number of fluxes phi over a step dt.
+  CourantNumber courant_number(std::span<const double> phi, double dt) const;
+  /// Face values of velocity component i (flow::face_velocity). @param[out] face_values one per face
+  void velocity_face_values(const FlowState& state, int component, std::span<double> face_values) const;
+  /// Gauss gradients of the solved velocity components (zero for the others).
+  void velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const;
+  /// The Gauss gradient of p from its face values. @param[out] face_work one per face
+  void pressure_gradient(std::span<const double> p, std::span<double> face_work, std::span<Vec3> gradient) const;
+
+  const Mesh& mesh;
+  const MeshGeometry& geometry;
+  FlowBoundary boundary;
+  IncompressibleSettings settings;
+  CellFaces cells;
+  Laplacian laplacian;
+  std::array<bool, 3> solved;  ///< the components the predictor solves (solved_directions)
+  bool orthogonal;
+  label reference_cell = -1;  ///< the cell whose pressure is pinned, or -1 when a patch fixes p
+
+  // --- per boundary face (index f - n_internal)
+  std::vector<Vec3> boundary_velocity;
+  std::vector<int> boundary_kind;  ///< FlowPatchType
+  std::vector<double> boundary_pressure;
+
+  std::vector<double> rhie_chow_time;  ///< D_f = V_f / (nu L)_f per face: the steady Rhie-Chow time scale
+  /// nu L + V on the diagonal (a step sets V/dt itself) and the diagonal of nu L alone.
+  LduMatrix helmholtz_matrix;
+  std::vector<double> helmholtz_base_diagonal;
+  std::array<std::vector<double>, 3> momentum_boundary_source;  ///< nu a_b U_b,i per cell
+  /// A = -div grad, with the weak pin of the reference cell; a_b p_b on fixed faces + the pin's term.
+  LduMatrix pressure_matrix;
+  std::vector<double> pressure_source;
+};
+
+}  // namespace fvmmini

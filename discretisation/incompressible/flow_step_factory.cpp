@@ -1,0 +1,15 @@
+#include "discretisation/incompressible/flow_step_factory.hpp"
+
+#include "discretisation/incompressible/host_flow_step.hpp"
+
+namespace fvmmini {
+
+std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
+                                         const SolverSettings& pressure_solver) {
+  const SolverSettings u = resolve_solver_settings(velocity_solver);
+  const SolverSettings p = resolve_solver_settings(pressure_solver);
+  if (u.backend == Backend::cuda && p.backend == Backend::cuda) return make_device_flow_step(operators, u, p);
+  return std::make_unique<HostFlowStep>(operators, velocity_solver, pressure_solver);
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,26 @@
+#pragma once
+// Where the flow step runs: make_flow_step picks the host step (HostFlowStep) or the step with
+// every field resident on the GPU (device_flow_step.cu). In a build without CUDA the device
+// factory throws, so no consumer needs to know how the project was built.
+
+#include <memory>
+
+#include "discretisation/incompressible/flow_step.hpp"
+
+namespace fvmmini {
+
+/// The step for these settings: on the device when both systems resolve to the cuda backend,
+/// on the host otherwise. `operators` must outlive the step. @throws SolverSetupError (naming the
+/// field) for settings that do not fit a matrix
+std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
+                                         const SolverSettings& pressure_solver);
+
+/// The device step from the operators' initial state (both settings with backend cuda: the
+/// format, ordering and preconditioner of each). Phase times in its reports are the device's
+/// (events between the phases). `operators` must outlive the step.
+/// @throws SolverError in a build without CUDA; CudaError without a device; SolverSetupError
+/// (naming the field) for settings the cuda backend does not accept
+std::unique_ptr<FlowStep> make_device_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
+                                                const SolverSettings& pressure_solver);
+
+}  // namespace fvmmini

@@ -1,0 +1,250 @@
+#include "discretisation/incompressible/host_flow_step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "linalg/timing.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double absolute_sum(std::span<const double> values) {
+  const auto n = static_cast<std::ptrdiff_t>(values.size());
+  double sum = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (std::ptrdiff_t i = 0; i < n; ++i) sum += std::abs(values[i]);
+  return sum;
+}
+
+int omp_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
+
+}  // namespace
+
+HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings& velocity_settings,
+                           const SolverSettings& pressure_settings, const LinearSolverFactory& factory)
+    : FlowStep(operators), helmholtz_matrix_(operators.helmholtz_matrix), state_(operators.initial_state()) {
+  // --- both solvers built once: ordering, format and backend are fixed for the run
+  auto field_solver = [&](const LduMatrix& matrix, const SolverSettings& s, const char* field) {
+    try {
+      return factory(matrix, s);
+    } catch (const SolverSetupError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw SolverSetupError(field, e.what());
+    }
+  };
+  velocity_solver_ = field_solver(helmholtz_matrix_, velocity_settings, "U");
+  pressure_solver_ = field_solver(operators.pressure_matrix, pressure_settings, "p");
+
+  const label n_cells = operators.mesh.n_cells;
+  const label n_faces = operators.mesh.n_faces();
+  for (int i = 0; i < 3; ++i) {
+    velocity_old_[i].assign(n_cells, 0.0);
+    conv_[i].assign(n_cells, 0.0);
+    conv_old_[i].assign(n_cells, 0.0);
+    grad_u_[i].assign(n_cells, Vec3{});
+    face_work_[i].assign(n_faces, 0.0);
+  }
+  rhs_.assign(n_cells, 0.0);
+  div_.assign(n_cells, 0.0);
+}
+
+std::string HostFlowStep::describe() const {
+  return fmt::format("U solver: {}\np solver: {}\nStep: on the host ({} OpenMP threads)\n",
+                     velocity_solver_->describe(), pressure_solver_->describe(), omp_threads());
+}
+
+flow::Components<const double> HostFlowStep::velocity_view() const {
+  return {{state_.velocity[0].data(), state_.velocity[1].data(), state_.velocity[2].data()}};
+}
+
+flow::Components<const double> HostFlowStep::old_velocity_view() const {
+  return {{velocity_old_[0].data(), velocity_old_[1].data(), velocity_old_[2].data()}};
+}
+
+void HostFlowStep::compute_velocity_gradients() {
+  const FlowOperators& ops = operators();
+  for (int i = 0; i < 3; ++i) {
+    if (!ops.solved[i]) continue;
+    ops.velocity_face_values(state_, i, face_work_[i]);
+    ops.cells.gauss_gradient(ops.geometry, face_work_[i], grad_u_[i]);
+  }
+}
+
+void HostFlowStep::compute_convection() {
+  const FlowOperators& ops = operators();
+  const bool upwind = ops.settings.convection == ConvectionScheme::linear_upwind;
+  if (upwind) compute_velocity_gradients();
+  const flow::Faces faces = ops.faces();
+  const Vec3* centres = ops.geometry.cell_centres.data();
+  for (int i = 0; i < 3; ++i) {
+    if (!ops.solved[i]) continue;
+    const double* u = state_.velocity[i].data();
+    const Vec3* gu = grad_u_[i].data();
+    auto& face_flux = face_work_[i];
+#pragma omp parallel for schedule(static)
+    for (label f = 0; f < faces.n_faces; ++f)
+      face_flux[f] = flow::convective_flux(faces, centres, u, gu, state_.flux.data(), upwind, i, f);
+    ops.cells.divergence(face_flux, conv_[i]);
+  }
+}
+
+CourantNumber HostFlowStep::courant_number(double dt) const { return operators().courant_number(state_.flux, dt); }
+
+StepReport HostFlowStep::advance(double dt) {
+  if (!(dt > 0.0)) throw std::invalid_argument("time step must be positive");
+  StepReport report;
+  report.delta_t = dt;
+  auto start = clock_type::now();
+  predict_velocity(dt, report);
+  report.times.momentum = seconds_since(start);
+  start = clock_type::now();
+  assemble_pressure(dt, report);
+  report.times.pressure_assembly = seconds_since(start);
+  start = clock_type::now();
+  solve_pressure(report);
+  report.times.pressure_solve = seconds_since(start);
+  old_delta_t_ = dt;
+  start = clock_type::now();
+  correct(dt, report);
+  report.times.correction = seconds_since(start);
+  for (double p : state_.pressure)
+    if (!std::isfinite(p)) throw SolverError("the pressure contains NaN or Inf (time step too large?)");
+  return report;
+}
+
+/// (V/dt + nu L) U*_i = V/dt U^n_i - C_i - V (grad p^n)_i + sources, per solved component.
+void HostFlowStep::predict_velocity(double dt, StepReport& report) {
+  const FlowOperators& ops = operators();
+  const label n_cells = ops.mesh.n_cells;
+  const label n_faces = ops.mesh.n_faces();
+  const auto& volume = ops.geometry.cell_volumes;
+  const flow::Faces faces = ops.faces();
+  if (dt != matrix_delta_t_) {
+#pragma omp parallel for schedule(static)
+    for (label c = 0; c < n_cells; ++c)
+      helmholtz_matrix_.diag[c] = flow::helmholtz_diagonal(ops.helmholtz_base_diagonal[c], volume[c], dt);
+    velocity_solver_->update_coefficients(helmholtz_matrix_);
+    matrix_delta_t_ = dt;
+  }
+  compute_convection();
+  const flow::ConvectionWeights ab = flow::adams_bashforth(have_old_convection_, dt, old_delta_t_);
+  if (!ops.orthogonal && ops.settings.convection != ConvectionScheme::linear_upwind) compute_velocity_gradients();
+  const auto& grad_p = state_.pressure_gradient;
+  for (int i = 0; i < 3; ++i) {
+    if (!ops.solved[i]) continue;
+    auto& u = state_.velocity[i];
+    auto& u_old = velocity_old_[i];
+    const auto& conv = conv_[i];
+    const auto& conv_old = conv_old_[i];
+    const auto& src = ops.momentum_boundary_source[i];
+    // --- the deferred non-orthogonal diffusion per face, gathered below
+    if (!ops.orthogonal) {
+      const Vec3* gu = grad_u_[i].data();
+      auto& face_values = face_work_[i];
+#pragma omp parallel for schedule(static)
+      for (label f = 0; f < n_faces; ++f)
+        face_values[f] = flow::deferred_diffusion(faces, gu, ops.settings.viscosity, f);
+      ops.cells.divergence(face_values, div_);
+    }
+#pragma omp parallel for schedule(static)
+    for (label c = 0; c < n_cells; ++c) {
+      u_old[c] = u[c];
+      rhs_[c] = flow::momentum_rhs(volume[c], dt, u[c], ab, conv[c], conv_old[c], grad_p[c][i], src[c],
+                                   ops.orthogonal ? 0.0 : div_[c]);
+    }
+    report.solves.push_back(velocity_solver_->solve(u, rhs_, component_name(i)));
+    report.momentum_residual = std::max(report.momentum_residual, report.solves.back().initial_residual);
+  }
+  std::swap(conv_, conv_old_);
+  have_old_convection_ = true;
+}
+
+/// phiH from U*, U^n, p^n and phi^n; HbyA; b = -div(phiH) / dt + a_b p_b + reference term.
+void HostFlowStep::assemble_pressure(double dt, StepReport& report) {
+  const FlowOperators& ops = operators();
+  const label n_cells = ops.mesh.n_cells;
+  const label n_faces = ops.mesh.n_faces();
+  const flow::Faces faces = ops.faces();
+  const flow::Solved solved{{ops.solved[0], ops.solved[1], ops.solved[2]}};
+  const auto& grad_p = state_.pressure_gradient;
+  auto& phi = state_.flux;
+  // --- each face reads its own phi^n before overwriting it
+  const auto u = velocity_view();
+  const auto u_old = old_velocity_view();
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f)
+    phi[f] = flow::predicted_flux(faces, solved, u, u_old, grad_p.data(), state_.pressure.data(), phi[f], dt, f);
+  // --- HbyA = U* + dt grad p^n, held in the velocity
+  for (int i = 0; i < 3; ++i) {
+    auto& ui = state_.velocity[i];
+#pragma omp parallel for schedule(static)
+    for (label c = 0; c < n_cells; ++c) ui[c] = flow::hbya(ui[c], grad_p[c][i], dt, ops.solved[i]);
+  }
+  ops.cells.divergence(phi, div_);
+  report.divergence_before = absolute_sum(div_);
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < n_cells; ++c) rhs_[c] = flow::pressure_rhs(div_[c], dt, ops.pressure_source[c]);
+}
+
+/// A p^{n+1} = b from p^n; p shifted to its reference level.
+void HostFlowStep::solve_pressure(StepReport& report) {
+  const FlowOperators& ops = operators();
+  auto& p = state_.pressure;
+  report.solves.push_back(pressure_solver_->solve(p, rhs_, "p"));
+  const double shift = flow::level_shift(p.data(), ops.reference_cell, ops.settings.reference_value);
+  const auto n = static_cast<label>(p.size());
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < n; ++c) p[c] += shift;
+}
+
+/// phi = phiH - dt a_f (p_N - p_P); U^{n+1} = HbyA - dt grad p^{n+1}; the velocity change and
+/// the continuity errors.
+void HostFlowStep::correct(double dt, StepReport& report) {
+  const FlowOperators& ops = operators();
+  const label n_cells = ops.mesh.n_cells;
+  const label n_faces = ops.mesh.n_faces();
+  const flow::Faces faces = ops.faces();
+  auto& phi = state_.flux;
+  const double* p = state_.pressure.data();
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f) phi[f] = flow::corrected_flux(faces, p, 0.0, dt, phi[f], f);
+  ops.pressure_gradient(state_.pressure, face_work_[0], state_.pressure_gradient);
+  const auto& grad_p = state_.pressure_gradient;
+  double change = 0.0, magnitude = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : change, magnitude)
+  for (label c = 0; c < n_cells; ++c) {
+    Vec3 du, u;
+    for (int i = 0; i < 3; ++i) {
+      u[i] = state_.velocity[i][c] = flow::corrected_velocity(state_.velocity[i][c], grad_p[c][i], dt, ops.solved[i]);
+      if (ops.solved[i]) du[i] = u[i] - velocity_old_[i][c];
+    }
+    change = std::max(change, mag(du));
+    magnitude = std::max(magnitude, mag(u));
+  }
+  report.velocity_change = flow::relative_velocity_change(change, magnitude, dt);
+  ops.cells.divergence(phi, div_);
+  report.divergence_after = absolute_sum(div_);
+  report.continuity = continuity_errors(div_, ops.geometry.cell_volumes, dt, cumulative_continuity_);
+  cumulative_continuity_ = report.continuity.cumulative;
+}
+
+}  // namespace fvmmini

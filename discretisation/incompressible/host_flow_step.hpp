@@ -1,0 +1,64 @@
+#pragma once
+// The projection step on the host: OpenMP loops over faces and cells calling the formulas of
+// flow_formulas.hpp; the momentum and pressure systems solved by LinearSolvers of either backend.
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "discretisation/incompressible/flow_step.hpp"
+
+namespace fvmmini {
+
+/// Builds a LinearSolver for a matrix (make_linear_solver, or a backend's own factory in tests).
+using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>(const LduMatrix&, const SolverSettings&)>;
+
+class HostFlowStep final : public FlowStep {
+ public:
+  /// Both linear solvers are built here, once, by `factory`. `operators` must outlive the step.
+  /// @throws SolverSetupError (naming the field) for settings that do not fit a matrix
+  HostFlowStep(const FlowOperators& operators, const SolverSettings& velocity_solver,
+               const SolverSettings& pressure_solver, const LinearSolverFactory& factory = make_linear_solver);
+
+  CourantNumber courant_number(double dt) const override;
+  StepReport advance(double dt) override;
+  const FlowState& state() override { return state_; }
+  std::string describe() const override;
+  PreconditionerInfo velocity_preconditioner() const override { return velocity_solver_->preconditioner_info(); }
+  PreconditionerInfo pressure_preconditioner() const override { return pressure_solver_->preconditioner_info(); }
+
+ private:
+  // --- the four phases of advance(), in order
+  void predict_velocity(double dt, StepReport& report);
+  void assemble_pressure(double dt, StepReport& report);
+  void solve_pressure(StepReport& report);
+  void correct(double dt, StepReport& report);
+
+  /// conv_[i] = sum_f phi_f U_f,i with the chosen scheme.
+  void compute_convection();
+  /// grad_u_[i] from the current velocity (linearUpwind, non-orthogonal diffusion).
+  void compute_velocity_gradients();
+  flow::Components<const double> velocity_view() const;
+  flow::Components<const double> old_velocity_view() const;
+
+  LduMatrix helmholtz_matrix_;  ///< the operators' matrix with this step's V/dt on the diagonal
+  std::unique_ptr<LinearSolver> velocity_solver_;
+  std::unique_ptr<LinearSolver> pressure_solver_;
+  double matrix_delta_t_ = 0.0;
+
+  FlowState state_;
+  std::array<std::vector<double>, 3> conv_, conv_old_;
+  bool have_old_convection_ = false;
+  double old_delta_t_ = 0.0;
+  double cumulative_continuity_ = 0.0;
+
+  // --- work arrays (sized once)
+  std::array<std::vector<double>, 3> velocity_old_;
+  std::array<std::vector<Vec3>, 3> grad_u_;
+  std::array<std::vector<double>, 3> face_work_;
+  std::vector<double> rhs_;
+  std::vector<double> div_;
+};
+
+}  // namespace fvmmini
