@@ -11,7 +11,7 @@
 
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
-#include "app/run_incompressible.hpp"
+#include "app/run_case.hpp"
 #include "tests/app/temp_folder.hpp"
 
 namespace fvmmini {
@@ -49,7 +49,7 @@ int run(const testing::TempFolder& folder, const std::vector<std::string>& overr
   RunContext context;
   context.output_directory = folder.path() / "out";
   context.quiet = true;
-  return run_incompressible_case(c, context);
+  return run_case(c, context);
 }
 
 TEST(RunIncompressible, AFormatThatDeclinesTheMatrixIsACaseErrorNamingTheFieldAndWritesNothing) {

@@ -1,0 +1,237 @@
+#include "app/flow_simulation.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/atomic_file.hpp"
+#include "app/case_solver_settings.hpp"
+#include "discretisation/incompressible/centreline_sampler.hpp"
+#include "discretisation/incompressible/flow_step_factory.hpp"
+#include "solvers/linear_solver.hpp"
+#include "mesh/geometry.hpp"
+#if FVMMINI_HAVE_VTK
+#include "app/vtk_writer.hpp"
+#endif
+
+namespace fvmmini {
+
+namespace {
+
+/// The flow conditions of boundaryField, in the mesh's patch order.
+FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
+  FlowBoundary boundary;
+  for (const Patch& patch : mesh.patches) {
+    const std::string key = "boundaryField." + patch.name;
+    FlowPatchCondition bc;
+    bc.type = parse_flow_patch_type(c.get_string(key + ".type"));
+    if (c.has(key + ".velocity")) bc.velocity = c.get_real3(key + ".velocity");
+    if (c.has(key + ".pressure")) bc.pressure = c.get_real(key + ".pressure");
+    boundary.patches.push_back(bc);
+  }
+  return boundary;
+}
+
+/// The preconditioners of the velocity and the pressure systems, into the run summary.
+void record_preconditioners(const FlowStep& step, RunSummary& summary) {
+  for (const char* component : {"Ux", "Uy", "Uz"})
+    if (summary.json().contains("solves") && summary.json()["solves"].contains(component))
+      summary.set_preconditioner(component, step.velocity_preconditioner());
+  summary.set_preconditioner("p", step.pressure_preconditioner());
+}
+
+/// Fields and samples at one time: VTK (U, p, Co, continuityError) and centrelines.csv.
+class FlowOutput {
+ public:
+  FlowOutput(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry)
+      : directory_(context.output_directory), mesh_(mesh), geometry_(geometry) {
+#if FVMMINI_HAVE_VTK
+    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, directory_, "fields");
+#endif
+    if (c.get_bool("sampling.centrelines"))
+      sampler_.emplace(geometry, cavity_centrelines(mesh, static_cast<int>(c.get_int("sampling.points"))));
+  }
+
+  /// Write everything this case asks for at `time`; dt is the last step (for the cell diagnostics).
+  void write(const FlowOperators& operators, const FlowState& state, double time, double dt) {
+    const label n = mesh_.n_cells;
+#if FVMMINI_HAVE_VTK
+    if (vtk_) {
+      std::vector<Vec3> velocity(n);
+      for (label c = 0; c < n; ++c)
+        velocity[c] = {state.velocity[0][c], state.velocity[1][c], state.velocity[2][c]};
+      std::vector<double> courant(n), continuity(n);
+      cell_courant_numbers(operators.cells, geometry_, state.flux, dt, courant);
+      operators.cells.divergence(state.flux, continuity);
+      // --- continuityError = dt div(phi) / V, as OpenFOAM's contErr times deltaT
+      for (label c = 0; c < n; ++c) continuity[c] *= dt / geometry_.cell_volumes[c];
+      last_vtk_ = vtk_->write(time, {{"p", state.pressure}, {"Co", courant}, {"continuityError", continuity}},
+                              {{"U", velocity}});
+    }
+#endif
+    if (sampler_) {
+      std::array<std::vector<Vec3>, 3> gradients;
+      operators.velocity_gradients(state, gradients);
+      const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradients,
+                                            state.pressure, state.pressure_gradient);
+      replace_file_atomically(centreline_file(),
+                              [&](const std::filesystem::path& path) { sampler_->write_csv(path, samples); });
+    }
+  }
+
+  std::filesystem::path centreline_file() const { return directory_ / "centrelines.csv"; }
+  bool samples() const { return sampler_.has_value(); }
+  bool vtk() const {
+#if FVMMINI_HAVE_VTK
+    return vtk_.has_value();
+#else
+    return false;
+#endif
+  }
+#if FVMMINI_HAVE_VTK
+  std::filesystem::path collection() const { return vtk_ ? vtk_->collection_path() : std::filesystem::path{}; }
+#endif
+
+ private:
+  std::filesystem::path directory_;
+  const Mesh& mesh_;
+  const MeshGeometry& geometry_;
+#if FVMMINI_HAVE_VTK
+  std::optional<VtkSeriesWriter> vtk_;
+  std::filesystem::path last_vtk_;
+#endif
+  std::optional<CentrelineSampler> sampler_;
+};
+
+IncompressibleSettings incompressible_settings(const ResolvedCase& c) {
+  IncompressibleSettings settings;
+  settings.viscosity = c.get_real("physics.nu");
+  settings.convection = parse_convection_scheme(c.get_string("physics.convection"));
+  settings.initial_velocity = c.get_real3("physics.initialVelocity");
+  settings.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
+  settings.reference_value = c.get_real("discretisation.referenceValue");
+  return settings;
+}
+
+SteadyStateSettings steady_state_settings(const ResolvedCase& c) {
+  SteadyStateSettings s;
+  s.stop = c.get_bool("steadyState.stop");
+  s.residual_tolerance = c.get_real("steadyState.residualTolerance");
+  s.velocity_tolerance = c.get_real("steadyState.velocityTolerance");
+  s.consecutive_steps = c.get_int("steadyState.consecutiveSteps");
+  return s;
+}
+
+class FlowSimulation final : public Simulation {
+ public:
+  FlowSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
+                 PhaseTimer& timer)
+      : timer_(timer),
+        settings_(incompressible_settings(c)),
+        steady_(steady_state_settings(c)),
+        output_(c, context, mesh, geometry) {
+    auto timing = timer.measure("setup");
+    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), settings_);
+    step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"));
+  }
+
+  std::string describe() const override {
+    std::string text = fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
+                                   settings_.viscosity, 1.0 / settings_.viscosity, to_string(settings_.convection));
+    text += step_->describe();
+    if (operators_->reference_cell >= 0)
+      text += fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",
+                          operators_->reference_cell, settings_.reference_value);
+    return text;
+  }
+
+  bool transient() const override { return true; }
+
+  double wanted_delta_t(double last_wanted, const TimeControls& tc) const override {
+    if (!(tc.max_co > 0.0)) return last_wanted;
+    const double co = step_->courant_number(last_wanted).max;
+    return co > 0.0 ? adjust_delta_t(last_wanted, co, tc) : last_wanted;
+  }
+
+  StepOutcome advance(double time, double dt) override {
+    const CourantNumber courant = step_->courant_number(dt);
+    courant_max_seen_ = std::max(courant_max_seen_, courant.max);
+    report_ = step_->advance(dt);
+    timer_.add("momentum", report_.times.momentum);
+    timer_.add("pressure assembly", report_.times.pressure_assembly);
+    timer_.add("pressure solve", report_.times.pressure_solve);
+    timer_.add("correction", report_.times.correction);
+    pressure_iterations_ += report_.solves.back().iterations;
+    ++steps_;
+    last_delta_t_ = dt;
+    const bool is_steady = steady_.update(report_.momentum_residual, report_.velocity_change);
+    if (is_steady && !steady_time_) steady_time_ = time;
+
+    StepOutcome outcome;
+    outcome.solves = report_.solves;
+    outcome.stop = is_steady && steady_.settings().stop;
+    outcome.log = fmt::format("Courant Number mean: {:.6g} max: {:.6g}\n", courant.mean, courant.max);
+    for (const auto& perf : report_.solves) outcome.log += format_solve_line(perf) + "\n";
+    outcome.log += fmt::format("time step continuity errors : sum local = {:.6g}, global = {:.6g}, cumulative = {:.6g}\n",
+                               report_.continuity.sum_local, report_.continuity.global, report_.continuity.cumulative);
+    outcome.log += fmt::format("deltaT = {:.6g}  velocity change = {:.3g}\n", dt, report_.velocity_change);
+    outcome.progress = fmt::format("  Co {:.3f}  p iters {}", courant.max, report_.solves.back().iterations);
+    return outcome;
+  }
+
+  void write(double time, double dt) override { output_.write(*operators_, step_->state(), time, dt); }
+
+  std::string failure_hint() const override {
+    return fmt::format(", Courant number max {:.3g} so far: the flow diverged; reduce deltaT or maxCo", courant_max_seen_);
+  }
+
+  std::string finish(RunSummary& summary, bool failed) override {
+    record_preconditioners(*step_, summary);
+    if (failed) return {};
+    auto& results = summary.results();
+    results["lastDeltaT"] = last_delta_t_;
+    results["steady"] = steady_time_.has_value();
+    if (steady_time_) results["steadyTime"] = *steady_time_;
+    results["courantMax"] = courant_max_seen_;
+    results["pressureIterationsMean"] = steps_ > 0 ? static_cast<double>(pressure_iterations_) / steps_ : 0.0;
+    results["continuity"] = {{"sumLocal", report_.continuity.sum_local},
+                             {"global", report_.continuity.global},
+                             {"cumulative", report_.continuity.cumulative}};
+    results["momentumResidual"] = report_.momentum_residual;
+    results["velocityChange"] = report_.velocity_change;
+    if (output_.samples()) results["centrelines"] = output_.centreline_file().filename().string();
+#if FVMMINI_HAVE_VTK
+    if (output_.vtk()) results["vtk"] = output_.collection().filename().string();
+#endif
+    if (!steady_time_) return {};
+    const SteadyStateSettings& s = steady_.settings();
+    return fmt::format(
+        "Steady state reached at Time = {:g} (momentum residual < {:g}, velocity change < {:g} on {} steps in a "
+        "row){}\n",
+        *steady_time_, s.residual_tolerance, s.velocity_tolerance, s.consecutive_steps, s.stop ? "; stopping" : "");
+  }
+
+ private:
+  PhaseTimer& timer_;
+  IncompressibleSettings settings_;
+  SteadyStateDetector steady_;
+  FlowOutput output_;
+  std::optional<FlowOperators> operators_;
+  std::unique_ptr<FlowStep> step_;
+  StepReport report_;
+  double courant_max_seen_ = 0.0;
+  double last_delta_t_ = 0.0;
+  long long steps_ = 0;
+  long long pressure_iterations_ = 0;
+  std::optional<double> steady_time_;
+};
+
+}  // namespace
+
+std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
+                                                 const Mesh& mesh, const MeshGeometry& geometry, PhaseTimer& timer) {
+  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, timer);
+}
+
+}  // namespace fvmmini
