@@ -1,12 +1,9 @@
 #include "solvers/reference_cg.hpp"
 
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
 #include "kernels/reference/vector_ops.hpp"
+#include "linalg/cg_rules.hpp"
 #include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
@@ -19,40 +16,26 @@ void CgWorkspace::resize(label n) {
 
 namespace {
 
-constexpr double small = 1e-20;  // OpenFOAM's SMALL: keeps the normalisation finite for b = 0, x = 0
-
-bool converged(double residual, double initial, const SolverSettings& s) {
-  return residual < s.tolerance || (s.rel_tol > 0.0 && residual < s.rel_tol * initial);
-}
-
-// A system whose every row sums to zero has the constant vector in its null space.
-void require_nonsingular(std::span<const double> row_sums, std::span<const double> diag) {
-  for (size_t i = 0; i < row_sums.size(); ++i)
-    if (std::abs(row_sums[i]) > 1e-12 * std::abs(diag[i])) return;
-  throw SolverError(
-      "singular system: every row sums to zero (no fixedValue boundary and no reference level); "
-      "set a fixedValue patch or discretisation.referenceCell");
-}
-
-void check_curvature(double pq, int iteration) {
-  if (!(pq > 0.0))
-    throw SolverError(fmt::format("CG breakdown at iteration {}: p'Ap = {:.3g} (the matrix is not positive definite{})",
-                                  iteration, pq, std::isfinite(pq) ? "" : ", or NaN appeared"));
+// Throws `status` when `curvature` fails the breakdown test: p'Ap (breakdown) or r'M^-1 r
+// (preconditioner_breakdown) of the iteration after the perf.iterations done.
+void check_curvature(CgStatus status, double curvature, const SolverPerformance& perf) {
+  if (cg_breaks_down(curvature)) throw cg_error({status, perf.iterations, curvature});
 }
 
 // Counts an iteration with its residual. @return whether CG stops here (converged or maxIter)
-bool finish_iteration(double residual, const SolverSettings& s, SolverPerformance& perf) {
+bool finish_iteration(double residual, const CgStop& stop, SolverPerformance& perf) {
   ++perf.iterations;
   perf.final_residual = residual;
-  if (!std::isfinite(residual)) throw SolverError(fmt::format("CG: residual is NaN at iteration {}", perf.iterations));
-  return converged(residual, perf.initial_residual, s) || perf.iterations >= s.max_iter;
+  const CgStatus status = cg_status_after(residual, perf.initial_residual, perf.iterations, stop);
+  if (status == CgStatus::residual_not_finite) throw cg_error({status, perf.iterations});
+  return status != CgStatus::running;
 }
 
 // Three passes per iteration: q = A p with p.q; the residual step with both reductions; then
 // x += alpha p (deferred from the residual step, where it would read p a second time) with the
 // new direction. Starts from r; leaves x and perf at the last iteration.
 void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::span<const double> inv_diag,
-                             const SolverSettings& s, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+                             const CgStop& stop, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
   // --- p = M^-1 r; rz = r . p
   double rz;
   if (!inv_diag.empty()) {
@@ -64,13 +47,13 @@ void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::sp
   while (true) {
     // --- q = A p; alpha = rz / p.q
     const double pq = a.multiply_dot(w.p, w.q);
-    check_curvature(pq, perf.iterations + 1);
+    check_curvature(CgStatus::breakdown, pq, perf);
     const double alpha = rz / pq;
 
     // --- r -= alpha q; residual = |r|_1 / normFactor; rz_new = r . M^-1 r
     double rz_new = 0.0;
     const double r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
-    if (finish_iteration(r_norm / norm_factor, s, perf)) {
+    if (finish_iteration(r_norm / norm_factor, stop, perf)) {
       // --- x += alpha p, the last step's deferred update
       ops::axpy(alpha, w.p, x);
       return;
@@ -82,32 +65,24 @@ void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::sp
   }
 }
 
-// r . M^-1 r must be positive for an SPD preconditioner (0 only when r is).
-void check_preconditioned(double rz, int iteration) {
-  if (!(rz > 0.0))
-    throw SolverError(fmt::format("PCG breakdown at iteration {}: r'M^-1 r = {:.3g} (the preconditioner is not "
-                                  "positive definite{})",
-                                  iteration, rz, std::isfinite(rz) ? "" : ", or NaN appeared"));
-}
-
 // Three passes per iteration around an applied preconditioner (DIC, mcsgs): q = A p with p.q; the
 // residual step; z = M^-1 r with r.z; then x += alpha p with the new direction p = z + beta p.
-void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPreconditioner& m, const SolverSettings& s,
+void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPreconditioner& m, const CgStop& stop,
                             double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
   // --- p = M^-1 r; rz = r . p
   m.apply(a, w.r, w.p);
   double rz = ops::dot(w.r, w.p);
-  check_preconditioned(rz, 1);
+  check_curvature(CgStatus::preconditioner_breakdown, rz, perf);
   while (true) {
     // --- q = A p; alpha = rz / p.q
     const double pq = a.multiply_dot(w.p, w.q);
-    check_curvature(pq, perf.iterations + 1);
+    check_curvature(CgStatus::breakdown, pq, perf);
     const double alpha = rz / pq;
 
     // --- r -= alpha q; residual = |r|_1 / normFactor
     double unused = 0.0;
     const double r_norm = ops::residual_update(alpha, w.q, {}, w.r, unused);
-    if (finish_iteration(r_norm / norm_factor, s, perf)) {
+    if (finish_iteration(r_norm / norm_factor, stop, perf)) {
       ops::axpy(alpha, w.p, x);
       return;
     }
@@ -115,7 +90,7 @@ void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPrec
     // --- z = M^-1 r; beta = r.z / rz; x += alpha p; p = z + beta p
     m.apply(a, w.r, w.z);
     const double rz_new = ops::dot(w.r, w.z);
-    check_preconditioned(rz_new, perf.iterations + 1);
+    check_curvature(CgStatus::preconditioner_breakdown, rz_new, perf);
     ops::solution_and_direction_update(alpha, rz_new / rz, w.z, {}, w.p, x);
     rz = rz_new;
   }
@@ -128,15 +103,15 @@ void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPrec
 // alpha^2 q.M^-1 q, all summed in the previous pass; alpha uses the exact rz of the pass. The
 // pass after convergence computes one product that is not used.
 void iterate_in_one_pass(const HostOperator& a, std::span<double> x, bool jacobi,
-                         const SolverSettings& s, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+                         const CgStop& stop, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
   double alpha = 0.0, beta = 0.0;  // the first pass: p = M^-1 r, q = A p
   for (bool first = true;; first = false) {
     // --- r -= alpha q; x += alpha p; p = M^-1 r + beta p; q = A p; with the sums
     const reference::CgSweepSums sums = a.cg_sweep(alpha, beta, x, w.r, w.p, w.q, jacobi);
-    if (!first && finish_iteration(sums.r_norm1 / norm_factor, s, perf)) return;
+    if (!first && finish_iteration(sums.r_norm1 / norm_factor, stop, perf)) return;
 
     // --- alpha = rz / p.q; beta = |r - alpha q|^2_M / rz (0 if rounding made it <= 0: restart along z)
-    check_curvature(sums.pq, perf.iterations + 1);
+    check_curvature(CgStatus::breakdown, sums.pq, perf);
     alpha = sums.rz / sums.pq;
     const double rz_next = sums.rz - 2.0 * alpha * sums.rq + alpha * alpha * sums.qq;
     beta = rz_next > 0.0 ? rz_next / sums.rz : 0.0;
@@ -164,33 +139,35 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   std::fill(w.p.begin(), w.p.end(), 1.0);
   a.multiply(w.p, w.row_sums);
   const auto diag = a.diagonal();
-  require_nonsingular(w.row_sums, diag);
-  if (jacobi)
-    for (label i = 0; i < n; ++i) {
-      if (!(diag[i] > 0.0)) throw SolverError(fmt::format("Jacobi: diagonal entry {} is {} (not positive)", i, diag[i]));
-      w.inv_diag[i] = 1.0 / diag[i];
-    }
+  if (cg_singular(w.row_sums, diag)) throw cg_error({CgStatus::singular});
+  if (jacobi) {
+    const label row = cg_nonpositive_diagonal(diag);
+    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diag[row], row});
+    for (label i = 0; i < n; ++i) w.inv_diag[i] = 1.0 / diag[i];
+  }
 
   // --- r = b - A x; residual = |r|_1 / normFactor
   a.multiply(x, w.q);
   double norm_factor = 0.0;
   const double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, ops::mean(x), w.r, norm_factor);
-  norm_factor += small;
+  norm_factor += cg_small;
   perf.initial_residual = perf.final_residual = r_norm / norm_factor;
-  if (!std::isfinite(perf.initial_residual)) throw SolverError("CG: initial residual is not finite (NaN or Inf in A, x or b)");
-  if (converged(perf.initial_residual, perf.initial_residual, s) || s.max_iter == 0) {
-    perf.converged = converged(perf.initial_residual, perf.initial_residual, s);
+  const CgStop stop = cg_stop(s);
+  const CgStatus status = cg_status_after(perf.initial_residual, perf.initial_residual, 0, stop);
+  if (status == CgStatus::initial_not_finite) throw cg_error({status});
+  if (status != CgStatus::running) {
+    perf.converged = status == CgStatus::converged;
     return perf;
   }
 
   const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
   if (applied)
-    iterate_preconditioned(a, x, *m, s, norm_factor, w, perf);
+    iterate_preconditioned(a, x, *m, stop, norm_factor, w, perf);
   else if (a.has_cg_sweep())
-    iterate_in_one_pass(a, x, jacobi, s, norm_factor, w, perf);
+    iterate_in_one_pass(a, x, jacobi, stop, norm_factor, w, perf);
   else
-    iterate_in_three_passes(a, x, inv_diag, s, norm_factor, w, perf);
-  perf.converged = converged(perf.final_residual, perf.initial_residual, s);
+    iterate_in_three_passes(a, x, inv_diag, stop, norm_factor, w, perf);
+  perf.converged = cg_converged(perf.final_residual, perf.initial_residual, stop);
   return perf;
 }
 

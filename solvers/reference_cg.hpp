@@ -22,11 +22,13 @@ struct CgWorkspace {
 /// Solve A x = b by CG (preconditioner "none"), Jacobi-PCG ("diagonal"), or PCG with the set-up
 /// `preconditioner` (DIC, mcsgs, GAMG: z = M^-1 r kept in the workspace).
 /// Residual = sum|b - Ax| / normFactor, normFactor = sum(|Ax - A x̄| + |b - A x̄|) + 1e-20, x̄ = mean(x)
-/// (OpenFOAM's). Stops when residual < tolerance, residual < relTol * initial, or maxIter.
+/// (OpenFOAM's). Stops when residual < tolerance, residual < relTol * initial, or maxIter. These
+/// rules and the errors' messages are the device CG's too: linalg/cg_rules.hpp.
 /// @param[in,out] x initial guess in, solution out
 /// @param[in] preconditioner the set-up DIC, mcsgs or GAMG, in the operator's numbering; null otherwise
-/// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or not finite) and on a singular
-///         system (every row sum zero: no fixed value and no reference level);
+/// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or NaN), a residual that is not
+///         finite, a singular system (every row sum zero: no fixed value and no reference level)
+///         and a diagonal entry that is not positive under Jacobi;
 ///         std::invalid_argument for DIC, mcsgs or GAMG without a preconditioner
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
                                const SolverSettings& settings, CgWorkspace& work,

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -20,23 +19,13 @@
 #include "kernels/cuda/reduction.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
 #include "kernels/cuda/vector_ops.cuh"
+#include "linalg/cg_rules.hpp"
 
 namespace fvmmini::cuda {
 
 namespace {
 
-constexpr double small = 1e-20;  // OpenFOAM's SMALL, as the reference CG
 constexpr int finalize_block = 1024;
-
-enum Status : int {
-  running = 0,
-  converged = 1,
-  max_iterations = 2,
-  breakdown = 3,
-  residual_nan = 4,
-  initial_nan = 5,
-  preconditioner_breakdown = 6,
-};
 
 struct CgState {
   double x_mean;
@@ -46,22 +35,14 @@ struct CgState {
   double rz;  ///< r.z of the current search direction
   double alpha;
   double beta;
-  double pq;
-  double rz_rejected;  ///< r.M^-1 r when it was not positive (preconditioner_breakdown)
+  double rejected;  ///< the p'Ap or r'M^-1 r that failed the breakdown test
   int iterations;
-  int status;
+  int status;     ///< a CgStatus, as the int the preconditioners' kernels read (status())
   int x_pending;  ///< the last iteration's x += alpha p is still to be applied (by direction_kernel)
 };
 
-struct Stop {
-  double tolerance;
-  double rel_tol;
-  int max_iter;
-};
-
-__device__ inline bool has_converged(double residual, double initial, const Stop& stop) {
-  return residual < stop.tolerance || (stop.rel_tol > 0.0 && residual < stop.rel_tol * initial);
-}
+__host__ __device__ inline bool running(const CgState& state) { return state.status == static_cast<int>(CgStatus::running); }
+__device__ inline void set_status(CgState* state, CgStatus status) { state->status = static_cast<int>(status); }
 
 #define FVMMINI_GRID_STRIDE(i, n)                                                                   \
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (n);      \
@@ -102,11 +83,11 @@ __global__ void __launch_bounds__(reduce_block)
 }
 
 __global__ void __launch_bounds__(finalize_block) initial_finalize(const double* __restrict__ partials, int count,
-                                                                   CgState* state, double* history, Stop stop) {
+                                                                   CgState* state, double* history, CgStop stop) {
   const Sums<3> s = reduce_partials<3>(partials, count);
   if (threadIdx.x != 0) return;
-  // --- normFactor = sum(|Ax - A x̄| + |b - A x̄|) + small; residual = |r|_1 / normFactor
-  const double norm_factor = s.v[1] + small;
+  // --- normFactor = sum(|Ax - A x̄| + |b - A x̄|) + SMALL; residual = |r|_1 / normFactor
+  const double norm_factor = s.v[1] + cg_small;
   const double residual = s.v[0] / norm_factor;
   state->norm_factor = norm_factor;
   state->initial_residual = state->residual = residual;
@@ -114,33 +95,31 @@ __global__ void __launch_bounds__(finalize_block) initial_finalize(const double*
   state->iterations = 0;
   state->x_pending = 0;
   history[0] = residual;
-  state->status = !isfinite(residual)                      ? initial_nan
-                  : has_converged(residual, residual, stop) ? converged
-                  : stop.max_iter == 0                      ? max_iterations
-                                                            : running;
+  set_status(state, cg_status_after(residual, residual, 0, stop));
 }
 
-/// alpha = r.z / p.q, unless p.q <= 0 or not finite (breakdown). The previous iteration's x update
+/// alpha = r.z / p.q, unless p.q fails the breakdown test (cg_breaks_down). The previous iteration's x update
 /// is done by now (direction_kernel ran before this).
 __global__ void __launch_bounds__(finalize_block) alpha_finalize(const double* __restrict__ partials, int count,
                                                                  CgState* state) {
   if (threadIdx.x == 0) state->x_pending = 0;
-  if (state->status != running) return;
+  if (!running(*state)) return;
   const Sums<1> s = reduce_partials<1>(partials, count);
   if (threadIdx.x != 0) return;
   const double pq = s.v[0];
-  state->pq = pq;
-  if (!(pq > 0.0))
-    state->status = breakdown;
-  else
+  if (cg_breaks_down(pq)) {
+    state->rejected = pq;
+    set_status(state, CgStatus::breakdown);
+  } else {
     state->alpha = state->rz / pq;
+  }
 }
 
 /// r -= alpha q; partials of |r| and r.z (z = M^-1 r, not stored).
 __global__ void __launch_bounds__(reduce_block)
     update_kernel(long long n, const double* __restrict__ q, const double* __restrict__ inv_diag,
                   double* __restrict__ r, const CgState* state, double* __restrict__ partials) {
-  if (state->status != running) return;
+  if (!running(*state)) return;
   const double alpha = state->alpha;
   Sums<2> s{};
   FVMMINI_GRID_STRIDE(i, n) {
@@ -156,9 +135,9 @@ __global__ void __launch_bounds__(reduce_block)
 /// residual = |r|_1 / normFactor; the stopping tests; beta = (r.z)_new / (r.z)_old unless the
 /// preconditioner is applied (rz_finalize then sets beta from z = M^-1 r).
 __global__ void __launch_bounds__(finalize_block) residual_finalize(const double* __restrict__ partials, int count,
-                                                                    CgState* state, double* history, Stop stop,
+                                                                    CgState* state, double* history, CgStop stop,
                                                                     bool applied) {
-  if (state->status != running) return;
+  if (!running(*state)) return;
   const Sums<2> s = reduce_partials<2>(partials, count);
   if (threadIdx.x != 0) return;
   const int it = ++state->iterations;
@@ -166,29 +145,25 @@ __global__ void __launch_bounds__(finalize_block) residual_finalize(const double
   const double residual = s.v[0] / state->norm_factor;
   state->residual = residual;
   history[it] = residual;
-  if (!isfinite(residual)) {
-    state->status = residual_nan;
-  } else if (has_converged(residual, state->initial_residual, stop)) {
-    state->status = converged;
-  } else if (it >= stop.max_iter) {
-    state->status = max_iterations;
-  } else if (!applied) {
+  const CgStatus status = cg_status_after(residual, state->initial_residual, it, stop);
+  set_status(state, status);
+  if (status == CgStatus::running && !applied) {
     state->beta = s.v[1] / state->rz;
     state->rz = s.v[1];
   }
 }
 
 /// r.z of an applied preconditioner: the first (initial) sets rz, later ones beta = r.z / rz.
-/// Not positive: the preconditioner is not positive definite (or NaN appeared).
+/// One that fails the breakdown test: the preconditioner is not positive definite (or NaN appeared).
 __global__ void __launch_bounds__(finalize_block) rz_finalize(const double* __restrict__ partials, int count,
                                                               CgState* state, bool initial) {
-  if (state->status != running) return;
+  if (!running(*state)) return;
   const Sums<1> s = reduce_partials<1>(partials, count);
   if (threadIdx.x != 0) return;
   const double rz = s.v[0];
-  if (!(rz > 0.0)) {
-    state->rz_rejected = rz;
-    state->status = preconditioner_breakdown;
+  if (cg_breaks_down(rz)) {
+    state->rejected = rz;
+    set_status(state, CgStatus::preconditioner_breakdown);
     return;
   }
   if (!initial) state->beta = rz / state->rz;
@@ -204,7 +179,7 @@ __global__ void __launch_bounds__(reduce_block)
   if (!state->x_pending) return;
   const double alpha = state->alpha;
   const double beta = state->beta;
-  const bool next = state->status == running;
+  const bool next = running(*state);
   FVMMINI_GRID_STRIDE(i, n) {
     const double pi = p[i];
     x[i] += alpha * pi;
@@ -263,7 +238,7 @@ struct DeviceCg::Impl {
   // --- iterations replayed from CUDA graphs: one launch instead of ~5 per iteration, which is
   //     what an iteration costs on small systems (the host's launch rate, not the GPU, limits them)
   GraphExec batch_graph, single_graph;  ///< check_interval iterations, one iteration
-  Stop graph_stop{};
+  CgStop graph_stop{};
   const double* graph_m_inv = nullptr;
   DevicePreconditioner* graph_preconditioner = nullptr;
   const double* graph_history = nullptr;
@@ -274,7 +249,7 @@ struct DeviceCg::Impl {
   /// row_sums = A 1 on the stream (p is overwritten; every solve sets it afresh).
   void enqueue_row_sums();
   /// Queue `count` iterations, from the graphs where they can be used.
-  void enqueue_iterations(int count, const double* m_inv, Stop stop);
+  void enqueue_iterations(int count, const double* m_inv, CgStop stop);
 
   const int* status() { return &state.data()->status; }
 
@@ -287,7 +262,7 @@ struct DeviceCg::Impl {
     FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
   }
 
-  void enqueue_iteration(const double* m_inv, Stop stop) {
+  void enqueue_iteration(const double* m_inv, CgStop stop) {
     cudaStream_t s = stream.get();
     const int grid = vector_grid(n);
     // --- q = A p; alpha = r.z / p.q
@@ -320,7 +295,7 @@ struct DeviceCg::Impl {
   }
 };
 
-void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, Stop stop) {
+void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop stop) {
   cudaStream_t s = stream.get();
   // --- (re)capture when the kernels' arguments changed
   const bool current = batch_graph.valid() && single_graph.valid() && graph_stop.tolerance == stop.tolerance &&
@@ -368,10 +343,7 @@ void DeviceCg::refresh(std::span<const double> diagonal) {
   m.stream.synchronize();
   std::vector<double> sums(m.n);
   m.row_sums.download(sums);
-  // --- singular when every row sums to zero (the constant vector is in the null space)
-  m.singular = true;
-  for (label i = 0; i < m.n && m.singular; ++i)
-    if (std::abs(sums[i]) > 1e-12 * std::abs(diagonal[i])) m.singular = false;
+  m.singular = cg_singular(sums, diagonal);
 }
 
 void DeviceCg::Impl::enqueue_row_sums() {
@@ -435,21 +407,15 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
     perf.converged = true;
     return perf;
   }
-  if (singular)
-    throw SolverError(
-        "singular system: every row sums to zero (no fixedValue boundary and no reference level); "
-        "set a fixedValue patch or discretisation.referenceCell");
-  if (jacobi && diagonal_on_host)
-    for (label i = 0; i < n; ++i)
-      if (!(diagonal[i] > 0.0)) {
-        std::ostringstream msg;
-        msg << "Jacobi: diagonal entry " << i << " is " << diagonal[i] << " (not positive)";
-        throw SolverError(msg.str());
-      }
+  if (singular) throw cg_error({CgStatus::singular});
+  if (jacobi && diagonal_on_host) {
+    const label row = cg_nonpositive_diagonal(diagonal);
+    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diagonal[row], row});
+  }
 
-  const int max_iter = std::max(0, settings.max_iter);
+  const CgStop stop = cg_stop(settings);
+  const int max_iter = stop.max_iter;
   if (history.size() < static_cast<std::size_t>(max_iter) + 1) history = DeviceBuffer<double>(max_iter + 1);
-  const Stop stop{settings.tolerance, settings.rel_tol, max_iter};
   const double* m_inv = jacobi ? inv_diag.data() : nullptr;
   cudaStream_t s = stream.get();
   const int grid = vector_grid(n);
@@ -485,13 +451,13 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
     if (first || queued >= max_iter) {
       // --- the first batch, or the last one allowed: wait for it
       checks[slot].synchronize();
-      if (pinned[slot].status != running || queued >= max_iter) {
+      if (!running(pinned[slot]) || queued >= max_iter) {
         stopped = true;
         break;
       }
     } else if (pending) {
       checks[1 - slot].synchronize();
-      if (pinned[1 - slot].status != running) break;
+      if (!running(pinned[1 - slot])) break;
     }
     pending = !first;
     first = false;
@@ -511,23 +477,12 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   perf.initial_residual = st.initial_residual;
   perf.final_residual = st.residual;
   perf.iterations = st.iterations;
-  std::ostringstream msg;
-  switch (st.status) {
-    case initial_nan: throw SolverError("CG: initial residual is not finite (NaN or Inf in A, x or b)");
-    case residual_nan: msg << "CG: residual is NaN at iteration " << st.iterations; throw SolverError(msg.str());
-    case breakdown:
-      msg << "CG breakdown at iteration " << st.iterations + 1 << ": p'Ap = " << st.pq
-          << " (the matrix is not positive definite" << (std::isfinite(st.pq) ? "" : ", or NaN appeared") << ")";
-      throw SolverError(msg.str());
-    case preconditioner_breakdown:
-      msg << "PCG breakdown at iteration " << st.iterations + 1 << ": r'M^-1 r = " << st.rz_rejected
-          << " (the preconditioner is not positive definite" << (std::isfinite(st.rz_rejected) ? "" : ", or NaN appeared")
-          << ")";
-      throw SolverError(msg.str());
-    case running: throw CudaError("CG: the solve ended with the device still iterating (internal error)");
-    default: break;
-  }
-  perf.converged = st.status == converged;
+  const auto status = static_cast<CgStatus>(st.status);
+  if (status == CgStatus::running)
+    throw CudaError("CG: the solve ended with the device still iterating (internal error)");
+  if (status != CgStatus::converged && status != CgStatus::max_iterations)
+    throw cg_error({status, st.iterations, st.rejected});
+  perf.converged = status == CgStatus::converged;
   return perf;
 }
 

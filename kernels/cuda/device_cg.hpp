@@ -1,6 +1,7 @@
 #pragma once
-// CG and PCG (Jacobi fused into the vector passes, or a DevicePreconditioner applied) on the device, with the reference CG's stopping rules and OpenFOAM's residual
-// normalisation (solvers/reference_cg.hpp). The matrix stays on the device; vectors cross only at
+// CG and PCG (Jacobi fused into the vector passes, or a DevicePreconditioner applied) on the
+// device, with the reference CG's stopping rules, checks and errors and OpenFOAM's residual
+// normalisation (linalg/cg_rules.hpp). The matrix stays on the device; vectors cross only at
 // the start and the end of a solve, or not at all (solve_resident). Plain C++ interface.
 
 #include <memory>

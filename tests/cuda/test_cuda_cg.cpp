@@ -13,6 +13,7 @@
 #include "solvers/cuda/cuda_linear_solver.hpp"
 #include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
+#include "linalg/cg_rules.hpp"
 #include "solvers/cuda/device_solver.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
@@ -176,20 +177,30 @@ TEST_F(CudaCg, StoppingRulesFollowTheReference) {
 TEST_F(CudaCg, BreakdownSingularAndNanAreSolverErrors) {
   LduMatrix m = test::random_matrix(500, 4, 81);
   const auto b = test::random_vector(m.n_rows(), 7);
+  // --- the SolverError's message, whose text comes from the rules both CGs share (cg_rules.hpp)
   auto solve = [&](const LduMatrix& a, std::vector<double> rhs, const std::string& pc) {
     const PreparedFormat prepared = prepare_format(a, "staircase", "none", parameters());
     auto op = make_reference_operator(a, prepared);
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     cuda::DeviceCg cg(device, op->diagonal());
     std::vector<double> x(a.n_rows(), 0.0);
-    cg.solve(x, rhs, settings_for(pc));
+    try {
+      cg.solve(x, rhs, settings_for(pc));
+    } catch (const SolverError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
   };
+  auto starts_with = [](const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; };
   // --- negative definite: p'Ap < 0 at the first iteration; Jacobi refuses the negative diagonal
   LduMatrix negative = m;
   for (auto& d : negative.diag) d = -d;
   for (auto& u : negative.upper) u = -u;
-  EXPECT_THROW(solve(negative, b, "none"), SolverError);
-  EXPECT_THROW(solve(negative, b, "jacobi"), SolverError);
+  const std::string breakdown = solve(negative, b, "none");
+  EXPECT_TRUE(starts_with(breakdown, "CG breakdown at iteration 1: p'Ap = -")) << breakdown;
+  const std::string jacobi = solve(negative, b, "jacobi");
+  EXPECT_TRUE(starts_with(jacobi, "Jacobi: diagonal entry ")) << jacobi;
+  EXPECT_NE(jacobi.find(" (not positive)"), std::string::npos) << jacobi;
   // --- every row sums to zero: singular
   LduMatrix laplacian = m;
   std::fill(laplacian.diag.begin(), laplacian.diag.end(), 0.0);
@@ -197,11 +208,11 @@ TEST_F(CudaCg, BreakdownSingularAndNanAreSolverErrors) {
     laplacian.diag[laplacian.lower_addr()[f]] -= laplacian.upper[f];
     laplacian.diag[laplacian.upper_addr()[f]] -= laplacian.upper[f];
   }
-  EXPECT_THROW(solve(laplacian, b, "none"), SolverError);
+  EXPECT_EQ(solve(laplacian, b, "none"), cg_error({CgStatus::singular}).what());
   // --- NaN in b
   std::vector<double> bad = b;
   bad[17] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_THROW(solve(m, bad, "none"), SolverError);
+  EXPECT_EQ(solve(m, bad, "none"), cg_error({CgStatus::initial_not_finite}).what());
 }
 
 TEST_F(CudaCg, LinearSolverSolvesInMeshOrderAndRefreshes) {

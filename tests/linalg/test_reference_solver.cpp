@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "kernels/reference/csr_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
@@ -139,20 +140,49 @@ TEST(ReferenceCg, ResidualHistoryIsBitIdenticalRunToRun) {
   EXPECT_EQ(x1, x2);
 }
 
+/// The SolverError's message of a solve from x = 0 ("no error" when it solves).
+std::string solve_error(const LduMatrix& a, std::span<const double> b, const SolverSettings& s) {
+  std::vector<double> x(a.n_rows(), 0.0);
+  try {
+    make_linear_solver(a, s)->solve(x, b, "p");
+  } catch (const SolverError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
 TEST(ReferenceCg, IndefiniteMatrixIsABreakdown) {
   LduMatrix a = tridiagonal(20, 2.0);
   a.diag[5] = -50.0;
-  std::vector<double> b(20, 1.0), x(20, 0.0);
+  std::vector<double> b(20, 1.0);
   SolverSettings s;
   s.tolerance = 1e-12;
-  EXPECT_THROW(make_linear_solver(a, s)->solve(x, b, "p"), SolverError);
+  const std::string what = solve_error(a, b, s);
+  EXPECT_TRUE(starts_with(what, "CG breakdown at iteration ")) << what;
+  EXPECT_NE(what.find(": p'Ap = -"), std::string::npos) << what;
+  // --- Jacobi refuses the negative diagonal entry before iterating
+  s.preconditioner = Preconditioner::diagonal;
+  EXPECT_EQ(solve_error(a, b, s), "Jacobi: diagonal entry 5 is -50 (not positive)");
 }
 
 TEST(ReferenceCg, NanInRightHandSideIsAnError) {
   LduMatrix a = tridiagonal(20, 3.0);
-  std::vector<double> b(20, 1.0), x(20, 0.0);
+  std::vector<double> b(20, 1.0);
   b[3] = std::nan("");
-  EXPECT_THROW(make_linear_solver(a, SolverSettings{})->solve(x, b, "p"), SolverError);
+  EXPECT_EQ(solve_error(a, b, SolverSettings{}), "CG: initial residual is not finite (NaN or Inf in A, x or b)");
+}
+
+TEST(ReferenceCg, SingularSystemIsAnError) {
+  LduMatrix a = tridiagonal(20, 2.0);
+  a.diag[0] = a.diag[19] = 1.0;  // Neumann ends: every row sums to zero
+  std::vector<double> b(20, 0.0);
+  b[0] = 1.0;
+  b[19] = -1.0;
+  EXPECT_TRUE(starts_with(solve_error(a, b, SolverSettings{}), "singular system: every row sums to zero"));
+  a.diag[0] = 2.0;  // one fixed value
+  EXPECT_EQ(solve_error(a, b, SolverSettings{}), "no error");
 }
 
 TEST(ReferenceCg, SolveLineIsOpenFoamStyle) {

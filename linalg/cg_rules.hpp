@@ -1,0 +1,87 @@
+#pragma once
+// The rules both CGs follow, written once: the reference CG (solvers/reference_cg) and the device
+// CG (kernels/cuda/device_cg). OpenFOAM's stopping tests on the normalised residual, the
+// breakdown test, the checks of the matrix before a solve, and one message per failure. The tests
+// a kernel evaluates are inline and compile for host and device.
+
+#include <cmath>
+#include <span>
+
+#include "linalg/solver_settings.hpp"
+
+#if defined(__CUDACC__)
+#define FVMMINI_CG_HD __host__ __device__
+#else
+#define FVMMINI_CG_HD
+#endif
+
+namespace fvmmini {
+
+/// OpenFOAM's SMALL, added to the residual's normalisation factor: keeps it finite for b = 0, x = 0.
+inline constexpr double cg_small = 1e-20;
+
+/// Why a CG stopped, or that it has not. The device CG keeps it as an int in device memory that
+/// its kernels and the preconditioners' kernels read: running must stay 0 (nonzero means stop).
+enum class CgStatus : int {
+  running = 0,
+  converged,
+  max_iterations,
+  breakdown,                 ///< p'Ap not positive: the matrix is not positive definite, or NaN
+  preconditioner_breakdown,  ///< r'M^-1 r not positive: the preconditioner is not, or NaN
+  residual_not_finite,       ///< after an iteration
+  initial_not_finite,        ///< NaN or Inf in A, x or b
+  singular,                  ///< every row sums to zero (cg_singular)
+  nonpositive_diagonal,      ///< Jacobi on a diagonal entry that is not positive
+};
+
+/// The stopping settings as plain values, for a kernel argument.
+struct CgStop {
+  double tolerance;  ///< absolute, on the normalised residual
+  double rel_tol;    ///< against the initial residual; 0: off
+  int max_iter;      ///< >= 0
+};
+
+/// The settings' stopping rules (a negative max_iter is 0: no iteration).
+inline CgStop cg_stop(const SolverSettings& s) { return {s.tolerance, s.rel_tol, s.max_iter > 0 ? s.max_iter : 0}; }
+
+/// residual < tolerance, or residual < rel_tol * initial when rel_tol > 0.
+FVMMINI_CG_HD inline bool cg_converged(double residual, double initial, const CgStop& stop) {
+  return residual < stop.tolerance || (stop.rel_tol > 0.0 && residual < stop.rel_tol * initial);
+}
+
+/// The status once `iterations` iterations are done and the normalised residual is `residual`
+/// (0 iterations: the initial residual, which is also `initial`). In this order: not finite,
+/// converged, max_iter reached; otherwise running.
+FVMMINI_CG_HD inline CgStatus cg_status_after(double residual, double initial, int iterations, const CgStop& stop) {
+  if (!std::isfinite(residual)) return iterations == 0 ? CgStatus::initial_not_finite : CgStatus::residual_not_finite;
+  if (cg_converged(residual, initial, stop)) return CgStatus::converged;
+  if (iterations >= stop.max_iter) return CgStatus::max_iterations;
+  return CgStatus::running;
+}
+
+/// The breakdown test on p'Ap (CgStatus::breakdown) and on r'M^-1 r (preconditioner_breakdown):
+/// CG needs both positive, so a matrix and a preconditioner that are positive definite; NaN fails.
+FVMMINI_CG_HD inline bool cg_breaks_down(double curvature) { return !(curvature > 0.0); }
+
+/// Whether every row of A sums to zero (|s_i| <= 1e-12 |a_ii|, s = A 1), so that the constant
+/// vector is in the null space: no fixed value and no reference level.
+bool cg_singular(std::span<const double> row_sums, std::span<const double> diagonal);
+
+/// The first row whose diagonal entry Jacobi cannot take (not positive, or NaN); -1 when none.
+label cg_nonpositive_diagonal(std::span<const double> diagonal);
+
+/// What a failure's message reports. `iterations`: those completed when it was found (a
+/// breakdown names the next one, in which it happened); `value`: the p'Ap, r'M^-1 r or
+/// diagonal entry that failed; `row`: the diagonal entry's.
+struct CgFailure {
+  CgStatus status = CgStatus::running;
+  int iterations = 0;
+  double value = 0.0;
+  label row = 0;
+};
+
+/// The error of a failed solve, its message naming what failed and where.
+/// @throws std::invalid_argument for a status that is not a failure (running, converged, max_iterations)
+SolverError cg_error(const CgFailure& failure);
+
+}  // namespace fvmmini

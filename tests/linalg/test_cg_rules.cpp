@@ -1,0 +1,109 @@
+// The rules both CGs share (linalg/cg_rules.hpp): the stopping tests, the breakdown test, the
+// checks of the matrix before a solve, and each failure's message.
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "linalg/cg_rules.hpp"
+
+namespace fvmmini {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+TEST(CgRules, ConvergedOnTheAbsoluteToleranceOrRelativeToTheInitialResidual) {
+  const CgStop absolute{1e-6, 0.0, 100};
+  EXPECT_TRUE(cg_converged(9e-7, 1.0, absolute));
+  EXPECT_FALSE(cg_converged(1e-6, 1.0, absolute));     // strictly below
+  EXPECT_FALSE(cg_converged(2e-6, 1e-5, absolute));    // relTol 0 is off, however far it fell
+  const CgStop relative{1e-12, 0.01, 100};
+  EXPECT_TRUE(cg_converged(0.9e-3, 0.1, relative));    // below 0.01 * initial
+  EXPECT_FALSE(cg_converged(1e-3, 0.1, relative));     // equal: not below
+  EXPECT_FALSE(cg_converged(2e-3, 0.1, relative));
+  EXPECT_TRUE(cg_converged(1e-13, 0.0, relative));     // the absolute tolerance still counts
+}
+
+TEST(CgRules, StatusAfterAnIterationTestsFiniteThenConvergedThenMaxIter) {
+  const CgStop stop{1e-6, 0.0, 5};
+  EXPECT_EQ(cg_status_after(0.5, 1.0, 2, stop), CgStatus::running);
+  EXPECT_EQ(cg_status_after(1e-7, 1.0, 2, stop), CgStatus::converged);
+  EXPECT_EQ(cg_status_after(0.5, 1.0, 5, stop), CgStatus::max_iterations);
+  EXPECT_EQ(cg_status_after(1e-7, 1.0, 5, stop), CgStatus::converged);  // converged on the last one allowed
+  EXPECT_EQ(cg_status_after(nan, 1.0, 3, stop), CgStatus::residual_not_finite);
+  EXPECT_EQ(cg_status_after(inf, 1.0, 3, stop), CgStatus::residual_not_finite);
+  // --- iteration 0 is the initial residual
+  EXPECT_EQ(cg_status_after(nan, nan, 0, stop), CgStatus::initial_not_finite);
+  EXPECT_EQ(cg_status_after(1e-7, 1e-7, 0, stop), CgStatus::converged);
+  EXPECT_EQ(cg_status_after(0.5, 0.5, 0, stop), CgStatus::running);
+  EXPECT_EQ(cg_status_after(0.5, 0.5, 0, CgStop{1e-6, 0.0, 0}), CgStatus::max_iterations);
+  // --- relTol against the initial residual, not against the residual itself
+  EXPECT_EQ(cg_status_after(0.5, 0.5, 0, CgStop{1e-6, 0.9, 5}), CgStatus::running);
+  EXPECT_EQ(cg_status_after(0.4, 0.5, 1, CgStop{1e-6, 0.9, 5}), CgStatus::converged);
+}
+
+TEST(CgRules, StopComesFromTheSettings) {
+  SolverSettings s;
+  s.tolerance = 1e-8;
+  s.rel_tol = 0.05;
+  s.max_iter = 37;
+  const CgStop stop = cg_stop(s);
+  EXPECT_EQ(stop.tolerance, 1e-8);
+  EXPECT_EQ(stop.rel_tol, 0.05);
+  EXPECT_EQ(stop.max_iter, 37);
+  s.max_iter = -3;
+  EXPECT_EQ(cg_stop(s).max_iter, 0);
+}
+
+TEST(CgRules, BreakdownWhenCurvatureIsNotPositive) {
+  EXPECT_FALSE(cg_breaks_down(1e-300));
+  EXPECT_TRUE(cg_breaks_down(0.0));
+  EXPECT_TRUE(cg_breaks_down(-2.0));
+  EXPECT_TRUE(cg_breaks_down(nan));
+}
+
+TEST(CgRules, SingularWhenEveryRowSumsToZeroAgainstItsDiagonal) {
+  const std::vector<double> diagonal{2.0, 4.0, 2.0};
+  EXPECT_TRUE(cg_singular(std::vector<double>{0.0, 0.0, 0.0}, diagonal));
+  EXPECT_TRUE(cg_singular(std::vector<double>{1e-13, -3e-12, 0.0}, diagonal));  // rounding: |s_i| <= 1e-12 |a_ii|
+  EXPECT_FALSE(cg_singular(std::vector<double>{0.0, 0.0, 1e-3}, diagonal));     // one fixed value anchors it
+  EXPECT_FALSE(cg_singular(std::vector<double>{0.0, 5e-12, 0.0}, diagonal));
+  EXPECT_TRUE(cg_singular(std::vector<double>{0.0}, std::vector<double>{0.0}));  // an empty row
+}
+
+TEST(CgRules, FirstDiagonalEntryJacobiCannotTake) {
+  EXPECT_EQ(cg_nonpositive_diagonal(std::vector<double>{1.0, 2.0, 3.0}), -1);
+  EXPECT_EQ(cg_nonpositive_diagonal(std::vector<double>{1.0, 0.0, -3.0}), 1);
+  EXPECT_EQ(cg_nonpositive_diagonal(std::vector<double>{1.0, 2.0, -3.0}), 2);
+  EXPECT_EQ(cg_nonpositive_diagonal(std::vector<double>{nan, 2.0}), 0);
+  EXPECT_EQ(cg_nonpositive_diagonal(std::vector<double>{}), -1);
+}
+
+TEST(CgRules, EachFailureHasOneMessageNamingWhatFailed) {
+  auto message = [](const CgFailure& f) { return std::string(cg_error(f).what()); };
+  // --- breakdowns name the iteration in which they happened: the one after those completed
+  EXPECT_EQ(message({CgStatus::breakdown, 0, -1.25}),
+            "CG breakdown at iteration 1: p'Ap = -1.25 (the matrix is not positive definite)");
+  EXPECT_EQ(message({CgStatus::breakdown, 6, nan}),
+            "CG breakdown at iteration 7: p'Ap = nan (the matrix is not positive definite, or NaN appeared)");
+  EXPECT_EQ(message({CgStatus::preconditioner_breakdown, 2, -0.5}),
+            "PCG breakdown at iteration 3: r'M^-1 r = -0.5 (the preconditioner is not positive definite)");
+  EXPECT_EQ(message({CgStatus::preconditioner_breakdown, 0, nan}),
+            "PCG breakdown at iteration 1: r'M^-1 r = nan (the preconditioner is not positive definite, or NaN "
+            "appeared)");
+  EXPECT_EQ(message({CgStatus::residual_not_finite, 4}), "CG: residual is NaN at iteration 4");
+  EXPECT_EQ(message({CgStatus::initial_not_finite}), "CG: initial residual is not finite (NaN or Inf in A, x or b)");
+  EXPECT_EQ(message({CgStatus::singular}),
+            "singular system: every row sums to zero (no fixedValue boundary and no reference level); "
+            "set a fixedValue patch or discretisation.referenceCell");
+  EXPECT_EQ(message({CgStatus::nonpositive_diagonal, 0, -2.5, 17}), "Jacobi: diagonal entry 17 is -2.5 (not positive)");
+  // --- a status that is not a failure has no error
+  for (const CgStatus status : {CgStatus::running, CgStatus::converged, CgStatus::max_iterations})
+    EXPECT_THROW(cg_error({status}), std::invalid_argument) << static_cast<int>(status);
+}
+
+}  // namespace
+}  // namespace fvmmini
