@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -25,6 +26,28 @@ constexpr size_t max_listed = 10;
 Vec3 cmpt_mag(const Vec3& v) { return {std::abs(v.x), std::abs(v.y), std::abs(v.z)}; }
 double radians_to_degrees(double r) { return r * 180.0 / std::numbers::pi; }
 
+double max_abs_component(const Vec3& v) { return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)}); }
+
+std::string vec_text(const Vec3& v) { return fmt::format("({:.6g} {:.6g} {:.6g})", v.x, v.y, v.z); }
+
+std::string list_text(const std::vector<label>& items, label total) {
+  std::string s;
+  for (label i : items) s += fmt::format("{}{}", s.empty() ? "" : " ", i);
+  if (total > static_cast<label>(items.size())) s += " ...";
+  return s;
+}
+
+/// Count an offender; the first max_listed are kept for the message.
+void add_offender(label& count, std::vector<label>& listed, label item) {
+  ++count;
+  if (listed.size() < max_listed) listed.push_back(item);
+}
+
+/// From the owner's centre to the neighbour's across internal face f.
+Vec3 centre_to_centre(const Mesh& mesh, const MeshGeometry& g, label f) {
+  return g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
+}
+
 /// OpenFOAM's face skewness: the distance from the face centre to where the line between
 /// the cell centres (or the face normal through the owner centre) crosses the face plane,
 /// relative to the face size in that direction.
@@ -40,57 +63,63 @@ double face_skewness(const Mesh& mesh, const MeshGeometry& g, label f, const Vec
   return mag(sv) / fd;
 }
 
-std::string vec_text(const Vec3& v) { return fmt::format("({:.6g} {:.6g} {:.6g})", v.x, v.y, v.z); }
+// ---------------------------------------------------------------------------------------
+// The checks, one per property as in primitiveMeshCheck. Each fills its fields of the
+// report and adds its own failure or warning.
 
-std::string list_text(const std::vector<label>& items, label total) {
-  std::string s;
-  for (label i : items) s += fmt::format("{}{}", s.empty() ? "" : " ", i);
-  if (total > static_cast<label>(items.size())) s += " ...";
-  return s;
+void check_upper_triangular(const Mesh& mesh, MeshCheckReport& r) {
+  r.upper_triangular = is_upper_triangular(mesh);
+  if (!r.upper_triangular) r.failures.push_back("internal faces are not in upper-triangular order with owner < neighbour");
 }
 
-}  // namespace
-
-MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
-  MeshCheckReport r;
-  const label n_faces = mesh.n_faces();
-  const label n_internal = mesh.n_internal_faces();
-  const label n_cells = mesh.n_cells;
-  r.n_points = mesh.n_points();
-  r.n_faces = n_faces;
-  r.n_internal_faces = n_internal;
-  r.n_cells = n_cells;
-
-  // --- topology: ordering, boundary definition, point usage
-  r.upper_triangular = is_upper_triangular(mesh);
-  label next_start = n_internal;
+/// Patches must follow the internal faces and each other without gaps, ending at the last face.
+void check_boundary_definition(const Mesh& mesh, MeshCheckReport& r) {
+  label next_start = mesh.n_internal_faces();
   for (const auto& p : mesh.patches) {
     r.patches.push_back({p.name, p.type, p.size});
     if (p.start != next_start || p.size < 0) r.boundary_definition_ok = false;
     next_start = p.start + p.size;
   }
-  if (next_start != n_faces) r.boundary_definition_ok = false;
+  if (next_start != mesh.n_faces()) r.boundary_definition_ok = false;
+  if (!r.boundary_definition_ok) r.failures.push_back("patches are not contiguous or do not cover all boundary faces");
+}
+
+void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
   std::vector<char> used(mesh.points.size(), 0);
   for (label v : mesh.face_vertices) used[v] = 1;
   r.n_unused_points = static_cast<label>(std::count(used.begin(), used.end(), 0));
+  if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
+}
 
-  // --- cell shapes from face and vertex counts (cell -> faces as CSR)
-  std::vector<label> cell_start(n_cells + 1, 0);
-  for (label f = 0; f < n_faces; ++f) ++cell_start[mesh.owner[f] + 1];
-  for (label f = 0; f < n_internal; ++f) ++cell_start[mesh.neighbour[f] + 1];
-  for (label c = 0; c < n_cells; ++c) cell_start[c + 1] += cell_start[c];
-  std::vector<label> cell_faces(cell_start[n_cells]);
-  {
-    std::vector<label> fill(cell_start.begin(), cell_start.end() - 1);
-    for (label f = 0; f < n_faces; ++f) cell_faces[fill[mesh.owner[f]]++] = f;
-    for (label f = 0; f < n_internal; ++f) cell_faces[fill[mesh.neighbour[f]]++] = f;
-  }
+/// Each cell's faces, CSR: cell c has faces[start[c] .. start[c + 1]).
+struct CellFaceLists {
+  std::vector<label> start, faces;
+};
+
+CellFaceLists cell_face_lists(const Mesh& mesh) {
+  const label n_cells = mesh.n_cells;
+  CellFaceLists cells;
+  cells.start.assign(n_cells + 1, 0);
+  for (label f = 0; f < mesh.n_faces(); ++f) ++cells.start[mesh.owner[f] + 1];
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) ++cells.start[mesh.neighbour[f] + 1];
+  for (label c = 0; c < n_cells; ++c) cells.start[c + 1] += cells.start[c];
+  cells.faces.resize(cells.start[n_cells]);
+  std::vector<label> fill(cells.start.begin(), cells.start.end() - 1);
+  for (label f = 0; f < mesh.n_faces(); ++f) cells.faces[fill[mesh.owner[f]]++] = f;
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) cells.faces[fill[mesh.neighbour[f]]++] = f;
+  return cells;
+}
+
+/// Cell shapes from face, triangle, quadrilateral and distinct vertex counts, as OpenFOAM names them.
+void count_cell_types(const Mesh& mesh, MeshCheckReport& r) {
+  const CellFaceLists cells = cell_face_lists(mesh);
+  auto& ct = r.cell_types;
   std::vector<label> vertices;
-  for (label c = 0; c < n_cells; ++c) {
+  for (label c = 0; c < mesh.n_cells; ++c) {
     label nf = 0, t = 0, q = 0;
     vertices.clear();
-    for (label k = cell_start[c]; k < cell_start[c + 1]; ++k) {
-      const auto loop = mesh.face(cell_faces[k]);
+    for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
+      const auto loop = mesh.face(cells.faces[k]);
       ++nf;
       if (loop.size() == 3) ++t;
       if (loop.size() == 4) ++q;
@@ -98,7 +127,6 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
     }
     std::sort(vertices.begin(), vertices.end());
     const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
-    auto& ct = r.cell_types;
     if (nf == 6 && q == 6 && nv == 8) ++ct.hexahedra;
     else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++ct.prisms;
     else if (nf == 6 && t == 2 && q == 4 && nv == 7) ++ct.wedges;
@@ -107,86 +135,76 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
     else if (nf == 4 && t == 4 && nv == 4) ++ct.tetrahedra;
     else ++ct.polyhedra;
   }
+}
 
-  // --- bounding box
-  if (!mesh.points.empty()) {
-    r.bounding_box_min = r.bounding_box_max = mesh.points.front();
-    for (const auto& p : mesh.points)
-      for (int d = 0; d < 3; ++d) {
-        r.bounding_box_min[d] = std::min(r.bounding_box_min[d], p[d]);
-        r.bounding_box_max[d] = std::max(r.bounding_box_max[d], p[d]);
-      }
-  }
+void find_bounding_box(const Mesh& mesh, MeshCheckReport& r) {
+  if (mesh.points.empty()) return;
+  r.bounding_box_min = r.bounding_box_max = mesh.points.front();
+  for (const auto& p : mesh.points)
+    for (int d = 0; d < 3; ++d) {
+      r.bounding_box_min[d] = std::min(r.bounding_box_min[d], p[d]);
+      r.bounding_box_max[d] = std::max(r.bounding_box_max[d], p[d]);
+    }
+}
 
-  // --- boundary openness: sum Sf / sum |Sf| over boundary faces
+/// Boundary openness: sum Sf / sum |Sf| over boundary faces, zero for a closed domain.
+void check_closed_boundary(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
   Vec3 sum_boundary;
   double sum_mag_boundary = 0.0;
-  for (label f = n_internal; f < n_faces; ++f) {
+  for (label f = mesh.n_internal_faces(); f < mesh.n_faces(); ++f) {
     sum_boundary += g.face_areas[f];
     sum_mag_boundary += mag(g.face_areas[f]);
   }
   r.boundary_openness = sum_mag_boundary > 0.0 ? sum_boundary / sum_mag_boundary : Vec3{};
+  if (max_abs_component(r.boundary_openness) > closed_threshold)
+    r.failures.push_back("open boundary: boundary openness " + vec_text(r.boundary_openness) + " (possible hole in the boundary)");
+}
 
-  // --- solution directions: those not normal to empty patches (as OpenFOAM's calcDirections)
-  Vec3 empty_dir;
-  bool any_empty = false;
-  for (const auto& p : mesh.patches)
-    if (p.type == "empty" && p.size > 0) {
-      any_empty = true;
-      for (label f = p.start; f < p.start + p.size; ++f) empty_dir += cmpt_mag(g.face_areas[f]);
-    }
-  bool solution_dir[3] = {true, true, true};
-  if (any_empty && mag(empty_dir) > 0.0) {
-    empty_dir /= mag(empty_dir);
-    for (int d = 0; d < 3; ++d) solution_dir[d] = !(empty_dir[d] > 1.0e-6);
-  }
-  const int n_dims = solution_dir[0] + solution_dir[1] + solution_dir[2];
+/// Per cell, over its faces turned outward: the sum of the area vectors and the sum of
+/// their component magnitudes (closedness and aspect ratio both start from these).
+struct CellAreaSums {
+  std::vector<Vec3> sum, sum_mag;
+};
 
-  // --- cell closedness: |sum Sf| / sum |Sf| per component, outward from the cell
-  std::vector<Vec3> sum_closed(n_cells), sum_mag_closed(n_cells);
-  for (label f = 0; f < n_faces; ++f) {
-    sum_closed[mesh.owner[f]] += g.face_areas[f];
-    sum_mag_closed[mesh.owner[f]] += cmpt_mag(g.face_areas[f]);
+CellAreaSums cell_area_sums(const Mesh& mesh, const MeshGeometry& g) {
+  CellAreaSums s{std::vector<Vec3>(mesh.n_cells), std::vector<Vec3>(mesh.n_cells)};
+  for (label f = 0; f < mesh.n_faces(); ++f) {
+    s.sum[mesh.owner[f]] += g.face_areas[f];
+    s.sum_mag[mesh.owner[f]] += cmpt_mag(g.face_areas[f]);
   }
-  for (label f = 0; f < n_internal; ++f) {
-    sum_closed[mesh.neighbour[f]] -= g.face_areas[f];
-    sum_mag_closed[mesh.neighbour[f]] += cmpt_mag(g.face_areas[f]);
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    s.sum[mesh.neighbour[f]] -= g.face_areas[f];
+    s.sum_mag[mesh.neighbour[f]] += cmpt_mag(g.face_areas[f]);
   }
-  for (label c = 0; c < n_cells; ++c) {
+  return s;
+}
+
+/// Cell openness: the largest component of |sum Sf| / sum |Sf|.
+void check_closed_cells(const CellAreaSums& sums, MeshCheckReport& r) {
+  for (label c = 0; c < static_cast<label>(sums.sum.size()); ++c) {
     double openness = 0.0;
-    for (int d = 0; d < 3; ++d) openness = std::max(openness, std::abs(sum_closed[c][d]) / (sum_mag_closed[c][d] + rootvsmall));
+    for (int d = 0; d < 3; ++d) openness = std::max(openness, std::abs(sums.sum[c][d]) / (sums.sum_mag[c][d] + rootvsmall));
     r.max_cell_openness = std::max(r.max_cell_openness, openness);
-    if (openness > closed_threshold) {
-      ++r.n_open_cells;
-      if (r.open_cells.size() < max_listed) r.open_cells.push_back(c);
-    }
-    // --- aspect ratio: largest/smallest projected area, and the hydraulic ratio in 3-D
-    double min_cmpt = std::numeric_limits<double>::max(), max_cmpt = -std::numeric_limits<double>::max();
-    for (int d = 0; d < 3; ++d)
-      if (solution_dir[d]) {
-        min_cmpt = std::min(min_cmpt, sum_mag_closed[c][d]);
-        max_cmpt = std::max(max_cmpt, sum_mag_closed[c][d]);
-      }
-    double aspect = n_dims > 0 ? max_cmpt / (min_cmpt + rootvsmall) : 1.0;
-    if (n_dims == 3) {
-      const double v = std::max(rootvsmall, g.cell_volumes[c]);
-      const double sum_mag = sum_mag_closed[c].x + sum_mag_closed[c].y + sum_mag_closed[c].z;
-      aspect = std::max(aspect, sum_mag / 6.0 / std::pow(v, 2.0 / 3.0));
-    }
-    r.max_aspect_ratio = std::max(r.max_aspect_ratio, aspect);
-    if (aspect > aspect_threshold) ++r.n_high_aspect_ratio_cells;
+    if (openness > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
   }
+  if (r.n_open_cells > 0)
+    r.failures.push_back(fmt::format("{} open cells (max openness {:.3g}): {}", r.n_open_cells, r.max_cell_openness,
+                                     list_text(r.open_cells, r.n_open_cells)));
+}
 
-  // --- face areas
-  r.min_face_area = n_faces > 0 ? std::numeric_limits<double>::max() : 0.0;
-  for (label f = 0; f < n_faces; ++f) {
+void check_face_areas(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+  r.min_face_area = mesh.n_faces() > 0 ? std::numeric_limits<double>::max() : 0.0;
+  for (label f = 0; f < mesh.n_faces(); ++f) {
     const double a = mag(g.face_areas[f]);
     r.min_face_area = std::min(r.min_face_area, a);
     r.max_face_area = std::max(r.max_face_area, a);
     if (a < vsmall) ++r.n_zero_area_faces;
   }
+  if (r.n_zero_area_faces > 0) r.failures.push_back(fmt::format("{} faces with zero area", r.n_zero_area_faces));
+}
 
-  // --- volumes
+void check_cell_volumes(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+  const label n_cells = mesh.n_cells;
   r.min_volume = n_cells > 0 ? std::numeric_limits<double>::max() : 0.0;
   r.max_volume = n_cells > 0 ? -std::numeric_limits<double>::max() : 0.0;
   for (label c = 0; c < n_cells; ++c) {
@@ -194,67 +212,128 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
     r.min_volume = std::min(r.min_volume, v);
     r.max_volume = std::max(r.max_volume, v);
     r.total_volume += v;
-    if (v < vsmall) {
-      ++r.n_non_positive_volumes;
-      if (r.non_positive_cells.size() < max_listed) r.non_positive_cells.push_back(c);
-    }
+    if (v < vsmall) add_offender(r.n_non_positive_volumes, r.non_positive_cells, c);
   }
+  if (r.n_non_positive_volumes > 0)
+    r.failures.push_back(fmt::format("{} cells with zero or negative volume (min {:.6g}): {}", r.n_non_positive_volumes, r.min_volume,
+                                     list_text(r.non_positive_cells, r.n_non_positive_volumes)));
+}
 
-  // --- internal faces: orientation d.Sf > 0, non-orthogonality acos(d.Sf / |d||Sf|), skewness
-  auto mark_wrong = [&](label f) {
-    ++r.n_wrongly_oriented_faces;
-    if (r.wrongly_oriented_faces.size() < max_listed) r.wrongly_oriented_faces.push_back(f);
-  };
+/// Area vectors point out of the owner: d.Sf > 0 on internal faces, (Cf - C).Sf > 0 on boundary ones.
+void check_face_orientation(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+  for (label f = 0; f < mesh.n_internal_faces(); ++f)
+    if (!(dot(centre_to_centre(mesh, g, f), g.face_areas[f]) > 0.0)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
+  for (label f = mesh.n_internal_faces(); f < mesh.n_faces(); ++f) {
+    const Vec3 cpf = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
+    if (!(dot(cpf, g.face_areas[f]) > 0.0)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
+  }
+  if (r.n_wrongly_oriented_faces > 0)
+    r.failures.push_back(fmt::format("{} wrongly oriented faces (area vector not pointing out of the owner): {}", r.n_wrongly_oriented_faces,
+                                     list_text(r.wrongly_oriented_faces, r.n_wrongly_oriented_faces)));
+}
+
+/// The angle acos(d.Sf / |d||Sf|) on internal faces. OpenFOAM reports the angle of the
+/// worst face and the angle of the average cosine.
+void check_non_orthogonality(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+  const label n_internal = mesh.n_internal_faces();
   const double severe_cos = std::cos(non_orthogonality_threshold_deg * std::numbers::pi / 180.0);
   double min_cos = 1.0, sum_cos = 0.0;
   for (label f = 0; f < n_internal; ++f) {
-    const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
+    const Vec3 d = centre_to_centre(mesh, g, f);
     const Vec3& sf = g.face_areas[f];
-    if (!(dot(d, sf) > 0.0)) mark_wrong(f);
     const double cos_angle = dot(d, sf) / (mag(d) * mag(sf) + rootvsmall);
     if (cos_angle < severe_cos && cos_angle > 0.0) ++r.n_severely_non_orthogonal;
     min_cos = std::min(min_cos, cos_angle);
     sum_cos += cos_angle;
-    const double skew = face_skewness(mesh, g, f, d);
-    r.max_skewness = std::max(r.max_skewness, skew);
-    if (skew > skew_threshold) ++r.n_highly_skew_faces;
   }
-  // OpenFOAM reports the angle of the worst face and the angle of the average cosine.
   r.max_non_orthogonality = radians_to_degrees(std::acos(std::clamp(min_cos, -1.0, 1.0)));
   r.avg_non_orthogonality = n_internal > 0 ? radians_to_degrees(std::acos(std::clamp(sum_cos / n_internal, -1.0, 1.0))) : 0.0;
-
-  // --- boundary faces: orientation (Cf - C).Sf > 0, skewness against the face normal
-  for (label f = n_internal; f < n_faces; ++f) {
-    const Vec3& sf = g.face_areas[f];
-    const Vec3 cpf = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
-    if (!(dot(cpf, sf) > 0.0)) mark_wrong(f);
-    const Vec3 normal = sf / (mag(sf) + rootvsmall);
-    const double skew = face_skewness(mesh, g, f, normal * dot(normal, cpf));
-    r.max_skewness = std::max(r.max_skewness, skew);
-    if (skew > skew_threshold) ++r.n_highly_skew_faces;
-  }
-
-  // --- verdict
-  if (!r.upper_triangular) r.failures.push_back("internal faces are not in upper-triangular order with owner < neighbour");
-  if (!r.boundary_definition_ok) r.failures.push_back("patches are not contiguous or do not cover all boundary faces");
-  if (std::max({std::abs(r.boundary_openness.x), std::abs(r.boundary_openness.y), std::abs(r.boundary_openness.z)}) > closed_threshold)
-    r.failures.push_back("open boundary: boundary openness " + vec_text(r.boundary_openness) + " (possible hole in the boundary)");
-  if (r.n_open_cells > 0)
-    r.failures.push_back(fmt::format("{} open cells (max openness {:.3g}): {}", r.n_open_cells, r.max_cell_openness,
-                                     list_text(r.open_cells, r.n_open_cells)));
-  if (r.n_zero_area_faces > 0) r.failures.push_back(fmt::format("{} faces with zero area", r.n_zero_area_faces));
-  if (r.n_non_positive_volumes > 0)
-    r.failures.push_back(fmt::format("{} cells with zero or negative volume (min {:.6g}): {}", r.n_non_positive_volumes, r.min_volume,
-                                     list_text(r.non_positive_cells, r.n_non_positive_volumes)));
-  if (r.n_wrongly_oriented_faces > 0)
-    r.failures.push_back(fmt::format("{} wrongly oriented faces (area vector not pointing out of the owner): {}", r.n_wrongly_oriented_faces,
-                                     list_text(r.wrongly_oriented_faces, r.n_wrongly_oriented_faces)));
   if (r.n_severely_non_orthogonal > 0)
     r.warnings.push_back(fmt::format("{} severely non-orthogonal faces (> {} degrees)", r.n_severely_non_orthogonal, non_orthogonality_threshold_deg));
+}
+
+/// Skewness along the line between cell centres on internal faces, and along the face
+/// normal through the owner centre on boundary faces.
+void check_face_skewness(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+  auto record = [&](double skew) {
+    r.max_skewness = std::max(r.max_skewness, skew);
+    if (skew > skew_threshold) ++r.n_highly_skew_faces;
+  };
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) record(face_skewness(mesh, g, f, centre_to_centre(mesh, g, f)));
+  for (label f = mesh.n_internal_faces(); f < mesh.n_faces(); ++f) {
+    const Vec3& sf = g.face_areas[f];
+    const Vec3 normal = sf / (mag(sf) + rootvsmall);
+    record(face_skewness(mesh, g, f, normal * dot(normal, g.face_centres[f] - g.cell_centres[mesh.owner[f]])));
+  }
   if (r.n_highly_skew_faces > 0) r.warnings.push_back(fmt::format("{} highly skew faces (skewness > {})", r.n_highly_skew_faces, skew_threshold));
+}
+
+/// The directions not normal to empty patches (as OpenFOAM's calcDirections): a 2-D mesh's
+/// aspect ratio leaves out its thickness.
+std::array<bool, 3> solution_directions(const Mesh& mesh, const MeshGeometry& g) {
+  Vec3 empty_dir;
+  bool any_empty = false;
+  for (const auto& p : mesh.patches)
+    if (p.type == "empty" && p.size > 0) {
+      any_empty = true;
+      for (label f = p.start; f < p.start + p.size; ++f) empty_dir += cmpt_mag(g.face_areas[f]);
+    }
+  std::array<bool, 3> solution_dir = {true, true, true};
+  if (any_empty && mag(empty_dir) > 0.0) {
+    empty_dir /= mag(empty_dir);
+    for (int d = 0; d < 3; ++d) solution_dir[d] = !(empty_dir[d] > 1.0e-6);
+  }
+  return solution_dir;
+}
+
+/// OpenFOAM's aspect ratio: the largest over the smallest projected area in the solution
+/// directions, and in 3-D at least the cell's surface over that of a cube of its volume.
+void check_aspect_ratio(const Mesh& mesh, const MeshGeometry& g, const CellAreaSums& sums, MeshCheckReport& r) {
+  const std::array<bool, 3> solution_dir = solution_directions(mesh, g);
+  const int n_dims = solution_dir[0] + solution_dir[1] + solution_dir[2];
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    const Vec3& sum_mag = sums.sum_mag[c];
+    double min_cmpt = std::numeric_limits<double>::max(), max_cmpt = -std::numeric_limits<double>::max();
+    for (int d = 0; d < 3; ++d)
+      if (solution_dir[d]) {
+        min_cmpt = std::min(min_cmpt, sum_mag[d]);
+        max_cmpt = std::max(max_cmpt, sum_mag[d]);
+      }
+    double aspect = n_dims > 0 ? max_cmpt / (min_cmpt + rootvsmall) : 1.0;
+    if (n_dims == 3) {
+      const double v = std::max(rootvsmall, g.cell_volumes[c]);
+      aspect = std::max(aspect, (sum_mag.x + sum_mag.y + sum_mag.z) / 6.0 / std::pow(v, 2.0 / 3.0));
+    }
+    r.max_aspect_ratio = std::max(r.max_aspect_ratio, aspect);
+    if (aspect > aspect_threshold) ++r.n_high_aspect_ratio_cells;
+  }
   if (r.n_high_aspect_ratio_cells > 0)
     r.warnings.push_back(fmt::format("{} cells with aspect ratio above {}", r.n_high_aspect_ratio_cells, aspect_threshold));
-  if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
+}
+
+}  // namespace
+
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
+  MeshCheckReport r;
+  r.n_points = mesh.n_points();
+  r.n_faces = mesh.n_faces();
+  r.n_internal_faces = mesh.n_internal_faces();
+  r.n_cells = mesh.n_cells;
+  // The calls run in the order the failures and the warnings are listed in the report.
+  check_upper_triangular(mesh, r);
+  check_boundary_definition(mesh, r);
+  count_cell_types(mesh, r);
+  find_bounding_box(mesh, r);
+  check_closed_boundary(mesh, g, r);
+  const CellAreaSums sums = cell_area_sums(mesh, g);
+  check_closed_cells(sums, r);
+  check_face_areas(mesh, g, r);
+  check_cell_volumes(mesh, g, r);
+  check_face_orientation(mesh, g, r);
+  check_non_orthogonality(mesh, g, r);
+  check_face_skewness(mesh, g, r);
+  check_aspect_ratio(mesh, g, sums, r);
+  check_point_usage(mesh, r);
   return r;
 }
 
@@ -291,7 +370,7 @@ std::string format_mesh_check(const MeshCheckReport& r) {
   line("Checking geometry...");
   line("    Overall domain bounding box " + vec_text(r.bounding_box_min) + " " + vec_text(r.bounding_box_max));
   line("    Boundary openness " + vec_text(r.boundary_openness) +
-       verdict(std::max({std::abs(r.boundary_openness.x), std::abs(r.boundary_openness.y), std::abs(r.boundary_openness.z)}) <= closed_threshold));
+       verdict(max_abs_component(r.boundary_openness) <= closed_threshold));
   if (r.n_open_cells == 0) line(fmt::format("    Max cell openness = {:.6g} OK.", r.max_cell_openness));
   else line(fmt::format("   ***Open cells found, max cell openness: {:.6g}, number of open cells {}", r.max_cell_openness, r.n_open_cells));
   if (r.n_high_aspect_ratio_cells == 0) line(fmt::format("    Max aspect ratio = {:.6g} OK.", r.max_aspect_ratio));

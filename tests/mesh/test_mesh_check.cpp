@@ -1,9 +1,12 @@
-// The mesh check: a good mesh passes, and open cells, flipped faces, inverted cells and
-// broken ordering are caught.
+// The mesh check: a good mesh passes; open cells and boundaries, flipped faces, inverted
+// cells, zero-area faces and broken ordering fail it; severe non-orthogonality, high
+// skewness, high aspect ratio and unused points warn.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <string>
 
 #include "mesh/box_generator.hpp"
@@ -21,6 +24,20 @@ Mesh box(label n) {
 }
 
 MeshCheckReport check(const Mesh& mesh) { return check_mesh(mesh, compute_geometry(mesh)); }
+
+/// A 1 x 1 x n column of unit cubes: the z ends one patch of the given type, the sides walls.
+Mesh column(label n, const std::string& z_sides_type) {
+  BoxSpec spec;
+  spec.cells = {1, 1, n};
+  spec.max = {1.0, 1.0, static_cast<double>(n)};
+  spec.patches = {{"sides", "wall", {BoxSide::xmin, BoxSide::xmax, BoxSide::ymin, BoxSide::ymax}},
+                  {"ends", z_sides_type, {BoxSide::zmin, BoxSide::zmax}}};
+  return generate_box(spec);
+}
+
+bool has_message(const std::vector<std::string>& messages, const std::string& fragment) {
+  return std::any_of(messages.begin(), messages.end(), [&](const std::string& m) { return m.find(fragment) != std::string::npos; });
+}
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -141,6 +158,86 @@ TEST(MeshCheck, WarnsOnUnusedPoints) {
   EXPECT_EQ(r.n_unused_points, 1);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_TRUE(ends_with(format_mesh_check(r), "Mesh OK.\n"));
+}
+
+TEST(MeshCheck, DetectsOpenBoundary) {
+  // --- a boundary face with a vertex pulled away no longer closes the boundary either
+  Mesh mesh = box(2);
+  mesh.face_vertices[mesh.face_offsets[mesh.n_faces() - 1]] = 0;
+  const MeshCheckReport r = check(mesh);
+  EXPECT_GT(std::abs(r.boundary_openness.x), 1e-3);
+  EXPECT_TRUE(has_message(r.failures, "open boundary")) << format_mesh_check(r);
+  EXPECT_NE(format_mesh_check(r).find("Boundary openness (-0.0392935 -0.0392935 0.0392935) ***FAILED***"), std::string::npos)
+      << format_mesh_check(r);
+}
+
+TEST(MeshCheck, DetectsZeroAreaFaces) {
+  // --- move the plane x = 1 onto x = 2: the 9 cells between lose their volume and the
+  //     12 + 12 faces across the slab their area
+  Mesh mesh = box(3);
+  for (auto& p : mesh.points)
+    if (p.x == 1.0 / 3.0) p.x = 2.0 / 3.0;
+  const MeshCheckReport r = check(mesh);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.n_zero_area_faces, 24);
+  EXPECT_EQ(r.min_face_area, 0.0);
+  EXPECT_EQ(r.n_non_positive_volumes, 9);
+  EXPECT_TRUE(has_message(r.failures, "24 faces with zero area")) << format_mesh_check(r);
+  EXPECT_NE(format_mesh_check(r).find("Face area magnitudes ***FAILED***"), std::string::npos) << format_mesh_check(r);
+}
+
+TEST(MeshCheck, WarnsOnSevereNonOrthogonality) {
+  // --- lean a 3 x 3 x 1 box by x += 3 y: every internal face ends up atan(3) = 71.6 degrees off
+  BoxSpec spec;
+  spec.cells = {3, 3, 1};
+  Mesh mesh = generate_box(spec);
+  for (auto& p : mesh.points) p.x += 3.0 * p.y;
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_NEAR(r.max_non_orthogonality, std::atan(3.0) * 180.0 / std::numbers::pi, 1e-9);
+  EXPECT_EQ(r.n_severely_non_orthogonal, 12);
+  EXPECT_EQ(r.n_highly_skew_faces, 0);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "12 severely non-orthogonal faces (> 70 degrees)");
+}
+
+TEST(MeshCheck, WarnsOnHighlySkewFaces) {
+  // --- shift the middle plane of a two-cell column by 10: the cells lean opposite ways, so
+  //     the line between their centres meets the shared face 5 away from its centre, and
+  //     the normals through the centres meet the end faces 5 away from theirs
+  Mesh mesh = column(2, "wall");
+  for (auto& p : mesh.points)
+    if (p.z == 1.0) p.x += 10.0;
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_LT(r.max_non_orthogonality, 1e-6);  // the centres still line up along the face normal
+  EXPECT_NEAR(r.max_skewness, 10.0, 1e-9);   // 5 over the face's half width 0.5
+  EXPECT_EQ(r.n_highly_skew_faces, 3);       // the shared face and the two end faces
+  EXPECT_TRUE(has_message(r.warnings, "highly skew faces (skewness > 4)")) << format_mesh_check(r);
+}
+
+TEST(MeshCheck, WarnsOnHighAspectRatio) {
+  Mesh mesh = box(3);
+  for (auto& p : mesh.points) p.z *= 1e-4;
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_EQ(r.n_high_aspect_ratio_cells, 27);
+  EXPECT_GT(r.max_aspect_ratio, 1000.0);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "27 cells with aspect ratio above 1000");
+}
+
+TEST(MeshCheck, AspectRatioLeavesOutTheEmptyDirection) {
+  // --- a thin one-cell-thick slab: as a 2-D mesh (empty ends) its thickness does not count
+  Mesh flat = column(1, "empty");
+  for (auto& p : flat.points) p.z *= 1e-4;
+  const MeshCheckReport r2d = check(flat);
+  EXPECT_NEAR(r2d.max_aspect_ratio, 1.0, 1e-12);
+  EXPECT_TRUE(r2d.warnings.empty());
+
+  Mesh walled = column(1, "wall");
+  for (auto& p : walled.points) p.z *= 1e-4;
+  EXPECT_EQ(check(walled).n_high_aspect_ratio_cells, 1);
 }
 
 }  // namespace
