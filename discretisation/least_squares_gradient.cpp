@@ -50,6 +50,14 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
   for (auto& m : inverse_) m = invert(m);
 }
 
+Vec3 LeastSquaresGradient::weight(label cell, label face) const {
+  const auto& g = geometry_;
+  const bool internal = face < mesh_.n_internal_faces();
+  const label other = internal ? (mesh_.owner[face] == cell ? mesh_.neighbour[face] : mesh_.owner[face]) : -1;
+  const Vec3 d = (internal ? g.cell_centres[other] : g.face_centres[face]) - g.cell_centres[cell];
+  return multiply(inverse_[cell], d / dot(d, d));
+}
+
 void LeastSquaresGradient::compute(const ScalarBoundary& boundary, std::span<const double> phi,
                                    std::span<Vec3> gradient) const {
   const auto& g = geometry_;

@@ -22,6 +22,10 @@ class LeastSquaresGradient {
   /// @param[out] gradient one vector per cell
   void compute(const ScalarBoundary& boundary, std::span<const double> phi, std::span<Vec3> gradient) const;
 
+  /// The weight of face f in cell c's gradient, G_c^-1 w d (d from c to the other side):
+  /// grad(phi)_c = sum_f weight(c, f) (phi_other - phi_c), for a caller that gathers per cell.
+  Vec3 weight(label cell, label face) const;
+
  private:
   const Mesh& mesh_;
   const MeshGeometry& geometry_;

@@ -54,21 +54,13 @@ struct StepStats {
 #define FVMMINI_GRID_STRIDE(i, n) \
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
-/// face_values[i][f] for the solved components (input of the velocity gradients).
-__global__ void velocity_face_values_kernel(Faces F, ConstComponents u, Solved solved, Components face_values) {
-  FVMMINI_GRID_STRIDE(f, F.n_faces) {
-    for (int i = 0; i < 3; ++i)
-      if (solved.c[i]) face_values.c[i][f] = flow::face_velocity(F, u.c[i], i, f);
-  }
-}
-
-/// The Gauss gradients of the solved components from their face values.
-__global__ void gauss_gradients_kernel(Faces F, Cells C, Solved solved, ConstComponents face_values, Vec3* g0,
-                                       Vec3* g1, Vec3* g2) {
+/// The least-squares gradients of the solved velocity components.
+__global__ void velocity_gradients_kernel(Faces F, Cells C, ConstComponents u, Solved solved, Vec3* g0, Vec3* g1,
+                                          Vec3* g2) {
   Vec3* grad[3] = {g0, g1, g2};
   FVMMINI_GRID_STRIDE(c, C.n) {
     for (int i = 0; i < 3; ++i)
-      if (solved.c[i]) grad[i][c] = flow::cell_gauss_gradient(C, F.area, face_values.c[i], c);
+      if (solved.c[i]) grad[i][c] = flow::cell_velocity_gradient(C, F, u.c[i], i, c);
   }
 }
 
@@ -248,6 +240,7 @@ class DeviceFlowStep final : public FlowStep {
       face_centre = upload<Vec3>(g.face_centres);
       cell_centre = upload<Vec3>(g.cell_centres);
     }
+    if (upwind || non_orthogonal) least_squares_weight = upload<Vec3>(ops.least_squares_weights);
     if (non_orthogonal) correction = upload<Vec3>(laplacian.non_orthogonal_corrections());
     volume = upload<double>(g.cell_volumes);
     offsets = upload<label>(ops.cells.offsets());
@@ -301,7 +294,8 @@ class DeviceFlowStep final : public FlowStep {
     return f;
   }
   Cells cells() const {
-    return {static_cast<label>(volume.size()), volume.data(), offsets.data(), cell_face.data(), signs.data()};
+    return {static_cast<label>(volume.size()), volume.data(), offsets.data(), cell_face.data(), signs.data(),
+            least_squares_weight.data()};
   }
   static Components components(std::array<DeviceBuffer<double>, 3>& a) { return {{a[0].data(), a[1].data(), a[2].data()}}; }
   static ConstComponents components(const std::array<DeviceBuffer<double>, 3>& a) {
@@ -331,7 +325,7 @@ class DeviceFlowStep final : public FlowStep {
   DeviceBuffer<label> owner, neighbour, offsets, cell_face;
   DeviceBuffer<int> kind;
   DeviceBuffer<double> weight, coeff, bcoeff, bpressure, rhie_chow_time, volume, signs, base_diag, pressure_source;
-  DeviceBuffer<Vec3> area, face_centre, cell_centre, correction, bvelocity;
+  DeviceBuffer<Vec3> area, face_centre, cell_centre, correction, bvelocity, least_squares_weight;
   std::array<DeviceBuffer<double>, 3> momentum_source, velocity, velocity_old, conv, conv_old, rhs, face_a, face_b;
   std::array<DeviceBuffer<Vec3>, 3> grad_u;
   DeviceBuffer<double> pressure, flux, pressure_rhs, face_pressure, helmholtz_diag, shift;
@@ -365,11 +359,9 @@ StepReport DeviceFlowStep::advance(double dt) {
   // ================= momentum predictor
   events[0].record(s);
   if (upwind || non_orthogonal) {
-    velocity_face_values_kernel<<<grid_faces, block, 0, s>>>(F, as_const(u), solved, components(face_a));
-    FVMMINI_CUDA_CHECK_LAUNCH(velocity_face_values_kernel);
-    gauss_gradients_kernel<<<grid_cells, block, 0, s>>>(F, C, solved, components(std::as_const(face_a)),
-                                                        grad_u[0].data(), grad_u[1].data(), grad_u[2].data());
-    FVMMINI_CUDA_CHECK_LAUNCH(gauss_gradients_kernel);
+    velocity_gradients_kernel<<<grid_cells, block, 0, s>>>(F, C, as_const(u), solved, grad_u[0].data(),
+                                                           grad_u[1].data(), grad_u[2].data());
+    FVMMINI_CUDA_CHECK_LAUNCH(velocity_gradients_kernel);
   }
   momentum_faces_kernel<<<grid_faces, block, 0, s>>>(F, as_const(u), solved, flux.data(), upwind, nu,
                                                      cell_centre.data(), grad_u[0].data(), grad_u[1].data(),

@@ -41,6 +41,7 @@ struct Cells {
   const label* offsets = nullptr;
   const label* faces = nullptr;
   const double* signs = nullptr;
+  const Vec3* lsq = nullptr;  ///< least-squares weight of each entry (LeastSquaresGradient::weight)
 };
 
 /// A vector field as three component arrays (Ux, Uy, Uz).
@@ -113,6 +114,21 @@ FVMMINI_FLOW_HD inline double face_velocity(const Faces& F, const double* u, int
 FVMMINI_FLOW_HD inline double face_pressure(const Faces& F, const double* p, double shift, label f) {
   if (f < F.n_internal) return interpolate(F, p, f) + shift;
   return boundary_kind(F, f) == FlowPatchType::pressure_outlet ? F.bpressure[f - F.n_internal] : p[F.owner[f]] + shift;
+}
+
+/// The least-squares gradient of velocity component i (OpenFOAM's leastSquares, exact for a
+/// linear field on any mesh, so consistent on skewed cells where the Gauss gradient is not):
+/// sum_f L_f (u_other - u_c), u_other the neighbour's value inside and face_velocity on the boundary.
+FVMMINI_FLOW_HD inline Vec3 cell_velocity_gradient(const Cells& C, const Faces& F, const double* u, int i, label c) {
+  Vec3 sum;
+  const double uc = u[c];
+  for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k) {
+    const label f = C.faces[k];
+    const double other =
+        f < F.n_internal ? u[F.owner[f] == c ? F.neighbour[f] : F.owner[f]] : face_velocity(F, u, i, f);
+    sum += (other - uc) * C.lsq[k];
+  }
+  return sum;
 }
 
 // ---------------------------------------------------------------- momentum predictor

@@ -73,6 +73,11 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
                                   momentum_boundary_source[i]);
   }
   for (label c = 0; c < n_cells; ++c) helmholtz_matrix.diag[c] += g.cell_volumes[c];
+  const LeastSquaresGradient least_squares(mesh, g);
+  least_squares_weights.resize(cells.faces().size());
+  for (label c = 0; c < n_cells; ++c)
+    for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
+      least_squares_weights[k] = least_squares.weight(c, cells.faces()[k]);
   rhie_chow_time = rhie_chow_times(mesh, laplacian.weights(), g.cell_volumes, helmholtz_base_diagonal);
 
   // --- pressure matrix A = -div grad, assembled once; a reference level when nothing fixes p
@@ -137,20 +142,22 @@ CourantNumber FlowOperators::courant_number(std::span<const double> phi, double 
   return fvmmini::courant_number(cells, geometry, phi, dt);
 }
 
-void FlowOperators::velocity_face_values(const FlowState& state, int i, std::span<double> face_values) const {
-  const flow::Faces F = faces();
-  const double* u = state.velocity[i].data();
-#pragma omp parallel for schedule(static)
-  for (label f = 0; f < F.n_faces; ++f) face_values[f] = flow::face_velocity(F, u, i, f);
+flow::Cells FlowOperators::cell_view() const {
+  flow::Cells view = cells.view(geometry);
+  view.lsq = least_squares_weights.data();
+  return view;
 }
 
 void FlowOperators::velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const {
-  std::vector<double> face_values(mesh.n_faces());
+  const flow::Faces F = faces();
+  const flow::Cells C = cell_view();
   for (int i = 0; i < 3; ++i) {
-    gradients[i].assign(mesh.n_cells, Vec3{});
-    if (!solved[i]) continue;
-    velocity_face_values(state, i, face_values);
-    cells.gauss_gradient(geometry, face_values, gradients[i]);
+    gradients[i].resize(mesh.n_cells);
+    const double* u = state.velocity[i].data();
+    Vec3* grad = gradients[i].data();
+    const bool is_solved = solved[i];
+#pragma omp parallel for schedule(static)
+    for (label c = 0; c < C.n; ++c) grad[c] = is_solved ? flow::cell_velocity_gradient(C, F, u, i, c) : Vec3{};
   }
 }
 

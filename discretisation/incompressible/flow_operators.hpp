@@ -14,6 +14,7 @@
 #include "discretisation/incompressible/flow_diagnostics.hpp"
 #include "discretisation/incompressible/flow_formulas.hpp"
 #include "discretisation/laplacian.hpp"
+#include "discretisation/least_squares_gradient.hpp"
 
 namespace fvmmini {
 
@@ -52,16 +53,15 @@ struct FlowOperators {
 
   /// The face data as the formulas of flow_formulas.hpp take it.
   flow::Faces faces() const;
-  flow::Cells cell_view() const { return cells.view(geometry); }
+  flow::Cells cell_view() const;
 
   /// Uniform U and p from the settings, fluxes of the interpolated velocity.
   FlowState initial_state() const;
 
   /// The Courant number of fluxes phi over a step dt.
   CourantNumber courant_number(std::span<const double> phi, double dt) const;
-  /// Face values of velocity component i (flow::face_velocity). @param[out] face_values one per face
-  void velocity_face_values(const FlowState& state, int component, std::span<double> face_values) const;
-  /// Gauss gradients of the solved velocity components (zero for the others).
+  /// The least-squares gradients of the solved velocity components (zero for the others): the
+  /// gradient of linearUpwind, of the non-orthogonal diffusion terms and of the output.
   void velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const;
   /// The Gauss gradient of p from its face values. @param[out] face_work one per face
   void pressure_gradient(std::span<const double> p, std::span<double> face_work, std::span<Vec3> gradient) const;
@@ -81,6 +81,7 @@ struct FlowOperators {
   std::vector<int> boundary_kind;  ///< FlowPatchType
   std::vector<double> boundary_pressure;
 
+  std::vector<Vec3> least_squares_weights;  ///< per entry of the cells' gather lists
   std::vector<double> rhie_chow_time;  ///< D_f = V_f / (nu L)_f per face: the steady Rhie-Chow time scale
   /// nu L + V on the diagonal (a step sets V/dt itself) and the diagonal of nu L alone.
   LduMatrix helmholtz_matrix;

@@ -80,19 +80,11 @@ flow::Components<const double> HostFlowStep::old_velocity_view() const {
   return {{velocity_old_[0].data(), velocity_old_[1].data(), velocity_old_[2].data()}};
 }
 
-void HostFlowStep::compute_velocity_gradients() {
-  const FlowOperators& ops = operators();
-  for (int i = 0; i < 3; ++i) {
-    if (!ops.solved[i]) continue;
-    ops.velocity_face_values(state_, i, face_work_[i]);
-    ops.cells.gauss_gradient(ops.geometry, face_work_[i], grad_u_[i]);
-  }
-}
 
 void HostFlowStep::compute_convection() {
   const FlowOperators& ops = operators();
   const bool upwind = ops.settings.convection == ConvectionScheme::linear_upwind;
-  if (upwind) compute_velocity_gradients();
+  if (upwind) operators().velocity_gradients(state_, grad_u_);
   const flow::Faces faces = ops.faces();
   const Vec3* centres = ops.geometry.cell_centres.data();
   for (int i = 0; i < 3; ++i) {
@@ -147,7 +139,8 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
   }
   compute_convection();
   const flow::ConvectionWeights ab = flow::adams_bashforth(have_old_convection_, dt, old_delta_t_);
-  if (!ops.orthogonal && ops.settings.convection != ConvectionScheme::linear_upwind) compute_velocity_gradients();
+  const bool upwind = ops.settings.convection == ConvectionScheme::linear_upwind;
+  if (!ops.orthogonal && !upwind) ops.velocity_gradients(state_, grad_u_);  // linearUpwind's are current
   const auto& grad_p = state_.pressure_gradient;
   for (int i = 0; i < 3; ++i) {
     if (!ops.solved[i]) continue;

@@ -37,8 +37,6 @@ class HostFlowStep final : public FlowStep {
 
   /// conv_[i] = sum_f phi_f U_f,i with the chosen scheme.
   void compute_convection();
-  /// grad_u_[i] from the current velocity (linearUpwind, non-orthogonal diffusion).
-  void compute_velocity_gradients();
   flow::Components<const double> velocity_view() const;
   flow::Components<const double> old_velocity_view() const;
 

@@ -13,6 +13,7 @@
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/host_flow_step.hpp"
 #include "mesh/box_generator.hpp"
+#include "mesh/gmsh_reader.hpp"
 
 namespace fvmmini::testing {
 
@@ -33,6 +34,19 @@ inline FlowBoundary cavity_boundary() {
   b.patches = {{FlowPatchType::wall, {1.0, 0.0, 0.0}, 0.0},
                {FlowPatchType::wall, {}, 0.0},
                {FlowPatchType::empty, {}, 0.0}};
+  return b;
+}
+
+/// The 3-D cube cavity on 2762 tetrahedra (h = 1/8): movingWall (y = 1), fixedWalls.
+inline Mesh tetrahedral_cavity_mesh() {
+  return read_gmsh(std::string(FVMMINI_FIXTURES_DIR) + "/gmsh/cavity3d_tet_h8.msh");
+}
+
+/// The lid moving in +x on the patch named movingWall, every other patch a wall at rest.
+inline FlowBoundary lid_driven_boundary(const Mesh& mesh) {
+  FlowBoundary b;
+  for (const Patch& patch : mesh.patches)
+    b.patches.push_back({FlowPatchType::wall, patch.name == "movingWall" ? Vec3{1.0, 0.0, 0.0} : Vec3{}, 0.0});
   return b;
 }
 

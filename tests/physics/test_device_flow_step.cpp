@@ -130,6 +130,14 @@ TEST_F(DeviceFlowStepTest, LinearUpwindOnPrismsAndPyramidsAgreesWithTheHostStep)
   expect_agreement(s, 40, 0.01, "sell", false);
 }
 
+TEST_F(DeviceFlowStepTest, CavityOnTetrahedraAgreesWithTheHostStep) {
+  // --- the 3-D cavity on tetrahedra: every face non-orthogonal, least-squares velocity gradients
+  FlowSetup s{tetrahedral_cavity_mesh(), {}, {}};
+  s.boundary = lid_driven_boundary(s.mesh);
+  s.settings.viscosity = 0.01;
+  expect_agreement(s, 40, 0.01, "csr", false, tight("jacobi"), tight("DIC"));
+}
+
 TEST_F(DeviceFlowStepTest, ChannelAgreesWithTheHostStep) {
   FlowSetup s{channel_mesh(40, 10, 4.0), channel_boundary(1.0), {}};
   s.settings.viscosity = 0.05;
