@@ -65,8 +65,8 @@ struct NonOrthogonalLoopRecord {
     last = c;
     most_correctors = std::max(most_correctors, c.correctors);
     if (c.converged)
-      return fmt::format("Non-orthogonal correction: {} correctors, residual {:.3g} < {:g}", c.correctors, c.residual,
-                         s.non_orthogonal_tolerance);
+      return fmt::format("Non-orthogonal correction: {} corrector{}, residual {:.3g} < {:g}", c.correctors,
+                         c.correctors == 1 ? "" : "s", c.residual, s.non_orthogonal_tolerance);
     ++not_converged;
     if (c.correctors == 0)
       return "non-orthogonal mesh solved without the correction loop (nonOrthogonalCorrectors 0): the deferred "
