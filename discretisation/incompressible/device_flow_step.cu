@@ -313,6 +313,12 @@ class DeviceFlowStep final : public FlowStep {
   PreconditionerInfo pressure_preconditioner() const override { return pressure_solver.preconditioner_info(); }
 
  private:
+  // --- the phases of advance(), in order
+  void predict_velocity(double dt, StepReport& report);
+  void assemble_pressure(double dt);
+  void correct(double dt);
+  void report_statistics(double dt, StepReport& report);
+
   cuda::DeviceSolver velocity_solver, pressure_solver;
   bool upwind = false, non_orthogonal = false;
   double nu = 0.0;
@@ -351,13 +357,30 @@ StepReport DeviceFlowStep::advance(double dt) {
   StepReport report;
   report.delta_t = dt;
   cudaStream_t s = stream.get();
+  events[0].record(s);
+  predict_velocity(dt, report);
+  events[1].record(s);
+  assemble_pressure(dt);
+  events[2].record(s);
+  report.solves.push_back(pressure_solver.solve(pressure.data(), pressure_rhs.data(), "p", s));  // from p^n
+  old_delta_t = dt;
+  events[3].record(s);
+  correct(dt);
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(stats_host.data(), stats.data(), sizeof(StepStats), cudaMemcpyDeviceToHost, s));
+  events[4].record(s);
+  events[4].synchronize();
+  report_statistics(dt, report);
+  return report;
+}
+
+/// The velocity gradients, the momentum face terms and right-hand sides, the Helmholtz diagonal
+/// when dt changed, and the momentum solves.
+void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
+  cudaStream_t s = stream.get();
   const Faces F = faces();
   const Cells C = cells();
   Components u = components(velocity);
   const int block = cuda::reduce_block;
-
-  // ================= momentum predictor
-  events[0].record(s);
   if (upwind || non_orthogonal) {
     velocity_gradients_kernel<<<grid_cells, block, 0, s>>>(F, C, as_const(u), solved, grad_u[0].data(),
                                                            grad_u[1].data(), grad_u[2].data());
@@ -385,23 +408,30 @@ StepReport DeviceFlowStep::advance(double dt) {
   }
   std::swap(conv, conv_old);
   have_old_convection = true;
+}
 
-  // ================= pressure equation
-  events[1].record(s);
+/// phiH, HbyA and the pressure right-hand side.
+void DeviceFlowStep::assemble_pressure(double dt) {
+  cudaStream_t s = stream.get();
+  const Faces F = faces();
+  const Cells C = cells();
+  Components u = components(velocity);
+  const int block = cuda::reduce_block;
   predicted_flux_kernel<<<grid_faces, block, 0, s>>>(F, as_const(u), components(std::as_const(velocity_old)), solved,
                                                      grad_p.data(), pressure.data(), dt, flux.data());
   FVMMINI_CUDA_CHECK_LAUNCH(predicted_flux_kernel);
   pressure_rhs_kernel<<<grid_cells, block, 0, s>>>(C, u, solved, grad_p.data(), dt, flux.data(), pressure_source.data(),
                                                    pressure_rhs.data(), before_partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(pressure_rhs_kernel);
+}
 
-  // ================= pressure solve, from p^n
-  events[2].record(s);
-  report.solves.push_back(pressure_solver.solve(pressure.data(), pressure_rhs.data(), "p", s));
-  old_delta_t = dt;
-
-  // ================= correction
-  events[3].record(s);
+/// The corrected fluxes, grad p, U and p at their new values, and the step's statistics.
+void DeviceFlowStep::correct(double dt) {
+  cudaStream_t s = stream.get();
+  const Faces F = faces();
+  const Cells C = cells();
+  Components u = components(velocity);
+  const int block = cuda::reduce_block;
   corrected_flux_kernel<<<grid_faces, block, 0, s>>>(F, pressure.data(), reference_cell, reference_value, dt,
                                                      flux.data(), face_pressure.data(), shift.data());
   FVMMINI_CUDA_CHECK_LAUNCH(corrected_flux_kernel);
@@ -412,13 +442,13 @@ StepReport DeviceFlowStep::advance(double dt) {
   statistics_kernel<<<1, 1024, 0, s>>>(before_partials.data(), sum_partials.data(), max_partials.data(), grid_cells,
                                        stats.data());
   FVMMINI_CUDA_CHECK_LAUNCH(statistics_kernel);
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(stats_host.data(), stats.data(), sizeof(StepStats), cudaMemcpyDeviceToHost, s));
-  events[4].record(s);
-  events[4].synchronize();
+}
 
-  // --- the report from the statistics
+/// The report's continuity errors, velocity change, Courant number and phase times from the
+/// statistics read back.
+void DeviceFlowStep::report_statistics(double dt, StepReport& report) {
   const StepStats& st = stats_host[0];
-  if (st.sums[4] > 0.0) throw SolverError("the pressure contains NaN or Inf (time step too large?)");
+  if (st.sums[4] > 0.0) throw non_finite_pressure_error();
   report.divergence_before = st.sums[0];
   report.divergence_after = st.sums[1];
   report.continuity = continuity_from_sums(st.sums[1], st.sums[2], total_volume, dt, cumulative_continuity);
@@ -429,7 +459,6 @@ StepReport DeviceFlowStep::advance(double dt) {
   report.times.pressure_assembly = 1e-3 * events[2].elapsed_since(events[1]);
   report.times.pressure_solve = 1e-3 * events[3].elapsed_since(events[2]);
   report.times.correction = 1e-3 * events[4].elapsed_since(events[3]);
-  return report;
 }
 
 const FlowState& DeviceFlowStep::state() {

@@ -60,6 +60,11 @@ struct StepReport {
   StepPhaseTimes times;
 };
 
+/// Both steps' failure when the new pressure is not finite (almost always a diverging flow).
+inline SolverError non_finite_pressure_error() {
+  return SolverError("the pressure contains NaN or Inf (time step too large?)");
+}
+
 /// One projection step at a time, from FlowOperators::initial_state().
 class FlowStep {
  public:

@@ -119,7 +119,7 @@ StepReport HostFlowStep::advance(double dt) {
   correct(dt, report);
   report.times.correction = seconds_since(start);
   for (double p : state_.pressure)
-    if (!std::isfinite(p)) throw SolverError("the pressure contains NaN or Inf (time step too large?)");
+    if (!std::isfinite(p)) throw non_finite_pressure_error();
   return report;
 }
 
