@@ -214,6 +214,10 @@ void add_scalar_physics_keys(CaseSchema& schema) {
   time.add("endTime", KeyType::real, "the final time, > startTime").required();
   time.add("deltaT", KeyType::real, "the time step").required().min(0, false);
   time.add("writeInterval", KeyType::real, "simulated time between written results").required().min(0, false);
+  time.add("logInterval", KeyType::integer, "print the per-step log every this many steps (first and last always)")
+      .default_value("1")
+      .min(1)
+      .max(max_int32);
 
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     if (c.get_string("physics.manufactured") != "none") return;
