@@ -66,8 +66,7 @@ class FlowOutput {
       operators.cells.divergence(state.flux, continuity);
       // --- continuityError = dt div(phi) / V, as OpenFOAM's contErr times deltaT
       for (label c = 0; c < n; ++c) continuity[c] *= dt / geometry_.cell_volumes[c];
-      last_vtk_ = vtk_->write(time, {{"p", state.pressure}, {"Co", courant}, {"continuityError", continuity}},
-                              {{"U", velocity}});
+      vtk_->write(time, {{"p", state.pressure}, {"Co", courant}, {"continuityError", continuity}}, {{"U", velocity}});
     }
 #endif
     if (sampler_) {
@@ -99,7 +98,6 @@ class FlowOutput {
   const MeshGeometry& geometry_;
 #if FVMMINI_HAVE_VTK
   std::optional<VtkSeriesWriter> vtk_;
-  std::filesystem::path last_vtk_;
 #endif
   std::optional<CentrelineSampler> sampler_;
 };
