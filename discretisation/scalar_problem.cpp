@@ -40,6 +40,11 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
   for (label c = 0; c < mesh.n_cells; ++c)
     field_[c] = (exact_ && s.transient) ? exact_->value(g.cell_centres[c], s.start_time) : s.initial;
   rhs_corrected_.resize(mesh.n_cells);
+  if (!laplacian_.is_orthogonal()) {
+    gradient_.emplace(mesh, g);
+    cell_gradient_.resize(mesh.n_cells);
+    cell_hessian_.resize(mesh.n_cells);
+  }
 }
 
 void ScalarProblem::refresh_exact_boundary(double time) {
@@ -71,7 +76,10 @@ ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
   const int correctors = laplacian_.is_orthogonal() ? 0 : s.non_orthogonal_correctors;
   for (int corrector = 0; corrector <= correctors; ++corrector) {
     std::copy(rhs_.begin(), rhs_.end(), rhs_corrected_.begin());
-    laplacian_.add_non_orthogonal_correction(s.diffusivity, boundary_, field_, rhs_corrected_);
+    if (gradient_) {
+      gradient_->compute(boundary_, field_, cell_gradient_, cell_hessian_);
+      laplacian_.add_non_orthogonal_correction(s.diffusivity, boundary_, cell_gradient_, cell_hessian_, rhs_corrected_);
+    }
     step.solves.push_back(solver.solve(field_, rhs_corrected_, "T"));
     if (corrector == 0) continue;
     step.correction.correctors = corrector;

@@ -72,6 +72,11 @@ class ScalarProblem {
   ScalarProblemSettings settings_;
   std::optional<ManufacturedSolution> exact_;
   Laplacian laplacian_;
+  /// The deferred correction's fit: non-orthogonal meshes only (about 0.5 kB a tetrahedron), so it
+  /// lives here rather than in the Laplacian, which the flow solver and benchmarks build too
+  std::optional<LeastSquaresGradient> gradient_;
+  std::vector<Vec3> cell_gradient_;
+  std::vector<Hessian> cell_hessian_;
   LduMatrix matrix_;
   std::vector<double> field_;
   std::vector<double> rhs_, rhs_corrected_;

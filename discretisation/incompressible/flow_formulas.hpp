@@ -41,7 +41,7 @@ struct Cells {
   const label* offsets = nullptr;
   const label* faces = nullptr;
   const double* signs = nullptr;
-  const Vec3* lsq = nullptr;  ///< least-squares weight of each entry (LeastSquaresGradient::weight)
+  const Vec3* lsq = nullptr;  ///< least-squares weight of each entry (LinearLeastSquares::weight)
 };
 
 /// A vector field as three component arrays (Ux, Uy, Uz).

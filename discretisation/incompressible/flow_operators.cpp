@@ -73,7 +73,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
                                   momentum_boundary_source[i]);
   }
   for (label c = 0; c < n_cells; ++c) helmholtz_matrix.diag[c] += g.cell_volumes[c];
-  const LeastSquaresGradient least_squares(mesh, g);
+  const LinearLeastSquares least_squares(mesh, g);
   least_squares_weights.resize(cells.faces().size());
   for (label c = 0; c < n_cells; ++c)
     for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)

@@ -14,7 +14,7 @@
 #include "discretisation/incompressible/flow_diagnostics.hpp"
 #include "discretisation/incompressible/flow_formulas.hpp"
 #include "discretisation/laplacian.hpp"
-#include "discretisation/least_squares_gradient.hpp"
+#include "discretisation/linear_least_squares.hpp"
 
 namespace fvmmini {
 

@@ -44,6 +44,34 @@ inline ManufacturedResult manufactured_poisson(const Mesh& mesh, ScalarProblemSe
 /// The L2 and max errors with the default correction loop.
 inline ErrorNorms manufactured_poisson_error(const Mesh& mesh) { return manufactured_poisson(mesh).error; }
 
+/// q(x) = 0.5 + b . x + x^T A x / 2 with A symmetric: the fields that the quadratic least-squares
+/// fit and the corrected face fluxes are exact for.
+struct Quadratic {
+  Vec3 b{1.0, -2.0, 0.5};
+  Hessian a{{Vec3{2.0, 0.7, -1.1}, Vec3{0.7, -3.0, 0.4}, Vec3{-1.1, 0.4, 1.5}}};
+
+  double value(const Vec3& x) const { return 0.5 + dot(b, x) + 0.5 * dot(x, a * x); }
+  Vec3 gradient(const Vec3& x) const { return b + a * x; }
+  /// The same without z, for 2-D meshes.
+  Quadratic without_z() const {
+    Quadratic q = *this;
+    q.b.z = 0.0;
+    for (int i = 0; i < 3; ++i) q.a.rows[i].z = q.a.rows[2][i] = 0.0;
+    return q;
+  }
+};
+
+/// Every non-empty patch fixedValue with q at the face centres.
+inline ScalarBoundary quadratic_boundary(const Mesh& mesh, const MeshGeometry& g, const Quadratic& q) {
+  std::vector<bool> unused;
+  ScalarBoundary b = exact_boundary(mesh, unused);
+  for (size_t p = 0; p < mesh.patches.size(); ++p)
+    if (b.patches[p].type == BoundaryType::fixed_value)
+      for (label f = mesh.patches[p].start; f < mesh.patches[p].start + mesh.patches[p].size; ++f)
+        b.patches[p].values.push_back(q.value(g.face_centres[f]));
+  return b;
+}
+
 inline Mesh unit_box(label n, label nz = -1) {
   BoxSpec spec;
   spec.cells = {n, n, nz < 0 ? n : nz};

@@ -1,0 +1,61 @@
+#include "discretisation/linear_least_squares.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+using Sym3 = std::array<double, 6>;  // xx, xy, xz, yy, yz, zz
+
+void add_outer(Sym3& g, const Vec3& d, double w) {
+  g[0] += w * d.x * d.x; g[1] += w * d.x * d.y; g[2] += w * d.x * d.z;
+  g[3] += w * d.y * d.y; g[4] += w * d.y * d.z; g[5] += w * d.z * d.z;
+}
+
+// A direction no face reaches (the empty direction of a 2-D mesh) leaves G singular: a tiny
+// diagonal term makes the inverse finite and the gradient's component there zero.
+Sym3 invert(Sym3 g) {
+  const double trace = g[0] + g[3] + g[5];
+  for (int i : {0, 3, 5}) g[i] += 1e-10 * trace;
+  const double c00 = g[3] * g[5] - g[4] * g[4];
+  const double c01 = g[2] * g[4] - g[1] * g[5];
+  const double c02 = g[1] * g[4] - g[2] * g[3];
+  const double det = g[0] * c00 + g[1] * c01 + g[2] * c02;
+  return {c00 / det, c01 / det, c02 / det, (g[0] * g[5] - g[2] * g[2]) / det, (g[1] * g[2] - g[0] * g[4]) / det,
+          (g[0] * g[3] - g[1] * g[1]) / det};
+}
+
+Vec3 multiply(const Sym3& m, const Vec3& v) {
+  return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[1] * v.x + m[3] * v.y + m[4] * v.z,
+          m[2] * v.x + m[4] * v.y + m[5] * v.z};
+}
+
+}  // namespace
+
+LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g)
+    : mesh_(mesh), geometry_(g), inverse_(mesh.n_cells, Sym3{}) {
+  // --- G_P = sum w d d^T over internal faces (both sides) and non-empty boundary faces
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
+    const double w = 1.0 / dot(d, d);
+    add_outer(inverse_[mesh.owner[f]], d, w);
+    add_outer(inverse_[mesh.neighbour[f]], d, w);
+  }
+  for (const Patch& patch : mesh.patches) {
+    if (patch.type == "empty") continue;
+    for (label f = patch.start; f < patch.start + patch.size; ++f) {
+      const Vec3 d = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
+      add_outer(inverse_[mesh.owner[f]], d, 1.0 / dot(d, d));
+    }
+  }
+  for (auto& m : inverse_) m = invert(m);
+}
+
+Vec3 LinearLeastSquares::weight(label cell, label face) const {
+  const auto& g = geometry_;
+  const bool internal = face < mesh_.n_internal_faces();
+  const label other = internal ? (mesh_.owner[face] == cell ? mesh_.neighbour[face] : mesh_.owner[face]) : -1;
+  const Vec3 d = (internal ? g.cell_centres[other] : g.face_centres[face]) - g.cell_centres[cell];
+  return multiply(inverse_[cell], d / dot(d, d));
+}
+
+}  // namespace fvmmini

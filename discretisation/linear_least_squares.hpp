@@ -1,0 +1,30 @@
+#pragma once
+// The weights of OpenFOAM's leastSquares gradient: a weighted linear fit over face neighbours
+// and boundary faces, exact for linear fields on any mesh. The flow gathers its velocity
+// gradients with them per cell; the scalar problem's deferred correction needs the quadratic
+// fit of least_squares_gradient.hpp instead.
+
+#include <array>
+#include <vector>
+
+#include "mesh/geometry.hpp"
+
+namespace fvmmini {
+
+class LinearLeastSquares {
+ public:
+  /// Precompute per cell the inverse of G = sum_f w d d^T, w = 1/|d|^2, d to the neighbour's
+  /// centre or, on non-empty boundary faces, to the face centre.
+  LinearLeastSquares(const Mesh& mesh, const MeshGeometry& geometry);
+
+  /// The weight of face f in cell c's gradient, G_c^-1 w d (d from c to the other side):
+  /// grad(phi)_c = sum_f weight(c, f) (phi_other - phi_c).
+  Vec3 weight(label cell, label face) const;
+
+ private:
+  const Mesh& mesh_;
+  const MeshGeometry& geometry_;
+  std::vector<std::array<double, 6>> inverse_;  ///< symmetric G^-1: xx, xy, xz, yy, yz, zz
+};
+
+}  // namespace fvmmini

@@ -1,0 +1,88 @@
+// The least-squares fits: the quadratic one exact for gradients and Hessians of quadratic fields,
+// the linear one's weights exact for gradients of linear fields, on tetrahedra, mixed cells,
+// polyhedra and a 2-D mesh.
+
+#include <gtest/gtest.h>
+
+#include "discretisation/least_squares_gradient.hpp"
+#include "discretisation/linear_least_squares.hpp"
+#include "manufactured_fixture.hpp"
+#include "mesh/gmsh_reader.hpp"
+#include "mesh/polymesh_reader.hpp"
+
+namespace fvmmini {
+namespace {
+
+/// The largest errors of the fitted gradient and Hessian against q's, fixedValue q on every
+/// non-empty patch.
+std::pair<double, double> fit_errors(const Mesh& mesh, const testing::Quadratic& q) {
+  const MeshGeometry g = compute_geometry(mesh);
+  const ScalarBoundary boundary = testing::quadratic_boundary(mesh, g, q);
+  std::vector<double> phi(mesh.n_cells);
+  for (label c = 0; c < mesh.n_cells; ++c) phi[c] = q.value(g.cell_centres[c]);
+
+  const LeastSquaresGradient fit(mesh, g);
+  std::vector<Vec3> gradient(mesh.n_cells);
+  std::vector<Hessian> hessian(mesh.n_cells);
+  fit.compute(boundary, phi, gradient, hessian);
+  double gradient_error = 0.0, hessian_error = 0.0;
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    gradient_error = std::max(gradient_error, mag(gradient[c] - q.gradient(g.cell_centres[c])));
+    for (int i = 0; i < 3; ++i) hessian_error = std::max(hessian_error, mag(hessian[c].rows[i] - q.a.rows[i]));
+  }
+  return {gradient_error, hessian_error};
+}
+
+TEST(LeastSquaresGradient, ExactForQuadraticFields) {
+  const std::string fixtures = FVMMINI_FIXTURES_DIR;
+  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"),
+                           read_gmsh(fixtures + "/gmsh/mix_prism_pyr.msh"),
+                           read_polymesh(fixtures + "/polymesh/cube_poly_n8")}) {
+    const auto [gradient_error, hessian_error] = fit_errors(mesh, testing::Quadratic{});
+    EXPECT_LT(gradient_error, 1e-7) << mesh.description;
+    EXPECT_LT(hessian_error, 1e-6) << mesh.description;
+  }
+}
+
+TEST(LeastSquaresGradient, TwoDimensionalMeshHasNoEmptyDirectionTerms) {
+  // The empty direction leaves the fit's z terms undetermined: they come out zero, the rest exact.
+  const auto [gradient_error, hessian_error] = fit_errors(testing::unit_box(6, 1), testing::Quadratic{}.without_z());
+  EXPECT_LT(gradient_error, 1e-7);
+  EXPECT_LT(hessian_error, 1e-6);
+}
+
+/// The largest error of sum_f weight(c, f) (phi_other - phi_c) against the gradient of a linear
+/// field, gathered over each cell's faces (boundary values exact on every non-empty patch).
+double linear_weights_error(const Mesh& mesh, const Vec3& slope) {
+  const MeshGeometry g = compute_geometry(mesh);
+  const LinearLeastSquares fit(mesh, g);
+  auto phi = [&](const Vec3& x) { return 1.0 + dot(slope, x); };
+  std::vector<Vec3> gradient(mesh.n_cells);
+  auto add = [&](label c, label f, const Vec3& other) {
+    gradient[c] += fit.weight(c, f) * (phi(other) - phi(g.cell_centres[c]));
+  };
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    add(mesh.owner[f], f, g.cell_centres[mesh.neighbour[f]]);
+    add(mesh.neighbour[f], f, g.cell_centres[mesh.owner[f]]);
+  }
+  for (const Patch& patch : mesh.patches)
+    if (patch.type != "empty")
+      for (label f = patch.start; f < patch.start + patch.size; ++f) add(mesh.owner[f], f, g.face_centres[f]);
+  double error = 0.0;
+  for (const Vec3& grad : gradient) error = std::max(error, mag(grad - slope));
+  return error;
+}
+
+TEST(LinearLeastSquares, WeightsAreExactForLinearFields) {
+  // (to ~1e-9: G's regularisation for 2-D meshes is relative 1e-10)
+  const std::string fixtures = FVMMINI_FIXTURES_DIR;
+  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"),
+                           read_gmsh(fixtures + "/gmsh/mix_prism_pyr.msh"),
+                           read_polymesh(fixtures + "/polymesh/cube_poly_n8")})
+    EXPECT_LT(linear_weights_error(mesh, Vec3{0.3, -1.2, 2.5}), 1e-7) << mesh.description;
+  // 2-D: the empty direction's component comes out zero
+  EXPECT_LT(linear_weights_error(testing::unit_box(6, 1), Vec3{0.3, -1.2, 0.0}), 1e-7);
+}
+
+}  // namespace
+}  // namespace fvmmini
