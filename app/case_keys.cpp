@@ -10,6 +10,7 @@
 #include "app/scalar_text.hpp"
 #include "app/settings_keys.hpp"
 #include "app/time_schedule.hpp"
+#include "discretisation/scalar_problem.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/solver_settings.hpp"
@@ -20,8 +21,6 @@ namespace {
 
 const std::vector<std::string> box_sides{"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 const std::vector<std::string> patch_types{"patch", "wall", "empty"};
-/// Counts become 32-bit ints.
-constexpr double max_int32 = 2147483647.0;
 
 /// A physics module: its physics.type names, the fields it solves (each gets solvers.<field>), and a
 /// function adding its own keys. Adding a physics is one entry in physics_modules() and one such function;
@@ -92,9 +91,8 @@ void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const s
 }
 
 void add_solver_keys(KeySpec& field) {
-  SolverSettings defaults;
-  SchemaKeys keys(field);
-  declare_keys(keys, defaults);
+  add_settings_keys<SolverSettings>(field);
+  const SolverSettings defaults;
   // --- Formats and orderings: the names the linear-algebra tables know.
   std::vector<std::string> formats = format_names();
   formats.push_back("auto");
@@ -112,21 +110,9 @@ void add_solver_keys(KeySpec& field) {
 
 void add_scalar_physics_keys(CaseSchema& schema) {
   const std::vector<std::string> scalar{"poisson", "diffusion"};
-  KeySpec& physics = schema.at("physics");
-  physics.add("diffusivity", KeyType::real, "the diffusivity k").default_value("1").min(0, false).when("type", scalar);
-  physics.add("manufactured", KeyType::enumeration,
-              "sine: the built-in manufactured solution (source, exact boundary values, error report)")
-      .default_value("none")
-      .values({"none", "sine"})
-      .when("type", scalar);
-  physics.add("source", KeyType::real, "a uniform source s")
-      .default_value("0")
-      .when("type", scalar)
-      .when("manufactured", {"none"});
-  physics.add("initial", KeyType::real, "the uniform initial value of T")
-      .default_value("0")
-      .when("type", {"diffusion"})
-      .when("manufactured", {"none"});
+  ScalarProblemSettings defaults;
+  SchemaKeys physics(schema.at("physics"));
+  declare_physics_keys(physics, defaults);
 
   KeySpec& boundary = schema.root()
                           .add("boundaryField", KeyType::named_map, "patch name -> the condition of T on it")
@@ -145,14 +131,7 @@ void add_scalar_physics_keys(CaseSchema& schema) {
                       .add("time", KeyType::map, "the time span of a transient run")
                       .required()
                       .when_root("physics.type", {"diffusion"});
-  time.add("startTime", KeyType::real, "the initial time").default_value("0");
-  time.add("endTime", KeyType::real, "the final time, > startTime").required();
-  time.add("deltaT", KeyType::real, "the time step").required().min(0, false);
-  time.add("writeInterval", KeyType::real, "simulated time between written results").required().min(0, false);
-  time.add("logInterval", KeyType::integer, "print the per-step log every this many steps (first and last always)")
-      .default_value("1")
-      .min(1)
-      .max(max_int32);
+  add_settings_keys<TimeControls>(time, TimeStep::fixed);
 
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     if (c.get_string("physics.manufactured") != "none") return;
@@ -221,24 +200,9 @@ void add_physics(CaseSchema& schema) {
 
 void add_discretisation_keys(CaseSchema& schema) {
   KeySpec& discretisation = schema.root().add("discretisation", KeyType::map, "discretisation controls");
-  discretisation.add("nonOrthogonalCorrectors", KeyType::integer,
-                     "the most re-solves with the deferred non-orthogonal correction, per solve")
-      .default_value("50")
-      .min(0)
-      .max(max_int32);
-  discretisation.add("nonOrthogonalTolerance", KeyType::real,
-                     "re-solve until a re-solve's initial residual is below this")
-      .default_value("1e-6")
-      .min(0, false);
-  discretisation.add("nonOrthogonalNotConverged", KeyType::string,
-                     "a correction loop that ends above its tolerance: a warning, or an error (exit 1)")
-      .default_value("warning")
-      .values({"warning", "error"});
-  discretisation.add("referenceCell", KeyType::integer, "the cell whose value is pinned when no patch fixes one")
-      .default_value("0")
-      .min(0)
-      .max(max_int32);
-  discretisation.add("referenceValue", KeyType::real, "the value at referenceCell").default_value("0");
+  SchemaKeys keys(discretisation);
+  ScalarProblemSettings defaults;
+  declare_discretisation_keys(keys, defaults);
 }
 
 void add_output_keys(CaseSchema& schema) {

@@ -7,9 +7,7 @@ namespace fvmmini {
 
 SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& field) {
   const std::string base = "solvers." + field + ".";
-  SolverSettings settings;
-  CaseKeys keys(resolved, "solvers." + field);
-  declare_keys(keys, settings);
+  auto settings = read_settings<SolverSettings>(resolved, "solvers." + field);
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
   // --- every format's parameters (the schema declared and checked them from the same specs)

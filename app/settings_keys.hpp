@@ -119,4 +119,23 @@ class CaseKeys {
   std::string prefix_;
 };
 
+/// Add the keys declare_keys(keys, settings, args...) names to a map of the schema, each default from
+/// a default-built Settings.
+template <class Settings, class... Args>
+void add_settings_keys(KeySpec& map, Args... args) {
+  Settings defaults;
+  SchemaKeys keys(map);
+  declare_keys(keys, defaults, args...);
+}
+
+/// A default-built Settings filled from the keys declare_keys(keys, settings, args...) names under
+/// `path`; a key the case does not hold keeps its default.
+template <class Settings, class... Args>
+Settings read_settings(const ResolvedCase& resolved, const std::string& path, Args... args) {
+  Settings settings;
+  CaseKeys keys(resolved, path);
+  declare_keys(keys, settings, args...);
+  return settings;
+}
+
 }  // namespace fvmmini
