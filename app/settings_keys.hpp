@@ -3,14 +3,14 @@
 // with its member, doc and constraints:
 //
 //   template <class Keys> void declare_keys(Keys& keys, SteadyStateSettings& s) {
-//     keys.boolean("stop", s.stop, "end the run once the flow is steady");
-//     keys.real("residualTolerance", s.residual_tolerance, "...").min(0, false);
+//     keys.add("stop", s.stop, "end the run once the flow is steady");
+//     keys.add("residualTolerance", s.residual_tolerance, "...").min(0, false);
 //   }
 //
-// Called with SchemaKeys it adds the keys to a map of the schema, each default written from the
-// member of a default-built struct (the member's initialiser is the only default); called with
-// CaseKeys it fills the struct from the resolved case. The visitor is a template parameter, so
-// the lower layers declare their structs' keys without including app/.
+// Called with SchemaKeys it adds the keys to a map of the schema, each typed by its member and
+// its default written from the member of a default-built struct (the member's initialiser is the
+// only default); called with CaseKeys it fills the struct from the resolved case. The visitor is
+// a template parameter, so the lower layers declare their structs' keys without including app/.
 
 #include <concepts>
 #include <cstdint>
@@ -24,10 +24,6 @@
 
 namespace fvmmini {
 
-/// The YAML text of a default: the shortest round-trip number, its exponent without padding (1e-6).
-std::string default_text(double value);
-/// "[x, y, z]", each as default_text(double).
-std::string default_text(const Vec3& value);
 
 /// The constraints of one declared key: they shape its schema entry; the reader ignores them (the
 /// schema has enforced them before any key is read).
@@ -36,36 +32,62 @@ class KeyConstraints {
   /// @param[in] spec the schema entry, or null for the reader
   explicit KeyConstraints(KeySpec* spec) : spec_(spec) {}
   /// The case must give the key (it has no default).
-  KeyConstraints& required();
-  KeyConstraints& min(double bound, bool inclusive = true);
-  KeyConstraints& max(double bound, bool inclusive = true);
+  KeyConstraints& required() { return apply([](KeySpec& s) { s.required(); }); }
+  KeyConstraints& min(double bound, bool inclusive = true) {
+    return apply([&](KeySpec& s) { s.min(bound, inclusive); });
+  }
+  KeyConstraints& max(double bound, bool inclusive = true) {
+    return apply([&](KeySpec& s) { s.max(bound, inclusive); });
+  }
   /// Apply only when sibling key `key` holds one of `values`.
-  KeyConstraints& when(std::string key, std::vector<std::string> values);
+  KeyConstraints& when(std::string key, std::vector<std::string> values) {
+    return apply([&](KeySpec& s) { s.when(std::move(key), std::move(values)); });
+  }
 
  private:
+  template <class F>
+  KeyConstraints& apply(F f) {
+    if (spec_) f(*spec_);
+    return *this;
+  }
   KeySpec* spec_;
 };
 
-/// An integer member (not a bool).
-template <class I>
-concept IntegerMember = std::integral<I> && !std::same_as<I, bool>;
+/// A member a key fills by its type: bool, an integer (an integer key needs a max() its member can
+/// hold; the reader checks), double or Vec3. Enumerations name their words (enumeration()).
+template <class M>
+concept KeyMember = std::integral<M> || std::same_as<M, double> || std::same_as<M, Vec3>;
+
+/// The YAML text of a default: the shortest round-trip number, its exponent without padding (1e-6).
+std::string default_text(double value);
+/// "[x, y, z]", each as default_text(double).
+std::string default_text(const Vec3& value);
+/// A member's value as the schema writes its default.
+template <KeyMember M>
+std::string member_text(const M& value) {
+  if constexpr (std::same_as<M, bool>) return value ? "true" : "false";
+  else if constexpr (std::integral<M>) return std::to_string(value);
+  else return default_text(value);
+}
 
 /// Adds the declared keys to one map of the schema, defaults from the members it is given.
 class SchemaKeys {
  public:
   explicit SchemaKeys(KeySpec& map) : map_(map) {}
 
-  KeyConstraints real(const std::string& name, const double& member, const std::string& doc);
-  /// An integer key needs a max() its member can hold (the reader checks every value fits).
-  template <IntegerMember I>
-  KeyConstraints integer(const std::string& name, const I& member, const std::string& doc) {
-    return add(name, KeyType::integer, doc, std::to_string(member));
+  template <KeyMember M>
+  KeyConstraints add(const std::string& name, const M& member, const std::string& doc) {
+    const KeyType type = std::same_as<M, bool>     ? KeyType::boolean
+                         : std::integral<M>        ? KeyType::integer
+                         : std::same_as<M, double> ? KeyType::real
+                                                   : KeyType::real3;
+    return add(name, type, doc, member_text(member));
   }
-  KeyConstraints boolean(const std::string& name, const bool& member, const std::string& doc);
-  KeyConstraints real3(const std::string& name, const Vec3& member, const std::string& doc);
   /// A bool written as one of two words: `off` (false) or `on` (true).
   KeyConstraints boolean_word(const std::string& name, const bool& member, const std::string& doc,
-                              const std::string& off, const std::string& on);
+                              const std::string& off, const std::string& on) {
+    return add(name, KeyType::enumeration, doc, member ? on : off, {off, on});
+  }
   /// An enum member written as one of `words`; `word` names a value, `parse` reads one.
   template <class E>
   KeyConstraints enumeration(const std::string& name, const E& member, const std::string& doc,
@@ -87,33 +109,37 @@ class CaseKeys {
   /// @param[in] path the map's dotted path ("solvers.T")
   CaseKeys(const ResolvedCase& resolved, const std::string& path) : case_(resolved), prefix_(path + ".") {}
 
-  KeyConstraints real(const std::string& name, double& member, const std::string& doc);
-  /// @throws std::logic_error when the value does not fit the member (the key lacks a max())
-  template <IntegerMember I>
-  KeyConstraints integer(const std::string& name, I& member, const std::string&) {
-    if (has(name)) member = narrow<I>(name, case_.get_int(prefix_ + name));
+  /// @throws std::logic_error when an integer does not fit its member (the key lacks a max())
+  template <KeyMember M>
+  KeyConstraints add(const std::string& name, M& member, const std::string&) {
+    const std::string path = prefix_ + name;
+    if (!case_.has(path)) return KeyConstraints(nullptr);
+    if constexpr (std::same_as<M, bool>) member = case_.get_bool(path);
+    else if constexpr (std::integral<M>) member = narrow<M>(path, case_.get_int(path));
+    else if constexpr (std::same_as<M, double>) member = case_.get_real(path);
+    else member = case_.get_real3(path);
     return KeyConstraints(nullptr);
   }
-  KeyConstraints boolean(const std::string& name, bool& member, const std::string& doc);
-  KeyConstraints real3(const std::string& name, Vec3& member, const std::string& doc);
-  KeyConstraints boolean_word(const std::string& name, bool& member, const std::string& doc, const std::string& off,
-                              const std::string& on);
+  KeyConstraints boolean_word(const std::string& name, bool& member, const std::string&, const std::string&,
+                              const std::string& on) {
+    if (case_.has(prefix_ + name)) member = case_.get_string(prefix_ + name) == on;
+    return KeyConstraints(nullptr);
+  }
   template <class E>
   KeyConstraints enumeration(const std::string& name, E& member, const std::string&, const std::vector<std::string>&,
                              std::type_identity_t<E (*)(const std::string&)> parse,
                              std::type_identity_t<const std::string& (*)(E)>) {
-    if (has(name)) member = parse(case_.get_string(prefix_ + name));
+    if (case_.has(prefix_ + name)) member = parse(case_.get_string(prefix_ + name));
     return KeyConstraints(nullptr);
   }
 
  private:
-  bool has(const std::string& name) const { return case_.has(prefix_ + name); }
   template <class I>
-  I narrow(const std::string& name, std::int64_t value) const {
-    if (!std::in_range<I>(value)) throw_does_not_fit(name, value);
+  static I narrow(const std::string& path, std::int64_t value) {
+    if (!std::in_range<I>(value)) throw_does_not_fit(path, value);
     return static_cast<I>(value);
   }
-  [[noreturn]] void throw_does_not_fit(const std::string& name, std::int64_t value) const;
+  [[noreturn]] static void throw_does_not_fit(const std::string& path, std::int64_t value);
 
   const ResolvedCase& case_;
   std::string prefix_;

@@ -22,17 +22,17 @@ enum class TimeStep { fixed, adjustable };
 template <class Keys>
 void declare_keys(Keys& keys, TimeControls& t, TimeStep step) {
   const bool adjustable = step == TimeStep::adjustable;
-  keys.real("startTime", t.start, "the initial time");
-  keys.real("endTime", t.end, "the final time, > startTime").required();
-  keys.real("deltaT", t.delta_t, adjustable ? "the time step (the first one when maxCo > 0)" : "the time step")
+  keys.add("startTime", t.start, "the initial time");
+  keys.add("endTime", t.end, "the final time, > startTime").required();
+  keys.add("deltaT", t.delta_t, adjustable ? "the time step (the first one when maxCo > 0)" : "the time step")
       .required()
       .min(0, false);
   if (adjustable) {
-    keys.real("maxCo", t.max_co, "adjust the step to this maximum Courant number (0: deltaT stays fixed)").min(0);
-    keys.real("maxDeltaT", t.max_delta_t, "the largest step maxCo may choose (0: no limit)").min(0);
+    keys.add("maxCo", t.max_co, "adjust the step to this maximum Courant number (0: deltaT stays fixed)").min(0);
+    keys.add("maxDeltaT", t.max_delta_t, "the largest step maxCo may choose (0: no limit)").min(0);
   }
-  keys.real("writeInterval", t.write_interval, "simulated time between written results").required().min(0, false);
-  keys.integer("logInterval", t.log_interval, "print the per-step log every this many steps (first and last always)")
+  keys.add("writeInterval", t.write_interval, "simulated time between written results").required().min(0, false);
+  keys.add("logInterval", t.log_interval, "print the per-step log every this many steps (first and last always)")
       .min(1)
       .max(std::numeric_limits<int>::max());
 }

@@ -9,10 +9,10 @@ namespace fvmmini {
 /// The two keys into settings.reference_cell and settings.reference_value (app/settings_keys.hpp).
 template <class Keys, class Settings>
 void declare_reference_cell_keys(Keys& keys, Settings& settings) {
-  keys.integer("referenceCell", settings.reference_cell, "the cell whose value is pinned when no patch fixes one")
+  keys.add("referenceCell", settings.reference_cell, "the cell whose value is pinned when no patch fixes one")
       .min(0)
       .max(std::numeric_limits<int>::max());
-  keys.real("referenceValue", settings.reference_value, "the value at referenceCell");
+  keys.add("referenceValue", settings.reference_value, "the value at referenceCell");
 }
 
 }  // namespace fvmmini

@@ -34,13 +34,13 @@ struct ScalarProblemSettings {
 template <class Keys>
 void declare_physics_keys(Keys& keys, ScalarProblemSettings& s) {
   const std::vector<std::string> scalar{"poisson", "diffusion"};
-  keys.real("diffusivity", s.diffusivity, "the diffusivity k").min(0, false).when("type", scalar);
+  keys.add("diffusivity", s.diffusivity, "the diffusivity k").min(0, false).when("type", scalar);
   keys.boolean_word("manufactured", s.manufactured,
                     "sine: the built-in manufactured solution (source, exact boundary values, error report)", "none",
                     "sine")
       .when("type", scalar);
-  keys.real("source", s.source, "a uniform source s").when("type", scalar).when("manufactured", {"none"});
-  keys.real("initial", s.initial, "the uniform initial value of T")
+  keys.add("source", s.source, "a uniform source s").when("type", scalar).when("manufactured", {"none"});
+  keys.add("initial", s.initial, "the uniform initial value of T")
       .when("type", {"diffusion"})
       .when("manufactured", {"none"});
 }
@@ -48,11 +48,11 @@ void declare_physics_keys(Keys& keys, ScalarProblemSettings& s) {
 /// discretisation.*, a map of every physics: incompressible reads only its reference cell keys.
 template <class Keys>
 void declare_discretisation_keys(Keys& keys, ScalarProblemSettings& s) {
-  keys.integer("nonOrthogonalCorrectors", s.non_orthogonal_correctors,
+  keys.add("nonOrthogonalCorrectors", s.non_orthogonal_correctors,
                "the most re-solves with the deferred non-orthogonal correction, per solve")
       .min(0)
       .max(std::numeric_limits<int>::max());
-  keys.real("nonOrthogonalTolerance", s.non_orthogonal_tolerance,
+  keys.add("nonOrthogonalTolerance", s.non_orthogonal_tolerance,
             "re-solve until a re-solve's initial residual is below this")
       .min(0, false);
   keys.boolean_word("nonOrthogonalNotConverged", s.non_orthogonal_must_converge,

@@ -78,31 +78,31 @@ struct GamgSettings {
 template <class Keys>
 void declare_keys(Keys& keys, GamgSettings& g) {
   const std::vector<std::string> gamg{name(Preconditioner::GAMG)};
-  keys.integer("nCellsInCoarsestLevel", g.n_cells_in_coarsest_level,
+  keys.add("nCellsInCoarsestLevel", g.n_cells_in_coarsest_level,
                "GAMG: agglomerate while the next level keeps at least this many cells (the coarsest is solved directly)")
       .min(1)
       .max(max_direct_rows / 4)
       .when("preconditioner", gamg);
-  keys.integer("mergeLevels", g.merge_levels, "GAMG: pairwise agglomerations per level (cells per group about 2^mergeLevels)")
+  keys.add("mergeLevels", g.merge_levels, "GAMG: pairwise agglomerations per level (cells per group about 2^mergeLevels)")
       .min(1)
       .max(4)
       .when("preconditioner", gamg);
   keys.enumeration("smoother", g.smoother, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)",
                    smoother_names(), parse_smoother, name)
       .when("preconditioner", gamg);
-  keys.integer("nPreSweeps", g.n_pre_sweeps, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
+  keys.add("nPreSweeps", g.n_pre_sweeps, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
       .min(0)
       .max(20)
       .when("preconditioner", gamg);
-  keys.integer("nPostSweeps", g.n_post_sweeps, "GAMG: smoother sweeps after the coarse correction (= nPreSweeps)")
+  keys.add("nPostSweeps", g.n_post_sweeps, "GAMG: smoother sweeps after the coarse correction (= nPreSweeps)")
       .min(0)
       .max(20)
       .when("preconditioner", gamg);
-  keys.integer("nVcycles", g.n_vcycles, "GAMG: V-cycles per application of the preconditioner")
+  keys.add("nVcycles", g.n_vcycles, "GAMG: V-cycles per application of the preconditioner")
       .min(1)
       .max(20)
       .when("preconditioner", gamg);
-  keys.real("correctionScale", g.correction_scale,
+  keys.add("correctionScale", g.correction_scale,
             "GAMG: the fixed factor on the coarse-grid correction (piecewise-constant transfer underestimates it)")
       .min(0, false)
       .max(2, false)
@@ -134,7 +134,7 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    "diagonal (Jacobi; jacobi is an alias), DIC (incomplete Cholesky, levels from the ordering), "
                    "mcsgs (multicolour symmetric Gauss-Seidel), GAMG (aggregation multigrid V-cycles)",
                    preconditioner_words(), parse_preconditioner, name);
-  keys.integer("sweeps", s.sweeps, "mcsgs: symmetric Gauss-Seidel sweeps per application")
+  keys.add("sweeps", s.sweeps, "mcsgs: symmetric Gauss-Seidel sweeps per application")
       .min(1)
       .max(100)
       .when("preconditioner", {name(Preconditioner::mcsgs)});
@@ -143,11 +143,11 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    triangular_solve_names(), parse_triangular_solve, name)
       .when("preconditioner", {name(Preconditioner::DIC)});
   declare_keys(keys, s.gamg);
-  keys.real("tolerance", s.tolerance, "stop when the normalised residual falls below this").min(0);
-  keys.real("relTol", s.rel_tol, "stop when the residual falls below relTol x the initial one (0: off)")
+  keys.add("tolerance", s.tolerance, "stop when the normalised residual falls below this").min(0);
+  keys.add("relTol", s.rel_tol, "stop when the residual falls below relTol x the initial one (0: off)")
       .min(0)
       .max(1, false);
-  keys.integer("maxIter", s.max_iter, "the most iterations per solve").min(1).max(std::numeric_limits<int>::max());
+  keys.add("maxIter", s.max_iter, "the most iterations per solve").min(1).max(std::numeric_limits<int>::max());
   keys.enumeration("backend", s.backend, "reference (CPU), cuda, or auto (cuda when a GPU is present)", backend_names(),
                    parse_backend, name);
 }

@@ -53,12 +53,12 @@ struct SteadyStateSettings {
 /// steadyState.* (app/settings_keys.hpp); min_steps is no key.
 template <class Keys>
 void declare_keys(Keys& keys, SteadyStateSettings& s) {
-  keys.boolean("stop", s.stop, "end the run (and write) once the flow is steady");
-  keys.real("residualTolerance", s.residual_tolerance, "every momentum solve's initial residual below this")
+  keys.add("stop", s.stop, "end the run (and write) once the flow is steady");
+  keys.add("residualTolerance", s.residual_tolerance, "every momentum solve's initial residual below this")
       .min(0, false);
-  keys.real("velocityTolerance", s.velocity_tolerance, "max|U_new - U_old| / (deltaT max|U|) below this (1/s)")
+  keys.add("velocityTolerance", s.velocity_tolerance, "max|U_new - U_old| / (deltaT max|U|) below this (1/s)")
       .min(0, false);
-  keys.integer("consecutiveSteps", s.consecutive_steps, "both tolerances met on this many steps in a row")
+  keys.add("consecutiveSteps", s.consecutive_steps, "both tolerances met on this many steps in a row")
       .min(1)
       .max(std::numeric_limits<int>::max());
 }

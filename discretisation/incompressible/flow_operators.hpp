@@ -44,12 +44,12 @@ struct IncompressibleSettings {
 template <class Keys>
 void declare_keys(Keys& keys, IncompressibleSettings& s) {
   const std::vector<std::string> flow{"incompressible"};
-  keys.real("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
+  keys.add("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
   keys.enumeration("convection", s.convection,
                    "the convection scheme (explicit, second order): linear (central) or linearUpwind",
                    convection_scheme_names(), parse_convection_scheme, name)
       .when("type", flow);
-  keys.real3("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);
+  keys.add("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);
 }
 
 /// The flow at one time: what output reads and what a step advances.

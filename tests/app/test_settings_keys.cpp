@@ -21,16 +21,9 @@ namespace {
 
 /// A key visitor that writes each member's value as the schema writes a default, required keys too.
 struct MemberTexts {
-  KeyConstraints real(const std::string& name, double member, const std::string&) { return put(name, default_text(member)); }
-  template <IntegerMember I>
-  KeyConstraints integer(const std::string& name, I member, const std::string&) {
-    return put(name, std::to_string(member));
-  }
-  KeyConstraints boolean(const std::string& name, bool member, const std::string&) {
-    return put(name, member ? "true" : "false");
-  }
-  KeyConstraints real3(const std::string& name, const Vec3& member, const std::string&) {
-    return put(name, default_text(member));
+  template <KeyMember M>
+  KeyConstraints add(const std::string& name, const M& member, const std::string&) {
+    return put(name, member_text(member));
   }
   KeyConstraints boolean_word(const std::string& name, bool member, const std::string&, const std::string& off,
                               const std::string& on) {
