@@ -8,10 +8,11 @@
 
 #include "app/incompressible_keys.hpp"
 #include "app/scalar_text.hpp"
+#include "app/settings_keys.hpp"
 #include "app/time_schedule.hpp"
+#include "discretisation/scalar_problem.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
-#include "linalg/multigrid/dense_inverse.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini {
@@ -20,8 +21,6 @@ namespace {
 
 const std::vector<std::string> box_sides{"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 const std::vector<std::string> patch_types{"patch", "wall", "empty"};
-/// Counts become 32-bit ints.
-constexpr double max_int32 = 2147483647.0;
 
 /// A physics module: its physics.type names, the fields it solves (each gets solvers.<field>), and a
 /// function adding its own keys. Adding a physics is one entry in physics_modules() and one such function;
@@ -92,83 +91,17 @@ void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const s
 }
 
 void add_solver_keys(KeySpec& field) {
-  field.add("solver", KeyType::enumeration, "the Krylov method (the matrices are symmetric)")
-      .default_value(name(KrylovSolver::cg))
-      .values(krylov_solver_names());
-  field.add("preconditioner", KeyType::enumeration,
-            "diagonal (Jacobi; jacobi is an alias), DIC (incomplete Cholesky, levels from the ordering), "
-            "mcsgs (multicolour symmetric Gauss-Seidel), GAMG (aggregation multigrid V-cycles)")
-      .default_value(name(Preconditioner::none))
-      .values(preconditioner_words());
-  field.add("sweeps", KeyType::integer, "mcsgs: symmetric Gauss-Seidel sweeps per application")
-      .default_value("1")
-      .min(1)
-      .max(100)
-      .when("preconditioner", {name(Preconditioner::mcsgs)});
-  field.add("triangularSolve", KeyType::enumeration,
-            "DIC on the cuda backend: levels (fvmmini's level-scheduled kernels) or cusparse (cusparseSpSV)")
-      .default_value(name(TriangularSolve::levels))
-      .values(triangular_solve_names())
-      .when("preconditioner", {name(Preconditioner::DIC)});
-  // --- GAMG, under OpenFOAM's names
-  const GamgSettings gamg;
-  const std::vector<std::string> multigrid{name(Preconditioner::GAMG)};
-  field.add("nCellsInCoarsestLevel", KeyType::integer,
-            "GAMG: agglomerate while the next level keeps at least this many cells (the coarsest is solved directly)")
-      .default_value(std::to_string(gamg.n_cells_in_coarsest_level))
-      .min(1)
-      .max(max_direct_rows / 4)
-      .when("preconditioner", multigrid);
-  field.add("mergeLevels", KeyType::integer, "GAMG: pairwise agglomerations per level (cells per group about 2^mergeLevels)")
-      .default_value(std::to_string(gamg.merge_levels))
-      .min(1)
-      .max(4)
-      .when("preconditioner", multigrid);
-  field.add("smoother", KeyType::enumeration, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)")
-      .default_value(name(gamg.smoother))
-      .values(smoother_names())
-      .when("preconditioner", multigrid);
-  field.add("nPreSweeps", KeyType::integer, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
-      .default_value(std::to_string(gamg.n_pre_sweeps))
-      .min(0)
-      .max(20)
-      .when("preconditioner", multigrid);
-  field.add("nPostSweeps", KeyType::integer, "GAMG: smoother sweeps after the coarse correction (= nPreSweeps)")
-      .default_value(std::to_string(gamg.n_post_sweeps))
-      .min(0)
-      .max(20)
-      .when("preconditioner", multigrid);
-  field.add("nVcycles", KeyType::integer, "GAMG: V-cycles per application of the preconditioner")
-      .default_value(std::to_string(gamg.n_vcycles))
-      .min(1)
-      .max(20)
-      .when("preconditioner", multigrid);
-  field.add("correctionScale", KeyType::real,
-            "GAMG: the fixed factor on the coarse-grid correction (piecewise-constant transfer underestimates it)")
-      .default_value(fmt::format("{}", gamg.correction_scale))
-      .min(0, false)
-      .max(2, false)
-      .when("preconditioner", multigrid);
-  field.add("tolerance", KeyType::real, "stop when the normalised residual falls below this")
-      .default_value("1e-6")
-      .min(0);
-  field.add("relTol", KeyType::real, "stop when the residual falls below relTol x the initial one (0: off)")
-      .default_value("0")
-      .min(0)
-      .max(1, false);
-  field.add("maxIter", KeyType::integer, "the most iterations per solve").default_value("1000").min(1).max(max_int32);
-  field.add("backend", KeyType::enumeration, "reference (CPU), cuda, or auto (cuda when a GPU is present)")
-      .default_value(name(Backend::reference))
-      .values(backend_names());
+  add_settings_keys<SolverSettings>(field);
+  const SolverSettings defaults;
   // --- Formats and orderings: the names the linear-algebra tables know.
   std::vector<std::string> formats = format_names();
   formats.push_back("auto");
   field.add("format", KeyType::enumeration,
             "the sparse storage format of the matrix; auto: " + auto_format_text())
-      .default_value("csr")
+      .default_value(defaults.format)
       .values(formats);
   field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")
-      .default_value("none")
+      .default_value(defaults.ordering)
       .values(ordering_names());
   for (const auto& key : format_parameter_keys()) add_format_parameter_key(field, *key.spec, key.formats);
 }
@@ -177,21 +110,9 @@ void add_solver_keys(KeySpec& field) {
 
 void add_scalar_physics_keys(CaseSchema& schema) {
   const std::vector<std::string> scalar{"poisson", "diffusion"};
-  KeySpec& physics = schema.at("physics");
-  physics.add("diffusivity", KeyType::real, "the diffusivity k").default_value("1").min(0, false).when("type", scalar);
-  physics.add("manufactured", KeyType::enumeration,
-              "sine: the built-in manufactured solution (source, exact boundary values, error report)")
-      .default_value("none")
-      .values({"none", "sine"})
-      .when("type", scalar);
-  physics.add("source", KeyType::real, "a uniform source s")
-      .default_value("0")
-      .when("type", scalar)
-      .when("manufactured", {"none"});
-  physics.add("initial", KeyType::real, "the uniform initial value of T")
-      .default_value("0")
-      .when("type", {"diffusion"})
-      .when("manufactured", {"none"});
+  ScalarProblemSettings defaults;
+  SchemaKeys physics(schema.at("physics"));
+  declare_physics_keys(physics, defaults);
 
   KeySpec& boundary = schema.root()
                           .add("boundaryField", KeyType::named_map, "patch name -> the condition of T on it")
@@ -210,14 +131,7 @@ void add_scalar_physics_keys(CaseSchema& schema) {
                       .add("time", KeyType::map, "the time span of a transient run")
                       .required()
                       .when_root("physics.type", {"diffusion"});
-  time.add("startTime", KeyType::real, "the initial time").default_value("0");
-  time.add("endTime", KeyType::real, "the final time, > startTime").required();
-  time.add("deltaT", KeyType::real, "the time step").required().min(0, false);
-  time.add("writeInterval", KeyType::real, "simulated time between written results").required().min(0, false);
-  time.add("logInterval", KeyType::integer, "print the per-step log every this many steps (first and last always)")
-      .default_value("1")
-      .min(1)
-      .max(max_int32);
+  add_settings_keys<TimeControls>(time, TimeStep::fixed);
 
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     if (c.get_string("physics.manufactured") != "none") return;
@@ -286,24 +200,9 @@ void add_physics(CaseSchema& schema) {
 
 void add_discretisation_keys(CaseSchema& schema) {
   KeySpec& discretisation = schema.root().add("discretisation", KeyType::map, "discretisation controls");
-  discretisation.add("nonOrthogonalCorrectors", KeyType::integer,
-                     "the most re-solves with the deferred non-orthogonal correction, per solve")
-      .default_value("50")
-      .min(0)
-      .max(max_int32);
-  discretisation.add("nonOrthogonalTolerance", KeyType::real,
-                     "re-solve until a re-solve's initial residual is below this")
-      .default_value("1e-6")
-      .min(0, false);
-  discretisation.add("nonOrthogonalNotConverged", KeyType::string,
-                     "a correction loop that ends above its tolerance: a warning, or an error (exit 1)")
-      .default_value("warning")
-      .values({"warning", "error"});
-  discretisation.add("referenceCell", KeyType::integer, "the cell whose value is pinned when no patch fixes one")
-      .default_value("0")
-      .min(0)
-      .max(max_int32);
-  discretisation.add("referenceValue", KeyType::real, "the value at referenceCell").default_value("0");
+  SchemaKeys keys(discretisation);
+  ScalarProblemSettings defaults;
+  declare_discretisation_keys(keys, defaults);
 }
 
 void add_output_keys(CaseSchema& schema) {

@@ -486,6 +486,7 @@ KeySpec& KeySpec::entry(KeyType type, std::string doc) {
 
 KeySpec& KeySpec::required() {
   required_ = true;
+  default_.reset();  // the case gives it: a default would never be used
   return *this;
 }
 

@@ -50,6 +50,7 @@ class KeySpec {
   KeySpec& add(std::string name, KeyType type, std::string doc);
   /// The specification of every entry of this named_map (return it to add the entry's keys).
   KeySpec& entry(KeyType type, std::string doc);
+  /// The case must give the key (drops any default).
   KeySpec& required();
   /// The default, written as YAML ("0", "[0, 0, 0]", "csr").
   KeySpec& default_value(std::string yaml_text);

@@ -7,6 +7,7 @@
 
 #include "app/atomic_file.hpp"
 #include "app/case_solver_settings.hpp"
+#include "app/settings_keys.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/flow_step_factory.hpp"
 #include "solvers/linear_solver.hpp"
@@ -103,22 +104,10 @@ class FlowOutput {
 };
 
 IncompressibleSettings incompressible_settings(const ResolvedCase& c) {
-  IncompressibleSettings settings;
-  settings.viscosity = c.get_real("physics.nu");
-  settings.convection = parse_convection_scheme(c.get_string("physics.convection"));
-  settings.initial_velocity = c.get_real3("physics.initialVelocity");
-  settings.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
-  settings.reference_value = c.get_real("discretisation.referenceValue");
+  auto settings = read_settings<IncompressibleSettings>(c, "physics");
+  CaseKeys discretisation(c, "discretisation");
+  declare_reference_cell_keys(discretisation, settings);
   return settings;
-}
-
-SteadyStateSettings steady_state_settings(const ResolvedCase& c) {
-  SteadyStateSettings s;
-  s.stop = c.get_bool("steadyState.stop");
-  s.residual_tolerance = c.get_real("steadyState.residualTolerance");
-  s.velocity_tolerance = c.get_real("steadyState.velocityTolerance");
-  s.consecutive_steps = c.get_int("steadyState.consecutiveSteps");
-  return s;
 }
 
 class FlowSimulation final : public Simulation {
@@ -127,7 +116,7 @@ class FlowSimulation final : public Simulation {
                  PhaseTimer& timer)
       : timer_(timer),
         settings_(incompressible_settings(c)),
-        steady_(steady_state_settings(c)),
+        steady_(read_settings<SteadyStateSettings>(c, "steadyState")),
         output_(c, context, mesh, geometry) {
     auto timing = timer.measure("setup");
     operators_.emplace(mesh, geometry, flow_boundary(c, mesh), settings_);
@@ -136,7 +125,7 @@ class FlowSimulation final : public Simulation {
 
   std::string describe() const override {
     std::string text = fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
-                                   settings_.viscosity, 1.0 / settings_.viscosity, to_string(settings_.convection));
+                                   settings_.viscosity, 1.0 / settings_.viscosity, name(settings_.convection));
     text += step_->describe();
     if (operators_->reference_cell >= 0)
       text += fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app/case_solver_settings.hpp"
+#include "app/settings_keys.hpp"
 #include "discretisation/scalar_problem.hpp"
 #include "solvers/linear_solver.hpp"
 #if FVMMINI_HAVE_VTK
@@ -35,19 +36,14 @@ ScalarBoundary scalar_boundary(const ResolvedCase& c, const Mesh& mesh, std::vec
 
 ScalarProblemSettings scalar_problem_settings(const ResolvedCase& c) {
   ScalarProblemSettings s;
+  CaseKeys physics(c, "physics"), discretisation(c, "discretisation");
+  declare_physics_keys(physics, s);
+  declare_discretisation_keys(discretisation, s);
   s.transient = c.get_string("physics.type") == "diffusion";
-  s.diffusivity = c.get_real("physics.diffusivity");
-  s.manufactured = c.get_string("physics.manufactured") == "sine";
-  if (!s.manufactured) s.source = c.get_real("physics.source");
-  if (s.transient && !s.manufactured) s.initial = c.get_real("physics.initial");
   if (s.transient) {
     s.delta_t = c.get_real("time.deltaT");
     s.start_time = c.get_real("time.startTime");
   }
-  s.non_orthogonal_correctors = static_cast<int>(c.get_int("discretisation.nonOrthogonalCorrectors"));
-  s.non_orthogonal_tolerance = c.get_real("discretisation.nonOrthogonalTolerance");
-  s.reference_cell = static_cast<label>(c.get_int("discretisation.referenceCell"));
-  s.reference_value = c.get_real("discretisation.referenceValue");
   return s;
 }
 
@@ -89,8 +85,7 @@ class ScalarSimulation final : public Simulation {
   ScalarSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
                    PhaseTimer& timer)
       : mesh_(mesh),
-        settings_(scalar_problem_settings(c)),
-        correction_must_converge_(c.get_string("discretisation.nonOrthogonalNotConverged") == "error") {
+        settings_(scalar_problem_settings(c)) {
     {
       auto timing = timer.measure("assembly");
       std::vector<bool> exact;
@@ -128,7 +123,7 @@ class ScalarSimulation final : public Simulation {
     outcome.solves = result.solves;
     for (const auto& perf : result.solves) outcome.log += format_solve_line(perf) + "\n";
     const std::string correction = correction_.add(result.correction, settings_);
-    if (!result.correction.converged && correction_must_converge_)
+    if (!result.correction.converged && settings_.non_orthogonal_must_converge)
       throw SolverError(correction + " (discretisation.nonOrthogonalNotConverged: error)");
     if (!correction.empty()) outcome.log += (result.correction.converged ? "" : "Warning: ") + correction + "\n";
     time_ = time;
@@ -174,7 +169,6 @@ class ScalarSimulation final : public Simulation {
  private:
   const Mesh& mesh_;
   ScalarProblemSettings settings_;
-  bool correction_must_converge_;
   std::optional<ScalarProblem> problem_;
   std::unique_ptr<LinearSolver> solver_;
   NonOrthogonalLoopRecord correction_;

@@ -7,6 +7,7 @@
 #include "app/case_error.hpp"
 #include "app/case_mesh.hpp"
 #include "app/progress.hpp"
+#include "app/settings_keys.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
 
@@ -31,15 +32,8 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
 }
 
 TimeControls time_controls(const ResolvedCase& c) {
-  TimeControls t;
-  t.start = c.get_real("time.startTime");
-  t.end = c.get_real("time.endTime");
-  t.delta_t = c.get_real("time.deltaT");
-  t.write_interval = c.get_real("time.writeInterval");
-  if (c.has("time.maxCo")) t.max_co = c.get_real("time.maxCo");
-  if (c.has("time.maxDeltaT")) t.max_delta_t = c.get_real("time.maxDeltaT");
-  if (c.has("time.logInterval")) t.log_interval = c.get_int("time.logInterval");
-  return t;
+  // a fixed step's case has no maxCo or maxDeltaT: they keep their defaults (0: off)
+  return read_settings<TimeControls>(c, "time", TimeStep::adjustable);
 }
 
 /// The driver's state over one run.

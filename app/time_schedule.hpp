@@ -5,6 +5,8 @@
 // that divides the write interval gives exactly (endTime - startTime) / deltaT steps and every
 // write time is start + k * writeInterval to the last bit.
 
+#include <limits>
+
 namespace fvmmini {
 
 /// The time keys of a case.
@@ -12,6 +14,28 @@ struct TimeControls {
   double start = 0.0, end = 0.0, delta_t = 0.0, max_co = 0.0, max_delta_t = 0.0, write_interval = 0.0;
   long long log_interval = 1;
 };
+
+/// Whether a physics' step follows maxCo (the flow) or is fixed (diffusion: one matrix for one deltaT).
+enum class TimeStep { fixed, adjustable };
+
+/// time.* (app/settings_keys.hpp); maxCo and maxDeltaT exist only for an adjustable step.
+template <class Keys>
+void declare_keys(Keys& keys, TimeControls& t, TimeStep step) {
+  const bool adjustable = step == TimeStep::adjustable;
+  keys.add("startTime", t.start, "the initial time");
+  keys.add("endTime", t.end, "the final time, > startTime").required();
+  keys.add("deltaT", t.delta_t, adjustable ? "the time step (the first one when maxCo > 0)" : "the time step")
+      .required()
+      .min(0, false);
+  if (adjustable) {
+    keys.add("maxCo", t.max_co, "adjust the step to this maximum Courant number (0: deltaT stays fixed)").min(0);
+    keys.add("maxDeltaT", t.max_delta_t, "the largest step maxCo may choose (0: no limit)").min(0);
+  }
+  keys.add("writeInterval", t.write_interval, "simulated time between written results").required().min(0, false);
+  keys.add("logInterval", t.log_interval, "print the per-step log every this many steps (first and last always)")
+      .min(1)
+      .max(std::numeric_limits<int>::max());
+}
 
 /// OpenFOAM's setDeltaT: scale delta_t toward maxCo, growing at most 20 % (and damped) per step,
 /// capped by maxDeltaT; delta_t itself when maxCo is 0.

@@ -3,11 +3,14 @@
 // transient diffusion, dT/dt = div(gamma grad T) + S, implicit Euler in time, each
 // with the optional manufactured solution for verification.
 
+#include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "discretisation/laplacian.hpp"
 #include "discretisation/manufactured_solution.hpp"
+#include "discretisation/reference_cell_keys.hpp"
 #include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
@@ -22,9 +25,41 @@ struct ScalarProblemSettings {
   double start_time = 0.0;
   int non_orthogonal_correctors = 50;       ///< the most correctors (re-solves) per solve
   double non_orthogonal_tolerance = 1e-6;  ///< stop once a corrector's initial residual is below this
+  bool non_orthogonal_must_converge = false;  ///< the run (not ScalarProblem) fails on a loop ending above it
   label reference_cell = 0;   ///< used only when no patch fixes the value
   double reference_value = 0.0;
 };
+
+/// physics.* of poisson and diffusion (app/settings_keys.hpp).
+template <class Keys>
+void declare_physics_keys(Keys& keys, ScalarProblemSettings& s) {
+  const std::vector<std::string> scalar{"poisson", "diffusion"};
+  keys.add("diffusivity", s.diffusivity, "the diffusivity k").min(0, false).when("type", scalar);
+  keys.boolean_word("manufactured", s.manufactured,
+                    "sine: the built-in manufactured solution (source, exact boundary values, error report)", "none",
+                    "sine")
+      .when("type", scalar);
+  keys.add("source", s.source, "a uniform source s").when("type", scalar).when("manufactured", {"none"});
+  keys.add("initial", s.initial, "the uniform initial value of T")
+      .when("type", {"diffusion"})
+      .when("manufactured", {"none"});
+}
+
+/// discretisation.*, a map of every physics: incompressible reads only its reference cell keys.
+template <class Keys>
+void declare_discretisation_keys(Keys& keys, ScalarProblemSettings& s) {
+  keys.add("nonOrthogonalCorrectors", s.non_orthogonal_correctors,
+               "the most re-solves with the deferred non-orthogonal correction, per solve")
+      .min(0)
+      .max(std::numeric_limits<int>::max());
+  keys.add("nonOrthogonalTolerance", s.non_orthogonal_tolerance,
+            "re-solve until a re-solve's initial residual is below this")
+      .min(0, false);
+  keys.boolean_word("nonOrthogonalNotConverged", s.non_orthogonal_must_converge,
+                    "a correction loop that ends above its tolerance: a warning, or an error (exit 1)", "warning",
+                    "error");
+  declare_reference_cell_keys(keys, s);
+}
 
 /// How the deferred non-orthogonal correction of one solve went.
 struct NonOrthogonalCorrection {

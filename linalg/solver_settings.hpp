@@ -3,6 +3,7 @@
 // every backend's solver implements (solvers/ builds them).
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/ldu_matrix.hpp"
+#include "linalg/multigrid/dense_inverse.hpp"
 
 namespace fvmmini {
 
@@ -72,6 +74,41 @@ struct GamgSettings {
   double correction_scale = 1.3;
 };
 
+/// GAMG's case keys (app/settings_keys.hpp), under OpenFOAM's names; they apply to preconditioner GAMG.
+template <class Keys>
+void declare_keys(Keys& keys, GamgSettings& g) {
+  const std::vector<std::string> gamg{name(Preconditioner::GAMG)};
+  keys.add("nCellsInCoarsestLevel", g.n_cells_in_coarsest_level,
+               "GAMG: agglomerate while the next level keeps at least this many cells (the coarsest is solved directly)")
+      .min(1)
+      .max(max_direct_rows / 4)
+      .when("preconditioner", gamg);
+  keys.add("mergeLevels", g.merge_levels, "GAMG: pairwise agglomerations per level (cells per group about 2^mergeLevels)")
+      .min(1)
+      .max(4)
+      .when("preconditioner", gamg);
+  keys.enumeration("smoother", g.smoother, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)",
+                   smoother_names(), parse_smoother, name)
+      .when("preconditioner", gamg);
+  keys.add("nPreSweeps", g.n_pre_sweeps, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
+      .min(0)
+      .max(20)
+      .when("preconditioner", gamg);
+  keys.add("nPostSweeps", g.n_post_sweeps, "GAMG: smoother sweeps after the coarse correction (= nPreSweeps)")
+      .min(0)
+      .max(20)
+      .when("preconditioner", gamg);
+  keys.add("nVcycles", g.n_vcycles, "GAMG: V-cycles per application of the preconditioner")
+      .min(1)
+      .max(20)
+      .when("preconditioner", gamg);
+  keys.add("correctionScale", g.correction_scale,
+            "GAMG: the fixed factor on the coarse-grid correction (piecewise-constant transfer underestimates it)")
+      .min(0, false)
+      .max(2, false)
+      .when("preconditioner", gamg);
+}
+
 struct SolverSettings {
   KrylovSolver solver = KrylovSolver::cg;
   Preconditioner preconditioner = Preconditioner::none;
@@ -86,6 +123,34 @@ struct SolverSettings {
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
 };
+
+/// The case keys of solvers.<field> (app/settings_keys.hpp) but the format's: format, ordering and
+/// the format parameters come from the format tables of registry/, which the app adds after these.
+template <class Keys>
+void declare_keys(Keys& keys, SolverSettings& s) {
+  keys.enumeration("solver", s.solver, "the Krylov method (the matrices are symmetric)", krylov_solver_names(),
+                   parse_krylov_solver, name);
+  keys.enumeration("preconditioner", s.preconditioner,
+                   "diagonal (Jacobi; jacobi is an alias), DIC (incomplete Cholesky, levels from the ordering), "
+                   "mcsgs (multicolour symmetric Gauss-Seidel), GAMG (aggregation multigrid V-cycles)",
+                   preconditioner_words(), parse_preconditioner, name);
+  keys.add("sweeps", s.sweeps, "mcsgs: symmetric Gauss-Seidel sweeps per application")
+      .min(1)
+      .max(100)
+      .when("preconditioner", {name(Preconditioner::mcsgs)});
+  keys.enumeration("triangularSolve", s.triangular_solve,
+                   "DIC on the cuda backend: levels (fvmmini's level-scheduled kernels) or cusparse (cusparseSpSV)",
+                   triangular_solve_names(), parse_triangular_solve, name)
+      .when("preconditioner", {name(Preconditioner::DIC)});
+  declare_keys(keys, s.gamg);
+  keys.add("tolerance", s.tolerance, "stop when the normalised residual falls below this").min(0);
+  keys.add("relTol", s.rel_tol, "stop when the residual falls below relTol x the initial one (0: off)")
+      .min(0)
+      .max(1, false);
+  keys.add("maxIter", s.max_iter, "the most iterations per solve").min(1).max(std::numeric_limits<int>::max());
+  keys.enumeration("backend", s.backend, "reference (CPU), cuda, or auto (cuda when a GPU is present)", backend_names(),
+                   parse_backend, name);
+}
 
 /// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.
 class SolverError : public std::runtime_error {

@@ -3,6 +3,7 @@
 // the Courant number (CourantNo.H), the continuity errors (continuityErrs.H), and
 // the steady-state test.
 
+#include <limits>
 #include <span>
 
 #include "discretisation/incompressible/cell_faces.hpp"
@@ -42,12 +43,25 @@ ContinuityErrors continuity_errors(std::span<const double> div, std::span<const 
                                    double cumulative);
 
 struct SteadyStateSettings {
-  bool stop = true;                 ///< end the run when the state is steady
+  bool stop = false;                ///< end the run when the state is steady
   double residual_tolerance = 1e-6;  ///< every momentum solve's initial residual below this
   double velocity_tolerance = 1e-5;  ///< max|U_new - U_old| / (dt max|U_new|) below this (1/s)
   int min_steps = 10;               ///< never steady before this many steps
   int consecutive_steps = 10;       ///< both tolerances met on this many steps in a row
 };
+
+/// steadyState.* (app/settings_keys.hpp); min_steps is no key.
+template <class Keys>
+void declare_keys(Keys& keys, SteadyStateSettings& s) {
+  keys.add("stop", s.stop, "end the run (and write) once the flow is steady");
+  keys.add("residualTolerance", s.residual_tolerance, "every momentum solve's initial residual below this")
+      .min(0, false);
+  keys.add("velocityTolerance", s.velocity_tolerance, "max|U_new - U_old| / (deltaT max|U|) below this (1/s)")
+      .min(0, false);
+  keys.add("consecutiveSteps", s.consecutive_steps, "both tolerances met on this many steps in a row")
+      .min(1)
+      .max(std::numeric_limits<int>::max());
+}
 
 /// Decides, step by step, whether the flow has stopped changing.
 class SteadyStateDetector {

@@ -1,5 +1,6 @@
 #include "discretisation/incompressible/flow_operators.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fvmmini {
@@ -27,14 +28,21 @@ std::vector<double> rhie_chow_times(const Mesh& mesh, std::span<const double> we
 
 }  // namespace
 
-ConvectionScheme parse_convection_scheme(const std::string& name) {
-  if (name == "linear") return ConvectionScheme::linear;
-  if (name == "linearUpwind") return ConvectionScheme::linear_upwind;
-  throw std::invalid_argument("unknown convection scheme '" + name + "' (known: linear, linearUpwind)");
+const std::vector<std::string>& convection_scheme_names() {
+  static const std::vector<std::string> names{"linear", "linearUpwind"};
+  return names;
 }
 
-const char* to_string(ConvectionScheme scheme) {
-  return scheme == ConvectionScheme::linear ? "linear" : "linearUpwind";
+const std::string& name(ConvectionScheme scheme) {
+  return convection_scheme_names().at(static_cast<std::size_t>(scheme));
+}
+
+ConvectionScheme parse_convection_scheme(const std::string& name) {
+  const auto& names = convection_scheme_names();
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found == names.end())
+    throw std::invalid_argument("unknown convection scheme '" + name + "' (known: linear, linearUpwind)");
+  return static_cast<ConvectionScheme>(found - names.begin());
 }
 
 FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s)

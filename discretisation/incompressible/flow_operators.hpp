@@ -15,6 +15,7 @@
 #include "discretisation/incompressible/flow_formulas.hpp"
 #include "discretisation/laplacian.hpp"
 #include "discretisation/linear_least_squares.hpp"
+#include "discretisation/reference_cell_keys.hpp"
 
 namespace fvmmini {
 
@@ -23,9 +24,11 @@ inline constexpr double pressure_reference_pin = 1e-4;
 
 enum class ConvectionScheme { linear, linear_upwind };
 
-/// Parse "linear" | "linearUpwind"; throws std::invalid_argument otherwise.
+/// The scheme names in enum order, as case files and logs write them: linear, linearUpwind.
+const std::vector<std::string>& convection_scheme_names();
+const std::string& name(ConvectionScheme scheme);
+/// @throws std::invalid_argument on an unknown name, listing the known ones
 ConvectionScheme parse_convection_scheme(const std::string& name);
-const char* to_string(ConvectionScheme scheme);
 
 struct IncompressibleSettings {
   double viscosity = 0.01;  ///< kinematic, nu = U L / Re
@@ -35,6 +38,19 @@ struct IncompressibleSettings {
   Vec3 initial_velocity;
   double initial_pressure = 0.0;
 };
+
+/// physics.* of incompressible (app/settings_keys.hpp); the reference cell keys are discretisation's
+/// (declare_reference_cell_keys).
+template <class Keys>
+void declare_keys(Keys& keys, IncompressibleSettings& s) {
+  const std::vector<std::string> flow{"incompressible"};
+  keys.add("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
+  keys.enumeration("convection", s.convection,
+                   "the convection scheme (explicit, second order): linear (central) or linearUpwind",
+                   convection_scheme_names(), parse_convection_scheme, name)
+      .when("type", flow);
+  keys.add("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);
+}
 
 /// The flow at one time: what output reads and what a step advances.
 struct FlowState {

@@ -28,7 +28,7 @@ class CavityScheme : public ::testing::TestWithParam<ConvectionScheme> {};
 }  // namespace
 
 /// gtest prints the scheme by name.
-void PrintTo(ConvectionScheme scheme, std::ostream* os) { *os << to_string(scheme); }
+void PrintTo(ConvectionScheme scheme, std::ostream* os) { *os << name(scheme); }
 
 namespace {
 
@@ -67,7 +67,7 @@ TEST_P(CavityScheme, Re100On32x32ReachesSteadyStateNearGhia) {
 
 INSTANTIATE_TEST_SUITE_P(Convection, CavityScheme,
                          ::testing::Values(ConvectionScheme::linear, ConvectionScheme::linear_upwind),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+                         [](const auto& info) { return name(info.param); });
 
 /// The steady state is the same at two fixed time steps (the Rhie-Chow flux carries no dt).
 TEST(Cavity, SteadyStateDoesNotDependOnTheTimeStep) {
