@@ -24,7 +24,6 @@
 
 namespace fvmmini {
 
-
 /// The constraints of one declared key: they shape its schema entry; the reader ignores them (the
 /// schema has enforced them before any key is read).
 class KeyConstraints {
