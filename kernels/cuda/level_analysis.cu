@@ -1,8 +1,5 @@
 #include "kernels/cuda/level_analysis.cuh"
 
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
-
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -11,146 +8,77 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "kernels/cuda/sync_free.cuh"
 
 namespace fvmmini::cuda {
 
 namespace {
 
-namespace cg = cooperative_groups;
-
 constexpr int analysis_block = 256;
-constexpr int peel_block = 512;  ///< threads per block of the peeling kernel, and the size up to which a level is small
 
 __device__ inline int rank_of(const int* rank, int i) { return rank ? rank[i] : i; }
-__device__ inline int load_volatile(const int* p) { return *reinterpret_cast<const volatile int*>(p); }
 
 /// Per level: its rows and the widest row of each triangle.
 struct LevelTally {
   int size, lower_width, upper_width;
 };
 
-/// What the peeling kernel reads and writes.
-struct Peel {
+/// What the level kernel reads and writes.
+struct LevelPass {
   int n;
   const int* row_ptr;
   const int* col;
-  const int* rank;
-  int* remaining;    ///< per row: earlier neighbours not yet peeled
-  int* lower_count;  ///< per row
-  int* upper_count;  ///< per row
-  int* level;        ///< per row
-  int* queue;        ///< the rows, level after level, in the order they came free
-  LevelTally* tally;  ///< levels + 2; entry l is final once level l - 1 is peeled
-  int* level_start;   ///< levels + 1
-  int* state;         ///< [0] levels, [1] rows placed (a run of small levels leaves them here too)
+  const int* order;   ///< rows by rank; null for index order
+  const int* rank;    ///< rank by row; null for index order
+  int* level;         ///< per row: -1 until its level is published
+  LevelTally* tally;  ///< per level (n entries), zero on entry
+  int* state;         ///< [0] levels, zero on entry; [1], [2] the tickets
 };
 
-/// Row `i` joins level `l` at queue[first + ...] (one atomic per group of threads joining
-/// together, which also raise the level's widths).
-__device__ inline void join(const Peel& p, int l, int first, int i) {
-  cg::coalesced_group g = cg::coalesced_threads();
-  const int lower = cg::reduce(g, p.lower_count[i], cg::greater<int>());
-  const int upper = cg::reduce(g, p.upper_count[i], cg::greater<int>());
-  int base = 0;
-  if (g.thread_rank() == 0) {
-    base = atomicAdd(&p.tally[l].size, static_cast<int>(g.size()));
+/// Each row's level, 1 + the largest level of its earlier neighbours (0 without one), and its
+/// counts of earlier and later neighbours into its level's tally. A thread per row, blocks in
+/// rank order by ticket: a thread waits for its earlier neighbours' levels (sync_free.cuh), so the
+/// whole analysis is one launch whose time is the longest dependency chain, not a barrier per level.
+__global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
+  constexpr int batch = 8;
+  const int q = take_ticket(p.state + 1) * analysis_block + static_cast<int>(threadIdx.x);
+  if (q < p.n) {
+    const int i = p.order ? p.order[q] : q;
+    int lower = 0, upper = 0, l = 0;
+    const int end = p.row_ptr[i + 1];
+    for (int e0 = p.row_ptr[i]; e0 < end; e0 += batch) {
+      // --- a batch's loads sent together: a row waits about one round trip past its last neighbour
+      int earlier[batch], v[batch];
+#pragma unroll
+      for (int b = 0; b < batch; ++b) {
+        earlier[b] = -1;
+        if (e0 + b >= end) continue;
+        const int j = p.col[e0 + b];
+        if (j == i) continue;
+        if (rank_of(p.rank, j) < q) {
+          earlier[b] = j;
+          ++lower;
+        } else {
+          ++upper;
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < batch; ++b)
+        if (earlier[b] >= 0) v[b] = load_relaxed(p.level + earlier[b]);
+#pragma unroll
+      for (int b = 0; b < batch; ++b)
+        if (earlier[b] >= 0) {
+          while (v[b] < 0) v[b] = load_relaxed(p.level + earlier[b]);
+          l = max(l, v[b] + 1);
+        }
+    }
+    publish(p.level + i, l);
+    atomicAdd(&p.tally[l].size, 1);
     atomicMax(&p.tally[l].lower_width, lower);
     atomicMax(&p.tally[l].upper_width, upper);
+    atomicMax(p.state, l + 1);
   }
-  base = g.shfl(base, 0);
-  p.level[i] = l;
-  p.queue[first + base + g.thread_rank()] = i;
-}
-
-/// Row i of level l releases its later neighbours; one whose last earlier neighbour it was joins
-/// level l + 1, which starts at queue[next].
-/// The atomics of a batch of entries are all sent before any answer is awaited: a level's time is
-/// its chain of memory round trips.
-__device__ inline void release(const Peel& p, int l, int i, int next) {
-  constexpr int batch = 8;
-  const int ri = rank_of(p.rank, i);
-  const int end = p.row_ptr[i + 1];
-  for (int e0 = p.row_ptr[i]; e0 < end; e0 += batch) {
-    int freed[batch];
-#pragma unroll
-    for (int b = 0; b < batch; ++b) {
-      freed[b] = -1;
-      if (e0 + b < end) {
-        const int j = p.col[e0 + b];
-        if (j != i && rank_of(p.rank, j) > ri && atomicSub(p.remaining + j, 1) == 1) freed[b] = j;
-      }
-    }
-#pragma unroll
-    for (int b = 0; b < batch; ++b)
-      if (freed[b] >= 0) join(p, l + 1, next, freed[b]);
-  }
-}
-
-/// Each row's count of earlier and later neighbours; the rows with no earlier one join level 0.
-/// Tally entries 0 and 1 must be zero on entry.
-__global__ void __launch_bounds__(analysis_block) peel_start(Peel p) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += gridDim.x * blockDim.x) {
-    const int ri = rank_of(p.rank, i);
-    int lower = 0, upper = 0;
-    for (int e = p.row_ptr[i]; e < p.row_ptr[i + 1]; ++e) {
-      const int j = p.col[e];
-      if (j == i) continue;
-      if (rank_of(p.rank, j) < ri) ++lower;
-      else ++upper;
-    }
-    p.remaining[i] = lower;
-    p.lower_count[i] = lower;
-    p.upper_count[i] = upper;
-    if (lower == 0) join(p, 0, 0, i);
-  }
-}
-
-/// The levels after level 0 in one launch (cooperative), with a grid barrier between levels; a
-/// level of at most a block's rows, and the small ones after it, are peeled by block 0 alone with
-/// block barriers (the others wait at the next grid barrier). A small grid keeps the barrier
-/// cheap: a level's rows are few against the device's threads.
-__global__ void __launch_bounds__(peel_block) peel_levels(Peel p) {
-  cg::grid_group grid = cg::this_grid();
-  const int tid = static_cast<int>(grid.thread_rank()), threads = static_cast<int>(grid.size());
-  int l = 0, start = 0;
-  for (;;) {
-    const int size = load_volatile(&p.tally[l].size);
-    if (tid == 0) p.level_start[l] = start;
-    if (size == 0) break;
-    if (size <= peel_block) {
-      if (blockIdx.x == 0) {
-        for (int s = size;;) {
-          if (threadIdx.x == 0) {
-            p.level_start[l] = start;
-            p.tally[l + 2] = LevelTally{0, 0, 0};
-          }
-          if (threadIdx.x < s) release(p, l, p.queue[start + threadIdx.x], start + s);
-          __syncthreads();
-          start += s;
-          ++l;
-          s = load_volatile(&p.tally[l].size);
-          if (s == 0 || s > peel_block) break;
-        }
-        if (threadIdx.x == 0) {
-          p.state[0] = l;
-          p.state[1] = start;
-        }
-      }
-      grid.sync();
-      l = load_volatile(&p.state[0]);
-      start = load_volatile(&p.state[1]);
-    } else {
-      if (tid == 0) p.tally[l + 2] = LevelTally{0, 0, 0};
-      for (int k = tid; k < size; k += threads) release(p, l, p.queue[start + k], start + size);
-      grid.sync();
-      start += size;
-      ++l;
-    }
-  }
-  if (tid == 0) {
-    p.state[0] = l;
-    p.state[1] = start;
-  }
+  release_ticket(p.state + 1);
 }
 
 __global__ void iota_kernel(int n, int* __restrict__ v) {
@@ -243,62 +171,45 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   const int* order = pattern.order.size() > 0 ? pattern.order.data() : nullptr;
   const int* rank = pattern.rank.size() > 0 ? pattern.rank.data() : nullptr;
 
-  // --- one workspace: per row remaining, lower/upper counts, level, queue; level starts, tallies
+  // --- one workspace: per row the level and the sort's key; per level the tally; the state
   const std::size_t rows = static_cast<std::size_t>(n);
-  DeviceBuffer<int> work(5 * rows + (rows + 1) + 3 * (rows + 2) + 3);
-  Peel peel{n, pattern.row_ptr.data(), pattern.col.data(), rank, work.data(), nullptr, nullptr, nullptr, nullptr,
-            nullptr, nullptr, nullptr};
-  peel.lower_count = peel.remaining + n;
-  peel.upper_count = peel.lower_count + n;
-  peel.level = peel.upper_count + n;
-  peel.queue = peel.level + n;
-  peel.level_start = peel.queue + n;
-  peel.tally = reinterpret_cast<LevelTally*>(peel.level_start + n + 1);
-  peel.state = reinterpret_cast<int*>(peel.tally + n + 2);
-  int* moved = peel.state + 2;
-  FVMMINI_CUDA_CHECK(cudaMemsetAsync(peel.tally, 0, 2 * sizeof(LevelTally), stream));
-  FVMMINI_CUDA_CHECK(cudaMemsetAsync(moved, 0, sizeof(int), stream));
-  int device = 0, sms = 0;
-  FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
-  FVMMINI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // a block per two SMs: the barrier's cost grows with the blocks (the 200^3 box's analysis, 598
-  // levels: 9.3 ms, against 10.3 ms with a block per SM and 17 ms with a full wave; H200)
-  const int peel_blocks = one_wave_grid(peel_levels, peel_block, std::max(1, sms / 2));
+  DeviceBuffer<int> work(2 * rows + 3 * rows + 4);
+  LevelPass pass{n, pattern.row_ptr.data(), pattern.col.data(), order, rank, work.data(), nullptr, nullptr};
+  int* key = pass.level + n;
+  pass.tally = reinterpret_cast<LevelTally*>(key + n);
+  pass.state = reinterpret_cast<int*>(pass.tally + n);
+  int* moved = pass.state + 3;
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.tally, 0, rows * sizeof(LevelTally) + 4 * sizeof(int), stream));
 
-  // --- the levels by peeling: level 0, then the rest in one cooperative launch
-  peel_start<<<vector_grid(n), analysis_block, 0, stream>>>(peel);
-  FVMMINI_CUDA_CHECK_LAUNCH(peel_start);
-  launch_cooperative(peel_levels, peel_blocks, peel_block, stream, peel);
-  FVMMINI_CUDA_CHECK_LAUNCH(peel_levels);
-  int state[2] = {0, 0};
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(state, peel.state, sizeof(state), cudaMemcpyDeviceToHost, stream));
+  // --- the levels in one launch, then their sizes and widths to the host
+  level_rows<<<(n + analysis_block - 1) / analysis_block, analysis_block, 0, stream>>>(pass);
+  FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
+  int levels = 0;
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&levels, pass.state, sizeof(int), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const int levels = state[0];
-  if (state[1] != n) throw std::logic_error("level analysis: the rows do not all come free (a cycle in the schedule)");
-  out.level_ptr.resize(levels + 1);
   std::vector<LevelTally> tally(levels);
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr.data(), peel.level_start, (levels + 1) * sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(
-      cudaMemcpyAsync(tally.data(), peel.tally, levels * sizeof(LevelTally), cudaMemcpyDeviceToHost, stream));
-  out.level_ptr_device = DeviceBuffer<int>(levels + 1);
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr_device.data(), peel.level_start, (levels + 1) * sizeof(int),
-                                     cudaMemcpyDeviceToDevice, stream));
+      cudaMemcpyAsync(tally.data(), pass.tally, levels * sizeof(LevelTally), cudaMemcpyDeviceToHost, stream));
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  out.level_ptr.assign(levels + 1, 0);
+  for (int l = 0; l < levels; ++l) out.level_ptr[l + 1] = out.level_ptr[l] + tally[l].size;
+  if (out.level_ptr.back() != n) throw std::logic_error("level analysis: the levels do not hold every row");
+  out.level_ptr_device = DeviceBuffer<int>(std::span<const int>(out.level_ptr));
 
-  // --- the rows by level, ties by rank (a stable sort of the rows in rank order); the keys and
-  // the rank-ordered rows reuse remaining and queue, both spent
-  int* sorted_level = peel.remaining;
-  int* key = peel.queue;
+  // --- the rows by level, ties by rank (a stable sort of the rows in rank order)
+  out.position_level = DeviceBuffer<int>(n);
+  int* sorted_level = out.position_level.data();
   DeviceBuffer<int> ranked(order ? 0 : n);
   out.rows = DeviceBuffer<int>(n);
   if (order) {
-    gather_levels<<<vector_grid(n), reduce_block, 0, stream>>>(n, order, peel.level, key);
+    gather_levels<<<vector_grid(n), reduce_block, 0, stream>>>(n, order, pass.level, key);
     FVMMINI_CUDA_CHECK_LAUNCH(gather_levels);
   } else {
     iota_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, ranked.data());
     FVMMINI_CUDA_CHECK_LAUNCH(iota_kernel);
   }
-  const int* keys_in = order ? key : peel.level;
+  const int* keys_in = order ? key : pass.level;
   const int* rows_in = order ? order : ranked.data();
   int end_bit = 1;
   while (end_bit < 31 && (1 << end_bit) < levels) ++end_bit;
@@ -309,7 +220,7 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys_in, sorted_level, rows_in,
                                                      out.rows.data(), n, 0, end_bit, stream));
 
-  // --- the blocks laid out from the widths peeling found, then the triangles' addressing
+  // --- the blocks laid out from the widths the level pass found, then the triangles' addressing
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<int> lower_width(levels), upper_width(levels);
   for (int l = 0; l < levels; ++l) {
@@ -318,7 +229,7 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   }
   lay_out(out.lower, out.level_ptr, std::move(lower_width), stream);
   lay_out(out.upper, out.level_ptr, std::move(upper_width), stream);
-  int* position = peel.level;  // spent by the sort
+  int* position = pass.level;  // spent by the sort
   const int grid = (n + analysis_block - 1) / analysis_block;
   place_rows<<<grid, analysis_block, 0, stream>>>(n, out.rows.data(), position, moved);
   FVMMINI_CUDA_CHECK_LAUNCH(place_rows);

@@ -1,11 +1,10 @@
 #pragma once
 // The level analysis on the device, with the same result as build_triangular_factor on the host
 // (linalg/preconditioners/triangular_factor.hpp), from the factor's pattern already on the
-// device: the levels by peeling (Kahn's topological sort: the rows with no earlier neighbour
-// left form the next level) in one cooperative kernel that waits at a grid barrier between
-// levels, and peels runs of levels smaller than a block in one block alone; the rows sorted by
-// level with ties by rank (CUB's stable radix sort); then each level's triangle entries written
-// as column-major ELL blocks whose columns are positions in that order.
+// device: each row's level (1 + the largest of its earlier neighbours') in one sync-free launch
+// (sync_free.cuh), the rows sorted by level with ties by rank (CUB's stable radix sort), then
+// each level's triangle entries written as column-major ELL blocks whose columns are positions
+// in that order.
 
 #include <cuda_runtime.h>
 
@@ -40,6 +39,7 @@ struct DeviceLevels {
   std::vector<int> level_ptr;          ///< levels + 1, host
   DeviceBuffer<int> level_ptr_device;  ///< the same
   DeviceBuffer<int> rows;              ///< positions -> rows, level by level; empty when rows[k] == k
+  DeviceBuffer<int> position_level;    ///< positions -> their level
   DeviceTrianglePart lower, upper;
   int levels() const { return static_cast<int>(level_ptr.size()) - 1; }
   int level_size(int l) const { return level_ptr[l + 1] - level_ptr[l]; }

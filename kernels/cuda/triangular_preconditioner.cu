@@ -1,7 +1,7 @@
 // Level-scheduled triangular solves and the cusparseSpSV baseline, on a factor set up on the
-// device. A sweep over a triangle is one cooperative launch, a thread per row, a grid barrier
-// between levels; runs of levels no larger than a block are solved by one block alone with block
-// barriers. A level's triangle entries are column-major so a warp reads them coalesced.
+// device. A sweep over a triangle is one launch, a thread per row in the level order; a row waits
+// for the rows it needs rather than for a grid barrier between levels (sync_free.cuh). A level's
+// triangle entries are column-major so a warp reads them coalesced.
 
 #include "kernels/cuda/triangular_preconditioner.hpp"
 
@@ -13,7 +13,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include <cooperative_groups.h>
 #include <cusparse.h>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -22,16 +21,14 @@
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/level_analysis.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "kernels/cuda/sync_free.cuh"
 #include "linalg/timing.hpp"
 
 namespace fvmmini::cuda {
 
 namespace {
 
-namespace cg = cooperative_groups;
-
-constexpr int sweep_block = 256;  ///< threads per block of a sweep, and the size up to which a level is small
-constexpr int wide_block = 128;   ///< threads per block of a level launched alone
+constexpr int sweep_block = 256;  ///< threads per block of a sweep
 
 // One level of a triangle as a sweep reads it.
 struct LevelView {
@@ -41,18 +38,12 @@ struct LevelView {
   long long offset;  ///< the level's block in col/value
 };
 
-// Levels [begin, end) of a sweep's list, followed by a grid barrier: one level for the whole
-// grid, or a run of small levels that block 0 solves alone with block barriers.
-struct LevelRun {
-  int begin, end, one_block;
-};
-
 __device__ inline bool stopped(const int* status) { return status && *status != 0; }
 
-constexpr int read_ahead_width = 8;  ///< entries per row a sweep reads before the barrier
+constexpr int read_ahead_width = 8;  ///< entries per row a sweep holds in registers
 
-/// What one row of a level reads that does not depend on the levels before it (its entries, its
-/// own values), loaded ahead of the barrier that makes its neighbours' values ready.
+/// What one row reads that does not depend on other rows (its entries, its own values), loaded
+/// before it waits for its neighbours.
 struct RowAhead {
   int i = -1;  ///< the row; -1: none
   int p;       ///< its position in the level order
@@ -85,53 +76,66 @@ struct Triangle {
     row.own(h);
     return h;
   }
-  /// acc = f(acc, a_w, x[col_w]) over the row's entries in order, x in the level order. x is
-  /// written by the same sweep (earlier levels), so it is read through the coherent path, never
-  /// the read-only one.
+  /// acc = f(acc, a_w, x[col_w]) over the row's entries in order, x in the level order, each
+  /// x[col_w] waited for (sync_free.cuh). Padding that points at the row itself (a = 0) is
+  /// skipped: the row's own x is unset until it finishes.
   template <class F>
   __device__ double fold(const RowAhead& h, double acc, const double* x, F f) const {
+    double v[read_ahead_width];
 #pragma unroll
     for (int w = 0; w < read_ahead_width; ++w)
-      if (w < h.width) acc = f(acc, h.a[w], x[h.col[w]]);
+      if (w < h.width && h.col[w] != h.p) v[w] = load_relaxed(x + h.col[w]);  // sent together
+#pragma unroll
+    for (int w = 0; w < read_ahead_width; ++w)
+      if (w < h.width && h.col[w] != h.p) {
+        while (is_unset(v[w])) v[w] = load_relaxed(x + h.col[w]);
+        acc = f(acc, h.a[w], v[w]);
+      }
     for (int w = read_ahead_width; w < h.width; ++w) {
       const long long slot = h.slot + static_cast<long long>(w) * h.size;
-      acc = f(acc, __ldg(value + slot), x[__ldg(col + slot)]);
+      const int c = __ldg(col + slot);
+      if (c != h.p) acc = f(acc, __ldg(value + slot), wait_for(x + c));
     }
     return acc;
   }
 };
 
-// The vectors indexed by row (r, z, rdiag, diagonal) are in the operator's numbering; y and
-// level_rdiag are in the level order, and are the same arrays when the two orders agree.
+// The vectors indexed by row (r, z, rdiag, diagonal) are in the operator's numbering; y, w and
+// level_rdiag are in the level order (w and level_rdiag are z and rdiag when the orders agree).
+// A sweep's output is unset before it starts: the forward sweep unsets the backward's w, the
+// backward unsets the next forward's y, the pivots' is unset by their caller.
 
 /// y_p = (r_i - L_i y) / d~_i
 struct ForwardRow : Triangle {
   const double* rdiag;
   const double* r;
   double* y;
+  double* w;
   __device__ void own(RowAhead& h) const {
     h.b = __ldg(r + h.i);
     h.d = __ldg(rdiag + h.i);
   }
   __device__ void finish(const RowAhead& h) const {
-    y[h.p] = (h.b - fold(h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d;
+    publish(y + h.p, (h.b - fold(h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d);
+    w[h.p] = __longlong_as_double(static_cast<long long>(unset_bits));
   }
 };
 
-/// z_i = y_p - U_i y / d~_i, stored in y_p too (y holds the forward result on entry; row i alone
-/// writes y_p)
+/// z_i = w_p = y_p - U_i w / d~_i
 struct BackwardRow : Triangle {
   const double* rdiag;
   double* y;
+  double* w;
   double* z;
   __device__ void own(RowAhead& h) const {
     h.b = y[h.p];
     h.d = __ldg(rdiag + h.i);
   }
   __device__ void finish(const RowAhead& h) const {
-    const double v = h.b - fold(h, 0.0, y, [](double s, double a, double x) { return s + a * x; }) * h.d;
-    y[h.p] = v;
-    if (z != y) z[h.i] = v;
+    const double v = h.b - fold(h, 0.0, w, [](double s, double a, double x) { return s + a * x; }) * h.d;
+    publish(w + h.p, v);
+    if (z != w) z[h.i] = v;
+    y[h.p] = __longlong_as_double(static_cast<long long>(unset_bits));
   }
 };
 
@@ -146,72 +150,30 @@ struct PivotRow : Triangle {
   __device__ void finish(const RowAhead& h) const {
     const double d = fold(h, h.b, level_rdiag, [](double s, double a, double r) { return s - a * a * r; });
     if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, h.i);
-    rdiag[h.i] = 1.0 / d;
-    if (level_rdiag != rdiag) level_rdiag[h.p] = 1.0 / d;
+    publish(level_rdiag + h.p, 1.0 / d);
+    if (level_rdiag != rdiag) rdiag[h.i] = 1.0 / d;
   }
 };
 
-/// A run of small levels, by this block alone (a row per thread), the next level read ahead.
-template <class Row>
-__device__ void solve_small_run(const Row& row, const LevelView* views, LevelRun run, const int* rows) {
-  RowAhead h;
-  const LevelView first = views[run.begin];
-  if (static_cast<int>(threadIdx.x) < first.size) h = row.read_ahead(row, first, threadIdx.x, rows);
-  for (int s = run.begin; s < run.end; ++s) {
-    RowAhead next;
-    if (s + 1 < run.end) {
-      const LevelView v = views[s + 1];
-      if (static_cast<int>(threadIdx.x) < v.size) next = row.read_ahead(row, v, threadIdx.x, rows);
-    }
-    if (h.i >= 0) row.finish(h);
-    if (s + 1 < run.end) __syncthreads();
-    h = next;
-  }
-}
-
-/// A whole triangle in one launch (cooperative): each level in the order of `views`, a grid
-/// barrier after each run (LevelRun); each thread reads its first row of the next run before
-/// it finishes the current one. n_runs >= 1.
+/// A whole triangle in one launch, a thread per row in the level order (backward: from the last
+/// position), blocks by ticket so that every row a thread waits for is running or done.
 template <class Row>
 __global__ void __launch_bounds__(sweep_block)
-    sweep_levels(const LevelView* __restrict__ views, const LevelRun* __restrict__ runs, int n_runs,
-                 const int* __restrict__ rows, const int* status, Row row) {
-  if (stopped(status)) return;
-  cg::grid_group grid = cg::this_grid();
-  const int tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
-  LevelRun run = runs[0];
-  LevelView v = views[run.begin];
-  RowAhead next;
-  if (!run.one_block && tid < v.size) next = row.read_ahead(row, v, tid, rows);
-  for (int r = 0; r < n_runs; ++r) {
-    const LevelRun this_run = run;
-    const LevelView this_level = v;
-    const RowAhead mine = next;
-    if (r + 1 < n_runs) {
-      run = runs[r + 1];
-      v = views[run.begin];
-      next = RowAhead{};
-      if (!run.one_block && tid < v.size) next = row.read_ahead(row, v, tid, rows);
-    }
-    if (this_run.one_block) {
-      if (blockIdx.x == 0) solve_small_run(row, views, this_run, rows);
-    } else {
-      if (mine.i >= 0) row.finish(mine);
-      for (int k = tid + threads; k < this_level.size; k += threads) row.finish(row.read_ahead(row, this_level, k, rows));
-    }
-    if (r + 1 < n_runs) grid.sync();
+    sweep_rows(int n, bool backward, const int* __restrict__ position_level, const LevelView* __restrict__ views,
+               const int* __restrict__ rows, const int* status, int* tickets, Row row) {
+  const int k = take_ticket(tickets) * sweep_block + static_cast<int>(threadIdx.x);
+  if (k < n && !stopped(status)) {
+    const int p = backward ? n - 1 - k : k;
+    const LevelView v = views[__ldg(position_level + p)];
+    row.finish(row.read_ahead(row, v, p - v.first, rows));
   }
+  release_ticket(tickets);
 }
 
-/// One level too wide for a cooperative grid, a thread per row.
-template <class Row>
-__global__ void __launch_bounds__(wide_block)
-    solve_level(const LevelView* __restrict__ views, int level, const int* __restrict__ rows, const int* status,
-                Row row) {
-  if (stopped(status)) return;
-  const LevelView v = views[level];
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < v.size) row.finish(row.read_ahead(row, v, k, rows));
+/// x = unset
+__global__ void unset_kernel(int n, double* __restrict__ x) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] = __longlong_as_double(static_cast<long long>(unset_bits));
 }
 
 /// SGS pivots: 1/a_ii.
@@ -409,70 +371,22 @@ DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& o
   return d;
 }
 
-/// A triangle's levels in the order a sweep takes them, split into segments: a level wider than
-/// a cooperative grid holds is launched alone, at full occupancy; the levels between are one
-/// cooperative launch over their runs.
-struct LevelSweep {
-  struct Segment {
-    int first_run = 0, runs = 0;  ///< a cooperative launch over these runs, or
-    int wide_level = -1;          ///< this level alone (>= 0)
-    int rows = 0;                 ///< the wide level's rows, or the largest level the whole grid solves
-  };
-  std::vector<LevelView> host_views;
-  DeviceBuffer<LevelView> views;
-  DeviceBuffer<LevelRun> runs;
-  std::vector<Segment> segments;
-};
-
-LevelSweep level_sweep(const DeviceLevels& s, const DeviceTrianglePart& part, bool backward) {
-  const int levels = s.levels();
-  LevelSweep sweep;
-  for (int k = 0; k < levels; ++k) {
-    const int l = backward ? levels - 1 - k : k;
-    sweep.host_views.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
-  }
-  const std::vector<LevelView>& views = sweep.host_views;
-  const int cooperative_rows = one_wave_grid(sweep_levels<ForwardRow>, sweep_block, INT_MAX) * sweep_block;
-  std::vector<LevelRun> runs;
-  for (int k = 0; k < levels;) {
-    if (views[k].size > cooperative_rows) {
-      sweep.segments.push_back({0, 0, k, views[k].size});
-      ++k;
-      continue;
-    }
-    if (sweep.segments.empty() || sweep.segments.back().wide_level >= 0)
-      sweep.segments.push_back({static_cast<int>(runs.size()), 0, -1, 0});
-    LevelSweep::Segment& segment = sweep.segments.back();
-    int end = k + 1;
-    const bool small = views[k].size <= sweep_block;
-    if (small)
-      while (end < levels && views[end].size <= sweep_block) ++end;
-    else
-      segment.rows = std::max(segment.rows, views[k].size);
-    runs.push_back({k, end, small ? 1 : 0});
-    ++segment.runs;
-    k = end;
-  }
-  sweep.views = DeviceBuffer<LevelView>(std::span<const LevelView>(views));
-  sweep.runs = DeviceBuffer<LevelRun>(std::span<const LevelRun>(runs));
-  return sweep;
+/// A triangle's levels, indexed by level.
+DeviceBuffer<LevelView> level_views(const DeviceLevels& s, const DeviceTrianglePart& part) {
+  std::vector<LevelView> views;
+  for (int l = 0; l < s.levels(); ++l) views.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
+  return DeviceBuffer<LevelView>(std::span<const LevelView>(views));
 }
 
-/// `row` over a whole sweep: a launch per segment.
+/// `row` over a whole triangle in one launch.
 template <class Row>
-void run_sweep(const LevelSweep& sweep, const int* rows, const int* status, Row row, cudaStream_t stream) {
-  for (const LevelSweep::Segment& segment : sweep.segments) {
-    if (segment.wide_level >= 0) {
-      solve_level<<<(segment.rows + wide_block - 1) / wide_block, wide_block, 0, stream>>>(
-          sweep.views.data(), segment.wide_level, rows, status, row);
-      FVMMINI_CUDA_CHECK_LAUNCH(solve_level);
-    } else {
-      const int blocks = one_wave_grid(sweep_levels<Row>, sweep_block, std::max(1, (segment.rows + sweep_block - 1) / sweep_block));
-      launch_cooperative(sweep_levels<Row>, blocks, sweep_block, stream, sweep.views.data(),
-                         sweep.runs.data() + segment.first_run, segment.runs, rows, status, row);
-      FVMMINI_CUDA_CHECK_LAUNCH(sweep_levels);
-    }
-  }
+void run_sweep(const DeviceLevels& s, const DeviceBuffer<LevelView>& views, bool backward, const int* status,
+               int* tickets, Row row, cudaStream_t stream) {
+  const int n = static_cast<int>(s.position_level.size());
+  const int* rows = s.rows.size() > 0 ? s.rows.data() : nullptr;
+  sweep_rows<<<(n + sweep_block - 1) / sweep_block, sweep_block, 0, stream>>>(
+      n, backward, s.position_level.data(), views.data(), rows, status, tickets, row);
+  FVMMINI_CUDA_CHECK_LAUNCH(sweep_rows);
 }
 
 }  // namespace
@@ -497,11 +411,15 @@ struct DeviceTriangularPreconditioner::Impl {
     const auto analysis_start = std::chrono::steady_clock::now();
     levels = analyse_levels(pattern, nullptr);
     analysis_seconds = seconds_since(analysis_start);
-    forward = level_sweep(levels, levels.lower, false);
-    backward = level_sweep(levels, levels.upper, true);
+    lower_views = level_views(levels, levels.lower);
+    upper_views = level_views(levels, levels.upper);
+    tickets = DeviceBuffer<int>(2);
+    FVMMINI_CUDA_CHECK(cudaMemset(tickets.data(), 0, 2 * sizeof(int)));
     rdiag = DeviceBuffer<double>(n);
+    level_y = DeviceBuffer<double>(n);
+    unset(level_y.data(), nullptr);
     if (row_list()) {
-      level_x = DeviceBuffer<double>(n);
+      level_w = DeviceBuffer<double>(n);
       if (kind == Preconditioner::DIC) level_rdiag = DeviceBuffer<double>(n);
     }
     upper_coeff = DeviceBuffer<double>(matrix.upper.size());
@@ -548,11 +466,19 @@ struct DeviceTriangularPreconditioner::Impl {
     }
   }
 
+  void unset(double* x, cudaStream_t s) {
+    if (n == 0) return;
+    unset_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, x);
+    FVMMINI_CUDA_CHECK_LAUNCH(unset_kernel);
+  }
+
   void pivots(const double* diag, cudaStream_t s) {
     if (kind == Preconditioner::DIC) {
-      run_sweep(forward, row_list(), nullptr,
+      double* pivots_in_level_order = row_list() ? level_rdiag.data() : rdiag.data();
+      unset(pivots_in_level_order, s);
+      run_sweep(levels, lower_views, false, nullptr, tickets.data(),
                 PivotRow{{levels.lower.col.data(), levels.lower.value.data()}, diag, rdiag.data(),
-                         row_list() ? level_rdiag.data() : rdiag.data(), bad_row.data()},
+                         pivots_in_level_order, bad_row.data()},
                 s);
     } else {
       sgs_pivots<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, rdiag.data(), bad_row.data());
@@ -568,11 +494,13 @@ struct DeviceTriangularPreconditioner::Impl {
       cusparse->forward(r, z, s);
       cusparse->backward(z, s);
     } else {
-      double* y = row_list() ? level_x.data() : z;
-      run_sweep(forward, row_list(), status,
-                ForwardRow{{levels.lower.col.data(), levels.lower.value.data()}, rdiag.data(), r, y}, s);
-      run_sweep(backward, row_list(), status,
-                BackwardRow{{levels.upper.col.data(), levels.upper.value.data()}, rdiag.data(), y, z}, s);
+      double* w = row_list() ? level_w.data() : z;
+      run_sweep(levels, lower_views, false, status, tickets.data(),
+                ForwardRow{{levels.lower.col.data(), levels.lower.value.data()}, rdiag.data(), r, level_y.data(), w},
+                s);
+      run_sweep(levels, upper_views, true, status, tickets.data(),
+                BackwardRow{{levels.upper.col.data(), levels.upper.value.data()}, rdiag.data(), level_y.data(), w, z},
+                s);
     }
   }
 
@@ -586,9 +514,11 @@ struct DeviceTriangularPreconditioner::Impl {
   label colours = 0;
   DevicePattern pattern;  ///< kept for cusparseSpSV, which reads its CSR
   DeviceLevels levels;
-  LevelSweep forward, backward;  ///< the lower triangle in level order, the upper in reverse
+  DeviceBuffer<LevelView> lower_views, upper_views;  ///< by level
+  DeviceBuffer<int> tickets;                         ///< the sweeps' (sync_free.cuh)
   DeviceBuffer<double> rdiag, upper_coeff, diagonal, residual, correction;
-  DeviceBuffer<double> level_x, level_rdiag;  ///< a sweep's vector and DIC's pivots in the level order (when it differs)
+  DeviceBuffer<double> level_y;                   ///< the forward sweep's result, level order
+  DeviceBuffer<double> level_w, level_rdiag;      ///< the backward's result and DIC's pivots in the level order (when it differs)
   DeviceBuffer<int> bad_row;
   std::unique_ptr<CusparseTriangles> cusparse;
   double setup_seconds = 0.0, analysis_seconds = 0.0, refresh_seconds = 0.0;

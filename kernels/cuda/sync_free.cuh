@@ -1,0 +1,60 @@
+#pragma once
+// Sync-free dependency waits (Liu, Li, Hou and Vinter, "A Synchronization-Free Algorithm for
+// Parallel Sparse Triangular Solves", Euro-Par 2016): a kernel's blocks take their rows in
+// dependency order by ticket, so every row a thread waits for belongs to a block that is already
+// running or done, and a thread waits on each value it needs until the value's writer has
+// published it. No grid barrier: a level's rows start as soon as their own inputs are ready.
+//
+// The value is its own flag. Before a sweep its outputs hold `unset` (a signalling NaN, which no
+// arithmetic produces: operations on NaNs return quiet ones), and the writer's single 64-bit store
+// both publishes the value and marks it ready.
+
+#include <cuda_runtime.h>
+
+namespace fvmmini::cuda {
+
+constexpr unsigned long long unset_bits = 0x7ff4dead0000beefULL;
+
+__device__ inline double load_relaxed(const double* p) {
+  double v;
+  asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ inline int load_relaxed(const int* p) {
+  int v;
+  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ inline void publish(double* p, double v) {
+  asm volatile("st.relaxed.gpu.global.f64 [%0], %1;" ::"l"(p), "d"(v) : "memory");
+}
+__device__ inline void publish(int* p, int v) { asm volatile("st.relaxed.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); }
+
+__device__ inline bool is_unset(double v) { return __double_as_longlong(v) == static_cast<long long>(unset_bits); }
+
+/// *p once its writer has published it.
+__device__ inline double wait_for(const double* p) {
+  double v = load_relaxed(p);
+  while (is_unset(v)) v = load_relaxed(p);
+  return v;
+}
+
+/// The block's ticket: blocks are numbered in the order they start. tickets[0] counts the blocks
+/// started, tickets[1] those done; both are zero before the launch (release_ticket leaves them so).
+__device__ inline int take_ticket(int* tickets) {
+  __shared__ int ticket;
+  if (threadIdx.x == 0) ticket = atomicAdd(tickets, 1);
+  __syncthreads();
+  return ticket;
+}
+
+/// The block is done; the last block of the grid zeroes the counters for the next launch.
+__device__ inline void release_ticket(int* tickets) {
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(tickets + 1, 1) == static_cast<int>(gridDim.x) - 1) {
+    tickets[0] = 0;
+    tickets[1] = 0;
+  }
+}
+
+}  // namespace fvmmini::cuda
