@@ -3,6 +3,9 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -68,7 +71,7 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
 #pragma unroll
       for (int b = 0; b < batch; ++b)
         if (earlier[b] >= 0) {
-          while (v[b] < 0) v[b] = load_relaxed(p.level + earlier[b]);
+          for (Backoff backoff; v[b] < 0; v[b] = load_relaxed(p.level + earlier[b])) backoff();
           l = max(l, v[b] + 1);
         }
     }
@@ -182,6 +185,16 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.tally, 0, rows * sizeof(LevelTally) + 4 * sizeof(int), stream));
 
+  // TRACE
+  auto trace = [&](const char* what) {
+    static auto t0 = std::chrono::steady_clock::now();
+    if (!std::getenv("FVMMINI_ANALYSIS_TRACE")) return;
+    cudaStreamSynchronize(stream);
+    auto t = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "trace %s %.3f ms\n", what, std::chrono::duration<double, std::milli>(t - t0).count());
+    t0 = t;
+  };
+  trace("start");
   // --- the levels in one launch, then their sizes and widths to the host
   level_rows<<<(n + analysis_block - 1) / analysis_block, analysis_block, 0, stream>>>(pass);
   FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
@@ -196,6 +209,7 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   for (int l = 0; l < levels; ++l) out.level_ptr[l + 1] = out.level_ptr[l] + tally[l].size;
   if (out.level_ptr.back() != n) throw std::logic_error("level analysis: the levels do not hold every row");
   out.level_ptr_device = DeviceBuffer<int>(std::span<const int>(out.level_ptr));
+  trace("levels");
 
   // --- the rows by level, ties by rank (a stable sort of the rows in rank order)
   out.position_level = DeviceBuffer<int>(n);
@@ -220,6 +234,7 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys_in, sorted_level, rows_in,
                                                      out.rows.data(), n, 0, end_bit, stream));
 
+  trace("sort");
   // --- the blocks laid out from the widths the level pass found, then the triangles' addressing
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<int> lower_width(levels), upper_width(levels);
@@ -229,6 +244,7 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   }
   lay_out(out.lower, out.level_ptr, std::move(lower_width), stream);
   lay_out(out.upper, out.level_ptr, std::move(upper_width), stream);
+  trace("layout");
   int* position = pass.level;  // spent by the sort
   const int grid = (n + analysis_block - 1) / analysis_block;
   place_rows<<<grid, analysis_block, 0, stream>>>(n, out.rows.data(), position, moved);
@@ -242,6 +258,7 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   int is_moved = 0;
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&is_moved, moved, sizeof(int), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  trace("fill");
   if (!is_moved) out.rows = DeviceBuffer<int>();
   return out;
 }

@@ -32,12 +32,25 @@ __device__ inline void publish(int* p, int v) { asm volatile("st.relaxed.gpu.glo
 
 __device__ inline bool is_unset(double v) { return __double_as_longlong(v) == static_cast<long long>(unset_bits); }
 
-/// *p once its writer has published it.
-__device__ inline double wait_for(const double* p) {
-  double v = load_relaxed(p);
-  while (is_unset(v)) v = load_relaxed(p);
+/// A wait sleeps a little longer after each poll that found nothing: hundreds of thousands of
+/// threads polling at full rate saturate L2 and slow the very writers they wait for.
+class Backoff {
+ public:
+  __device__ void operator()() {
+    __nanosleep(ns_);
+    ns_ = ns_ < 1024 ? 2 * ns_ : ns_;
+  }
+
+ private:
+  unsigned ns_ = 32;
+};
+
+/// v, or *p reloaded until its writer has published it.
+__device__ inline double wait_for(const double* p, double v) {
+  for (Backoff backoff; is_unset(v); v = load_relaxed(p)) backoff();
   return v;
 }
+__device__ inline double wait_for(const double* p) { return wait_for(p, load_relaxed(p)); }
 
 /// The block's ticket: blocks are numbered in the order they start. tickets[0] counts the blocks
 /// started, tickets[1] those done; both are zero before the launch (release_ticket leaves them so).

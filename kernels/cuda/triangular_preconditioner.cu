@@ -88,8 +88,7 @@ struct Triangle {
 #pragma unroll
     for (int w = 0; w < read_ahead_width; ++w)
       if (w < h.width && h.col[w] != h.p) {
-        while (is_unset(v[w])) v[w] = load_relaxed(x + h.col[w]);
-        acc = f(acc, h.a[w], v[w]);
+        acc = f(acc, h.a[w], wait_for(x + h.col[w], v[w]));
       }
     for (int w = read_ahead_width; w < h.width; ++w) {
       const long long slot = h.slot + static_cast<long long>(w) * h.size;
