@@ -1,5 +1,8 @@
 #include "kernels/cuda/level_analysis.cuh"
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -17,49 +20,51 @@ namespace fvmmini::cuda {
 
 namespace {
 
+namespace cg = cooperative_groups;
+
 constexpr int analysis_block = 256;
 
 __device__ inline int rank_of(const int* rank, int i) { return rank ? rank[i] : i; }
-
-/// Per level: its rows and the widest row of each triangle.
-struct LevelTally {
-  int size, lower_width, upper_width;
-};
 
 /// What the level kernel reads and writes.
 struct LevelPass {
   int n;
   const int* row_ptr;
   const int* col;
-  const int* order;   ///< rows by rank; null for index order
-  const int* rank;    ///< rank by row; null for index order
-  int* level;         ///< per row: -1 until its level is published
-  LevelTally* tally;  ///< per level (n entries), zero on entry
-  int* state;         ///< [0] levels, zero on entry; [1], [2] the tickets
+  const int* order;  ///< rows by rank; null for index order
+  const int* rank;   ///< rank by row; null for index order
+  int* level;        ///< per row: -1 until its level is published
+  int* lower;        ///< per row: earlier neighbours
+  int* upper;        ///< per row: later neighbours
+  int* state;        ///< [0] the largest level, zero on entry; [1], [2] the tickets
 };
 
 /// Each row's level, 1 + the largest level of its earlier neighbours (0 without one), and its
-/// counts of earlier and later neighbours into its level's tally. A thread per row, blocks in
-/// rank order by ticket: a thread waits for its earlier neighbours' levels (sync_free.cuh), so the
-/// whole analysis is one launch whose time is the longest dependency chain, not a barrier per level.
+/// counts of earlier and later neighbours. A thread per row, blocks in rank order by ticket: a
+/// thread waits for its earlier neighbours' levels (sync_free.cuh), so the whole analysis is one
+/// launch whose time is the longest dependency chain, not a barrier per level.
 __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
   constexpr int batch = 8;
+  __shared__ int block_max;
+  if (threadIdx.x == 0) block_max = 0;
   const int q = take_ticket(p.state + 1) * analysis_block + static_cast<int>(threadIdx.x);
   if (q < p.n) {
     const int i = p.order ? p.order[q] : q;
     int lower = 0, upper = 0, l = 0;
     const int end = p.row_ptr[i + 1];
     for (int e0 = p.row_ptr[i]; e0 < end; e0 += batch) {
-      // --- a batch's loads sent together: a row waits about one round trip past its last neighbour
       int earlier[batch], v[batch];
+      unsigned pending = 0;
 #pragma unroll
       for (int b = 0; b < batch; ++b) {
-        earlier[b] = -1;
+        earlier[b] = 0;
+        v[b] = 0;
         if (e0 + b >= end) continue;
         const int j = p.col[e0 + b];
         if (j == i) continue;
         if (rank_of(p.rank, j) < q) {
           earlier[b] = j;
+          pending |= 1u << b;
           ++lower;
         } else {
           ++upper;
@@ -67,21 +72,42 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
       }
 #pragma unroll
       for (int b = 0; b < batch; ++b)
-        if (earlier[b] >= 0) v[b] = load_relaxed(p.level + earlier[b]);
+        if (pending >> b & 1u) v[b] = load_relaxed(p.level + earlier[b]);
+      const unsigned neighbours = pending;
+      wait_all(p.level, earlier, v, pending);
 #pragma unroll
       for (int b = 0; b < batch; ++b)
-        if (earlier[b] >= 0) {
-          for (Backoff backoff; v[b] < 0; v[b] = load_relaxed(p.level + earlier[b])) backoff();
-          l = max(l, v[b] + 1);
-        }
+        if (neighbours >> b & 1u) l = max(l, v[b] + 1);
     }
     publish(p.level + i, l);
-    atomicAdd(&p.tally[l].size, 1);
-    atomicMax(&p.tally[l].lower_width, lower);
-    atomicMax(&p.tally[l].upper_width, upper);
-    atomicMax(p.state, l + 1);
+    p.lower[i] = lower;
+    p.upper[i] = upper;
+    atomicMax_block(&block_max, l);
   }
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(p.state, block_max);
   release_ticket(p.state + 1);
+}
+
+/// From the rows sorted by level: where each level starts, and the widest row of each triangle per
+/// level (widths[2l], widths[2l + 1]; zero on entry), one atomic per run of a level in a warp.
+__global__ void __launch_bounds__(analysis_block)
+    level_bounds(int n, const int* __restrict__ sorted_level, const int* __restrict__ rows,
+                 const int* __restrict__ lower, const int* __restrict__ upper, int* __restrict__ level_start,
+                 int* __restrict__ widths) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  const int l = sorted_level[p];
+  if (p == 0 || sorted_level[p - 1] != l) level_start[l] = p;
+  if (p == n - 1) level_start[l + 1] = n;
+  const int i = rows[p];
+  const cg::coalesced_group same_level = cg::labeled_partition(cg::coalesced_threads(), l);
+  const int lower_width = cg::reduce(same_level, lower[i], cg::greater<int>());
+  const int upper_width = cg::reduce(same_level, upper[i], cg::greater<int>());
+  if (same_level.thread_rank() == 0) {
+    atomicMax(widths + 2 * l, lower_width);
+    atomicMax(widths + 2 * l + 1, upper_width);
+  }
 }
 
 __global__ void iota_kernel(int n, int* __restrict__ v) {
@@ -174,17 +200,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   const int* order = pattern.order.size() > 0 ? pattern.order.data() : nullptr;
   const int* rank = pattern.rank.size() > 0 ? pattern.rank.data() : nullptr;
 
-  // --- one workspace: per row the level and the sort's key; per level the tally; the state
-  const std::size_t rows = static_cast<std::size_t>(n);
-  DeviceBuffer<int> work(2 * rows + 3 * rows + 4);
-  LevelPass pass{n, pattern.row_ptr.data(), pattern.col.data(), order, rank, work.data(), nullptr, nullptr};
-  int* key = pass.level + n;
-  pass.tally = reinterpret_cast<LevelTally*>(key + n);
-  pass.state = reinterpret_cast<int*>(pass.tally + n);
-  int* moved = pass.state + 3;
-  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
-  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.tally, 0, rows * sizeof(LevelTally) + 4 * sizeof(int), stream));
-
   // TRACE
   auto trace = [&](const char* what) {
     static auto t0 = std::chrono::steady_clock::now();
@@ -195,20 +210,29 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
     t0 = t;
   };
   trace("start");
-  // --- the levels in one launch, then their sizes and widths to the host
+  // --- one workspace: per row the level, the sort's key and the neighbour counts; per level
+  // its start and widths; the state
+  const std::size_t rows = static_cast<std::size_t>(n);
+  DeviceBuffer<int> work(7 * rows + 5);
+  LevelPass pass{n, pattern.row_ptr.data(), pattern.col.data(), order, rank, work.data(), nullptr, nullptr, nullptr};
+  int* key = pass.level + n;
+  pass.lower = key + n;
+  pass.upper = pass.lower + n;
+  int* widths = pass.upper + n;
+  int* level_start = widths + 2 * n;
+  pass.state = level_start + n + 1;
+  int* moved = pass.state + 3;
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(widths, 0, 2 * rows * sizeof(int), stream));
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.state, 0, 4 * sizeof(int), stream));
+
+  // --- the levels in one launch
   level_rows<<<(n + analysis_block - 1) / analysis_block, analysis_block, 0, stream>>>(pass);
   FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
-  int levels = 0;
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&levels, pass.state, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  int largest = 0;
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&largest, pass.state, sizeof(int), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<LevelTally> tally(levels);
-  FVMMINI_CUDA_CHECK(
-      cudaMemcpyAsync(tally.data(), pass.tally, levels * sizeof(LevelTally), cudaMemcpyDeviceToHost, stream));
-  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  out.level_ptr.assign(levels + 1, 0);
-  for (int l = 0; l < levels; ++l) out.level_ptr[l + 1] = out.level_ptr[l] + tally[l].size;
-  if (out.level_ptr.back() != n) throw std::logic_error("level analysis: the levels do not hold every row");
-  out.level_ptr_device = DeviceBuffer<int>(std::span<const int>(out.level_ptr));
+  const int levels = largest + 1;
   trace("levels");
 
   // --- the rows by level, ties by rank (a stable sort of the rows in rank order)
@@ -235,18 +259,33 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
                                                      out.rows.data(), n, 0, end_bit, stream));
 
   trace("sort");
-  // --- the blocks laid out from the widths the level pass found, then the triangles' addressing
+
+  // --- each level's start and widths from the sorted rows, to the host
+  const int grid = (n + analysis_block - 1) / analysis_block;
+  level_bounds<<<grid, analysis_block, 0, stream>>>(n, sorted_level, out.rows.data(), pass.lower, pass.upper,
+                                                    level_start, widths);
+  FVMMINI_CUDA_CHECK_LAUNCH(level_bounds);
+  out.level_ptr.resize(levels + 1);
+  std::vector<int> width_pairs(2 * static_cast<std::size_t>(levels));
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr.data(), level_start, (levels + 1) * sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream));
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(width_pairs.data(), widths, width_pairs.size() * sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream));
+  out.level_ptr_device = DeviceBuffer<int>(levels + 1);
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr_device.data(), level_start, (levels + 1) * sizeof(int),
+                                     cudaMemcpyDeviceToDevice, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<int> lower_width(levels), upper_width(levels);
   for (int l = 0; l < levels; ++l) {
-    lower_width[l] = tally[l].lower_width;
-    upper_width[l] = tally[l].upper_width;
+    lower_width[l] = width_pairs[2 * l];
+    upper_width[l] = width_pairs[2 * l + 1];
   }
+
+  // --- the blocks laid out from the widths, then the triangles' addressing
   lay_out(out.lower, out.level_ptr, std::move(lower_width), stream);
   lay_out(out.upper, out.level_ptr, std::move(upper_width), stream);
   trace("layout");
   int* position = pass.level;  // spent by the sort
-  const int grid = (n + analysis_block - 1) / analysis_block;
   place_rows<<<grid, analysis_block, 0, stream>>>(n, out.rows.data(), position, moved);
   FVMMINI_CUDA_CHECK_LAUNCH(place_rows);
   fill_triangles<<<grid, analysis_block, 0, stream>>>(

@@ -31,6 +31,7 @@ __device__ inline void publish(double* p, double v) {
 __device__ inline void publish(int* p, int v) { asm volatile("st.relaxed.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); }
 
 __device__ inline bool is_unset(double v) { return __double_as_longlong(v) == static_cast<long long>(unset_bits); }
+__device__ inline bool is_unset(int v) { return v < 0; }  ///< for non-negative values, unset as -1
 
 /// A wait sleeps a little longer after each poll that found nothing: hundreds of thousands of
 /// threads polling at full rate saturate L2 and slow the very writers they wait for.
@@ -38,19 +39,29 @@ class Backoff {
  public:
   __device__ void operator()() {
     __nanosleep(ns_);
-    ns_ = ns_ < 1024 ? 2 * ns_ : ns_;
+    ns_ = ns_ < 256 ? 2 * ns_ : ns_;
   }
 
  private:
   unsigned ns_ = 32;
 };
 
-/// v, or *p reloaded until its writer has published it.
-__device__ inline double wait_for(const double* p, double v) {
-  for (Backoff backoff; is_unset(v); v = load_relaxed(p)) backoff();
-  return v;
+/// v[k] = x[index[k]] for each bit k of `pending` (v already holds a first load of each), the
+/// unset ones reloaded together until their writers have published them: a row that needs
+/// several values waits about one round trip past the last of them, not one per value.
+template <int N, class T>
+__device__ inline void wait_all(const T* x, const int (&index)[N], T (&v)[N], unsigned pending) {
+  for (Backoff backoff;;) {
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+      if ((pending >> k & 1u) && !is_unset(v[k])) pending &= ~(1u << k);
+    if (pending == 0) return;
+    backoff();
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+      if (pending >> k & 1u) v[k] = load_relaxed(x + index[k]);
+  }
 }
-__device__ inline double wait_for(const double* p) { return wait_for(p, load_relaxed(p)); }
 
 /// The block's ticket: blocks are numbered in the order they start. tickets[0] counts the blocks
 /// started, tickets[1] those done; both are zero before the launch (release_ticket leaves them so).

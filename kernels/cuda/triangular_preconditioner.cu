@@ -40,18 +40,15 @@ struct LevelView {
 
 __device__ inline bool stopped(const int* status) { return status && *status != 0; }
 
-constexpr int read_ahead_width = 8;  ///< entries per row a sweep holds in registers
+constexpr int chunk = 8;  ///< entries of a row whose neighbours a sweep waits for together
 
-/// What one row reads that does not depend on other rows (its entries, its own values), loaded
-/// before it waits for its neighbours.
-struct RowAhead {
-  int i = -1;  ///< the row; -1: none
-  int p;       ///< its position in the level order
+/// One row of a level: where its entries are and its own values (Row::own).
+struct RowSlots {
+  int i;  ///< the row
+  int p;  ///< its position in the level order
   int width, size;
   long long slot;  ///< its first slot; the next are size apart
-  int col[read_ahead_width];
-  double a[read_ahead_width];
-  double b, d;  ///< the row's own values the operation reads (Row::own)
+  double b, d;
 };
 
 /// The slots of one triangle.
@@ -60,40 +57,45 @@ struct Triangle {
   const double* value;
 
   template <class Row>
-  __device__ RowAhead read_ahead(const Row& row, const LevelView& v, int k, const int* rows) const {
-    RowAhead h;
+  __device__ RowSlots slots(const Row& row, const LevelView& v, int k, const int* rows) const {
+    RowSlots h;
     h.p = v.first + k;
     h.i = rows ? __ldg(rows + h.p) : h.p;
     h.width = v.width;
     h.size = v.size;
     h.slot = v.offset + k;
-#pragma unroll
-    for (int w = 0; w < read_ahead_width; ++w)
-      if (w < v.width) {
-        h.col[w] = __ldg(col + h.slot + static_cast<long long>(w) * v.size);
-        h.a[w] = __ldg(value + h.slot + static_cast<long long>(w) * v.size);
-      }
     row.own(h);
     return h;
   }
-  /// acc = f(acc, a_w, x[col_w]) over the row's entries in order, x in the level order, each
-  /// x[col_w] waited for (sync_free.cuh). Padding that points at the row itself (a = 0) is
-  /// skipped: the row's own x is unset until it finishes.
+  /// acc = f(acc, a_w, x[col_w]) over the row's entries in order, x in the level order, the
+  /// entries of a chunk waited for together (sync_free.cuh). Padding (a = 0, pointing at the row
+  /// itself or a neighbour) is not waited for: the row's own x is unset until it finishes.
   template <class F>
-  __device__ double fold(const RowAhead& h, double acc, const double* x, F f) const {
-    double v[read_ahead_width];
+  __device__ double fold(const RowSlots& h, double acc, const double* x, F f) const {
+    for (int base = 0; base < h.width; base += chunk) {
+      int c[chunk];
+      double a[chunk], v[chunk];
+      unsigned pending = 0;
 #pragma unroll
-    for (int w = 0; w < read_ahead_width; ++w)
-      if (w < h.width && h.col[w] != h.p) v[w] = load_relaxed(x + h.col[w]);  // sent together
-#pragma unroll
-    for (int w = 0; w < read_ahead_width; ++w)
-      if (w < h.width && h.col[w] != h.p) {
-        acc = f(acc, h.a[w], wait_for(x + h.col[w], v[w]));
+      for (int w = 0; w < chunk; ++w) {
+        c[w] = 0;
+        a[w] = v[w] = 0.0;
+        if (base + w < h.width) {
+          const long long slot = h.slot + static_cast<long long>(base + w) * h.size;
+          c[w] = __ldg(col + slot);
+          a[w] = __ldg(value + slot);
+        }
       }
-    for (int w = read_ahead_width; w < h.width; ++w) {
-      const long long slot = h.slot + static_cast<long long>(w) * h.size;
-      const int c = __ldg(col + slot);
-      if (c != h.p) acc = f(acc, __ldg(value + slot), wait_for(x + c));
+#pragma unroll
+      for (int w = 0; w < chunk; ++w)
+        if (a[w] != 0.0) {
+          v[w] = load_relaxed(x + c[w]);
+          pending |= 1u << w;
+        }
+      wait_all(x, c, v, pending);
+#pragma unroll
+      for (int w = 0; w < chunk; ++w)
+        if (base + w < h.width) acc = f(acc, a[w], v[w]);
     }
     return acc;
   }
@@ -110,11 +112,11 @@ struct ForwardRow : Triangle {
   const double* r;
   double* y;
   double* w;
-  __device__ void own(RowAhead& h) const {
+  __device__ void own(RowSlots& h) const {
     h.b = __ldg(r + h.i);
     h.d = __ldg(rdiag + h.i);
   }
-  __device__ void finish(const RowAhead& h) const {
+  __device__ void finish(const RowSlots& h) const {
     publish(y + h.p, (h.b - fold(h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d);
     w[h.p] = __longlong_as_double(static_cast<long long>(unset_bits));
   }
@@ -126,11 +128,11 @@ struct BackwardRow : Triangle {
   double* y;
   double* w;
   double* z;
-  __device__ void own(RowAhead& h) const {
+  __device__ void own(RowSlots& h) const {
     h.b = y[h.p];
     h.d = __ldg(rdiag + h.i);
   }
-  __device__ void finish(const RowAhead& h) const {
+  __device__ void finish(const RowSlots& h) const {
     const double v = h.b - fold(h, 0.0, w, [](double s, double a, double x) { return s + a * x; }) * h.d;
     publish(w + h.p, v);
     if (z != w) z[h.i] = v;
@@ -145,8 +147,8 @@ struct PivotRow : Triangle {
   double* rdiag;
   double* level_rdiag;
   int* bad;
-  __device__ void own(RowAhead& h) const { h.b = __ldg(diagonal + h.i); }
-  __device__ void finish(const RowAhead& h) const {
+  __device__ void own(RowSlots& h) const { h.b = __ldg(diagonal + h.i); }
+  __device__ void finish(const RowSlots& h) const {
     const double d = fold(h, h.b, level_rdiag, [](double s, double a, double r) { return s - a * a * r; });
     if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, h.i);
     publish(level_rdiag + h.p, 1.0 / d);
@@ -164,7 +166,7 @@ __global__ void __launch_bounds__(sweep_block)
   if (k < n && !stopped(status)) {
     const int p = backward ? n - 1 - k : k;
     const LevelView v = views[__ldg(position_level + p)];
-    row.finish(row.read_ahead(row, v, p - v.first, rows));
+    row.finish(row.slots(row, v, p - v.first, rows));
   }
   release_ticket(tickets);
 }
