@@ -6,9 +6,6 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -200,16 +197,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   const int* order = pattern.order.size() > 0 ? pattern.order.data() : nullptr;
   const int* rank = pattern.rank.size() > 0 ? pattern.rank.data() : nullptr;
 
-  // TRACE
-  auto trace = [&](const char* what) {
-    static auto t0 = std::chrono::steady_clock::now();
-    if (!std::getenv("FVMMINI_ANALYSIS_TRACE")) return;
-    cudaStreamSynchronize(stream);
-    auto t = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "trace %s %.3f ms\n", what, std::chrono::duration<double, std::milli>(t - t0).count());
-    t0 = t;
-  };
-  trace("start");
   // --- one workspace: per row the level, the sort's key and the neighbour counts; per level
   // its start and widths; the state
   const std::size_t rows = static_cast<std::size_t>(n);
@@ -233,7 +220,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&largest, pass.state, sizeof(int), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   const int levels = largest + 1;
-  trace("levels");
 
   // --- the rows by level, ties by rank (a stable sort of the rows in rank order)
   out.position_level = DeviceBuffer<int>(n);
@@ -258,7 +244,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys_in, sorted_level, rows_in,
                                                      out.rows.data(), n, 0, end_bit, stream));
 
-  trace("sort");
 
   // --- each level's start and widths from the sorted rows, to the host
   const int grid = (n + analysis_block - 1) / analysis_block;
@@ -284,7 +269,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   // --- the blocks laid out from the widths, then the triangles' addressing
   lay_out(out.lower, out.level_ptr, std::move(lower_width), stream);
   lay_out(out.upper, out.level_ptr, std::move(upper_width), stream);
-  trace("layout");
   int* position = pass.level;  // spent by the sort
   place_rows<<<grid, analysis_block, 0, stream>>>(n, out.rows.data(), position, moved);
   FVMMINI_CUDA_CHECK_LAUNCH(place_rows);
@@ -297,7 +281,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   int is_moved = 0;
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&is_moved, moved, sizeof(int), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  trace("fill");
   if (!is_moved) out.rows = DeviceBuffer<int>();
   return out;
 }
