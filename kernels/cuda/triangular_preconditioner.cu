@@ -40,7 +40,7 @@ struct LevelView {
 
 __device__ inline bool stopped(const int* status) { return status && *status != 0; }
 
-constexpr int chunk = 8;  ///< entries of a row whose neighbours a sweep waits for together
+constexpr int chunk = 16; ///< entries of a row whose neighbours a sweep waits for together
 
 /// One row of a level: where its entries are and its own values (Row::own).
 struct RowSlots {
