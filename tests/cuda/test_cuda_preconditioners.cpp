@@ -52,11 +52,15 @@ SolverSettings settings_for(const Variant& v, Backend backend, const std::string
   return s;
 }
 
-// Matrices whose schedules differ: a box (hundreds of levels in natural order), an unstructured
-// graph, and a line of cells (one row per level: the longest chain of waits).
+// Matrices whose schedules differ: a box (hundreds of levels in natural order), unstructured
+// graphs (rows up to about 12 and about 60 entries wide: a sweep waits for them in one or in
+// several chunks), a star (a hub row of 299 entries) and a line of cells (one row per level: the
+// longest chain of waits).
 std::vector<std::pair<std::string, LduMatrix>> schedule_matrices() {
   return {{"box 12x10x9", test::box_matrix(12, 10, 9, 3)},
           {"random 3000", test::random_matrix(3000, 8, 5)},
+          {"random 2000 wide rows", test::random_matrix(2000, 40, 6)},
+          {"star 300", test::star_matrix(300, 7)},
           {"line 700", test::box_matrix(700, 1, 1, 4)}};
 }
 
