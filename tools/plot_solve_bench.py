@@ -4,7 +4,8 @@ ordering), one panel per matrix and relative tolerance; each bar is labelled wit
 The preconditioner's set-up (once per mesh) is drawn separately, to the right of the solve.
 --sweep plots iterations and time to solution against the matrix's rows instead (one line per
 method, the reports being one matrix family at growing sizes); --markdown prints the results as
-Markdown tables (one per matrix and tolerance) and plots nothing.
+Markdown tables (one per matrix and tolerance, then DIC's triangular solves alone where the report
+has them) and plots nothing.
 
     tools/plot_solve_bench.py box.json [cavity.json ...] -o time-to-solution.png
     tools/plot_solve_bench.py --sweep box64.json box128.json box200.json -o sweep.png
@@ -45,6 +46,21 @@ def markdown(boxes):
             its = f"{r['iterations']}" + ("" if r["converged"] else " (not converged)")
             print(f"| {r['method']} | {r['ordering']} | {its} | {r['ms_per_iteration']:.3g} | {r['solve_ms']:.3g} | "
                   f"{r['setup_ms']:.0f} ({r['preconditioner_setup_ms']:.0f}) | {r.get('refresh_ms', 0.0):.3g} |")
+
+
+def triangular_markdown(reports):
+    """DIC's triangular solves alone (--triangular): analysis and solve by ordering and method."""
+    for report in reports:
+        rows = report.get("triangular", [])
+        if not rows:
+            continue
+        print(f"\n{report['matrix']['source']}: forward + backward, {report['device']}\n")
+        print("| ordering | levels | solve | analysis ms | solve ms (min, max) |")
+        print("|---|---:|---|---:|---|")
+        for r in rows:
+            label = r.get("launch", r["solve"]) + (" (automatic)" if r.get("automatic") else "")
+            print(f"| {r['ordering']} | {r['levels']} | {label} | {r['analysis_ms']:.3g} | "
+                  f"{r['solve_ms']:.3g} ({r['solve_min_ms']:.3g}, {r['solve_max_ms']:.3g}) |")
 
 
 def sweep(reports, output):
@@ -93,6 +109,7 @@ def main(argv):
         sys.exit("plot_solve_bench: no completed solves in " + ", ".join(args.json))
     if args.markdown:
         markdown(boxes)
+        triangular_markdown(reports)
         return
     if args.sweep:
         sweep(reports, args.output)

@@ -1,7 +1,7 @@
 // Level-scheduled triangular solves and the cusparseSpSV baseline, on a factor set up on the
-// device. A sweep over a triangle is one launch, a thread per row in the level order; a row waits
-// for the rows it needs rather than for a grid barrier between levels (sync_free.cuh). A level's
-// triangle entries are column-major so a warp reads them coalesced.
+// device, a thread per row in the level order. A sweep is a launch per level (few large levels) or
+// one launch per triangle whose rows wait for the rows they need (many small levels,
+// sync_free.cuh). A level's triangle entries are column-major so a warp reads them coalesced.
 
 #include "kernels/cuda/triangular_preconditioner.hpp"
 
@@ -98,12 +98,43 @@ struct Triangle {
     }
     return acc;
   }
+  /// The same when every value the row needs is already written (an earlier launch); padding skipped.
+  template <class F>
+  __device__ double fold_complete(const RowSlots& h, double acc, const double* x, F f) const {
+    for (int w = 0; w < h.width; ++w) {
+      const long long slot = h.slot + static_cast<long long>(w) * h.size;
+      const double a = __ldg(value + slot);
+      if (a != 0.0) acc = f(acc, a, x[__ldg(col + slot)]);
+    }
+    return acc;
+  }
+};
+
+/// How a row reads the values of earlier levels and writes its own. Waiting<chunk>: a sync-free
+/// sweep (values published, waited for chunk entries at a time, outputs unset ahead of the next
+/// sweep). Complete: a launch per level (earlier levels are done; nothing to publish or unset).
+template <int chunk>
+struct Waiting {
+  template <class F>
+  __device__ static double fold(const Triangle& t, const RowSlots& h, double acc, const double* x, F f) {
+    return t.template fold<chunk>(h, acc, x, f);
+  }
+  __device__ static void store(double* p, double v) { publish(p, v); }
+  __device__ static void unset(double* p) { *p = __longlong_as_double(static_cast<long long>(unset_bits)); }
+};
+struct Complete {
+  template <class F>
+  __device__ static double fold(const Triangle& t, const RowSlots& h, double acc, const double* x, F f) {
+    return t.fold_complete(h, acc, x, f);
+  }
+  __device__ static void store(double* p, double v) { *p = v; }
+  __device__ static void unset(double*) {}
 };
 
 // The vectors indexed by row (r, z, rdiag, diagonal) are in the operator's numbering; y, w and
 // level_rdiag are in the level order (w and level_rdiag are z and rdiag when the orders agree).
-// A sweep's output is unset before it starts: the forward sweep unsets the backward's w, the
-// backward unsets the next forward's y, the pivots' is unset by their caller.
+// In a sync-free sweep, a sweep's output is unset before it starts: the forward sweep unsets the
+// backward's w, the backward unsets the next forward's y, the pivots' is unset by their caller.
 
 /// y_p = (r_i - L_i y) / d~_i
 struct ForwardRow : Triangle {
@@ -115,10 +146,10 @@ struct ForwardRow : Triangle {
     h.b = __ldg(r + h.i);
     h.d = __ldg(rdiag + h.i);
   }
-  template <int chunk>
+  template <class Sync>
   __device__ void finish(const RowSlots& h) const {
-    publish(y + h.p, (h.b - fold<chunk>(h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d);
-    w[h.p] = __longlong_as_double(static_cast<long long>(unset_bits));
+    Sync::store(y + h.p, (h.b - Sync::fold(*this, h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d);
+    Sync::unset(w + h.p);
   }
 };
 
@@ -132,12 +163,12 @@ struct BackwardRow : Triangle {
     h.b = y[h.p];
     h.d = __ldg(rdiag + h.i);
   }
-  template <int chunk>
+  template <class Sync>
   __device__ void finish(const RowSlots& h) const {
-    const double v = h.b - fold<chunk>(h, 0.0, w, [](double s, double a, double x) { return s + a * x; }) * h.d;
-    publish(w + h.p, v);
+    const double v = h.b - Sync::fold(*this, h, 0.0, w, [](double s, double a, double x) { return s + a * x; }) * h.d;
+    Sync::store(w + h.p, v);
     if (z != w) z[h.i] = v;
-    y[h.p] = __longlong_as_double(static_cast<long long>(unset_bits));
+    Sync::unset(y + h.p);
   }
 };
 
@@ -149,11 +180,11 @@ struct PivotRow : Triangle {
   double* level_rdiag;
   int* bad;
   __device__ void own(RowSlots& h) const { h.b = __ldg(diagonal + h.i); }
-  template <int chunk>
+  template <class Sync>
   __device__ void finish(const RowSlots& h) const {
-    const double d = fold<chunk>(h, h.b, level_rdiag, [](double s, double a, double r) { return s - a * a * r; });
+    const double d = Sync::fold(*this, h, h.b, level_rdiag, [](double s, double a, double r) { return s - a * a * r; });
     if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, h.i);
-    publish(level_rdiag + h.p, 1.0 / d);
+    Sync::store(level_rdiag + h.p, 1.0 / d);
     if (level_rdiag != rdiag) rdiag[h.i] = 1.0 / d;
   }
 };
@@ -168,9 +199,17 @@ __global__ void __launch_bounds__(sweep_block)
   if (k < n && !stopped(status)) {
     const int p = backward ? n - 1 - k : k;
     const LevelView v = views[__ldg(position_level + p)];
-    row.template finish<chunk>(row.slots(row, v, p - v.first, rows));
+    row.template finish<Waiting<chunk>>(row.slots(row, v, p - v.first, rows));
   }
   release_ticket(tickets);
+}
+
+/// One level, a thread per row; the levels before it were earlier launches.
+template <class Row>
+__global__ void __launch_bounds__(sweep_block)
+    solve_level(LevelView v, const int* __restrict__ rows, const int* status, Row row) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < v.size && !stopped(status)) row.template finish<Complete>(row.slots(row, v, k, rows));
 }
 
 /// x = unset
@@ -374,39 +413,58 @@ DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& o
   return d;
 }
 
-/// A triangle's levels, indexed by level.
-DeviceBuffer<LevelView> level_views(const DeviceLevels& s, const DeviceTrianglePart& part) {
-  std::vector<LevelView> views;
-  for (int l = 0; l < s.levels(); ++l) views.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
-  return DeviceBuffer<LevelView>(std::span<const LevelView>(views));
+/// A triangle's levels, indexed by level, on the host and the device, and its widest row.
+struct TriangleLevels {
+  std::vector<LevelView> host;
+  DeviceBuffer<LevelView> device;
+  int widest = 0;
+};
+
+TriangleLevels triangle_levels(const DeviceLevels& s, const DeviceTrianglePart& part) {
+  TriangleLevels t;
+  for (int l = 0; l < s.levels(); ++l) {
+    t.host.push_back({s.level_size(l), s.level_ptr[l], part.width[l], part.offset[l]});
+    t.widest = std::max(t.widest, part.width[l]);
+  }
+  t.device = DeviceBuffer<LevelView>(std::span<const LevelView>(t.host));
+  return t;
 }
 
-/// `row` over a whole triangle in one launch, its rows' entries waited for in chunks of 4, 8 or
-/// 16: the smallest that holds the widest row (a wider chunk costs registers and occupancy, a
-/// narrower one a round trip per chunk; H200: the 200^3 box, width 3, 0.42 ms with 8 against
-/// 0.59 ms with 16 on the colour ordering; the polyhedral-like matrix, width > 8, 13.5 ms against
-/// 28.2 ms on CM).
+/// `row` over a whole triangle (backward: from the last level). Per level: a launch each. Sync-free:
+/// one launch, its rows' entries waited for in chunks of 4, 8 or 16: the smallest that holds the
+/// widest row (a wider chunk costs registers and occupancy, a narrower one a round trip per chunk;
+/// H200: the 200^3 box, width 3, 0.42 ms with 8 against 0.59 ms with 16 on the colour ordering;
+/// the polyhedral-like matrix, width > 8, 13.5 ms against 28.2 ms on CM).
 template <class Row>
-void run_sweep(const DeviceLevels& s, const DeviceTrianglePart& part, const DeviceBuffer<LevelView>& views,
-               bool backward, const int* status, int* tickets, Row row, cudaStream_t stream) {
+void run_sweep(LevelLaunch launch, const DeviceLevels& s, const TriangleLevels& t, bool backward, const int* status,
+               int* tickets, Row row, cudaStream_t stream) {
   const int n = static_cast<int>(s.position_level.size());
   const int* rows = s.rows.size() > 0 ? s.rows.data() : nullptr;
+  if (launch == LevelLaunch::per_level) {
+    const int levels = static_cast<int>(t.host.size());
+    for (int k = 0; k < levels; ++k) {
+      const LevelView& v = t.host[backward ? levels - 1 - k : k];
+      solve_level<<<(v.size + sweep_block - 1) / sweep_block, sweep_block, 0, stream>>>(v, rows, status, row);
+      FVMMINI_CUDA_CHECK_LAUNCH(solve_level);
+    }
+    return;
+  }
   const int grid = (n + sweep_block - 1) / sweep_block;
-  const int width = part.width.empty() ? 0 : *std::max_element(part.width.begin(), part.width.end());
-  auto launch = [&](auto kernel) {
-    kernel<<<grid, sweep_block, 0, stream>>>(n, backward, s.position_level.data(), views.data(), rows, status,
+  auto sweep = [&](auto kernel) {
+    kernel<<<grid, sweep_block, 0, stream>>>(n, backward, s.position_level.data(), t.device.data(), rows, status,
                                              tickets, row);
     FVMMINI_CUDA_CHECK_LAUNCH(sweep_rows);
   };
-  if (width <= 4) launch(sweep_rows<4, Row>);
-  else if (width <= 8) launch(sweep_rows<8, Row>);
-  else launch(sweep_rows<16, Row>);
+  if (t.widest <= 4) sweep(sweep_rows<4, Row>);
+  else if (t.widest <= 8) sweep(sweep_rows<8, Row>);
+  else sweep(sweep_rows<16, Row>);
 }
 
 }  // namespace
 
 struct DeviceTriangularPreconditioner::Impl {
-  Impl(const LduMatrix& matrix, const Permutation& op, Preconditioner k, TriangularSolve s, int sw, DeviceSpmv* a)
+  Impl(const LduMatrix& matrix, const Permutation& op, Preconditioner k, TriangularSolve s, int sw, DeviceSpmv* a,
+       LevelLaunch asked)
       : n(matrix.n_rows()), kind(k), solve(s), sweeps(sw), spmv(a), mesh_row(op.new_to_old) {
     if (kind != Preconditioner::DIC && kind != Preconditioner::mcsgs)
       throw std::invalid_argument("DeviceTriangularPreconditioner: " + name(kind) + " has no triangular factor");
@@ -425,8 +483,9 @@ struct DeviceTriangularPreconditioner::Impl {
     const auto analysis_start = std::chrono::steady_clock::now();
     levels = analyse_levels(pattern, nullptr);
     analysis_seconds = seconds_since(analysis_start);
-    lower_views = level_views(levels, levels.lower);
-    upper_views = level_views(levels, levels.upper);
+    launch = asked == LevelLaunch::automatic ? automatic_level_launch(n, levels.levels()) : asked;
+    lower = triangle_levels(levels, levels.lower);
+    upper = triangle_levels(levels, levels.upper);
     tickets = DeviceBuffer<int>(2);
     FVMMINI_CUDA_CHECK(cudaMemset(tickets.data(), 0, 2 * sizeof(int)));
     rdiag = DeviceBuffer<double>(n);
@@ -480,8 +539,9 @@ struct DeviceTriangularPreconditioner::Impl {
     }
   }
 
+  /// x = unset, ahead of a sync-free sweep that writes it.
   void unset(double* x, cudaStream_t s) {
-    if (n == 0) return;
+    if (n == 0 || launch != LevelLaunch::sync_free) return;
     unset_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, x);
     FVMMINI_CUDA_CHECK_LAUNCH(unset_kernel);
   }
@@ -490,7 +550,7 @@ struct DeviceTriangularPreconditioner::Impl {
     if (kind == Preconditioner::DIC) {
       double* pivots_in_level_order = row_list() ? level_rdiag.data() : rdiag.data();
       unset(pivots_in_level_order, s);
-      run_sweep(levels, levels.lower, lower_views, false, nullptr, tickets.data(),
+      run_sweep(launch, levels, lower, false, nullptr, tickets.data(),
                 PivotRow{{levels.lower.col.data(), levels.lower.value.data()}, diag, rdiag.data(),
                          pivots_in_level_order, bad_row.data()},
                 s);
@@ -509,10 +569,10 @@ struct DeviceTriangularPreconditioner::Impl {
       cusparse->backward(z, s);
     } else {
       double* w = row_list() ? level_w.data() : z;
-      run_sweep(levels, levels.lower, lower_views, false, status, tickets.data(),
+      run_sweep(launch, levels, lower, false, status, tickets.data(),
                 ForwardRow{{levels.lower.col.data(), levels.lower.value.data()}, rdiag.data(), r, level_y.data(), w},
                 s);
-      run_sweep(levels, levels.upper, upper_views, true, status, tickets.data(),
+      run_sweep(launch, levels, upper, true, status, tickets.data(),
                 BackwardRow{{levels.upper.col.data(), levels.upper.value.data()}, rdiag.data(), level_y.data(), w, z},
                 s);
     }
@@ -528,8 +588,9 @@ struct DeviceTriangularPreconditioner::Impl {
   label colours = 0;
   DevicePattern pattern;  ///< kept for cusparseSpSV, which reads its CSR
   DeviceLevels levels;
-  DeviceBuffer<LevelView> lower_views, upper_views;  ///< by level
-  DeviceBuffer<int> tickets;                         ///< the sweeps' (sync_free.cuh)
+  LevelLaunch launch = LevelLaunch::sync_free;
+  TriangleLevels lower, upper;
+  DeviceBuffer<int> tickets;  ///< the sync-free sweeps' (sync_free.cuh)
   DeviceBuffer<double> rdiag, upper_coeff, diagonal, residual, correction;
   DeviceBuffer<double> level_y;                   ///< the forward sweep's result, level order
   DeviceBuffer<double> level_w, level_rdiag;      ///< the backward's result and DIC's pivots in the level order (when it differs)
@@ -540,8 +601,8 @@ struct DeviceTriangularPreconditioner::Impl {
 
 DeviceTriangularPreconditioner::DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op,
                                                                Preconditioner kind, TriangularSolve solve, int sweeps,
-                                                               DeviceSpmv* spmv)
-    : impl_(std::make_unique<Impl>(matrix, op, kind, solve, sweeps, spmv)) {}
+                                                               DeviceSpmv* spmv, LevelLaunch launch)
+    : impl_(std::make_unique<Impl>(matrix, op, kind, solve, sweeps, spmv, launch)) {}
 
 DeviceTriangularPreconditioner::~DeviceTriangularPreconditioner() = default;
 
@@ -572,6 +633,12 @@ void DeviceTriangularPreconditioner::refactor(const double* diagonal, CUstream_s
 }
 
 double DeviceTriangularPreconditioner::analysis_seconds() const { return impl_->analysis_seconds; }
+
+LevelLaunch DeviceTriangularPreconditioner::level_launch() const { return impl_->launch; }
+
+LevelLaunch automatic_level_launch(long long rows, int levels) {
+  return levels > 0 && rows / levels >= (1 << 16) ? LevelLaunch::per_level : LevelLaunch::sync_free;
+}
 
 PreconditionerInfo DeviceTriangularPreconditioner::info(std::int64_t nnz) const {
   const Impl& m = *impl_;

@@ -2,9 +2,8 @@
 // DIC and multicolour SGS on the device (plain C++ interface), set up there: the factor's pattern
 // and the schedule's order come from the host (factor_pattern, schedule_order), the level
 // analysis and the triangles are built on the device (level_analysis.cuh) and give the same
-// factor as build_triangular_factor. Solved level by level (a launch per triangle, a grid barrier
-// between levels) or, for DIC, by cuSPARSE's cusparseSpSV on the same factor stored as CSR (the
-// baseline).
+// factor as build_triangular_factor. Solved level by level (LevelLaunch) or, for DIC, by
+// cuSPARSE's cusparseSpSV on the same factor stored as CSR (the baseline).
 
 #include <cstdint>
 #include <memory>
@@ -39,6 +38,18 @@ class DevicePreconditioner {
   virtual PreconditionerInfo info(std::int64_t nnz) const = 0;
 };
 
+/// How the level-scheduled sweeps run on the device.
+enum class LevelLaunch {
+  automatic,  ///< automatic_level_launch
+  per_level,  ///< a launch per level: no waits, a kernel boundary between levels
+  sync_free,  ///< a launch per triangle, each row waiting for the rows it needs (sync_free.cuh)
+};
+/// What automatic chooses: per_level when the levels average at least 2^16 rows. Below that the
+/// boundaries of a launch per level cost more than the waits and unset passes of a sync-free
+/// sweep (H200, 200^3 box and polyhedral-like matrix: levels of 4 M and 0.9 M rows faster per
+/// level, levels of 13 k and 6.7 k rows faster sync-free).
+LevelLaunch automatic_level_launch(long long rows, int levels);
+
 class DeviceTriangularPreconditioner final : public DevicePreconditioner {
  public:
   /// Set up `kind` (DIC or mcsgs) for `matrix` in the operator's numbering `op`: the analysis
@@ -47,8 +58,10 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   ///            1); must outlive this object
   /// @throws std::invalid_argument for cusparse with mcsgs, sweeps < 1, or a kind without a factor
   /// @throws SolverError naming the row and mesh cell when a pivot is not positive
+  /// @param[in] launch automatic but where a caller compares the two (tests, the benchmark)
   DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op, Preconditioner kind,
-                                 TriangularSolve solve, int sweeps, DeviceSpmv* spmv);
+                                 TriangularSolve solve, int sweeps, DeviceSpmv* spmv,
+                                 LevelLaunch launch = LevelLaunch::automatic);
   ~DeviceTriangularPreconditioner() override;
   DeviceTriangularPreconditioner(const DeviceTriangularPreconditioner&) = delete;
   DeviceTriangularPreconditioner& operator=(const DeviceTriangularPreconditioner&) = delete;
@@ -68,6 +81,8 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   /// Seconds of the analysis alone, its input already on the device: the level analysis
   /// (levels), or both cusparseSpSV analyses (cusparse).
   double analysis_seconds() const;
+  /// How the sweeps (and DIC's pivots) run: per_level or sync_free, never automatic.
+  LevelLaunch level_launch() const;
   /// Set-up and refresh times, levels, colours and the modelled cost of one application.
   PreconditionerInfo info(std::int64_t nnz) const override;
   /// The factor as the device holds it, downloaded (tests compare it with the host's).

@@ -64,65 +64,83 @@ std::vector<std::pair<std::string, LduMatrix>> schedule_matrices() {
           {"line 700", test::box_matrix(700, 1, 1, 4)}};
 }
 
+const std::vector<std::pair<std::string, cuda::LevelLaunch>> launches{{"per level", cuda::LevelLaunch::per_level},
+                                                                       {"sync-free", cuda::LevelLaunch::sync_free}};
+
 TEST_F(CudaPreconditioner, TheDeviceAnalysisBuildsTheHostFactor) {
   for (const auto& [what, m] : schedule_matrices())
     for (const Preconditioner kind : {Preconditioner::DIC, Preconditioner::mcsgs})
-      for (const std::string ordering : {"none", "rcm", "colour"}) {
-        const std::string where = what + ", " + name(kind) + ", " + ordering;
-        const Permutation op = make_ordering(ordering, *m.addressing);
-        const bool dic = kind == Preconditioner::DIC;
-        const TriangularFactor host =
-            build_triangular_factor(m, op, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
-        const cuda::DeviceTriangularPreconditioner device(m, op, kind, TriangularSolve::levels, 1, nullptr);
-        const TriangularFactor got = device.download();
-        EXPECT_EQ(got.level_ptr, host.level_ptr) << where;
-        EXPECT_EQ(got.rows, host.rows) << where;
-        EXPECT_EQ(got.rows_contiguous, host.rows_contiguous) << where;
-        EXPECT_EQ(got.colours, host.colours) << where;
-        for (auto [a, b] : {std::pair{&got.lower, &host.lower}, std::pair{&got.upper, &host.upper}}) {
-          EXPECT_EQ(a->offset, b->offset) << where;
-          EXPECT_EQ(a->width, b->width) << where;
-          EXPECT_EQ(a->col, b->col) << where;
-          EXPECT_EQ(a->face, b->face) << where;
-          EXPECT_EQ(a->value, b->value) << where;
+      for (const std::string ordering : {"none", "rcm", "colour"})
+        for (const auto& [launch_name, launch] : launches) {
+          const std::string where = what + ", " + name(kind) + ", " + ordering + ", " + launch_name;
+          const Permutation op = make_ordering(ordering, *m.addressing);
+          const bool dic = kind == Preconditioner::DIC;
+          const TriangularFactor host =
+              build_triangular_factor(m, op, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
+          const cuda::DeviceTriangularPreconditioner device(m, op, kind, TriangularSolve::levels, 1, nullptr, launch);
+          ASSERT_EQ(device.level_launch(), launch) << where;
+          const TriangularFactor got = device.download();
+          EXPECT_EQ(got.level_ptr, host.level_ptr) << where;
+          EXPECT_EQ(got.rows, host.rows) << where;
+          EXPECT_EQ(got.rows_contiguous, host.rows_contiguous) << where;
+          EXPECT_EQ(got.colours, host.colours) << where;
+          for (auto [a, b] : {std::pair{&got.lower, &host.lower}, std::pair{&got.upper, &host.upper}}) {
+            EXPECT_EQ(a->offset, b->offset) << where;
+            EXPECT_EQ(a->width, b->width) << where;
+            EXPECT_EQ(a->col, b->col) << where;
+            EXPECT_EQ(a->face, b->face) << where;
+            EXPECT_EQ(a->value, b->value) << where;
+          }
+          ASSERT_EQ(got.rdiag.size(), host.rdiag.size()) << where;
+          for (std::size_t i = 0; i < host.rdiag.size(); ++i)
+            ASSERT_NEAR(got.rdiag[i], host.rdiag[i], 1e-13 * std::abs(host.rdiag[i])) << where << " row " << i;
         }
-        ASSERT_EQ(got.rdiag.size(), host.rdiag.size()) << where;
-        for (std::size_t i = 0; i < host.rdiag.size(); ++i)
-          ASSERT_NEAR(got.rdiag[i], host.rdiag[i], 1e-13 * std::abs(host.rdiag[i])) << where << " row " << i;
-      }
 }
 
 TEST_F(CudaPreconditioner, TheDeviceAppliesTheHostFactor) {
   for (const auto& [what, m] : schedule_matrices())
     for (const Preconditioner kind : {Preconditioner::DIC, Preconditioner::mcsgs})
       for (const std::string ordering : {"none", "colour"})
-        for (const TriangularSolve solve : {TriangularSolve::levels, TriangularSolve::cusparse}) {
-          if (kind == Preconditioner::mcsgs && solve == TriangularSolve::cusparse) continue;
-          const std::string where = what + ", " + name(kind) + ", " + ordering + ", " + name(solve);
-          const Permutation op = make_ordering(ordering, *m.addressing);
-          const bool dic = kind == Preconditioner::DIC;
-          const TriangularFactor host =
-              build_triangular_factor(m, op, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
-          cuda::DeviceTriangularPreconditioner device(m, op, kind, solve, 1, nullptr);
-          const std::size_t n = m.n_rows();
-          const std::vector<double> r = test::random_vector(m.n_rows(), 11);
-          std::vector<double> expected(n), z(n, -7.0);
-          reference::triangular_apply(host, r, expected);
-          double *dr = nullptr, *dz = nullptr;
-          ASSERT_EQ(cudaMalloc(&dr, n * sizeof(double)), cudaSuccess);
-          ASSERT_EQ(cudaMalloc(&dz, n * sizeof(double)), cudaSuccess);
-          ASSERT_EQ(cudaMemcpy(dr, r.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
-          ASSERT_EQ(cudaMemset(dz, 0xff, n * sizeof(double)), cudaSuccess);  // poison: every row is written
-          for (int application = 0; application < 2; ++application) {  // the same twice: no state kept
-            device.apply(dr, dz, nullptr, nullptr);
-            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << where;
-            ASSERT_EQ(cudaMemcpy(z.data(), dz, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
-            for (std::size_t i = 0; i < n; ++i)
-              ASSERT_NEAR(z[i], expected[i], 1e-12 * (1.0 + std::abs(expected[i]))) << where << " row " << i;
+        for (const TriangularSolve solve : {TriangularSolve::levels, TriangularSolve::cusparse})
+          for (const auto& [launch_name, launch] : launches) {
+            if (kind == Preconditioner::mcsgs && solve == TriangularSolve::cusparse) continue;
+            const std::string where = what + ", " + name(kind) + ", " + ordering + ", " + name(solve) + ", " + launch_name;
+            const Permutation op = make_ordering(ordering, *m.addressing);
+            const bool dic = kind == Preconditioner::DIC;
+            const TriangularFactor host =
+                build_triangular_factor(m, op, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
+            cuda::DeviceTriangularPreconditioner device(m, op, kind, solve, 1, nullptr, launch);
+            const std::size_t n = m.n_rows();
+            const std::vector<double> r = test::random_vector(m.n_rows(), 11);
+            std::vector<double> expected(n), z(n, -7.0);
+            reference::triangular_apply(host, r, expected);
+            double *dr = nullptr, *dz = nullptr;
+            ASSERT_EQ(cudaMalloc(&dr, n * sizeof(double)), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&dz, n * sizeof(double)), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(dr, r.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+            ASSERT_EQ(cudaMemset(dz, 0xff, n * sizeof(double)), cudaSuccess);  // poison: every row is written
+            for (int application = 0; application < 2; ++application) {  // the same twice: no state kept
+              device.apply(dr, dz, nullptr, nullptr);
+              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << where;
+              ASSERT_EQ(cudaMemcpy(z.data(), dz, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+              for (std::size_t i = 0; i < n; ++i)
+                ASSERT_NEAR(z[i], expected[i], 1e-12 * (1.0 + std::abs(expected[i]))) << where << " row " << i;
+            }
+            cudaFree(dr);
+            cudaFree(dz);
           }
-          cudaFree(dr);
-          cudaFree(dz);
-        }
+}
+
+TEST_F(CudaPreconditioner, LargeLevelsLaunchPerLevelAndSmallOnesSyncFree) {
+  // 64 x 64 x 32 cells: two colours of 65536 rows each, against 158 levels in natural order
+  const LduMatrix m = test::box_matrix(64, 64, 32, 1);
+  for (const auto& [ordering, expected] : {std::pair{"colour", cuda::LevelLaunch::per_level},
+                                           std::pair{"none", cuda::LevelLaunch::sync_free}}) {
+    const cuda::DeviceTriangularPreconditioner device(m, make_ordering(ordering, *m.addressing), Preconditioner::DIC,
+                                                      TriangularSolve::levels, 1, nullptr);
+    EXPECT_EQ(device.info(m.addressing->nnz()).levels, std::string(ordering) == "colour" ? 2 : 158) << ordering;
+    EXPECT_EQ(device.level_launch(), expected) << ordering;
+  }
 }
 
 TEST_F(CudaPreconditioner, DeviceAndReferenceAgreeOnEveryVariantFormatAndOrdering) {

@@ -110,26 +110,36 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The triangular solves of DIC alone, by ordering: fvmmini's levels and cusparseSpSV, each with
-// its (warm) analysis on the device and its solve.
+// The triangular solves of DIC alone, by ordering: fvmmini's levels (a launch per level, and
+// sync-free) and cusparseSpSV, each with its (warm) analysis on the device and its solve.
 json triangular_rows(const LduMatrix& a, int repeats, std::uint64_t seed) {
   json rows = json::array();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> r(a.n_rows());
   for (auto& e : r) e = u(rng);
+  const std::pair<TriangularSolve, cuda::LevelLaunch> solves[] = {
+      {TriangularSolve::levels, cuda::LevelLaunch::per_level},
+      {TriangularSolve::levels, cuda::LevelLaunch::sync_free},
+      {TriangularSolve::cusparse, cuda::LevelLaunch::automatic}};
   for (const std::string ordering : {"none", "cm", "colour"}) {
     const Permutation op = make_ordering(ordering, *a.addressing, seed);
-    for (const TriangularSolve solve : {TriangularSolve::levels, TriangularSolve::cusparse}) {
+    for (const auto& [solve, launch] : solves) {
       double analysis = 0.0;
       int levels = 0;
-      const cuda::TimingStats t = cuda::time_triangular_solve(a, op, solve, r, 3, repeats, &analysis, &levels);
-      rows.push_back({{"ordering", ordering}, {"solve", name(solve)}, {"levels", levels},
-                      {"analysis_ms", 1e3 * analysis}, {"solve_ms", t.median_ms}, {"solve_min_ms", t.min_ms},
-                      {"solve_max_ms", t.max_ms}});
+      const cuda::TimingStats t =
+          cuda::time_triangular_solve(a, op, solve, launch, r, 3, repeats, &analysis, &levels);
+      const std::string label = solve == TriangularSolve::cusparse          ? "cusparse"
+                                : launch == cuda::LevelLaunch::per_level ? "per-level"
+                                                                         : "sync-free";
+      const bool chosen = solve == TriangularSolve::levels && launch == cuda::automatic_level_launch(a.n_rows(), levels);
+      rows.push_back({{"ordering", ordering}, {"solve", name(solve)}, {"launch", label}, {"automatic", chosen},
+                      {"levels", levels}, {"analysis_ms", 1e3 * analysis}, {"solve_ms", t.median_ms},
+                      {"solve_min_ms", t.min_ms}, {"solve_max_ms", t.max_ms}});
       std::cout << fmt::format("  triangular {:7s} {:9s} levels {:6d}: analysis {:9.2f} ms, forward+backward "
-                               "{:8.3f} ms (min {:.3f}, max {:.3f})\n",
-                               ordering, name(solve), levels, 1e3 * analysis, t.median_ms, t.min_ms, t.max_ms)
+                               "{:8.3f} ms (min {:.3f}, max {:.3f}){}\n",
+                               ordering, label, levels, 1e3 * analysis, t.median_ms, t.min_ms, t.max_ms,
+                               chosen ? "  <- automatic" : "")
                 << std::flush;
     }
   }
