@@ -216,14 +216,13 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
 
   // --- sigma = ordering, then the unit's stable grouping by row length
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<label> position_before_grouping;  // per row of the final numbering
   const RowGrouping grouping = grouping_of(unit, p.parameters);
   if (grouping != RowGrouping::none) {
     p.permutation =
         group_by_row_length(*matrix.addressing, base, grouping == RowGrouping::by_length_descending);
-    position_before_grouping.resize(p.permutation.size());
+    p.position_before_grouping.resize(p.permutation.size());
     for (label i = 0; i < p.permutation.size(); ++i)
-      position_before_grouping[i] = base.old_to_new[p.permutation.new_to_old[i]];
+      p.position_before_grouping[i] = base.old_to_new[p.permutation.new_to_old[i]];
   } else {
     p.permutation = std::move(base);
   }
@@ -235,7 +234,7 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   p.csr_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  p.format = unit.build(FormatBuildInput{std::move(csr), p.parameters, position_before_grouping});
+  p.format = unit.build(FormatBuildInput{std::move(csr), p.parameters, p.position_before_grouping});
   compose_value_map(p);
   p.build_seconds = seconds_since(t0);
   return p;

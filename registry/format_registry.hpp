@@ -61,6 +61,10 @@ struct PreparedFormat {
   /// new -> old rows of the operator's numbering relative to the mesh (ordering, then the unit's
   /// row grouping)
   Permutation permutation;
+  /// Per row of the operator's numbering, its position in the ordering before the unit's grouping
+  /// by row length; empty when the unit does not group (the ordering is the numbering). The
+  /// preconditioners schedule by it, so that grouping does not split a colour ordering's colours.
+  std::vector<label> position_before_grouping;
   /// Mesh-order LDU rows/faces -> slots of the permuted CSR. compose_value_map moves it into
   /// value_map for formats with their own slot order (and leaves it empty then).
   LduToCsrMap csr_map;

@@ -10,14 +10,15 @@
 
 namespace fvmmini {
 
-HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& s)
+HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& s,
+                                       std::span<const label> sequence)
     : kind_(s.preconditioner), sweeps_(s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1) {
   if (sweeps_ < 1) throw std::invalid_argument(fmt::format("sweeps: {} (must be at least 1)", sweeps_));
   const auto start = std::chrono::steady_clock::now();
   if (kind_ == Preconditioner::DIC)
-    factor_ = build_triangular_factor(matrix, op, TriangleSplit::index, true);
+    factor_ = build_triangular_factor(matrix, op, TriangleSplit::index, true, sequence);
   else if (kind_ == Preconditioner::mcsgs)
-    factor_ = build_triangular_factor(matrix, op, TriangleSplit::colour, false);
+    factor_ = build_triangular_factor(matrix, op, TriangleSplit::colour, false, sequence);
   else if (kind_ == Preconditioner::GAMG)
     gamg_ = std::make_unique<HostGamg>(matrix, op, s);
   setup_seconds_ = seconds_since(start);

@@ -30,8 +30,10 @@ namespace fvmmini {
 class HostPreconditioner {
  public:
   /// @param[in] op the operator's numbering (new -> old mesh rows)
+  /// @param[in] sequence the solve's ordering before a format's grouping (schedule_order)
   /// @throws SolverError when the factor has a pivot that is not positive
-  HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& settings);
+  HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& settings,
+                     std::span<const label> sequence = {});
   ~HostPreconditioner();
 
   /// New values on the same addressing: the triangles and the pivots, not the levels.

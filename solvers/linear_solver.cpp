@@ -21,7 +21,7 @@ class ReferenceSolver final : public LinearSolver {
       : settings_(s),
         op_(make_reference_operator(m, prepare_format(m, s.format, s.ordering, s.format_parameters))),
         permuted_(!op_->prepared().permutation.is_identity()),
-        preconditioner_(m, op_->prepared().permutation, s),
+        preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping),
         note_(std::move(note)) {
     if (permuted_) {
       x_op_.resize(m.n_rows());

@@ -398,13 +398,13 @@ class CusparseTriangles {
   double analysis_seconds_ = 0.0;
 };
 
-DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& order, TriangleSplit split) {
+DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& order) {
   DevicePattern d;
   d.n_rows = p.n_rows();
   d.row_ptr = DeviceBuffer<int>(std::span<const int>(to_int(p.row_ptr)));
   d.col = DeviceBuffer<int>(std::span<const int>(to_int(p.col)));
   d.face = DeviceBuffer<int>(std::span<const int>(to_int(p.face)));
-  if (split == TriangleSplit::colour) {
+  if (!std::is_sorted(order.begin(), order.end())) {  // else the analysis takes index order
     std::vector<int> rank(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<int>(k);
     d.order = DeviceBuffer<int>(std::span<const int>(to_int(order)));
@@ -464,7 +464,7 @@ void run_sweep(LevelLaunch launch, const DeviceLevels& s, const TriangleLevels& 
 
 struct DeviceTriangularPreconditioner::Impl {
   Impl(const LduMatrix& matrix, const Permutation& op, Preconditioner k, TriangularSolve s, int sw, DeviceSpmv* a,
-       LevelLaunch asked)
+       LevelLaunch asked, std::span<const label> sequence)
       : n(matrix.n_rows()), kind(k), solve(s), sweeps(sw), spmv(a), mesh_row(op.new_to_old) {
     if (kind != Preconditioner::DIC && kind != Preconditioner::mcsgs)
       throw std::invalid_argument("DeviceTriangularPreconditioner: " + name(kind) + " has no triangular factor");
@@ -477,8 +477,10 @@ struct DeviceTriangularPreconditioner::Impl {
     const auto start = std::chrono::steady_clock::now();
     // --- on the host: the pattern in the operator's numbering and the schedule's order
     const FactorPattern host_pattern = factor_pattern(*matrix.addressing, op);
-    const std::vector<label> order = schedule_order(host_pattern, split, &colours);
-    pattern = upload_pattern(host_pattern, order, split);
+    // cusparseSpSV solves the triangles of the operator's CSR, split by the operator's index
+    if (solve == TriangularSolve::cusparse) sequence = {};
+    const std::vector<label> order = schedule_order(host_pattern, split, &colours, sequence);
+    pattern = upload_pattern(host_pattern, order);
     // --- on the device: the analysis
     const auto analysis_start = std::chrono::steady_clock::now();
     levels = analyse_levels(pattern, nullptr);
@@ -601,8 +603,9 @@ struct DeviceTriangularPreconditioner::Impl {
 
 DeviceTriangularPreconditioner::DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op,
                                                                Preconditioner kind, TriangularSolve solve, int sweeps,
-                                                               DeviceSpmv* spmv, LevelLaunch launch)
-    : impl_(std::make_unique<Impl>(matrix, op, kind, solve, sweeps, spmv, launch)) {}
+                                                               DeviceSpmv* spmv, LevelLaunch launch,
+                                                               std::span<const label> sequence)
+    : impl_(std::make_unique<Impl>(matrix, op, kind, solve, sweeps, spmv, launch, sequence)) {}
 
 DeviceTriangularPreconditioner::~DeviceTriangularPreconditioner() = default;
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
@@ -59,9 +60,10 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   /// @throws std::invalid_argument for cusparse with mcsgs, sweeps < 1, or a kind without a factor
   /// @throws SolverError naming the row and mesh cell when a pivot is not positive
   /// @param[in] launch automatic but where a caller compares the two (tests, the benchmark)
+  /// @param[in] sequence the solve's ordering before a format's grouping (schedule_order)
   DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op, Preconditioner kind,
                                  TriangularSolve solve, int sweeps, DeviceSpmv* spmv,
-                                 LevelLaunch launch = LevelLaunch::automatic);
+                                 LevelLaunch launch = LevelLaunch::automatic, std::span<const label> sequence = {});
   ~DeviceTriangularPreconditioner() override;
   DeviceTriangularPreconditioner(const DeviceTriangularPreconditioner&) = delete;
   DeviceTriangularPreconditioner& operator=(const DeviceTriangularPreconditioner&) = delete;

@@ -4,13 +4,15 @@
 
 namespace fvmmini {
 
-Colouring greedy_colouring(std::span<const label> offset, std::span<const label> adjacency) {
+Colouring greedy_colouring(std::span<const label> offset, std::span<const label> adjacency,
+                           std::span<const label> visit) {
   const label n = offset.empty() ? 0 : static_cast<label>(offset.size()) - 1;
   Colouring c;
   c.colour.assign(n, -1);
   // taken[k] == i: colour k is used by a neighbour of row i (a stamp, so nothing is cleared)
   std::vector<label> taken;
-  for (label i = 0; i < n; ++i) {
+  for (label v = 0; v < n; ++v) {
+    const label i = visit.empty() ? v : visit[v];
     for (label k = offset[i]; k < offset[i + 1]; ++k) {
       const label colour = c.colour[adjacency[k]];
       if (colour >= 0) taken[colour] = i;

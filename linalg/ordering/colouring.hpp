@@ -16,10 +16,12 @@ struct Colouring {
   std::vector<label> sizes;   ///< rows per colour
 };
 
-/// First-fit colouring visiting the rows in index order: each row takes the smallest colour none
-/// of its already coloured neighbours has. A 7-point box gets the two colours of a checkerboard.
+/// First-fit colouring visiting the rows in `visit` order (empty: index order): each row takes the
+/// smallest colour none of its already coloured neighbours has. A 7-point box visited in index
+/// order gets the two colours of a checkerboard.
 /// @param[in] offset, adjacency the graph (a row listing itself is harmless): row i's neighbours are
 ///            adjacency[offset[i] .. offset[i+1])
-Colouring greedy_colouring(std::span<const label> offset, std::span<const label> adjacency);
+Colouring greedy_colouring(std::span<const label> offset, std::span<const label> adjacency,
+                           std::span<const label> visit = {});
 
 }  // namespace fvmmini

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -94,17 +95,26 @@ FactorPattern factor_pattern(const LduAddressing& a, const Permutation& op) {
   return p;
 }
 
-std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, label* colours) {
-  std::vector<label> order(p.n_rows());
-  std::iota(order.begin(), order.end(), 0);
+std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, label* colours,
+                                  std::span<const label> sequence) {
+  const label n = p.n_rows();
+  if (!sequence.empty() && static_cast<label>(sequence.size()) != n)
+    throw std::invalid_argument(fmt::format("schedule_order: a sequence of {} rows for {}", sequence.size(), n));
+  std::vector<label> order(n);  // the rows in the sequence
+  if (sequence.empty())
+    std::iota(order.begin(), order.end(), 0);
+  else
+    for (label i = 0; i < n; ++i) order[sequence[i]] = i;
   if (colours) *colours = 0;
   if (split == TriangleSplit::colour) {
-    const Colouring c = greedy_colouring(p.row_ptr, p.col);  // a row's own entry is never coloured yet
+    const Colouring c = greedy_colouring(p.row_ptr, p.col, order);  // a row's own entry is never coloured yet
     if (colours) *colours = c.n_colours;
-    // by colour, ties by index: a counting sort
+    // by colour, ties in the sequence: a counting sort
     std::vector<label> next(c.n_colours, 0);
     for (label k = 1; k < c.n_colours; ++k) next[k] = next[k - 1] + c.sizes[k - 1];
-    for (label i = 0; i < p.n_rows(); ++i) order[next[c.colour[i]]++] = i;
+    std::vector<label> by_colour(n);
+    for (label i : order) by_colour[next[c.colour[i]]++] = i;
+    order = std::move(by_colour);
   }
   return order;
 }
@@ -116,7 +126,7 @@ std::vector<label> TriangularFactor::level_sizes() const {
 }
 
 TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, TriangleSplit split,
-                                         bool modified_diagonal) {
+                                         bool modified_diagonal, std::span<const label> sequence) {
   const label n = matrix.n_rows();
   TriangularFactor t;
   t.n_rows = n;
@@ -126,7 +136,7 @@ TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutat
   const FactorPattern g = factor_pattern(*matrix.addressing, op);
 
   // --- the schedule: rank[i] orders the rows; a row depends on its neighbours of lower rank
-  const std::vector<label> order = schedule_order(g, split, &t.colours);  // rows by rank
+  const std::vector<label> order = schedule_order(g, split, &t.colours, sequence);  // rows by rank
   std::vector<label> rank(n);
   for (label k = 0; k < n; ++k) rank[order[k]] = k;
 

@@ -10,6 +10,7 @@
 // the level's longest row) so that the threads of a level read them coalesced.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "linalg/ldu_matrix.hpp"
@@ -41,14 +42,18 @@ FactorPattern factor_pattern(const LduAddressing& addressing, const Permutation&
 
 /// Which neighbours a row's forward solve depends on.
 enum class TriangleSplit {
-  index,   ///< those of lower index in the operator's numbering (IC(0) in the solve's ordering)
+  index,   ///< those earlier in the solve's ordering (IC(0) in that ordering)
   colour,  ///< those of a lower greedy colour (multicolour: the levels follow the colours)
 };
 
 /// The rows in the order the split schedules them: a row depends on its neighbours earlier in it.
-/// Index order for TriangleSplit::index; by greedy colour (ties by index) for colour, whose
-/// colour count goes to `colours`.
-std::vector<label> schedule_order(const FactorPattern& pattern, TriangleSplit split, label* colours);
+/// `sequence` is the solve's ordering: per operator row, its position there (a format that
+/// groups rows by length numbers the operator differently: PreparedFormat::position_before_grouping);
+/// empty: the operator's own numbering. TriangleSplit::index: the rows in that sequence; colour:
+/// by greedy colour, the colouring visiting and ties kept in that sequence, the colour count to
+/// `colours`. So a colour ordering keeps its colours as levels in any format.
+std::vector<label> schedule_order(const FactorPattern& pattern, TriangleSplit split, label* colours,
+                                  std::span<const label> sequence = {});
 
 struct TriangularFactor {
   label n_rows = 0;
@@ -70,8 +75,9 @@ struct TriangularFactor {
 
 /// Levels, triangles and the diagonal for `matrix` in the numbering `op` (new -> old mesh rows).
 /// @throws SolverError when a pivot is not positive (refresh_triangular_factor)
+/// @param[in] sequence the solve's ordering as schedule_order takes it (empty: the operator's)
 TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, TriangleSplit split,
-                                         bool modified_diagonal);
+                                         bool modified_diagonal, std::span<const label> sequence = {});
 
 /// The error for a pivot d~ that is not positive or not finite at operator row `row`.
 SolverError pivot_error(bool modified_diagonal, double pivot, label row, label mesh_cell);

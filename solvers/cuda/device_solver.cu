@@ -76,7 +76,8 @@ struct DeviceSolver::Impl {
     else if (is_applied(s.preconditioner))
       preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
           matrix, prepared.permutation, s.preconditioner, s.triangular_solve,
-          s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv());
+          s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv(), LevelLaunch::automatic,
+          prepared.position_before_grouping);
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
   }
 

@@ -89,9 +89,11 @@ TEST(Colouring, NoTwoNeighboursShareAColourAndTheOrderingMakesColoursContiguous)
 TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
   for (const auto& c : matrices())
     for (const std::string ordering : {"none", "cm", "colour", "random"})
+      for (const std::string format : {"csr", "staircase"})  // staircase: scheduled in the ordering, not its grouping
       for (const TriangleSplit split : {TriangleSplit::index, TriangleSplit::colour}) {
-        const Permutation op = make_ordering(ordering, *c.matrix.addressing, 11);
-        const TriangularFactor f = build_triangular_factor(c.matrix, op, split, true);
+        const PreparedFormat prepared = prepare_format(c.matrix, format, ordering, {}, 11);
+        const TriangularFactor f =
+            build_triangular_factor(c.matrix, prepared.permutation, split, true, prepared.position_before_grouping);
         std::vector<label> level(f.n_rows, -1);
         for (label l = 0; l < f.levels(); ++l)
           for (label k = f.level_ptr[l]; k < f.level_ptr[l + 1]; ++k) level[f.rows[k]] = l;
@@ -122,6 +124,33 @@ TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
   const LduMatrix box = poisson_box(6);
   EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::index, true).levels(), 16);
   EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::colour, false).levels(), 2);
+}
+
+TEST(TriangularFactor, AFormatsGroupingByRowLengthKeepsTheColourOrderingsLevels) {
+  // staircase groups the rows of a box by length, which interleaves the two colours of the colour
+  // ordering: scheduled in the operator's numbering DIC gets more levels, mcsgs more colours
+  const LduMatrix box = poisson_box(8);
+  const PreparedFormat grouped = prepare_format(box, "staircase", "colour", {});
+  ASSERT_FALSE(grouped.position_before_grouping.empty());
+  const TriangularFactor dic_by_operator = build_triangular_factor(box, grouped.permutation, TriangleSplit::index, true);
+  const TriangularFactor sgs_by_operator = build_triangular_factor(box, grouped.permutation, TriangleSplit::colour, false);
+  ASSERT_GT(dic_by_operator.levels(), 2);
+  ASSERT_GT(sgs_by_operator.colours, 2);
+  const TriangularFactor dic = build_triangular_factor(box, grouped.permutation, TriangleSplit::index, true,
+                                                       grouped.position_before_grouping);
+  const TriangularFactor sgs = build_triangular_factor(box, grouped.permutation, TriangleSplit::colour, false,
+                                                       grouped.position_before_grouping);
+  EXPECT_EQ(dic.levels(), 2);
+  EXPECT_EQ(sgs.colours, 2);
+  EXPECT_EQ(sgs.levels(), 2);
+  // and the solver passes it on
+  for (const Preconditioner kind : {Preconditioner::DIC, Preconditioner::mcsgs}) {
+    SolverSettings s;
+    s.format = "staircase";
+    s.ordering = "colour";
+    s.preconditioner = kind;
+    EXPECT_EQ(make_linear_solver(box, s)->preconditioner_info().levels, 2) << name(kind);
+  }
 }
 
 TEST(Preconditioner, EachIsSymmetricPositiveDefinite) {
