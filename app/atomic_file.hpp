@@ -1,10 +1,12 @@
 #pragma once
 // Files that appear complete or not at all: each is written under a temporary name
 // in the same folder and renamed over the target once fully written, so an
-// interrupted run never leaves a truncated file under the real name.
+// interrupted run never leaves a truncated file under the real name. Temporaries
+// being written are recorded, so that a SIGINT/SIGTERM handler can remove them.
 
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace fvmmini {
@@ -12,13 +14,23 @@ namespace fvmmini {
 /// The temporary name used for `target`: a hidden file beside it (".<name>.part<pid>").
 std::filesystem::path temporary_path_for(const std::filesystem::path& target);
 
+/// Whether `name` (a file name, no folder) has the form temporary_path_for gives, of any process.
+bool is_temporary_name(std::string_view name);
+
 /// Produce `target` by calling `write_temporary(path)`, which must write the whole file at `path`,
 /// then rename it into place. If the writer throws, or leaves no file, the temporary is removed,
 /// `target` is left as it was, and the error propagates (std::runtime_error naming the file).
 void replace_file_atomically(const std::filesystem::path& target,
                              const std::function<void(const std::filesystem::path&)>& write_temporary);
 
-/// Write `content` to `target` atomically. Throws std::runtime_error naming the file on failure.
+/// Write `content` to `target` atomically. Throws std::runtime_error naming the file and the
+/// system's reason (strerror: no space, permission) on failure.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
+
+/// "cannot write <file>: <strerror(error)>".
+std::string write_error(const std::filesystem::path& file, int error);
+
+/// Remove every temporary being written now. Async-signal-safe (unlink only): for a signal handler.
+void remove_temporaries_in_progress() noexcept;
 
 }  // namespace fvmmini

@@ -1,5 +1,6 @@
 #include "app/case_keys.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -127,11 +128,7 @@ void add_scalar_physics_keys(CaseSchema& schema) {
       .values({"exact"})
       .when("type", {"fixedValue"});
 
-  KeySpec& time = schema.root()
-                      .add("time", KeyType::map, "the time span of a transient run")
-                      .required()
-                      .when_root("physics.type", {"diffusion"});
-  add_settings_keys<TimeControls>(time, TimeStep::fixed);
+  add_time_section(schema, {"diffusion"}, TimeStep::fixed, "the time span of a transient run");
 
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     if (c.get_string("physics.manufactured") != "none") return;
@@ -142,14 +139,12 @@ void add_scalar_physics_keys(CaseSchema& schema) {
     }
   });
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
-    const double start = c.get_real("time.startTime"), end = c.get_real("time.endTime");
-    if (end <= start) {
-      problems.push_back({c.where("time.endTime"), "time.endTime must be greater than time.startTime"});
-      return;
-    }
+    if (c.get_string("physics.type") != "diffusion" || !c.has("time.endTime")) return;
+    const TimeControls t = read_settings<TimeControls>(c, "time", TimeStep::fixed);
+    if (schedule_problem(t, TimeStep::fixed)) return;  // said by the time section's own rule
     // implicit Euler keeps one matrix, built for deltaT: every step must be deltaT long
-    const double delta_t = c.get_real("time.deltaT"), write_interval = c.get_real("time.writeInterval");
-    if (delta_t > 0.0 && write_interval > 0.0 && !TimeSchedule(start, end, write_interval).divided_by(delta_t))
+    const double start = t.start, end = t.end, delta_t = t.delta_t, write_interval = t.write_interval;
+    if (!TimeSchedule(start, end, write_interval).divided_by(delta_t))
       problems.push_back({c.where("time.writeInterval"),
                           fmt::format("time.writeInterval ({:g}) and endTime - startTime ({:g}) must be whole "
                                       "multiples of time.deltaT ({:g}): the diffusion matrix is built for one deltaT",
@@ -264,6 +259,19 @@ CaseSchema build_schema() {
 }
 
 }  // namespace
+
+KeySpec& add_time_section(CaseSchema& schema, const std::vector<std::string>& types, TimeStep step,
+                          const std::string& doc) {
+  KeySpec& time = schema.root().add("time", KeyType::map, doc).required().when_root("physics.type", types);
+  add_settings_keys<TimeControls>(time, step);
+  schema.add_check([types, step](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    if (std::find(types.begin(), types.end(), c.get_string("physics.type")) == types.end()) return;
+    if (!c.has("time.endTime")) return;  // missing or wrong: said already
+    if (const auto problem = schedule_problem(read_settings<TimeControls>(c, "time", step), step))
+      problems.push_back({c.where("time." + problem->key), problem->message});
+  });
+  return time;
+}
 
 const CaseSchema& case_schema() {
   static const CaseSchema schema = build_schema();

@@ -10,9 +10,10 @@ ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector
 
   // --- Every malformed --set is reported, not just the first.
   std::vector<CaseProblem> problems;
+  std::size_t nodes = node_count(document);
   for (const auto& assignment : overrides) {
     try {
-      apply_override(document, assignment);
+      apply_override(document, assignment, nodes);
     } catch (const CaseError& e) {
       problems.insert(problems.end(), e.problems().begin(), e.problems().end());
     }

@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "app/scalar_text.hpp"
 
 namespace fvmmini {
@@ -285,6 +287,15 @@ class Resolver {
       problem(where, path + " = " + text + " is out of range (must be " + spec.range_text() + ")");
   }
 
+  /// Text that is written out (paths, names, the JSON summary) must be UTF-8.
+  bool utf8(const std::string& text, const SourceLocation& where, const std::string& what) {
+    const auto bad = first_non_utf8(text);
+    if (!bad) return true;
+    problem(where, fmt::format("{}: not valid UTF-8 (byte 0x{:02x} at offset {}): case text must be UTF-8", what,
+                               static_cast<unsigned char>(text[*bad]), *bad));
+    return false;
+  }
+
   std::optional<YAML::Node> scalar_of(const KeySpec& spec, const SourceNode& source, const std::string& path) {
     if (source.kind == SourceNode::Kind::scalar) return YAML::Node(source.text);
     problem(source.where, path + ": expected " + describe(spec.type()) + ", got " + kind_name(source));
@@ -357,6 +368,7 @@ class Resolver {
         return YAML::Node(*text);
       }
       case KeyType::string:
+        if (source.kind == SourceNode::Kind::scalar && !utf8(source.text, source.where, path)) return std::nullopt;
         return scalar_of(spec, source, path);
       case KeyType::enumeration: {
         const auto text = word(spec, source, path);
@@ -436,6 +448,7 @@ class Resolver {
         problem(entry.key_where, "entry name '" + entry.key + "' in " + path + " must be non-empty and contain no '.'");
         continue;
       }
+      if (!utf8(entry.key, entry.key_where, "entry name in " + path)) continue;
       const std::string entry_path = path + "." + entry.key;
       locations_[entry_path] = entry.key_where;
       if (auto value = resolve_value(*spec.entry_spec(), entry.value, entry_path)) out[entry.key] = *value;

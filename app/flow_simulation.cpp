@@ -7,6 +7,7 @@
 
 #include "app/atomic_file.hpp"
 #include "app/case_solver_settings.hpp"
+#include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/flow_step_factory.hpp"
@@ -48,7 +49,7 @@ class FlowOutput {
   FlowOutput(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry)
       : directory_(context.output_directory), mesh_(mesh), geometry_(geometry) {
 #if FVMMINI_HAVE_VTK
-    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, directory_, "fields");
+    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, directory_, fields_basename);
 #endif
     if (c.get_bool("sampling.centrelines"))
       sampler_.emplace(geometry, cavity_centrelines(mesh, static_cast<int>(c.get_int("sampling.points"))));
@@ -80,7 +81,7 @@ class FlowOutput {
     }
   }
 
-  std::filesystem::path centreline_file() const { return directory_ / "centrelines.csv"; }
+  std::filesystem::path centreline_file() const { return directory_ / centrelines_name; }
   bool samples() const { return sampler_.has_value(); }
   bool vtk() const {
 #if FVMMINI_HAVE_VTK

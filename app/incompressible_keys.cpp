@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "app/case_keys.hpp"
 #include "app/settings_keys.hpp"
 #include "app/time_schedule.hpp"
 #include "discretisation/incompressible/flow_diagnostics.hpp"
@@ -33,11 +34,7 @@ void add_incompressible_physics_keys(CaseSchema& schema) {
   condition.add("pressure", KeyType::real, "the fixed kinematic pressure p/rho").default_value("0").when("type", {"pressureOutlet"});
 
   // --- time: fixed deltaT or adjusted to maxCo
-  KeySpec& time = schema.root()
-                      .add("time", KeyType::map, "the time span and step of the flow run")
-                      .required()
-                      .when_root("physics.type", flow);
-  add_settings_keys<TimeControls>(time, TimeStep::adjustable);
+  add_time_section(schema, flow, TimeStep::adjustable, "the time span and step of the flow run");
 
   // --- steadyState: residual- and velocity-change-based detection
   KeySpec& steady = schema.root()

@@ -126,7 +126,10 @@ void RunSummary::set_status(const std::string& status, const std::string& messag
   }
 }
 
-void RunSummary::write(const std::filesystem::path& file) const { write_file_atomically(file, json_.dump(2) + "\n"); }
+void RunSummary::write(const std::filesystem::path& file) const {
+  // the case's text is UTF-8 (validated); the command line, paths and messages may not be
+  write_file_atomically(file, json_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
 
 void RunSummary::finish(const PhaseTimer& timer, const std::string& status, const std::string& message,
                         const std::filesystem::path& file) {

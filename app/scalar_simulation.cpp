@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app/case_solver_settings.hpp"
+#include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
 #include "discretisation/scalar_problem.hpp"
 #include "solvers/linear_solver.hpp"
@@ -103,7 +104,7 @@ class ScalarSimulation final : public Simulation {
       }
     }
 #if FVMMINI_HAVE_VTK
-    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, context.output_directory, "fields");
+    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, context.output_directory, fields_basename);
 #else
     (void)context;
 #endif

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace fvmmini {
 
@@ -14,6 +15,9 @@ std::optional<std::int64_t> parse_integer(const std::string& text);
 std::optional<double> parse_real(const std::string& text);
 /// "true"/"false" (also True/TRUE/False/FALSE); nullopt otherwise.
 std::optional<bool> parse_bool(const std::string& text);
+/// The byte offset of the first byte that is not valid UTF-8 (a stray byte, an overlong or
+/// truncated sequence, a surrogate), nullopt when the whole text is UTF-8.
+std::optional<std::size_t> first_non_utf8(std::string_view text);
 /// The shortest text that reads back as exactly this value ("0.01", "1e-06", "1").
 std::string format_real(double value);
 

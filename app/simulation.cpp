@@ -1,11 +1,13 @@
 #include "app/simulation.hpp"
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "app/case_error.hpp"
 #include "app/case_mesh.hpp"
+#include "app/output_folder.hpp"
 #include "app/progress.hpp"
 #include "app/settings_keys.hpp"
 #include "mesh/mesh_check.hpp"
@@ -78,8 +80,11 @@ class Run {
       const std::string key = "solvers." + e.field();
       throw CaseError(c_.where(key), key + ": " + e.what());
     }
-    std::filesystem::create_directories(context_.output_directory);
     const std::string name = c_.get_string("output.summary");
+    output_.emplace(context_.output_directory, name);
+    if (output_->removed() > 0)
+      say(fmt::format("Output folder {}: removed {} file(s) of an earlier run\n", output_->path().string(),
+                      output_->removed()));
     if (!name.empty()) summary_path_ = context_.output_directory / name;
   }
 
@@ -134,7 +139,12 @@ class Run {
                              simulation_->failure_hint());
     summary_.results()["stoppedAt"] = {{"time", time_}, {"step", step_}};
     simulation_->finish(summary_, true);
-    summary_.finish(timer_, "failed", message, summary_path_);
+    try {
+      summary_.finish(timer_, "failed", message, summary_path_);
+    } catch (const std::exception& also) {
+      // the first error is the one to report; this one follows from it (an unwritable folder)
+      std::fputs(fmt::format("fvmmini: warning: {}\n", also.what()).c_str(), stderr);
+    }
     if (solver_failure) throw SolverError(message);
     throw;
   }
@@ -157,6 +167,7 @@ class Run {
   RunSummary summary_;
   std::filesystem::path summary_path_;
   std::unique_ptr<Simulation> simulation_;
+  std::optional<OutputFolder> output_;  ///< held (locked) from set-up to the end of the run
   double time_ = 0.0;
   double dt_ = 0.0;
   long long step_ = 0;

@@ -3,9 +3,14 @@
 // exactly on each write time and on endTime. As OpenFOAM's adjustableRunTime does, the time left
 // to the next of those is cut into equal steps no longer than the one asked for, so a fixed deltaT
 // that divides the write interval gives exactly (endTime - startTime) / deltaT steps and every
-// write time is start + k * writeInterval to the last bit.
+// write time is start + k * writeInterval to the last bit. The clock counts time from startTime
+// and counts the steps to each target in integers, so a step far below the spacing of doubles at
+// startTime (1 s at startTime 1e17) still runs its steps.
 
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace fvmmini {
 
@@ -37,6 +42,21 @@ void declare_keys(Keys& keys, TimeControls& t, TimeStep step) {
       .max(std::numeric_limits<int>::max());
 }
 
+/// The most write times a run may have, and the most steps a fixed deltaT may take (2^53: counted
+/// exactly in a double): a schedule past them cannot advance time in any run that ends.
+inline constexpr double max_write_times = 1e6;
+inline constexpr double max_fixed_steps = 9007199254740992.0;
+
+/// A schedule the clock cannot run: the time key at fault ("writeInterval") and why.
+struct TimeProblem {
+  std::string key, message;
+};
+
+/// What stops these controls from making a schedule that ends, nullopt when nothing does: endTime
+/// not after startTime, more than max_write_times write times, or (with a fixed step: diffusion,
+/// or maxCo 0) more than max_fixed_steps steps. A deltaT or writeInterval of 0 is not counted.
+std::optional<TimeProblem> schedule_problem(const TimeControls& t, TimeStep step);
+
 /// OpenFOAM's setDeltaT: scale delta_t toward maxCo, growing at most 20 % (and damped) per step,
 /// capped by maxDeltaT; delta_t itself when maxCo is 0.
 double adjust_delta_t(double delta_t, double courant_max, const TimeControls& t);
@@ -49,9 +69,11 @@ class TimeSchedule {
 
   double time() const { return time_; }
   long long step() const { return step_; }
-  bool finished() const { return time_ == end_; }
+  bool finished() const { return finished_; }
   /// The step advance(wanted) would take: the time left to the next write time (or endTime) in
   /// equal parts, none longer than `wanted`.
+  /// @throws std::invalid_argument unless wanted > 0, std::runtime_error when it would take more
+  ///         than max_fixed_steps steps (a step that cannot advance time)
   double next_delta_t(double wanted) const;
   /// Take that step and return its length; the last part lands exactly on its target.
   double advance(double wanted);
@@ -61,13 +83,22 @@ class TimeSchedule {
   bool divided_by(double delta_t) const;
 
  private:
-  double next_write() const;  ///< the next write time, endTime when none comes before it
-  double target() const;
-  double start_, end_, interval_;
+  /// The stretch to the next target, cut into `parts` equal steps of about `wanted`.
+  struct Stretch {
+    double from = 0.0, to = 0.0, wanted = 0.0;  ///< offsets from startTime
+    long long parts = 0, taken = 0;
+  };
+  /// The stretch from here to the next write time (endTime when none comes within
+  /// a millionth of a step before it) in steps of `wanted`.
+  Stretch plan(double wanted) const;
+  double offset() const;  ///< the time since startTime: where the stretch has got to
+  double start_, end_, interval_, span_;
   long long writes_ = 0;  ///< write times passed
+  Stretch stretch_;       ///< parts 0: none planned
   double time_;
   long long step_ = 0;
   bool at_write_time_ = false;
+  bool finished_ = false;
 };
 
 }  // namespace fvmmini

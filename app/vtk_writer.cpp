@@ -1,14 +1,19 @@
 #include "app/vtk_writer.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <vtkCellData.h>
 #include <vtkCellType.h>
 #include <vtkDoubleArray.h>
+#include <vtkErrorCode.h>
 #include <vtkNew.h>
 #include <vtkPoints.h>
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -276,6 +281,10 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
   const std::string file = fmt::format("{}_{:06d}.vtu", impl_->basename, impl_->written.size());
   const std::filesystem::path target = impl_->directory / file;
   replace_file_atomically(target, [&](const std::filesystem::path& temporary) {
+    // --- Open it ourselves first: VTK says that it failed, the system says why.
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(write_error(target, errno));
+    ::close(fd);
     vtkNew<vtkXMLUnstructuredGridWriter> writer;
     writer->SetInputData(impl_->grid);
     writer->SetFileName(temporary.c_str());
@@ -283,8 +292,14 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
     writer->EncodeAppendedDataOff();
     writer->SetCompressorTypeToZLib();
     writer->SetHeaderTypeToUInt64();
-    if (writer->Write() != 1 || writer->GetErrorCode() != 0)
-      throw std::runtime_error("cannot write " + target.string() + " (the VTK writer failed)");
+    errno = 0;
+    if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
+      const unsigned long code = writer->GetErrorCode();
+      if (code == vtkErrorCode::OutOfDiskSpaceError) throw std::runtime_error(write_error(target, ENOSPC));
+      if (errno != 0) throw std::runtime_error(write_error(target, errno));
+      throw std::runtime_error("cannot write " + target.string() + ": the VTK writer failed (VTK error code " +
+                               std::to_string(code) + ")");
+    }
   });
   impl_->written.emplace_back(time, file);
   write_file_atomically(collection_path(), impl_->collection_text());

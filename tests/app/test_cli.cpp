@@ -3,9 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "temp_folder.hpp"
@@ -26,9 +31,12 @@ std::string read_text(const std::filesystem::path& file) {
 }
 
 /// Run fvmmini with `arguments` (each single-quoted) in `folder`; stdout and stderr go to files outside it.
-Outcome run_fvmmini(const std::filesystem::path& folder, const std::vector<std::string>& arguments) {
+/// A run past `seconds` is killed (status 137), so that a hang fails the test instead of hanging it.
+Outcome run_fvmmini(const std::filesystem::path& folder, const std::vector<std::string>& arguments,
+                    int seconds = 600) {
   static const testing::TempFolder logs;
-  std::string command = "cd '" + folder.string() + "' && '" FVMMINI_EXECUTABLE "'";
+  std::string command =
+      "cd '" + folder.string() + "' && timeout -s KILL " + std::to_string(seconds) + " '" FVMMINI_EXECUTABLE "'";
   for (const auto& argument : arguments) command += " '" + argument + "'";
   command += " > '" + (logs.path() / "out").string() + "' 2> '" + (logs.path() / "err").string() + "'";
   const int raw = std::system(command.c_str());
@@ -249,6 +257,257 @@ TEST(Cli, SuccessfulRunWritesCompleteOutputOnly) {
   EXPECT_EQ(vtu + pvd, 0u);
 #endif
 }
+
+// --- Hostile and careless input (issue 13): no hang, no unbounded memory, no mixed output.
+
+/// The whole of stderr must be this one error.
+void expect_error(const Outcome& outcome, int status, const std::string& message) {
+  EXPECT_EQ(outcome.status, status) << outcome.err;
+  EXPECT_EQ(outcome.err, "fvmmini: error: " + message + "\n");
+}
+
+TEST(CliHostile, ACaseFileThatIsNotARegularFileIsRefusedUnread) {
+  testing::TempFolder folder;
+  const auto fifo = folder.path() / "case.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_directory(folder.path() / "folder.yaml");
+  expect_error(run_fvmmini(folder.path(), {"/dev/zero"}, 20), 2,
+               "/dev/zero: the case file is a character device, not a regular file");
+  expect_error(run_fvmmini(folder.path(), {"case.fifo"}, 20), 2,  // opened, it would block for a writer
+               "case.fifo: the case file is a FIFO (named pipe), not a regular file");
+  expect_error(run_fvmmini(folder.path(), {"folder.yaml"}, 20), 2,
+               "folder.yaml: the case file is a directory, not a regular file");
+  folder.write("big.yaml", good_case + "#" + std::string(std::size_t{1} << 20, 'x') + "\n");
+  expect_error(run_fvmmini(folder.path(), {"big.yaml"}, 20), 2,
+               "big.yaml: the case file is 1048877 bytes: a case file is at most 1048576 bytes (1 MiB)");
+  EXPECT_EQ(folder_entries(folder.path()), (std::vector<std::string>{"big.yaml", "case.fifo", "folder.yaml"}));
+}
+
+TEST(CliHostile, ACaseIsOneYamlDocumentAndItsFaultsHaveALine) {
+  testing::TempFolder folder;
+  folder.write("comma.yaml", ",\n");  // yaml-cpp 0.7.0's LoadAll loops forever on it
+  expect_error(run_fvmmini(folder.path(), {"comma.yaml"}, 20), 2, "comma.yaml:1:1: YAML syntax error: unexpected ','");
+  folder.write("two.yaml", good_case + "---\nmesh: {type: box}\n");
+  expect_error(run_fvmmini(folder.path(), {"two.yaml"}, 20), 2,
+               "two.yaml:14:1: a second YAML document starts here: a case is one document");
+  folder.write("deep.yaml", good_case + "extra: " + std::string(100, '[') + std::string(100, ']') + "\n");
+  expect_error(run_fvmmini(folder.path(), {"deep.yaml"}, 20), 2,
+               "deep.yaml:14:71: lists and maps nested more than 64 deep: a case nests at most 64 levels");
+  folder.write("nul.yaml", good_case + "output: {directory: \"a" + std::string(1, '\0') + "b\"}\n");
+  expect_error(run_fvmmini(folder.path(), {"nul.yaml"}, 20), 2,
+               "nul.yaml:14:23: control character 0x00 (a NUL byte) in the case file: YAML is text (is this a binary "
+               "file?)");
+}
+
+/// Ten aliases of ten aliases ... `levels` deep: 10^(levels + 1) nodes once expanded, from a few
+/// lines (`flow`: on one line, as a --set value).
+std::string alias_bomb(int levels, bool flow) {
+  std::string text = flow ? "{" : "";
+  for (int i = 0; i <= levels; ++i) {
+    const std::string item = i == 0 ? "x" : "*a" + std::to_string(i - 1);
+    text += (i > 0 && flow ? ", " : "") + ("a" + std::to_string(i) + ": &a" + std::to_string(i) + " [");
+    for (int k = 0; k < 10; ++k) text += (k ? ", " : "") + item;
+    text += flow ? "]" : "]\n";
+  }
+  return text + (flow ? "}" : "");
+}
+
+TEST(CliHostile, AliasExpansionIsBoundedInTheFileUnderAnUnknownKeyAndInSet) {
+  testing::TempFolder folder;
+  // 10^10 nodes: gigabytes, were they expanded
+  folder.write("bomb.yaml", good_case + "laughs:\n  " + std::regex_replace(alias_bomb(9, false), std::regex("\n(.)"), "\n  $1"));
+  const Outcome in_file = run_fvmmini(folder.path(), {"bomb.yaml"}, 60);
+  EXPECT_EQ(in_file.status, 2) << in_file.err;
+  EXPECT_EQ(in_file.err.rfind("fvmmini: error: bomb.yaml:", 0), 0u) << in_file.err;
+  EXPECT_NE(in_file.err.find(": more than 100000 YAML nodes (lists, maps and values, each alias counted as what it "
+                             "stands for): a case holds at most 100000\n"),
+            std::string::npos)
+      << in_file.err;
+
+  folder.write("case.yaml", good_case);
+  const Outcome in_set = run_fvmmini(folder.path(), {"case.yaml", "--set", "laughs=" + alias_bomb(9, true)}, 60);
+  EXPECT_EQ(in_set.status, 2) << in_set.err;
+  EXPECT_NE(in_set.err.find(": more than 99"), std::string::npos) << in_set.err;  // what the file left
+  EXPECT_EQ(in_set.err.rfind("fvmmini: error: --set laughs=", 0), 0u) << in_set.err;
+  EXPECT_EQ(folder_entries(folder.path()), (std::vector<std::string>{"bomb.yaml", "case.yaml"}));
+}
+
+const std::string diffusion_case =
+    "mesh:\n"
+    "  type: box\n"
+    "  cells: [4, 4, 1]\n"
+    "  patches:\n"
+    "    walls: {sides: [xmin, xmax, ymin, ymax], type: wall}\n"
+    "    frontAndBack: {sides: [zmin, zmax], type: empty}\n"
+    "physics: {type: diffusion, initial: 1}\n"
+    "boundaryField:\n"
+    "  walls: {type: fixedValue, value: 0}\n"
+    "  frontAndBack: {type: empty}\n"
+    "time: {endTime: 0.3, deltaT: 0.05, writeInterval: 0.1}\n";
+
+const std::string flow_case =
+    "mesh:\n"
+    "  type: box\n"
+    "  cells: [4, 4, 1]\n"
+    "  max: [1, 1, 0.25]\n"
+    "  patches:\n"
+    "    lid: {sides: [ymax], type: wall}\n"
+    "    walls: {sides: [xmin, xmax, ymin], type: wall}\n"
+    "    frontAndBack: {sides: [zmin, zmax], type: empty}\n"
+    "physics: {type: incompressible, nu: 0.1}\n"
+    "boundaryField:\n"
+    "  lid: {type: wall, velocity: [1, 0, 0]}\n"
+    "  walls: {type: wall}\n"
+    "  frontAndBack: {type: empty}\n"
+    "time: {endTime: 1, deltaT: 0.01, writeInterval: 0.5}\n"
+    "sampling: {centrelines: false}\n"
+    "output: {vtk: false}\n";
+
+TEST(CliHostile, AWriteIntervalThatCannotAdvanceTimeIsACaseError) {
+  testing::TempFolder folder;
+  folder.write("diffusion.yaml", diffusion_case + "output: {vtk: false}\n");
+  folder.write("flow.yaml", flow_case);
+  for (const char* name : {"diffusion.yaml", "flow.yaml"}) {
+    const Outcome outcome = run_fvmmini(folder.path(), {name, "--set", "time.writeInterval=1e-300"}, 60);
+    EXPECT_EQ(outcome.status, 2) << name << ": " << outcome.err;
+    EXPECT_NE(outcome.err.find("--set time.writeInterval=1e-300: time.writeInterval = 1e-300 cannot advance time: it "
+                               "makes "),
+              std::string::npos)
+        << outcome.err;
+  }
+  const Outcome steps = run_fvmmini(folder.path(), {"diffusion.yaml", "--set", "time.deltaT=1e-300"}, 60);
+  EXPECT_EQ(steps.status, 2) << steps.err;
+  EXPECT_NE(steps.err.find("time.deltaT = 1e-300 cannot advance time: it makes 3e+299 steps"), std::string::npos)
+      << steps.err;
+  EXPECT_EQ(folder_entries(folder.path()), (std::vector<std::string>{"diffusion.yaml", "flow.yaml"}));
+}
+
+TEST(CliHostile, AStartTimeOf1e17RunsEveryStepOfItsSpan) {
+  // at 1e17 doubles are 16 apart: time + deltaT == time, yet the 160 steps must all be taken
+  testing::TempFolder folder;
+  folder.write("diffusion.yaml", diffusion_case + "output: {vtk: false}\n");
+  folder.write("flow.yaml", flow_case);
+  const std::vector<std::string> late{"--set", "time.startTime=1e17", "--set", "time.endTime=100000000000000160",
+                                      "--set", "time.deltaT=1", "--set", "time.writeInterval=40"};
+  for (const char* name : {"diffusion.yaml", "flow.yaml"}) {
+    std::vector<std::string> arguments{name};
+    arguments.insert(arguments.end(), late.begin(), late.end());
+    const Outcome outcome = run_fvmmini(folder.path(), arguments, 120);
+    EXPECT_EQ(outcome.status, 0) << name << ": " << outcome.err;
+    EXPECT_NE(outcome.out.find("End: Time = 1e+17 after 160 steps"), std::string::npos) << name;
+  }
+}
+
+TEST(CliHostile, ANonUtf8OutputDirectoryIsACaseErrorNamingTheKey) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--set", "output.directory=out\xff"});
+  expect_error(outcome, 2,
+               "--set output.directory=out\xff: output.directory: not valid UTF-8 (byte 0xff at offset 3): case text "
+               "must be UTF-8");
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+}
+
+std::string host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+TEST(CliHostile, OneRunPerOutputFolder) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  // --- held by a live process (this test): exit 1 naming it, the holder's folder untouched
+  const std::string holder = std::to_string(::getpid()) + " " + host_name() + "\n";
+  folder.write("out/case/.fvmmini.lock", holder);
+  const Outcome held = run_fvmmini(folder.path(), {"case.yaml", "--quiet"});
+  expect_error(held, 1,
+               "the output folder " + (folder.path() / "out" / "case").string() +
+                   " is in use by another fvmmini run (process " + std::to_string(::getpid()) + " on host " +
+                   host_name() + "; lock file " + (folder.path() / "out" / "case" / ".fvmmini.lock").string() +
+                   "): wait for it to end, or set output.directory to another folder");
+  EXPECT_EQ(folder_entries(folder.path() / "out" / "case"), std::vector<std::string>{".fvmmini.lock"});
+  EXPECT_EQ(read_text(folder.path() / "out" / "case" / ".fvmmini.lock"), holder);
+
+  // --- left by a process that has ended: taken over with a warning, released at exit
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  folder.write("out/case/.fvmmini.lock", std::to_string(child) + " " + host_name() + "\n");
+  const Outcome stale = run_fvmmini(folder.path(), {"case.yaml", "--quiet"});
+  EXPECT_EQ(stale.status, 0) << stale.err;
+  EXPECT_EQ(stale.err, "fvmmini: warning: taking over the lock of the output folder " +
+                           (folder.path() / "out" / "case").string() + " from process " + std::to_string(child) +
+                           " on " + host_name() + ", which no longer runs\n");
+  EXPECT_EQ(folder_entries(folder.path() / "out" / "case"), std::vector<std::string>{"summary.json"});
+}
+
+#ifdef FVMMINI_HAVE_VTK
+TEST(CliHostile, ARerunRemovesWhatTheEarlierRunWroteAndLeavesOtherFiles) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", diffusion_case);
+  ASSERT_EQ(run_fvmmini(folder.path(), {"case.yaml", "--quiet"}).status, 0);
+  const auto out = folder.path() / "out" / "case";
+  EXPECT_EQ(folder_entries(out), (std::vector<std::string>{"fields.pvd", "fields_000000.vtu", "fields_000001.vtu",
+                                                           "fields_000002.vtu", "fields_000003.vtu", "summary.json"}));
+  // a SIGKILLed run's temporary, and a file of the user's
+  folder.write("out/case/.fields_000004.vtu.part99999", "half a file");
+  folder.write("out/case/notes.txt", "mine");
+  const Outcome rerun = run_fvmmini(folder.path(), {"case.yaml", "--set", "time.writeInterval=0.3"});
+  EXPECT_EQ(rerun.status, 0) << rerun.err;
+  EXPECT_NE(rerun.out.find("Output folder " + out.string() + ": removed 7 file(s) of an earlier run\n"),
+            std::string::npos)
+      << rerun.out;
+  EXPECT_EQ(folder_entries(out), (std::vector<std::string>{"fields.pvd", "fields_000000.vtu", "fields_000001.vtu",
+                                                           "notes.txt", "summary.json"}));
+  const std::string pvd = read_text(out / "fields.pvd");
+  EXPECT_NE(pvd.find("file=\"fields_000001.vtu\""), std::string::npos) << pvd;
+  EXPECT_EQ(pvd.find("fields_000002"), std::string::npos) << pvd;
+}
+
+TEST(CliHostile, TemporariesAndTheLockGoWithASigterm) {
+  // a run that spends most of its time writing large .vtu files, stopped at several moments
+  testing::TempFolder folder;
+  folder.write("case.yaml", diffusion_case);
+  const std::string cells = "mesh.cells=[48, 48, 48]";
+  for (const int milliseconds : {0, 150, 300, 450, 600}) {
+    std::filesystem::remove_all(folder.path() / "out");
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (::chdir(folder.path().c_str()) != 0) ::_exit(127);
+      std::freopen("/dev/null", "w", stdout);
+      ::execl(FVMMINI_EXECUTABLE, FVMMINI_EXECUTABLE, "case.yaml", "--quiet", "--set", cells.c_str(), "--set",
+              "time.endTime=100", "--set", "time.writeInterval=0.05", "--set", "solvers.T.maxIter=2", nullptr);
+      ::_exit(127);
+    }
+    // from the second write on, the run is writing most of the time
+    const auto second = folder.path() / "out" / "case" / "fields_000001.vtu";
+    for (int wait = 0; wait < 6000 && !std::filesystem::exists(second); ++wait) ::usleep(10'000);
+    ::usleep(static_cast<useconds_t>(milliseconds) * 1000);
+    ::kill(child, SIGTERM);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the signal: make it longer";
+    EXPECT_EQ(WTERMSIG(status), SIGTERM);
+    for (const auto& name : folder_entries(folder.path() / "out" / "case"))
+      EXPECT_NE(name.front(), '.') << "left behind after " << milliseconds << " ms: " << name;
+  }
+}
+
+TEST(CliHostile, AFailedWriteKeepsTheFirstErrorAndSaysWhy) {
+  // the first .vtu and the summary cannot take their names: folders have them
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  folder.write("out/case/fields_000000.vtu/x", "");
+  folder.write("out/case/summary.json/x", "");
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--quiet", "--set", "output.vtk=true"});
+  const auto out = folder.path() / "out" / "case";
+  EXPECT_EQ(outcome.status, 1);
+  EXPECT_EQ(outcome.err, "fvmmini: warning: cannot write " + (out / "summary.json").string() + ": Is a directory\n" +
+                             "fvmmini: error: cannot write " + (out / "fields_000000.vtu").string() +
+                             ": Is a directory\n");
+}
+#endif
 
 #ifndef FVMMINI_HAVE_VTK
 TEST(Cli, VtkOutputInABuildWithoutVtkExitsTwoBeforeSolving) {

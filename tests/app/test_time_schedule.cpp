@@ -61,6 +61,45 @@ TEST(TimeSchedule, DividedByTellsWhetherFixedStepsLandOnEveryTarget) {
   EXPECT_THROW(TimeSchedule(1.0, 1.0, 0.1), std::invalid_argument);
 }
 
+TEST(TimeSchedule, StepsFarBelowTheSpacingOfTheStartTimeAreAllTaken) {
+  // doubles at 1e17 are 16 apart: start + 1 == start, yet the clock takes 160 steps of 1 s
+  const double start = 1e17;
+  TimeSchedule clock(start, start + 160.0, 40.0);
+  std::vector<double> writes;
+  while (!clock.finished() && clock.step() < 1000) {
+    EXPECT_DOUBLE_EQ(clock.advance(1.0), 1.0);
+    if (clock.at_write_time()) writes.push_back(clock.time() - start);
+  }
+  EXPECT_EQ(clock.step(), 160);
+  EXPECT_EQ(writes, (std::vector<double>{32.0, 80.0, 128.0, 160.0}));  // start + k 40, rounded to doubles
+  // a changed step cuts the rest from where the run is (2.5 s in), not from the rounded time
+  TimeSchedule adjusted(start, start + 160.0, 0.0);
+  for (const double wanted : {2.0, 0.5, 2.0}) adjusted.advance(wanted);
+  EXPECT_DOUBLE_EQ(adjusted.next_delta_t(2.0), 157.5 / 79);
+  EXPECT_THROW(adjusted.advance(1e-300), std::runtime_error);  // 10^302 steps: it cannot advance time
+}
+
+TEST(TimeSchedule, ControlsThatCannotAdvanceTimeAreNamed) {
+  TimeControls t;
+  t.end = 0.5;
+  t.delta_t = 0.005;
+  t.write_interval = 0.05;
+  EXPECT_FALSE(schedule_problem(t, TimeStep::fixed));
+  t.write_interval = 1e-300;
+  ASSERT_TRUE(schedule_problem(t, TimeStep::fixed));
+  EXPECT_EQ(schedule_problem(t, TimeStep::fixed)->key, "writeInterval");
+  EXPECT_EQ(schedule_problem(t, TimeStep::fixed)->message,
+            "time.writeInterval = 1e-300 cannot advance time: it makes 5e+299 write times in endTime - startTime = 0.5 "
+            "(at most 1000000)");
+  t.write_interval = 0.05;
+  t.delta_t = 1e-300;
+  EXPECT_EQ(schedule_problem(t, TimeStep::fixed)->key, "deltaT");
+  t.max_co = 0.5;  // the first step only: maxCo adjusts it
+  EXPECT_FALSE(schedule_problem(t, TimeStep::adjustable));
+  t.start = 1.0;
+  EXPECT_EQ(schedule_problem(t, TimeStep::adjustable)->key, "endTime");
+}
+
 TEST(TimeSchedule, MaxCoScalesTheStepAsOpenFoamsSetDeltaT) {
   TimeControls t;
   t.max_co = 0.5;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/atomic_file.hpp"
 #include "app/vtk_writer.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/gmsh_reader.hpp"
@@ -175,6 +176,33 @@ TEST(VtkWriter, BadFieldsAndUnwritableFoldersLeaveNoFile) {
   VtkSeriesWriter blocked(mesh, folder.path() / "blocked", "r");
   EXPECT_THROW(blocked.write(0.0, {{"T", right}}), std::runtime_error);
   EXPECT_TRUE(std::filesystem::is_regular_file(folder.path() / "blocked"));
+}
+
+TEST(VtkWriter, AFailedWriteSaysWhyWithThePath) {
+  testing::TempFolder folder;
+  BoxSpec spec;
+  spec.cells = {2, 1, 1};
+  const Mesh mesh = generate_box(spec);
+  const std::vector<double> values(2, 0.0);
+  const auto message = [&](const std::filesystem::path& directory) {
+    VtkSeriesWriter writer(mesh, directory, "r");
+    try {
+      writer.write(0.0, {{"T", values}});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // --- the temporary cannot be created: a folder has its name
+  const std::filesystem::path blocked = folder.path() / "blocked" / "r_000000.vtu";
+  std::filesystem::create_directories(temporary_path_for(blocked));
+  EXPECT_EQ(message(blocked.parent_path()), "cannot write " + blocked.string() + ": Is a directory");
+  // --- the disk is full: the temporary is /dev/full
+  const std::filesystem::path full = folder.path() / "full" / "r_000000.vtu";
+  std::filesystem::create_directories(full.parent_path());
+  std::filesystem::create_symlink("/dev/full", temporary_path_for(full));
+  EXPECT_EQ(message(full.parent_path()), "cannot write " + full.string() + ": No space left on device");
+  EXPECT_FALSE(std::filesystem::exists(full));
 }
 
 }  // namespace
