@@ -128,6 +128,27 @@ void expect_on_header_line(Tokenizer& t, const GmshData& data, const std::string
   if (t.at_end() || t.line() != line) version_mismatch(t, data, section, line);
 }
 
+/// The first line of a MSH 4.1 $Nodes or $Elements section: the block count, the item count,
+/// the smallest and the largest tag, all on one line; both counts checked against the file.
+struct Header41 {
+  long line = 0;
+  std::int64_t n_blocks = 0;
+  std::int64_t n_items = 0;
+};
+Header41 read_header_41(Tokenizer& t, const GmshData& data, const std::string& section, const char* blocks,
+                        const char* items, std::int64_t item_bytes) {
+  Header41 header;
+  header.line = t.line();
+  header.n_blocks = t.next_count(blocks, 8);
+  expect_on_header_line(t, data, section, header.line);
+  header.n_items = t.next_count(items, item_bytes);
+  for (int k = 0; k < 2; ++k) {
+    expect_on_header_line(t, data, section, header.line);
+    t.next_int64();  // smallest and largest tag
+  }
+  return header;
+}
+
 /// MSH 2.2 section headers are one count on its own line; fail at `line` when more follows it.
 void expect_header_line_ends(Tokenizer& t, const GmshData& data, const std::string& section, long line) {
   if (!t.at_end() && t.line() == line) version_mismatch(t, data, section, line);
@@ -178,14 +199,7 @@ void add_node(Tokenizer& t, GmshData& data, std::int64_t tag, long line, const V
 void read_nodes(Tokenizer& t, GmshData& data) {
   if (data.version > 4.0) {
     // --- 4.1: blocks of tags then coordinates (with parametric coordinates when flagged)
-    const long header_line = t.line();
-    const std::int64_t n_blocks = t.next_count("node blocks", 8);
-    expect_on_header_line(t, data, "$Nodes", header_line);
-    const std::int64_t n_nodes = t.next_count("nodes", 8);
-    for (int k = 0; k < 2; ++k) {
-      expect_on_header_line(t, data, "$Nodes", header_line);
-      t.next_int64();  // smallest and largest node tag
-    }
+    const auto [header_line, n_blocks, n_nodes] = read_header_41(t, data, "$Nodes", "node blocks", "nodes", 8);
     require_mesh_size(t, header_line, {.points = n_nodes});
     data.nodes.reserve(static_cast<size_t>(n_nodes));
     std::int64_t total = 0;
@@ -248,14 +262,7 @@ void store_element(GmshData& data, RawElement&& e, int dim) {
 void read_elements(Tokenizer& t, GmshData& data) {
   if (data.version > 4.0) {
     // --- 4.1: blocks of one entity and one type; the physical group comes from the entity
-    const long header_line = t.line();
-    const std::int64_t n_blocks = t.next_count("element blocks", 8);
-    expect_on_header_line(t, data, "$Elements", header_line);
-    const std::int64_t n_elements = t.next_count("elements", 4);
-    for (int k = 0; k < 2; ++k) {
-      expect_on_header_line(t, data, "$Elements", header_line);
-      t.next_int64();  // smallest and largest element tag
-    }
+    const auto [header_line, n_blocks, n_elements] = read_header_41(t, data, "$Elements", "element blocks", "elements", 4);
     require_mesh_size(t, header_line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n_elements});
     std::int64_t total = 0;
     for (std::int64_t b = 0; b < n_blocks; ++b) {
