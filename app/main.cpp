@@ -1,5 +1,5 @@
 // fvmmini: the command line. Reads and validates a case, then either checks it
-// (--dry-run: mesh check and the resolved case, nothing solved or written) or runs it.
+// (--dry-run: mesh check, sizes and the resolved case, nothing solved or written) or runs it.
 // Exit status: 0 success, 1 run-time failure (I/O, mesh, solver, device), 2 usage or case error.
 
 #include <cstdio>
@@ -18,8 +18,6 @@
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
 #include "solvers/linear_solver.hpp"
-#include "mesh/geometry.hpp"
-#include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
 
 #ifndef FVMMINI_VERSION
@@ -41,19 +39,16 @@ int report_case_error(const fvmmini::CaseError& error) {
   return exit_usage;
 }
 
-/// --dry-run: build and check the mesh, check the case against it, print both; solve and write nothing.
+/// --dry-run: check the mesh (a box is only sized) and the case against it, print both; solve and write nothing.
 int dry_run(const fvmmini::ResolvedCase& resolved, bool quiet) {
-  const fvmmini::Mesh mesh = fvmmini::build_case_mesh(resolved);
-  const fvmmini::MeshGeometry geometry = fvmmini::compute_geometry(mesh);
-  const fvmmini::MeshCheckReport report = fvmmini::check_mesh(mesh, geometry);
-  fvmmini::check_case_against_mesh(resolved, mesh);
+  const fvmmini::MeshDryRun mesh = fvmmini::dry_run_mesh(resolved);
   if (!quiet) {
-    std::cout << "# Mesh: " << mesh.description << "\n" << fvmmini::format_mesh_check(report) << "\n";
+    std::cout << mesh.report;
     std::cout << "# Resolved case " << resolved.case_file().string() << " (defaults filled in)\n"
               << resolved.to_yaml() << "# Dry run: nothing was solved or written.\n";
   }
-  if (!report.ok()) {
-    print_error("the mesh failed " + std::to_string(report.failures.size()) + " check(s): " + report.failures.front());
+  if (!mesh.failures.empty()) {
+    print_error("the mesh failed " + std::to_string(mesh.failures.size()) + " check(s): " + mesh.failures.front());
     return exit_failure;
   }
   return 0;
@@ -75,7 +70,9 @@ int main(int argc, char** argv) {
   app.add_option("--set", overrides, "override a case key, e.g. --set solvers.T.tolerance=1e-8 (repeatable)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
-  app.add_flag("--dry-run", dry, "validate the case, build and check the mesh, print the resolved case; solve and write nothing");
+  app.add_flag("--dry-run", dry,
+               "validate the case, check the mesh (a box is only sized) and the memory it needs, print the resolved case; "
+               "solve and write nothing");
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
   app.set_version_flag("--version", std::string("fvmmini ") + FVMMINI_VERSION);
 

@@ -22,7 +22,7 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
   {
     auto timing = timer.measure("mesh");
     mesh = build_case_mesh(c);
-    check_case_against_mesh(c, mesh);
+    check_case_against_mesh(c, mesh.patches, mesh.n_cells);
   }
   auto timing = timer.measure("geometry");
   geometry = compute_geometry(mesh);

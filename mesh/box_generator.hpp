@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_size.hpp"
 
 namespace fvmmini {
 
@@ -30,8 +31,24 @@ struct BoxSpec {
   std::vector<BoxPatch> patches;
 };
 
-/// Build the box mesh. Throws std::invalid_argument on non-positive cell counts,
-/// an empty extent, or a side named by two patches.
+/// Why this box cannot be built here, with the figure and the limit: more cells, faces or
+/// face-vertex entries than 32-bit labels hold, or a run needing more than this machine's
+/// memory (mesh_size.hpp); "" when it can. Allocates nothing.
+std::string box_size_problem(const BoxSpec& spec);
+
+/// The box as generate_box builds it, without building it.
+struct BoxLayout {
+  std::string description;  ///< "box 4x4x1"
+  MeshCounts counts;
+  std::vector<Patch> patches;       ///< in mesh order, with start and size
+  std::array<int, 6> side_patch{};  ///< the index in patches of each BoxSide
+};
+
+/// The box's sizes and patches. Throws std::invalid_argument on non-positive cell counts,
+/// an empty extent, a side named by two patches, or a box_size_problem.
+BoxLayout box_layout(const BoxSpec& spec);
+
+/// Build the box mesh. Throws std::invalid_argument as box_layout does.
 Mesh generate_box(const BoxSpec& spec);
 
 }  // namespace fvmmini

@@ -10,6 +10,7 @@
 
 #include "mesh/mesh_assembly.hpp"
 #include "mesh/mesh_error.hpp"
+#include "mesh/mesh_size.hpp"
 #include "mesh/text_reader.hpp"
 
 namespace fvmmini {
@@ -86,6 +87,8 @@ struct RawElement {
 
 struct GmshData {
   double version = 0.0;
+  std::string version_text;  ///< as $MeshFormat writes it
+  long version_line = 0;
   std::map<std::pair<int, std::int64_t>, std::string> physical_names;  ///< (dim, tag) -> name
   std::map<std::pair<int, std::int64_t>, std::int64_t> entity_physical;  ///< (dim, entity) -> first physical tag
   std::unordered_map<std::int64_t, label> node_index;
@@ -103,14 +106,62 @@ void read_mesh_format(Tokenizer& t, GmshData& data) {
     data.version = 2.2;
   else
     t.fail(line, "MSH version " + text + " is not supported (save as MSH 4.1 or 2.2)");
+  data.version_text = text;
+  data.version_line = line;
   const std::int64_t file_type = t.next_int64();
   if (file_type != 0) t.fail(line, "binary MSH is not supported (save as ASCII)");
   t.next_int64();  // data size
   t.expect("$EndMeshFormat");
 }
 
+/// Fail with "the version does not match the body": `section`'s first line, which starts at
+/// `line`, has the shape of the other MSH version (one count in 2.2, four numbers in 4.1).
+[[noreturn]] void version_mismatch(const Tokenizer& t, const GmshData& data, const std::string& section, long line) {
+  const bool v4 = data.version > 4.0;
+  t.fail(line, section + " starts with " + (v4 ? "one number, as in MSH 2.2," : "several numbers, as in MSH 4.1,") +
+                   " but $MeshFormat on line " + std::to_string(data.version_line) + " says version " + data.version_text +
+                   ": the version does not match the body");
+}
+
+/// MSH 4.1 section headers are four numbers on one line; fail at `line` when the next is not there.
+void expect_on_header_line(Tokenizer& t, const GmshData& data, const std::string& section, long line) {
+  if (t.at_end() || t.line() != line) version_mismatch(t, data, section, line);
+}
+
+/// The first line of a MSH 4.1 $Nodes or $Elements section: the block count, the item count,
+/// the smallest and the largest tag, all on one line; both counts checked against the file.
+struct Header41 {
+  long line = 0;
+  std::int64_t n_blocks = 0;
+  std::int64_t n_items = 0;
+};
+Header41 read_header_41(Tokenizer& t, const GmshData& data, const std::string& section, const char* blocks,
+                        const char* items, std::int64_t item_bytes) {
+  Header41 header;
+  header.line = t.line();
+  header.n_blocks = t.next_count(blocks, 8);
+  expect_on_header_line(t, data, section, header.line);
+  header.n_items = t.next_count(items, item_bytes);
+  for (int k = 0; k < 2; ++k) {
+    expect_on_header_line(t, data, section, header.line);
+    t.next_int64();  // smallest and largest tag
+  }
+  return header;
+}
+
+/// MSH 2.2 section headers are one count on its own line; fail at `line` when more follows it.
+void expect_header_line_ends(Tokenizer& t, const GmshData& data, const std::string& section, long line) {
+  if (!t.at_end() && t.line() == line) version_mismatch(t, data, section, line);
+}
+
+/// Throw at `line` when a mesh of `counts` cannot be used here (mesh_size.hpp), before anything is sized by them.
+void require_mesh_size(const Tokenizer& t, long line, const MeshCounts& counts) {
+  const std::string problem = mesh_size_problem(counts);
+  if (!problem.empty()) t.fail(line, problem);
+}
+
 void read_physical_names(Tokenizer& t, GmshData& data) {
-  const std::int64_t n = t.next_int64();
+  const std::int64_t n = t.next_count("physical names", 6);
   for (std::int64_t i = 0; i < n; ++i) {
     const int dim = static_cast<int>(t.next_int64());
     const std::int64_t tag = t.next_int64();
@@ -121,18 +172,18 @@ void read_physical_names(Tokenizer& t, GmshData& data) {
 
 void read_entities(Tokenizer& t, GmshData& data) {
   std::int64_t counts[4];
-  for (auto& c : counts) c = t.next_int64();
+  for (auto& c : counts) c = t.next_count("entities", 10);
   for (int dim = 0; dim < 4; ++dim)
     for (std::int64_t i = 0; i < counts[dim]; ++i) {
       const std::int64_t tag = t.next_int64();
       for (int k = 0; k < (dim == 0 ? 3 : 6); ++k) t.next_double();
-      const std::int64_t n_physical = t.next_int64();
+      const std::int64_t n_physical = t.next_count("physical tags", 2);
       for (std::int64_t k = 0; k < n_physical; ++k) {
         const std::int64_t physical = t.next_int64();
         if (k == 0) data.entity_physical[{dim, tag}] = physical;
       }
       if (dim > 0) {
-        const std::int64_t n_bounding = t.next_int64();
+        const std::int64_t n_bounding = t.next_count("bounding entities", 2);
         for (std::int64_t k = 0; k < n_bounding; ++k) t.next_int64();
       }
     }
@@ -148,18 +199,16 @@ void add_node(Tokenizer& t, GmshData& data, std::int64_t tag, long line, const V
 void read_nodes(Tokenizer& t, GmshData& data) {
   if (data.version > 4.0) {
     // --- 4.1: blocks of tags then coordinates (with parametric coordinates when flagged)
-    const std::int64_t n_blocks = t.next_int64();
-    const std::int64_t n_nodes = t.next_int64();
-    t.next_int64();
-    t.next_int64();
-    data.nodes.reserve(static_cast<size_t>(std::max<std::int64_t>(0, n_nodes)));
+    const auto [header_line, n_blocks, n_nodes] = read_header_41(t, data, "$Nodes", "node blocks", "nodes", 8);
+    require_mesh_size(t, header_line, {.points = n_nodes});
+    data.nodes.reserve(static_cast<size_t>(n_nodes));
     std::int64_t total = 0;
     std::vector<std::pair<std::int64_t, long>> tags;
     for (std::int64_t b = 0; b < n_blocks; ++b) {
       const int dim = static_cast<int>(t.next_int64());
       t.next_int64();
       const std::int64_t parametric = t.next_int64();
-      const std::int64_t n = t.next_int64();
+      const std::int64_t n = t.next_count("nodes", 8);
       tags.clear();
       for (std::int64_t i = 0; i < n; ++i) {
         const long line = t.line();
@@ -178,7 +227,10 @@ void read_nodes(Tokenizer& t, GmshData& data) {
     if (total != n_nodes) t.fail(t.line(), "$Nodes announces " + std::to_string(n_nodes) + " nodes but has " + std::to_string(total));
   } else {
     // --- 2.2: one "tag x y z" line per node
-    const std::int64_t n = t.next_int64();
+    const long header_line = t.line();
+    const std::int64_t n = t.next_count("nodes", 8);
+    expect_header_line_ends(t, data, "$Nodes", header_line);
+    require_mesh_size(t, header_line, {.points = n});
     for (std::int64_t i = 0; i < n; ++i) {
       const long line = t.line();
       if (t.peek().text == "$EndNodes") t.fail(line, "$Nodes ends after " + std::to_string(i) + " of " + std::to_string(n) + " nodes");
@@ -210,17 +262,15 @@ void store_element(GmshData& data, RawElement&& e, int dim) {
 void read_elements(Tokenizer& t, GmshData& data) {
   if (data.version > 4.0) {
     // --- 4.1: blocks of one entity and one type; the physical group comes from the entity
-    const std::int64_t n_blocks = t.next_int64();
-    const std::int64_t n_elements = t.next_int64();
-    t.next_int64();
-    t.next_int64();
+    const auto [header_line, n_blocks, n_elements] = read_header_41(t, data, "$Elements", "element blocks", "elements", 4);
+    require_mesh_size(t, header_line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n_elements});
     std::int64_t total = 0;
     for (std::int64_t b = 0; b < n_blocks; ++b) {
       const long block_line = t.line();
       const int dim = static_cast<int>(t.next_int64());
       const std::int64_t entity = t.next_int64();
       const std::int64_t type = t.next_int64();
-      const std::int64_t n = t.next_int64();
+      const std::int64_t n = t.next_count("elements", 4);
       const ElementType et = checked_type(t, type, block_line);
       if (et.dim != dim) t.fail(block_line, "element type " + std::to_string(type) + " in a block of dimension " + std::to_string(dim));
       const auto physical = data.entity_physical.find({dim, entity});
@@ -244,7 +294,10 @@ void read_elements(Tokenizer& t, GmshData& data) {
       t.fail(t.line(), "$Elements announces " + std::to_string(n_elements) + " elements but has " + std::to_string(total));
   } else {
     // --- 2.2: "tag type n_tags physical elementary ... nodes" per line
-    const std::int64_t n = t.next_int64();
+    const long header_line = t.line();
+    const std::int64_t n = t.next_count("elements", 8);
+    expect_header_line_ends(t, data, "$Elements", header_line);
+    require_mesh_size(t, header_line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n});
     for (std::int64_t i = 0; i < n; ++i) {
       RawElement e;
       e.line = t.line();
@@ -253,8 +306,7 @@ void read_elements(Tokenizer& t, GmshData& data) {
       e.tag = t.next_int64();
       e.type = t.next_int64();
       const ElementType et = checked_type(t, e.type, e.line);
-      const std::int64_t n_tags = t.next_int64();
-      if (n_tags < 0) t.fail(e.line, "negative tag count");
+      const std::int64_t n_tags = t.next_count("tags", 2);
       for (std::int64_t k = 0; k < n_tags; ++k) {
         const std::int64_t value = t.next_int64();
         if (k == 0) e.physical = value;
@@ -331,6 +383,17 @@ Mesh read_gmsh(const std::filesystem::path& path) {
   if (!seen_nodes || !seen_elements) t.fail(t.line(), std::string("no ") + (seen_nodes ? "$Elements" : "$Nodes") + " section (truncated file?)");
   if (data.volumes.empty())
     throw MeshError(file, 0, "no 3-D elements (a 2-D mesh, or the volume is in no physical group: add a Physical Volume)");
+
+  // --- the mesh must fit before its faces are built: each element's faces counted once
+  // (internal ones are shared, so half of them, roughly, are internal)
+  MeshCounts counts{.points = static_cast<std::int64_t>(data.nodes.size()), .cells = static_cast<std::int64_t>(data.volumes.size())};
+  for (const auto& e : data.volumes)
+    for (const auto& lf : local_faces(e.type)) {
+      ++counts.faces;
+      counts.face_vertices += lf[3] < 0 ? 3 : 4;
+    }
+  counts.internal_faces = counts.faces / 2;
+  if (const std::string problem = mesh_size_problem(counts); !problem.empty()) throw MeshError(file, 0, problem);
 
   // --- node tags -> indices, keeping only nodes of 3-D elements, in node order
   auto node_of = [&](const RawElement& e, int k) {

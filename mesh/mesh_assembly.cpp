@@ -1,6 +1,7 @@
 #include "mesh/mesh_assembly.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -86,13 +87,14 @@ std::vector<label> find_open_cells(const Mesh& mesh, size_t max_count) {
   const label n_faces = mesh.n_faces();
   const label n_internal = mesh.n_internal_faces();
 
-  // --- cell -> faces (CSR); a negative entry -(f+1) marks a face seen from its neighbour
-  std::vector<label> start(n_cells + 1, 0);
-  for (label f = 0; f < n_faces; ++f) ++start[mesh.owner[f] + 1];
-  for (label f = 0; f < n_internal; ++f) ++start[mesh.neighbour[f] + 1];
+  // --- cell -> faces (CSR); a negative entry -(f+1) marks a face seen from its neighbour.
+  // Offsets are 64-bit: n_cells + 1 and the n_faces + n_internal entries can pass the label range.
+  std::vector<std::int64_t> start(static_cast<size_t>(n_cells) + 1, 0);
+  for (label f = 0; f < n_faces; ++f) ++start[static_cast<size_t>(mesh.owner[f]) + 1];
+  for (label f = 0; f < n_internal; ++f) ++start[static_cast<size_t>(mesh.neighbour[f]) + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<label> cell_faces(start[n_cells]);
-  std::vector<label> fill(start.begin(), start.end() - 1);
+  std::vector<label> cell_faces(static_cast<size_t>(start[n_cells]));
+  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
   for (label f = 0; f < n_faces; ++f) cell_faces[fill[mesh.owner[f]]++] = f;
   for (label f = 0; f < n_internal; ++f) cell_faces[fill[mesh.neighbour[f]]++] = -(f + 1);
 
@@ -104,7 +106,7 @@ std::vector<label> find_open_cells(const Mesh& mesh, size_t max_count) {
 #pragma omp for schedule(static)
     for (label c = 0; c < n_cells; ++c) {
       edges.clear();
-      for (label k = start[c]; k < start[c + 1]; ++k) {
+      for (std::int64_t k = start[c]; k < start[c + 1]; ++k) {
         const bool from_neighbour = cell_faces[k] < 0;
         const label f = from_neighbour ? -cell_faces[k] - 1 : cell_faces[k];
         const auto loop = mesh.face(f);
@@ -142,6 +144,13 @@ void check_mesh_addressing(const Mesh& mesh, const std::string& source) {
   const label n_faces = mesh.n_faces();
   const label n_internal = mesh.n_internal_faces();
   const label n_points = mesh.n_points();
+
+  // --- the cell count before anything is sized by it: a closed cell has at least 4 faces
+  // (a tetrahedron), and a face closes at most two cells
+  const std::int64_t max_cells = max_closed_cells(n_faces, n_internal);
+  if (mesh.n_cells < 0 || mesh.n_cells > max_cells)
+    fail(std::to_string(mesh.n_cells) + " cells, but " + std::to_string(n_faces) + " faces (" + std::to_string(n_internal) +
+         " internal) can close at most " + std::to_string(max_cells) + " (a cell needs at least 4 faces)");
 
   // --- faces: offsets, sizes, vertex indices
   if (mesh.face_offsets.size() != static_cast<size_t>(n_faces) + 1 || mesh.face_offsets.front() != 0 ||

@@ -2,6 +2,7 @@
 // Shared steps of the mesh readers: putting faces into the order mesh.hpp promises, and
 // checking that addressing read from a file describes closed cells.
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,7 +33,12 @@ struct FaceList {
 Mesh assemble_mesh(std::vector<Vec3> points, const FaceList& faces, std::vector<Patch> patches, label n_cells,
                    std::string description);
 
-/// Check addressing: face offsets, vertex indices in range and not repeated within a face,
+/// The most cells that `n_faces` faces, `n_internal` of them internal, can close: a cell has
+/// at least 4 faces (a tetrahedron), a boundary face bounds one cell and an internal face two.
+inline std::int64_t max_closed_cells(std::int64_t n_faces, std::int64_t n_internal) { return (n_faces + n_internal) / 4; }
+
+/// Check addressing: no more cells than the faces can close (checked first, before anything
+/// is sized by the cell count), face offsets, vertex indices in range and not repeated within a face,
 /// at least three vertices per face, owner and neighbour in range with owner < neighbour,
 /// internal faces upper-triangular, patches contiguous and covering all boundary faces,
 /// and every cell topologically closed. Throws MeshError(source, 0, ...) on the first fault.

@@ -1,12 +1,16 @@
 #include "mesh/polymesh_reader.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "mesh/mesh_assembly.hpp"
 #include "mesh/mesh_error.hpp"
+#include "mesh/mesh_size.hpp"
 #include "mesh/text_reader.hpp"
 
 namespace fvmmini {
@@ -87,16 +91,29 @@ FoamHeader read_header(Tokenizer& t, const std::string& expected_class_a, const 
   return header;
 }
 
+/// What bounds a list's declared size before anything is read or expanded. A sized list
+/// `N ( ... )` must fit in the rest of its file, each entry taking at least `entry_bytes`
+/// characters; a uniform list `N { e }` stands for N entries in a few bytes, so the file
+/// cannot bound it: `check_uniform(N, line)` does, after the one entry is read and before it
+/// is repeated (it throws when N is too many). Every N must fit the 32-bit label.
+struct ListBounds {
+  std::int64_t entry_bytes = 2;
+  std::function<void(std::int64_t count, long line)> check_uniform = [](std::int64_t, long) {};
+};
+
 /// Read an OpenFOAM list: `N ( e... )`, `N { e }` (uniform) or `( e... )`; `read_one`
 /// consumes one element. Returns the line of the list's opening token.
 template <class ReadOne>
-long read_list(Tokenizer& t, const char* what, ReadOne&& read_one) {
+long read_list(Tokenizer& t, const char* what, ReadOne&& read_one, const ListBounds& bounds) {
   const long line = t.line();
   std::optional<std::int64_t> count;
   if (t.peek().text != "(") {
     const long count_line = t.line();
     count = t.next_int64();
     if (*count < 0) t.fail(count_line, std::string("negative size ") + std::to_string(*count) + " of the " + what + " list");
+    if (*count > std::numeric_limits<label>::max())
+      t.fail(count_line, std::string("the ") + what + " list size " + std::to_string(*count) +
+                             " is past the 32-bit index range (at most " + std::to_string(std::numeric_limits<label>::max()) + ")");
     if (!t.at_end() && t.peek().text == "{") {
       t.next();
       if (*count == 0) {
@@ -105,9 +122,11 @@ long read_list(Tokenizer& t, const char* what, ReadOne&& read_one) {
       }
       read_one();
       t.expect("}");
+      bounds.check_uniform(*count, count_line);
       for (std::int64_t i = 1; i < *count; ++i) read_one.repeat_last();
       return line;
     }
+    t.require_room(*count, bounds.entry_bytes, count_line, std::string("entries of the ") + what + " list");
   }
   t.expect("(");
   std::int64_t n = 0;
@@ -124,6 +143,26 @@ long read_list(Tokenizer& t, const char* what, ReadOne&& read_one) {
     read_one();
     ++n;
   }
+}
+
+/// Bounds of a uniform list that only a mesh of `counts(N)` can back (mesh_size.hpp): refused
+/// past the 32-bit labels or this machine's memory.
+template <class Counts>
+ListBounds fitting_in_memory(const Tokenizer& t, const char* what, std::int64_t entry_bytes, Counts counts) {
+  return {entry_bytes, [&t, what, counts](std::int64_t n, long line) {
+            const std::string problem = mesh_size_problem(counts(n));
+            if (!problem.empty()) t.fail(line, std::string("the uniform ") + what + " list of " + std::to_string(n) + " entries: " + problem);
+          }};
+}
+
+/// Bounds of a list of face vertices or offsets: a uniform one of more than one entry makes
+/// faces that repeat a vertex (or have none), which no mesh has.
+ListBounds no_uniform_faces(const Tokenizer& t, const char* what) {
+  return {2, [&t, what](std::int64_t n, long line) {
+            if (n > 1)
+              t.fail(line, std::string("the uniform ") + what + " list of " + std::to_string(n) +
+                               " equal entries cannot describe faces (a face has at least 3 distinct vertices)");
+          }};
 }
 
 /// Reads labels into a vector, remembering each one's line.
@@ -146,18 +185,23 @@ void expect_end(Tokenizer& t) {
   if (!t.at_end()) t.fail(t.line(), "unexpected '" + std::string(t.peek().text) + "' after the list");
 }
 
-/// A "key:value" count from the owner header's note, or -1 when absent.
-std::int64_t note_count(const std::string& note, const std::string& key) {
+/// A "key:value" count from the owner header's note, or -1 when absent. Throws at the
+/// header's line when the count is past the 32-bit label range.
+std::int64_t note_count(const std::string& file, const FoamHeader& header, const std::string& key) {
+  const std::string& note = header.note;
   const auto pos = note.find(key + ":");
   if (pos == std::string::npos) return -1;
-  size_t i = pos + key.size() + 1;
+  const size_t first = pos + key.size() + 1;
+  size_t last = first;
+  while (last < note.size() && note[last] >= '0' && note[last] <= '9') ++last;
+  if (last == first) return -1;
+  const std::string digits = note.substr(first, last - first);
   std::int64_t value = 0;
-  bool any = false;
-  while (i < note.size() && note[i] >= '0' && note[i] <= '9') {
-    value = value * 10 + (note[i++] - '0');
-    any = true;
-  }
-  return any ? value : -1;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || value > std::numeric_limits<label>::max())
+    throw MeshError(file, header.line, "header note " + key + ":" + digits + " is past the 32-bit index range (at most " +
+                                           std::to_string(std::numeric_limits<label>::max()) + ")");
+  return value;
 }
 
 std::vector<Vec3> read_points(const fs::path& path) {
@@ -179,7 +223,8 @@ std::vector<Vec3> read_points(const fs::path& path) {
     }
     void repeat_last() { points.push_back(points.back()); }
   };
-  read_list(t, "points", PointReader{t, points});
+  read_list(t, "points", PointReader{t, points},
+            fitting_in_memory(t, "points", 7, [](std::int64_t n) { return MeshCounts{.points = n}; }));
   expect_end(t);
   return points;
 }
@@ -201,8 +246,8 @@ FacesRead read_faces(const fs::path& path, label n_points) {
     // --- compact form: offsets list then the flat vertex list
     std::vector<label> offsets;
     std::vector<long> offset_lines;
-    const long offsets_line = read_list(t, "face offsets", LabelReader{t, offsets, &offset_lines});
-    read_list(t, "face vertices", LabelReader{t, faces.vertices, &vertex_lines});
+    const long offsets_line = read_list(t, "face offsets", LabelReader{t, offsets, &offset_lines}, no_uniform_faces(t, "face offsets"));
+    read_list(t, "face vertices", LabelReader{t, faces.vertices, &vertex_lines}, no_uniform_faces(t, "face vertices"));
     expect_end(t);
     if (offsets.empty() || offsets.front() != 0) t.fail(offsets_line, "face offsets must start with 0");
     for (size_t f = 0; f + 1 < offsets.size(); ++f)
@@ -221,7 +266,7 @@ FacesRead read_faces(const fs::path& path, label n_points) {
       void operator()() {
         faces.lines.push_back(t.line());
         LabelReader labels{t, faces.vertices, &vertex_lines};
-        read_list(t, "face", labels);
+        read_list(t, "face", labels, no_uniform_faces(t, "face"));
         faces.offsets.push_back(static_cast<label>(faces.vertices.size()));
       }
       void repeat_last() {
@@ -234,7 +279,10 @@ FacesRead read_faces(const fs::path& path, label n_points) {
         faces.lines.push_back(faces.lines.back());
       }
     };
-    read_list(t, "faces", FaceReader{t, faces, vertex_lines});
+    // --- a uniform list repeats its one face: N faces of that face's vertex count
+    read_list(t, "faces", FaceReader{t, faces, vertex_lines}, fitting_in_memory(t, "faces", 7, [&faces](std::int64_t n) {
+                return MeshCounts{.faces = n, .face_vertices = n * (faces.offsets.back() - faces.offsets.end()[-2])};
+              }));
     expect_end(t);
   }
 
@@ -261,12 +309,20 @@ struct LabelsRead {
   FoamHeader header;
 };
 
-LabelsRead read_labels(const fs::path& path, const char* what) {
+/// Read owner or neighbour: a label per face, `faces_file` having `n_faces` faces. A uniform
+/// list may have at most `n_faces` entries (owner: exactly that many).
+LabelsRead read_labels(const fs::path& path, const char* what, const fs::path& faces_file, label n_faces, bool one_per_face) {
   FoamFile file(path.string(), read_text_file(path));
   Tokenizer& t = file.tokens;
   LabelsRead result;
   result.header = read_header(t, "labelList");
-  result.list_line = read_list(t, what, LabelReader{t, result.values, &result.lines});
+  const std::string faces_name = faces_file.filename().string();
+  const ListBounds bounds{2, [&](std::int64_t n, long line) {
+                            if (n > n_faces || (one_per_face && n != n_faces))
+                              t.fail(line, std::string("the uniform ") + what + " list has " + std::to_string(n) + " entries but " +
+                                               faces_name + " has " + std::to_string(n_faces) + " faces");
+                          }};
+  result.list_line = read_list(t, what, LabelReader{t, result.values, &result.lines}, bounds);
   expect_end(t);
   for (size_t i = 0; i < result.values.size(); ++i)
     if (result.values[i] < 0)
@@ -335,7 +391,7 @@ std::vector<PatchRead> read_boundary(const fs::path& path) {
     }
     void repeat_last() { t.fail(t.line(), "a uniform list of patches is not valid"); }
   };
-  read_list(t, "patches", PatchReader{t, patches});
+  read_list(t, "patches", PatchReader{t, patches}, ListBounds{});
   expect_end(t);
   return patches;
 }
@@ -354,8 +410,8 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
   const label n_points = static_cast<label>(points.size());
   const FacesRead faces = read_faces(faces_path, n_points);
   const label n_faces = static_cast<label>(faces.offsets.size()) - 1;
-  const LabelsRead owner = read_labels(owner_path, "owner");
-  const LabelsRead neighbour = read_labels(neighbour_path, "neighbour");
+  const LabelsRead owner = read_labels(owner_path, "owner", faces_path, n_faces, true);
+  const LabelsRead neighbour = read_labels(neighbour_path, "neighbour", faces_path, n_faces, false);
   const std::vector<PatchRead> patches = read_boundary(boundary_path);
 
   // --- sizes: one owner per face, at most one neighbour per face
@@ -367,9 +423,23 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
   if (n_internal > n_faces)
     throw MeshError(neighbour_path.string(), neighbour.list_line,
                     "has " + std::to_string(n_internal) + " entries but there are only " + std::to_string(n_faces) + " faces");
-  label n_cells = 0;
-  for (label c : owner.values) n_cells = std::max(n_cells, c + 1);
-  for (label c : neighbour.values) n_cells = std::max(n_cells, c + 1);
+  // --- the cell count is the highest cell index + 1; it must be one the faces can close
+  // before any per-cell array is sized by it
+  std::int64_t n_cells = 0;
+  const LabelsRead* highest_in = &owner;
+  size_t highest_at = 0;
+  for (const LabelsRead* labels : {&owner, &neighbour})
+    for (size_t i = 0; i < labels->values.size(); ++i)
+      if (labels->values[i] + std::int64_t{1} > n_cells) {
+        n_cells = labels->values[i] + std::int64_t{1};
+        highest_in = labels;
+        highest_at = i;
+      }
+  if (n_cells > max_closed_cells(n_faces, n_internal))
+    throw MeshError(highest_in == &owner ? owner_name : neighbour_path.string(), highest_in->lines[highest_at],
+                    "cell " + std::to_string(n_cells - 1) + " makes " + std::to_string(n_cells) + " cells, but " +
+                        std::to_string(n_faces) + " faces (" + std::to_string(n_internal) + " internal) can close at most " +
+                        std::to_string(max_closed_cells(n_faces, n_internal)) + " (a cell needs at least 4 faces)");
   for (label f = 0; f < n_internal; ++f)
     if (owner.values[f] == neighbour.values[f])
       throw MeshError(neighbour_path.string(), neighbour.lines[f], "face " + std::to_string(f) + " has the same owner and neighbour " + std::to_string(owner.values[f]));
@@ -378,7 +448,7 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
   const std::pair<const char*, std::int64_t> noted[] = {
       {"nPoints", n_points}, {"nCells", n_cells}, {"nFaces", n_faces}, {"nInternalFaces", n_internal}};
   for (const auto& [key, actual] : noted) {
-    const std::int64_t expected = note_count(owner.header.note, key);
+    const std::int64_t expected = note_count(owner_name, owner.header, key);
     if (expected >= 0 && expected != actual)
       throw MeshError(owner_name, owner.header.line, std::string("header note says ") + key + " " + std::to_string(expected) +
                                                          " but the mesh has " + std::to_string(actual));
@@ -400,6 +470,11 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
     throw MeshError(boundary_name, 0, "patches cover faces up to " + std::to_string(expected_start) + " but there are " +
                                           std::to_string(n_faces) + " faces (boundary faces without a patch)");
 
+  // --- the mesh must fit before it is copied, ordered and given geometry
+  const MeshCounts counts{.points = n_points, .faces = n_faces, .internal_faces = n_internal, .cells = n_cells,
+                          .face_vertices = static_cast<std::int64_t>(faces.vertices.size())};
+  if (const std::string problem = mesh_size_problem(counts); !problem.empty()) throw MeshError(dir.string(), 0, problem);
+
   // --- assemble; faces out of upper-triangular order are flipped and sorted, cells keep their numbers
   FaceList list;
   list.offsets = faces.offsets;
@@ -413,7 +488,7 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
     patch_list.push_back(patches[p].patch);
     std::fill(list.patch.begin() + patches[p].patch.start, list.patch.begin() + patches[p].patch.start + patches[p].patch.size, p);
   }
-  Mesh mesh = assemble_mesh(std::move(points), list, std::move(patch_list), n_cells, "polyMesh " + dir.string());
+  Mesh mesh = assemble_mesh(std::move(points), list, std::move(patch_list), static_cast<label>(n_cells), "polyMesh " + dir.string());
   check_mesh_addressing(mesh, dir.string());
   return mesh;
 }

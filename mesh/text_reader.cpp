@@ -6,6 +6,8 @@
 #include <cmath>
 #include <system_error>
 
+#include "mesh/mesh_size.hpp"
+
 namespace fvmmini {
 
 std::string read_text_file(const std::filesystem::path& path) {
@@ -13,6 +15,17 @@ std::string read_text_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw MeshError(name, 0, "cannot open: no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(name, 0, "cannot open: not a regular file");
+
+  // --- the text, its parse and the mesh must fit together: a file (or what a gzip file
+  // decompresses to) over half the memory limit is refused before it fills memory
+  const MemoryLimit limit = memory_limit();
+  const std::uint64_t max_size = limit.bytes / 2;
+  auto too_large = [&](const std::string& size) {
+    return MeshError(name, 0, "is too large to read: " + size + ", and the text may take at most half the memory limit of " +
+                                  format_bytes(limit.bytes) + " (" + limit.source + ")");
+  };
+  const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
+  if (!ec && file_size > max_size) throw too_large(format_bytes(file_size));
 
   // --- gzread passes plain files through unchanged, so one path serves both
   gzFile in = gzopen(name.c_str(), "rb");
@@ -28,6 +41,10 @@ std::string read_text_file(const std::filesystem::path& path) {
       throw MeshError(name, 0, "read error: " + message);
     }
     if (n == 0) break;
+    if (text.size() + static_cast<size_t>(n) > max_size) {
+      gzclose(in);
+      throw too_large("more than " + format_bytes(max_size) + " once decompressed");
+    }
     text.append(buffer, static_cast<size_t>(n));
   }
   int code = Z_OK;
@@ -149,6 +166,22 @@ std::int32_t Tokenizer::next_label() {
   const std::int64_t value = next_int64();
   if (value < INT32_MIN || value > INT32_MAX) fail(line_of_token, "integer " + std::to_string(value) + " does not fit a 32-bit label");
   return static_cast<std::int32_t>(value);
+}
+
+std::int64_t Tokenizer::next_count(std::string_view what, std::int64_t bytes_each) {
+  const long count_line = line();
+  const std::int64_t count = next_int64();
+  if (count < 0) fail(count_line, "negative count " + std::to_string(count) + " of " + std::string(what));
+  require_room(count, bytes_each, count_line, what);
+  return count;
+}
+
+void Tokenizer::require_room(std::int64_t count, std::int64_t bytes_each, long line, std::string_view what) const {
+  const std::int64_t left = static_cast<std::int64_t>(text_.size() - pos_);
+  if (count > left / bytes_each)
+    fail(line, std::to_string(count) + " " + std::string(what) + " cannot fit in the " + std::to_string(left) +
+                   " bytes left in the file (each takes at least " + std::to_string(bytes_each) + ", so at most " +
+                   std::to_string(left / bytes_each) + ")");
 }
 
 double Tokenizer::next_double() {

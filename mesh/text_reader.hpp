@@ -12,7 +12,8 @@
 namespace fvmmini {
 
 /// The contents of a text file, decompressed when it is gzip (zlib). Throws MeshError
-/// naming the file when it is missing, unreadable or a corrupt gzip stream.
+/// naming the file when it is missing, unreadable, a corrupt gzip stream, or larger (once
+/// decompressed) than half the memory limit of mesh_size.hpp.
 std::string read_text_file(const std::filesystem::path& path);
 
 /// Splits text into tokens with their 1-based line numbers.
@@ -46,6 +47,13 @@ class Tokenizer {
   std::int64_t next_int64();
   /// The next token as a double; throws MeshError if it is not a number.
   double next_double();
+  /// The next token as a count of `what` (e.g. "nodes"), each taking at least `bytes_each`
+  /// characters of the file; throws MeshError naming the line and the count when it is
+  /// negative or when the rest of the file cannot hold that many (see require_room).
+  std::int64_t next_count(std::string_view what, std::int64_t bytes_each);
+  /// Throw MeshError at `line` when `count` items of at least `bytes_each` characters each
+  /// cannot fit in what is left of the file: a count is checked so before anything is sized by it.
+  void require_room(std::int64_t count, std::int64_t bytes_each, long line, std::string_view what) const;
 
   /// The line the next token starts on (or the last line at the end).
   long line();

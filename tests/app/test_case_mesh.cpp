@@ -22,7 +22,7 @@ class CaseMeshTest : public ::testing::Test {
   /// The problems check_case_against_mesh finds ("" when none).
   std::vector<std::string> mismatches(const ResolvedCase& c, const Mesh& mesh) {
     try {
-      check_case_against_mesh(c, mesh);
+      check_case_against_mesh(c, mesh.patches, mesh.n_cells);
     } catch (const CaseError& e) {
       std::vector<std::string> messages;
       for (const auto& problem : e.problems()) messages.push_back(problem.str());

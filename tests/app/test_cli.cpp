@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,13 +31,14 @@ std::string read_text(const std::filesystem::path& file) {
   return text.str();
 }
 
-/// Run fvmmini with `arguments` (each single-quoted) in `folder`; stdout and stderr go to files outside it.
-/// A run past `seconds` is killed (status 137), so that a hang fails the test instead of hanging it.
+/// Run fvmmini with `arguments` (each single-quoted) in `folder`, with `environment` ("NAME=value ...")
+/// added; stdout and stderr go to files outside it. A run past `seconds` is killed (status 137), so that
+/// a hang fails the test instead of hanging it.
 Outcome run_fvmmini(const std::filesystem::path& folder, const std::vector<std::string>& arguments,
-                    int seconds = 600) {
+                    int seconds = 600, const std::string& environment = "") {
   static const testing::TempFolder logs;
-  std::string command =
-      "cd '" + folder.string() + "' && timeout -s KILL " + std::to_string(seconds) + " '" FVMMINI_EXECUTABLE "'";
+  std::string command = "cd '" + folder.string() + "' && " + environment + " timeout -s KILL " +
+                        std::to_string(seconds) + " '" FVMMINI_EXECUTABLE "'";
   for (const auto& argument : arguments) command += " '" + argument + "'";
   command += " > '" + (logs.path() / "out").string() + "' 2> '" + (logs.path() / "err").string() + "'";
   const int raw = std::system(command.c_str());
@@ -220,7 +222,11 @@ TEST(Cli, DryRunChecksPrintsAndWritesNothing) {
   const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--dry-run", "--set", "solvers.T.format=sell"});
   EXPECT_EQ(outcome.status, 0) << outcome.err;
   EXPECT_EQ(outcome.err, "");
-  EXPECT_NE(outcome.out.find("Mesh OK."), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("# Mesh: box 4x4x1 (sized, not built: a generated box needs no check)\n"
+                             "    points: 50\n    faces: 72\n    internal faces: 24\n    cells: 16\n"
+                             "    patches: walls (wall, 16 faces) frontAndBack (empty, 32 faces)\n    memory: about "),
+            std::string::npos)
+      << outcome.out;
   EXPECT_NE(outcome.out.find("cells: [4, 4, 1]"), std::string::npos) << outcome.out;
   EXPECT_NE(outcome.out.find("format: sell"), std::string::npos) << outcome.out;
   EXPECT_NE(outcome.out.find("directory: out/case"), std::string::npos) << outcome.out;
@@ -229,6 +235,95 @@ TEST(Cli, DryRunChecksPrintsAndWritesNothing) {
   const Outcome quiet = run_fvmmini(folder.path(), {"case.yaml", "--dry-run", "--quiet"});
   EXPECT_EQ(quiet.status, 0);
   EXPECT_EQ(quiet.out, "");
+}
+
+TEST(Cli, DryRunOfAFileMeshChecksItAndEstimatesItsMemory) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", "mesh: {type: polyMesh, file: '" + std::string(FVMMINI_FIXTURES_DIR) + "/polymesh/box_hex'}\n"
+                            "physics: {type: poisson}\n"
+                            "boundaryField: {inlet: {type: fixedValue, value: 1}, outlet: {type: fixedValue, value: 0},"
+                            " walls: {type: zeroGradient}}\noutput: {vtk: false}\n");
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--dry-run"}, 60, "FVMMINI_MEMORY_LIMIT=2G");
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("Mesh OK."), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("    memory: about 22.5 KiB for the mesh and a run (limit 2.00 GiB: FVMMINI_MEMORY_LIMIT)\n"),
+            std::string::npos)
+      << outcome.out;
+}
+
+TEST(Cli, BoxPastIndicesOrMemoryExitsTwoBeforeAllocating) {
+  testing::TempFolder folder;
+  std::string text = good_case;
+  text.replace(text.find("[4, 4, 1]"), 9, "[800, 800, 800]");
+  folder.write("case.yaml", text);
+  for (const bool dry : {true, false}) {
+    std::vector<std::string> arguments{"case.yaml"};
+    if (dry) arguments.push_back("--dry-run");
+    const Outcome outcome = run_fvmmini(folder.path(), arguments);
+    EXPECT_EQ(outcome.status, 2) << outcome.err;
+    EXPECT_EQ(outcome.err, "fvmmini: error: case.yaml:3:3: mesh.cells: box 800x800x800: 6151680000 face-vertex entries "
+                           "are past the 32-bit index range (at most 2147483647)\n");
+    EXPECT_EQ(outcome.out, "");
+    EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+
+    arguments.insert(arguments.end(), {"--set", "mesh.cells=[400, 400, 400]"});
+    const Outcome memory = run_fvmmini(folder.path(), arguments, 60, "FVMMINI_MEMORY_LIMIT=1G");
+    EXPECT_EQ(memory.status, 2) << memory.err;
+    EXPECT_EQ(memory.err, "fvmmini: error: --set mesh.cells=[400, 400, 400]: mesh.cells: box 400x400x400: a mesh of "
+                          "64000000 cells, 192480000 faces and 64481201 points needs at least about 48.9 GiB for a run, "
+                          "more than the memory limit of 1.00 GiB (FVMMINI_MEMORY_LIMIT)\n");
+    EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+  }
+}
+
+TEST(Cli, DryRunSizesABoxWithoutBuildingIt) {
+  // --- 8e6 cells would take gigabytes to build: the dry run reports their sizes in a few megabytes
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--dry-run", "--set", "mesh.cells=[200, 200, 200]"},
+                                      60, "FVMMINI_MEMORY_LIMIT=1T");
+  rusage children{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("    points: 8120601\n    faces: 24120000\n    internal faces: 23880000\n    cells: 8000000\n"),
+            std::string::npos)
+      << outcome.out;
+  EXPECT_NE(outcome.out.find("    memory: about 6.12 GiB for the mesh and a run (limit 1.00 TiB: FVMMINI_MEMORY_LIMIT)\n"),
+            std::string::npos)
+      << outcome.out;
+  EXPECT_LT(children.ru_maxrss, 256 * 1024) << "peak resident memory of a child, KiB";
+}
+
+TEST(Cli, HostileMeshCountsExitOneNamingFileLineAndCount) {
+  testing::TempFolder folder;
+  // --- a Gmsh $Nodes count of 10^12 in a file of a few bytes
+  folder.write("huge.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1000000000000 1 1000000000000\n"
+                           "3 1 0 1\n1\n0 0 0\n$EndNodes\n");
+  folder.write("gmsh.yaml", "mesh: {type: gmsh, file: huge.msh}\nphysics: {type: poisson}\nboundaryField: {}\n"
+                            "output: {vtk: false}\n");
+  const Outcome gmsh = run_fvmmini(folder.path(), {"gmsh.yaml", "--dry-run"});
+  EXPECT_EQ(gmsh.status, 1) << gmsh.err;
+  EXPECT_NE(gmsh.err.find("huge.msh:5: 1000000000000 nodes cannot fit in the "), std::string::npos) << gmsh.err;
+
+  // --- a polyMesh whose owner names cell 2^31 - 1
+  const std::filesystem::path poly = folder.path() / "poly";
+  std::filesystem::create_directories(poly);
+  for (const char* name : {"points", "faces", "neighbour", "boundary"})
+    std::filesystem::copy_file(std::filesystem::path(FVMMINI_FIXTURES_DIR) / "polymesh/box_hex" / name, poly / name);
+  std::string owner = read_text(std::filesystem::path(FVMMINI_FIXTURES_DIR) / "polymesh/box_hex/owner");
+  owner.erase(owner.find("    note"), owner.find('\n', owner.find("    note")) + 1 - owner.find("    note"));
+  owner.replace(owner.find("(\n0\n"), 4, "(\n2147483647\n");
+  const long line = 1 + std::count(owner.begin(), owner.begin() + static_cast<long>(owner.find("2147483647")), '\n');
+  folder.write("poly/owner", owner);
+  folder.write("poly.yaml", "mesh: {type: polyMesh, file: poly}\nphysics: {type: poisson}\nboundaryField: {}\n"
+                            "output: {vtk: false}\n");
+  const Outcome polymesh = run_fvmmini(folder.path(), {"poly.yaml"});
+  EXPECT_EQ(polymesh.status, 1) << polymesh.err;
+  EXPECT_NE(polymesh.err.find("poly/owner:" + std::to_string(line) +
+                              ": cell 2147483647 makes 2147483648 cells, but 98 faces (46 internal) can close at most 36"),
+            std::string::npos)
+      << polymesh.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "out"));
 }
 
 TEST(Cli, SuccessfulRunWritesCompleteOutputOnly) {

@@ -8,6 +8,7 @@
 #include "mesh/gmsh_reader.hpp"
 #include "mesh/mesh_assembly.hpp"
 #include "mesh/mesh_check.hpp"
+#include "mesh/mesh_size.hpp"
 #include "mesh_test_support.hpp"
 
 namespace fvmmini {
@@ -18,6 +19,7 @@ using test::fixtures;
 using test::line_of;
 using test::read_file;
 using test::replace_once;
+using test::ScopedEnv;
 using test::ScratchDir;
 using test::write_file;
 
@@ -286,6 +288,52 @@ TEST(GmshReaderErrors, SurfaceElementOffTheVolumeAndNonManifoldFaces) {
   third = replace_once(third, "$EndElements", "4 4 2 1 1 1 2 3 5\n$EndElements");
   write_file(dir / "third.msh", third);
   expect_mesh_error([&] { read_gmsh(dir / "third.msh"); }, "third.msh", line_of(third, "4 4 2 1 1 1 2 3 5"), "non-manifold");
+}
+
+// --- hostile counts and mismatched versions: refused with the file, the line and the count
+
+TEST(GmshReaderHostile, CountsPastTheFileAreRefusedBeforeReserving) {
+  ScratchDir dir;
+  const std::string msh41 = read_file(fixtures() / "gmsh/cube_tet.msh");
+  const long nodes_line = line_of(msh41, "$Nodes") + 1;
+  write_file(dir / "nodes.msh", replace_once(msh41, "$Nodes\n27 45 1 45\n", "$Nodes\n27 1000000000000 1 1000000000000\n"));
+  expect_mesh_error([&] { read_gmsh(dir / "nodes.msh"); }, "nodes.msh", nodes_line, "1000000000000 nodes cannot fit in the");
+  const long elements_line = line_of(msh41, "$Elements") + 1;
+  write_file(dir / "elements.msh", replace_once(msh41, "$Elements\n7 185 1 185\n", "$Elements\n7 1000000000000 1 185\n"));
+  expect_mesh_error([&] { read_gmsh(dir / "elements.msh"); }, "elements.msh", elements_line,
+                    "1000000000000 elements cannot fit in the");
+  const std::string msh22 = two_tets();
+  write_file(dir / "names.msh", replace_once(msh22, "$PhysicalNames\n1\n", "$PhysicalNames\n1000000000000\n"));
+  expect_mesh_error([&] { read_gmsh(dir / "names.msh"); }, "names.msh", line_of(msh22, "$PhysicalNames") + 1,
+                    "1000000000000 physical names cannot fit in the");
+  write_file(dir / "nodes22.msh", replace_once(msh22, "$Nodes\n5\n", "$Nodes\n1000000000000\n"));
+  expect_mesh_error([&] { read_gmsh(dir / "nodes22.msh"); }, "nodes22.msh", line_of(msh22, "$Nodes") + 1,
+                    "1000000000000 nodes cannot fit in the");
+}
+
+TEST(GmshReaderHostile, VersionThatDoesNotMatchTheBody) {
+  ScratchDir dir;
+  // --- a 4.1 body under a 2.2 header
+  const std::string msh41 = read_file(fixtures() / "gmsh/cube_tet.msh");
+  write_file(dir / "body41.msh", replace_once(msh41, "4.1 0 8", "2.2 0 8"));
+  expect_mesh_error([&] { read_gmsh(dir / "body41.msh"); }, "body41.msh", line_of(msh41, "$Nodes") + 1,
+                    "$Nodes starts with several numbers, as in MSH 4.1, but $MeshFormat on line 2 says version 2.2: "
+                    "the version does not match the body");
+  // --- and a 2.2 body under a 4.1 header
+  const std::string msh22 = two_tets();
+  write_file(dir / "body22.msh", replace_once(msh22, "2.2 0 8", "4.1 0 8"));
+  expect_mesh_error([&] { read_gmsh(dir / "body22.msh"); }, "body22.msh", line_of(msh22, "$Nodes") + 1,
+                    "$Nodes starts with one number, as in MSH 2.2, but $MeshFormat on line 2 says version 4.1: "
+                    "the version does not match the body");
+}
+
+TEST(GmshReaderHostile, MeshPastTheMemoryLimit) {
+  // --- 185 elements (101 tetrahedra) need more than 32 KiB; the 6 KiB file itself is read
+  const ScopedEnv limit(memory_limit_variable, "32K");
+  expect_mesh_error([] { read_gmsh(fixtures() / "gmsh/cube_tet.msh"); }, "cube_tet.msh", -1,
+                    "needs at least about");
+  expect_mesh_error([] { read_gmsh(fixtures() / "gmsh/cube_tet.msh"); }, "cube_tet.msh", -1,
+                    "more than the memory limit of 32.0 KiB (FVMMINI_MEMORY_LIMIT");
 }
 
 }  // namespace

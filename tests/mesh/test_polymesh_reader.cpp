@@ -11,6 +11,7 @@
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_assembly.hpp"
 #include "mesh/mesh_check.hpp"
+#include "mesh/mesh_size.hpp"
 #include "mesh/polymesh_reader.hpp"
 #include "mesh_test_support.hpp"
 
@@ -22,6 +23,7 @@ using test::fixtures;
 using test::line_of;
 using test::read_file;
 using test::replace_once;
+using test::ScopedEnv;
 using test::ScratchDir;
 using test::write_file;
 
@@ -241,7 +243,12 @@ TEST(PolyMeshReaderErrors, TruncatedFile) {
   ScratchDir dir;
   copy_box_hex(dir);
   const std::string text = read_file(dir / "faces");
+  // --- cut early, the 98 faces announced cannot fit in what is left: refused at the count
   write_file(dir / "faces", text.substr(0, text.find("4(7 19 20 8)") + 6));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line_of(text, "\n98\n") + 1,
+                    "98 entries of the faces list cannot fit in the");
+  // --- cut before the closing parenthesis
+  write_file(dir / "faces", text.substr(0, text.rfind(')')));
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", -1, "end of file");
 }
 
@@ -353,6 +360,105 @@ TEST(PolyMeshReaderErrors, GarbageNumbersAndTrailingTokens) {
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "(1 0 0)"), "zero");
   write_file(dir / "points", text + "\nextra\n");
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", -1, "after the list");
+}
+
+// --- hostile counts: refused with the file, the line and the count before anything is sized by them
+
+TEST(PolyMeshReaderHostile, ListSizePastTheFileOrTheLabelRange) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string points = read_file(dir / "points");
+  const long count_line = line_of(points, "\n60\n") + 1;
+  write_file(dir / "points", replace_once(points, "\n60\n(", "\n100000000\n("));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", count_line,
+                    "100000000 entries of the points list cannot fit in the");
+  write_file(dir / "points", replace_once(points, "\n60\n(", "\n1000000000000\n("));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", count_line,
+                    "points list size 1000000000000 is past the 32-bit index range");
+}
+
+TEST(PolyMeshReaderHostile, UniformListsAgreeWithTheOtherFiles) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string owner = read_file(dir / "owner");
+  const long owner_line = line_of(owner, "\n98\n") + 1;
+  const std::string owner_list = owner.substr(owner.find("\n98\n") + 1);
+  // --- a uniform owner list stands for as many faces as it says: it must match faces
+  for (const std::string count : {"99", "2000000000"}) {
+    write_file(dir / "owner", replace_once(owner, owner_list, count + "{0}\n"));
+    expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", owner_line,
+                      "the uniform owner list has " + count + " entries but faces has 98 faces");
+  }
+  write_file(dir / "owner", replace_once(owner, owner_list, "1000000000000{0}\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", owner_line,
+                    "owner list size 1000000000000 is past the 32-bit index range");
+  copy_box_hex(dir);
+  const std::string neighbour = read_file(dir / "neighbour");
+  write_file(dir / "neighbour", replace_once(neighbour, neighbour.substr(neighbour.find("\n46\n") + 1), "1000000{1}\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "neighbour", line_of(neighbour, "\n46\n") + 1,
+                    "the uniform neighbour list has 1000000 entries but faces has 98 faces");
+  // --- a uniform face repeats its vertex: refused before it is expanded
+  const std::string faces = read_file(dir / "faces");
+  write_file(dir / "faces", replace_once(faces, "4(3 15 16 4)", "2000000000{3}"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line_of(faces, "4(3 15 16 4)"),
+                    "the uniform face list of 2000000000 equal entries cannot describe faces");
+}
+
+TEST(PolyMeshReaderHostile, UniformPointsOrFacesMustFitInMemory) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const ScopedEnv limit(memory_limit_variable, "1G");
+  const std::string points = read_file(dir / "points");
+  write_file(dir / "points", replace_once(points, points.substr(points.find("\n60\n") + 1), "2000000000{(0 0 0)}\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(points, "\n60\n") + 1,
+                    "the uniform points list of 2000000000 entries: a mesh of 2000000000 points needs at least about "
+                    "44.7 GiB for a run, more than the memory limit of 1.00 GiB (FVMMINI_MEMORY_LIMIT");
+  copy_box_hex(dir);
+  const std::string faces = read_file(dir / "faces");
+  write_file(dir / "faces", replace_once(faces, faces.substr(faces.find("\n98\n") + 1), "500000000{4(0 1 2 3)}\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line_of(faces, "\n98\n") + 1,
+                    "the uniform faces list of 500000000 entries: a mesh of 500000000 faces needs at least about");
+}
+
+TEST(PolyMeshReaderHostile, CellCountFromOneOwnerEntry) {
+  // --- the highest cell index gives the cell count; 98 faces (46 internal) close at most 36 cells
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string owner = read_file(dir / "owner");
+  const std::string no_note = replace_once(owner, "    note        \"nPoints:60  nCells:24  nFaces:98  nInternalFaces:46\";\n", "");
+  const long line = line_of(no_note, "(\n0\n0\n0\n1") + 3;
+  for (const std::string cell : {"2147483647", "2147483646", "2000000000"}) {
+    write_file(dir / "owner", replace_once(no_note, "(\n0\n0\n0\n1", "(\n0\n0\n" + cell + "\n1"));
+    expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", line,
+                      "cell " + cell + " makes " + std::to_string(std::stoll(cell) + 1) +
+                          " cells, but 98 faces (46 internal) can close at most 36");
+  }
+}
+
+TEST(PolyMeshReaderHostile, HeaderNoteCountPastTheLabelRange) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string owner = read_file(dir / "owner");
+  write_file(dir / "owner", replace_once(owner, "nCells:24", "nCells:99999999999999999999"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", line_of(owner, "FoamFile"),
+                    "header note nCells:99999999999999999999 is past the 32-bit index range");
+  write_file(dir / "owner", replace_once(owner, "nFaces:98", "nFaces:4294967394"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", line_of(owner, "FoamFile"),
+                    "header note nFaces:4294967394 is past the 32-bit index range");
+}
+
+TEST(PolyMeshReaderHostile, MeshOrTextPastTheMemoryLimit) {
+  {  // --- the box_hex mesh (24 cells) needs about 23 KiB: refused under 8 KiB, naming the folder
+    const ScopedEnv limit(memory_limit_variable, "8K");
+    expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex"); }, "box_hex", 0,
+                      "a mesh of 24 cells, 98 faces and 60 points needs at least about 22.5 KiB for a run, more than the "
+                      "memory limit of 8.00 KiB (FVMMINI_MEMORY_LIMIT");
+  }
+  // --- text over half the limit is not read: a plain file by its size, gzip as it decompresses
+  const ScopedEnv limit(memory_limit_variable, "4K");
+  expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex"); }, "points", 0, "is too large to read: 2.13 KiB");
+  expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex_gz"); }, "points.gz", 0,
+                    "is too large to read: more than 2.00 KiB once decompressed");
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+#pragma once
+// How big a mesh is before it is built: whether its counts fit the 32-bit label and
+// whether a run on it fits in this machine's memory. Readers and the box generator ask
+// here before they allocate, so a hostile count is refused with the figure and the limit.
+
+#include <cstdint>
+#include <string>
+
+namespace fvmmini {
+
+/// A mesh's sizes, known (or bounded) before the mesh is built.
+struct MeshCounts {
+  std::int64_t points = 0;
+  std::int64_t faces = 0;
+  std::int64_t internal_faces = 0;
+  std::int64_t cells = 0;
+  std::int64_t face_vertices = 0;  ///< the entries of all vertex loops together
+};
+
+/// The memory a run may use, and where that figure comes from.
+struct MemoryLimit {
+  std::uint64_t bytes = 0;
+  std::string source;  ///< "FVMMINI_MEMORY_LIMIT", "physical memory" or "the cgroup memory limit"
+};
+
+/// The environment variable that overrides the memory limit.
+inline constexpr const char* memory_limit_variable = "FVMMINI_MEMORY_LIMIT";
+
+/// FVMMINI_MEMORY_LIMIT when set (bytes, or a number with a K, M, G or T suffix: powers of
+/// 1024), else this machine's physical memory, or its control group's limit where lower.
+/// Throws std::invalid_argument naming the variable when its value is not a positive size.
+MemoryLimit memory_limit();
+
+/// The bytes a run on such a mesh needs at least, roughly: the mesh and its copies while it
+/// is read and ordered, its geometry, and the main arrays of a scalar run (matrix, solver
+/// vectors, fields); an incompressible run needs about 2.3 times as much.
+std::uint64_t estimated_run_bytes(const MeshCounts& counts);
+
+/// Why a mesh of these counts cannot be used here (a count past the 32-bit label range, or
+/// an estimated run past memory_limit()), with the figure and the limit; "" when it can.
+std::string mesh_size_problem(const MeshCounts& counts);
+
+/// One line for --dry-run: "about 1.20 GiB for the mesh and a run (limit 31.3 GiB: physical memory)".
+std::string describe_memory(const MeshCounts& counts);
+
+/// Bytes in binary units with three significant figures: "512 B", "1.50 GiB".
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace fvmmini
