@@ -2,10 +2,8 @@
 // a time limit and (outside ASan builds) an address-space limit, so that a crash, a hang or an
 // unbounded allocation is reported against its input and the rest still run.
 //
-// fvmmini-fuzz-replay-<harness> [--time-limit S] [--memory-limit MiB] [--expect-failure] INPUT...
-// An INPUT that is a folder stands for every file in it. --expect-failure: every input is a
-// known open defect and must still fail; one that now passes is an error, so the list of open
-// defects (tests/fuzz/crashes/still_failing.txt) stays true.
+// fvmmini-fuzz-replay-<harness> [--time-limit S] [--memory-limit MiB] INPUT...
+// An INPUT that is a folder stands for every file in it.
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -40,14 +38,12 @@ namespace {
 struct Options {
   unsigned time_limit_s = 10;
   unsigned long memory_limit_mib = 2048;
-  bool expect_failure = false;
   std::vector<std::filesystem::path> inputs;
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "fuzz replay: " << message
-            << "\nusage: fvmmini-fuzz-replay-<harness> [--time-limit S] [--memory-limit MiB] "
-               "[--expect-failure] INPUT...\n";
+            << "\nusage: fvmmini-fuzz-replay-<harness> [--time-limit S] [--memory-limit MiB] INPUT...\n";
   std::exit(2);
 }
 
@@ -66,8 +62,6 @@ Options parse(int argc, char** argv) {
       options.time_limit_s = static_cast<unsigned>(value());
     else if (arg == "--memory-limit")
       options.memory_limit_mib = value();
-    else if (arg == "--expect-failure")
-      options.expect_failure = true;
     else if (arg.starts_with("--"))
       usage("unknown option " + arg);
     else if (std::filesystem::is_directory(arg)) {
@@ -128,19 +122,15 @@ std::string replay(const std::filesystem::path& input, const Options& options) {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
-  int wrong = 0;
+  int failed = 0;
   for (const auto& input : options.inputs) {
     const auto start = std::chrono::steady_clock::now();
     const std::string failure = replay(input, options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool as_expected = failure.empty() != options.expect_failure;
-    if (!as_expected) ++wrong;
-    std::printf("%s %s (%.2f s)%s%s\n", as_expected ? "ok  " : "FAIL", input.c_str(), seconds,
+    if (!failure.empty()) ++failed;
+    std::printf("%s %s (%.2f s)%s%s\n", failure.empty() ? "ok  " : "FAIL", input.c_str(), seconds,
                 failure.empty() ? "" : ": ", failure.c_str());
-    if (!as_expected && options.expect_failure)
-      std::printf("     it is listed as an open defect but now ends cleanly: remove it from "
-                  "tests/fuzz/crashes/still_failing.txt\n");
   }
-  std::printf("%zu input(s), %d not as expected\n", options.inputs.size(), wrong);
-  return wrong == 0 ? 0 : 1;
+  std::printf("%zu input(s), %d failed\n", options.inputs.size(), failed);
+  return failed == 0 ? 0 : 1;
 }
