@@ -78,10 +78,10 @@ class SourceBuilder final : public YAML::EventHandler {
 
   void spend(std::size_t count, const SourceLocation& where) {
     if (count > max_nodes_ - nodes_)
-      throw CaseError(where,
-                      fmt::format("more than {} YAML nodes (lists, maps and values, each alias counted as what it "
-                                  "stands for): a case holds at most {}",
-                                  max_nodes_, max_nodes_));
+      throw CaseError(where, fmt::format("more than {} YAML nodes in the case file and its --set values (lists, "
+                                         "maps and values, each alias counted as what it stands for): a case "
+                                         "holds at most {}",
+                                         CaseLimits::nodes, CaseLimits::nodes));
     nodes_ += count;
   }
 
@@ -98,7 +98,7 @@ class SourceBuilder final : public YAML::EventHandler {
     if (static_cast<int>(open_.size()) >= max_depth_)
       throw CaseError(location_of(mark, origin_),
                       fmt::format("lists and maps nested more than {} deep: a case nests at most {} levels",
-                                  max_depth_, max_depth_));
+                                  CaseLimits::depth, CaseLimits::depth));
     const std::size_t before = nodes_;
     SourceNode node = leaf(mark, kind, {});
     open_.push_back(Open{std::move(node), anchor, std::exchange(anchor_name_, {}), before, std::nullopt});
