@@ -8,6 +8,7 @@
 #include <vtkDoubleArray.h>
 #include <vtkErrorCode.h>
 #include <vtkNew.h>
+#include <vtkObject.h>
 #include <vtkPoints.h>
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
@@ -285,6 +286,7 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error(write_error(target, errno));
     ::close(fd);
+    vtkObject::GlobalWarningDisplayOff();  // a failure is reported below, once, with the system's reason
     vtkNew<vtkXMLUnstructuredGridWriter> writer;
     writer->SetInputData(impl_->grid);
     writer->SetFileName(temporary.c_str());
@@ -295,8 +297,9 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
     errno = 0;
     if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
       const unsigned long code = writer->GetErrorCode();
-      if (code == vtkErrorCode::OutOfDiskSpaceError) throw std::runtime_error(write_error(target, ENOSPC));
+      // errno is the failed call's reason; VTK says "out of disk space" for any short write
       if (errno != 0) throw std::runtime_error(write_error(target, errno));
+      if (code == vtkErrorCode::OutOfDiskSpaceError) throw std::runtime_error(write_error(target, ENOSPC));
       throw std::runtime_error("cannot write " + target.string() + ": the VTK writer failed (VTK error code " +
                                std::to_string(code) + ")");
     }

@@ -31,8 +31,8 @@ std::string read_text(const std::filesystem::path& file) {
   return text.str();
 }
 
-/// Run fvmmini with `arguments` (each single-quoted) in `folder`, with `environment` ("NAME=value ...")
-/// added; stdout and stderr go to files outside it. A run past `seconds` is killed (status 137), so that
+/// Run fvmmini with `arguments` (each single-quoted) in `folder`, `environment` (shell text: "NAME=value ...",
+/// or limits such as "ulimit -f 1;") put before it; stdout and stderr go to files outside it. A run past `seconds` is killed (status 137), so that
 /// a hang fails the test instead of hanging it.
 Outcome run_fvmmini(const std::filesystem::path& folder, const std::vector<std::string>& arguments,
                     int seconds = 600, const std::string& environment = "") {
@@ -602,6 +602,21 @@ TEST(CliHostile, AFailedWriteKeepsTheFirstErrorAndSaysWhy) {
   EXPECT_EQ(outcome.err, "fvmmini: warning: cannot write " + (out / "summary.json").string() + ": Is a directory\n" +
                              "fvmmini: error: cannot write " + (out / "fields_000000.vtu").string() +
                              ": Is a directory\n");
+}
+
+TEST(CliHostile, AWriteCutShortInsideVtkSaysWhyOnceAndKeepsTheFirstError) {
+  // files may grow to one block only (SIGXFSZ ignored: write fails with EFBIG), so VTK's writer
+  // fails part-way; its own error log stays quiet and fvmmini's message gives the reason
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome =
+      run_fvmmini(folder.path(), {"case.yaml", "--quiet", "--set", "output.vtk=true"}, 60, "trap '' XFSZ; ulimit -f 1;");
+  const auto out = folder.path() / "out" / "case";
+  EXPECT_EQ(outcome.status, 1);
+  EXPECT_EQ(outcome.err, "fvmmini: warning: cannot write " + (out / "summary.json").string() + ": File too large\n" +
+                             "fvmmini: error: cannot write " + (out / "fields_000000.vtu").string() +
+                             ": File too large\n");
+  EXPECT_EQ(folder_entries(out), std::vector<std::string>{});
 }
 #endif
 
