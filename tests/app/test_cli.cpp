@@ -57,20 +57,24 @@ std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
   return names;
 }
 
-const std::string good_case =
-    "mesh:\n"
-    "  type: box\n"
-    "  cells: [4, 4, 1]\n"
-    "  patches:\n"
-    "    walls: {sides: [xmin, xmax, ymin, ymax], type: wall}\n"
-    "    frontAndBack: {sides: [zmin, zmax], type: empty}\n"
-    "physics:\n"
-    "  type: poisson\n"
-    "  source: 1\n"
-    "boundaryField:\n"
-    "  walls: {type: fixedValue, value: 0}\n"
-    "  frontAndBack: {type: empty}\n"
-    "output: {vtk: false}\n";  // so that builds without VTK accept it
+/// A 4x4x1 box case with walls held at 0: `physics` (a section) between the mesh and boundaryField.
+std::string box_case(const std::string& physics) {
+  return "mesh:\n"
+         "  type: box\n"
+         "  cells: [4, 4, 1]\n"
+         "  patches:\n"
+         "    walls: {sides: [xmin, xmax, ymin, ymax], type: wall}\n"
+         "    frontAndBack: {sides: [zmin, zmax], type: empty}\n" +
+         physics +
+         "boundaryField:\n"
+         "  walls: {type: fixedValue, value: 0}\n"
+         "  frontAndBack: {type: empty}\n";
+}
+
+const std::string good_case = box_case("physics:\n"
+                                       "  type: poisson\n"
+                                       "  source: 1\n") +
+                              "output: {vtk: false}\n";  // so that builds without VTK accept it
 
 TEST(Cli, HelpAndVersionSucceed) {
   testing::TempFolder folder;
@@ -429,17 +433,7 @@ TEST(CliHostile, AliasExpansionIsBoundedInTheFileUnderAnUnknownKeyAndInSet) {
 }
 
 const std::string diffusion_case =
-    "mesh:\n"
-    "  type: box\n"
-    "  cells: [4, 4, 1]\n"
-    "  patches:\n"
-    "    walls: {sides: [xmin, xmax, ymin, ymax], type: wall}\n"
-    "    frontAndBack: {sides: [zmin, zmax], type: empty}\n"
-    "physics: {type: diffusion, initial: 1}\n"
-    "boundaryField:\n"
-    "  walls: {type: fixedValue, value: 0}\n"
-    "  frontAndBack: {type: empty}\n"
-    "time: {endTime: 0.3, deltaT: 0.05, writeInterval: 0.1}\n";
+    box_case("physics: {type: diffusion, initial: 1}\n") + "time: {endTime: 0.3, deltaT: 0.05, writeInterval: 0.1}\n";
 
 const std::string flow_case =
     "mesh:\n"
