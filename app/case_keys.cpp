@@ -242,9 +242,12 @@ void add_mesh_checks(CaseSchema& schema) {
     std::error_code ec;
     const bool found = type == "polyMesh" ? std::filesystem::is_directory(file, ec)
                                           : std::filesystem::is_regular_file(file, ec);
-    if (!found)
-      problems.push_back({c.where("mesh.file"), std::string("mesh.file: ") +
-                                                    (type == "polyMesh" ? "no folder " : "no file ") + file.string()});
+    if (found) return;
+    const std::string wanted = type == "polyMesh" ? "folder" : "file";
+    problems.push_back({c.where("mesh.file"), "mesh.file: " + (std::filesystem::exists(file, ec)
+                                                                   ? file.string() + " is not a " +
+                                                                         (type == "polyMesh" ? "folder" : "regular file")
+                                                                   : "no " + wanted + " " + file.string())});
   });
 }
 

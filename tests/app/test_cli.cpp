@@ -379,7 +379,17 @@ TEST(CliHostile, ACaseFileThatIsNotARegularFileIsRefusedUnread) {
   folder.write("big.yaml", good_case + "#" + std::string(std::size_t{1} << 20, 'x') + "\n");
   expect_error(run_fvmmini(folder.path(), {"big.yaml"}, 20), 2,
                "big.yaml: the case file is 1048877 bytes: a case file is at most 1048576 bytes (1 MiB)");
-  EXPECT_EQ(folder_entries(folder.path()), (std::vector<std::string>{"big.yaml", "case.fifo", "folder.yaml"}));
+  // --- a mesh file of the wrong type is named at its key, before it is opened
+  std::string gmsh_case = good_case;
+  gmsh_case.replace(gmsh_case.find("type: box"), 9, "type: gmsh\n  file: case.fifo");
+  gmsh_case.erase(gmsh_case.find("  cells:"), gmsh_case.find("physics:") - gmsh_case.find("  cells:"));
+  folder.write("gmsh.yaml", gmsh_case);
+  expect_error(run_fvmmini(folder.path(), {"gmsh.yaml"}, 20), 2,
+               "gmsh.yaml:3:3: mesh.file: " + fifo.string() + " is not a regular file");
+  expect_error(run_fvmmini(folder.path(), {"gmsh.yaml", "--set", "mesh.file=/dev/zero"}, 20), 2,
+               "--set mesh.file=/dev/zero: mesh.file: /dev/zero is not a regular file");
+  EXPECT_EQ(folder_entries(folder.path()),
+            (std::vector<std::string>{"big.yaml", "case.fifo", "folder.yaml", "gmsh.yaml"}));
 }
 
 TEST(CliHostile, ACaseIsOneYamlDocumentAndItsFaultsHaveALine) {
