@@ -243,11 +243,11 @@ void add_mesh_checks(CaseSchema& schema) {
     const bool found = type == "polyMesh" ? std::filesystem::is_directory(file, ec)
                                           : std::filesystem::is_regular_file(file, ec);
     if (found) return;
-    const std::string wanted = type == "polyMesh" ? "folder" : "file";
-    problems.push_back({c.where("mesh.file"), "mesh.file: " + (std::filesystem::exists(file, ec)
-                                                                   ? file.string() + " is not a " +
-                                                                         (type == "polyMesh" ? "folder" : "regular file")
-                                                                   : "no " + wanted + " " + file.string())});
+    const bool folder = type == "polyMesh";
+    problems.push_back({c.where("mesh.file"),
+                        "mesh.file: " + (std::filesystem::exists(file, ec)
+                                             ? file.string() + (folder ? " is not a folder" : " is not a regular file")
+                                             : (folder ? "no folder " : "no file ") + file.string())});
   });
 }
 
