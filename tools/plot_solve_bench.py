@@ -49,17 +49,17 @@ def markdown(boxes):
 
 
 def triangular_markdown(reports):
-    """DIC's triangular solves alone (--triangular): analysis and solve by ordering and method."""
+    """DIC's triangular solves alone (--triangular): analysis, layout and solve by ordering and method."""
     for report in reports:
         rows = report.get("triangular", [])
         if not rows:
             continue
         print(f"\n{report['matrix']['source']}: forward + backward, {report['device']}\n")
-        print("| ordering | levels | solve | analysis ms | solve ms (min, max) |")
-        print("|---|---:|---|---:|---|")
+        print("| ordering | levels | solve | analysis ms | layout ms | solve ms (min, max) |")
+        print("|---|---:|---|---:|---:|---|")
         for r in rows:
             label = r.get("launch", r["solve"]) + (" (automatic)" if r.get("automatic") else "")
-            print(f"| {r['ordering']} | {r['levels']} | {label} | {r['analysis_ms']:.3g} | "
+            print(f"| {r['ordering']} | {r['levels']} | {label} | {r['analysis_ms']:.3g} | {r.get('layout_ms', 0.0):.3g} | "
                   f"{r['solve_ms']:.3g} ({r['solve_min_ms']:.3g}, {r['solve_max_ms']:.3g}) |")
 
 

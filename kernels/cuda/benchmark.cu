@@ -65,10 +65,11 @@ TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, in
 
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
                                   LevelLaunch launch, std::span<const double> r, int warmup, int repeats,
-                                  double* analysis_seconds, int* levels) {
+                                  double* analysis_seconds, double* layout_seconds, int* levels) {
   { DeviceTriangularPreconditioner cold(matrix, op, Preconditioner::DIC, solve, 1, nullptr, launch); }
   DeviceTriangularPreconditioner m(matrix, op, Preconditioner::DIC, solve, 1, nullptr, launch);
   if (analysis_seconds) *analysis_seconds = m.analysis_seconds();
+  if (layout_seconds) *layout_seconds = m.layout_seconds();
   if (levels) *levels = m.info(0).levels;
   DeviceBuffer<double> dr(r), dz(r.size());
   Stream stream;

@@ -29,11 +29,12 @@ TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, in
 /// in the numbering `op`: fvmmini's levels (launched as `launch` says) or cusparseSpSV. Set up twice, so that the analysis
 /// timed is a warm one (the first loads the kernels); r uploaded once, the application captured
 /// in a CUDA graph as the device CG runs it, warm-up runs, then repeats each timed with events.
-/// @param[out] analysis_seconds the analysis alone, its input on the device: the level analysis,
-///             or both cusparseSpSV analyses
+/// @param[out] analysis_seconds the analysis alone, its input and workspace on the device: the
+///             level analysis, or both cusparseSpSV analyses
+/// @param[out] layout_seconds the levels' triangles laid out after it (zero for cusparseSpSV)
 /// @param[out] levels the schedule's levels
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
                                   LevelLaunch launch, std::span<const double> r, int warmup, int repeats,
-                                  double* analysis_seconds, int* levels);
+                                  double* analysis_seconds, double* layout_seconds, int* levels);
 
 }  // namespace fvmmini::cuda

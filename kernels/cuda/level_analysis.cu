@@ -20,6 +20,7 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int analysis_block = 256;
+constexpr unsigned full_warp = 0xffffffffu;
 
 __device__ inline int rank_of(const int* rank, int i) { return rank ? rank[i] : i; }
 
@@ -39,9 +40,12 @@ struct LevelPass {
 /// Each row's level, 1 + the largest level of its earlier neighbours (0 without one), and its
 /// counts of earlier and later neighbours. A thread per row, blocks in rank order by ticket: a
 /// thread waits for its earlier neighbours' levels (sync_free.cuh), so the whole analysis is one
-/// launch whose time is the longest dependency chain, not a barrier per level.
+/// launch whose time is the longest dependency chain, not a barrier per level. Each row publishes
+/// its level as soon as it has it (gathering a warp's rows first, to take chains inside the warp
+/// through shuffles, made every row wait for its warp's slowest: 4 to 16 times slower on H200).
+/// `Batch`: neighbours waited for together (the smallest of 4, 8, 16 holding the widest row).
+template <int Batch>
 __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
-  constexpr int batch = 8;
   __shared__ int block_max;
   if (threadIdx.x == 0) block_max = 0;
   const int q = take_ticket(p.state + 1) * analysis_block + static_cast<int>(threadIdx.x);
@@ -49,11 +53,11 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
     const int i = p.order ? p.order[q] : q;
     int lower = 0, upper = 0, l = 0;
     const int end = p.row_ptr[i + 1];
-    for (int e0 = p.row_ptr[i]; e0 < end; e0 += batch) {
-      int earlier[batch], v[batch];
+    for (int e0 = p.row_ptr[i]; e0 < end; e0 += Batch) {
+      int earlier[Batch], v[Batch];
       unsigned pending = 0;
 #pragma unroll
-      for (int b = 0; b < batch; ++b) {
+      for (int b = 0; b < Batch; ++b) {
         earlier[b] = 0;
         v[b] = 0;
         if (e0 + b >= end) continue;
@@ -68,12 +72,12 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
         }
       }
 #pragma unroll
-      for (int b = 0; b < batch; ++b)
+      for (int b = 0; b < Batch; ++b)
         if (pending >> b & 1u) v[b] = load_relaxed(p.level + earlier[b]);
       const unsigned neighbours = pending;
       wait_all(p.level, earlier, v, pending);
 #pragma unroll
-      for (int b = 0; b < batch; ++b)
+      for (int b = 0; b < Batch; ++b)
         if (neighbours >> b & 1u) l = max(l, v[b] + 1);
     }
     publish(p.level + i, l);
@@ -86,8 +90,25 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
   release_ticket(p.state + 1);
 }
 
+/// key[p] and rows[p]: the level and the row at rank p; *unsorted set when the levels fall
+/// somewhere along the ranks (the rows then need the sort).
+__global__ void __launch_bounds__(analysis_block)
+    rank_levels(int n, const int* __restrict__ order, const int* __restrict__ level, int* __restrict__ key,
+                int* __restrict__ rows, int* unsorted) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  bool falls = false;
+  if (p < n) {
+    const int i = order ? order[p] : p;
+    const int l = level[i];
+    key[p] = l;
+    rows[p] = i;
+    falls = p > 0 && level[order ? order[p - 1] : p - 1] > l;
+  }
+  if (__any_sync(full_warp, falls) && (threadIdx.x & 31) == 0) atomicOr(unsorted, 1);
+}
+
 /// From the rows sorted by level: where each level starts, and the widest row of each triangle per
-/// level (widths[2l], widths[2l + 1]; zero on entry), one atomic per run of a level in a warp.
+/// level (widths[2l], widths[2l + 1]; zero on entry).
 __global__ void __launch_bounds__(analysis_block)
     level_bounds(int n, const int* __restrict__ sorted_level, const int* __restrict__ rows,
                  const int* __restrict__ lower, const int* __restrict__ upper, int* __restrict__ level_start,
@@ -101,19 +122,12 @@ __global__ void __launch_bounds__(analysis_block)
   const cg::coalesced_group same_level = cg::labeled_partition(cg::coalesced_threads(), l);
   const int lower_width = cg::reduce(same_level, lower[i], cg::greater<int>());
   const int upper_width = cg::reduce(same_level, upper[i], cg::greater<int>());
+  // an atomic only where the width grows: a level of millions of rows would otherwise queue an
+  // atomic per warp on one address (a stale read costs one atomic more, never a wrong width)
   if (same_level.thread_rank() == 0) {
-    atomicMax(widths + 2 * l, lower_width);
-    atomicMax(widths + 2 * l + 1, upper_width);
+    if (lower_width > *static_cast<volatile int*>(widths + 2 * l)) atomicMax(widths + 2 * l, lower_width);
+    if (upper_width > *static_cast<volatile int*>(widths + 2 * l + 1)) atomicMax(widths + 2 * l + 1, upper_width);
   }
-}
-
-__global__ void iota_kernel(int n, int* __restrict__ v) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v[i] = i;
-}
-
-/// key[p] = level of the row at rank p.
-__global__ void gather_levels(int n, const int* __restrict__ order, const int* __restrict__ level, int* __restrict__ key) {
-  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) key[p] = level[order[p]];
 }
 
 /// position[rows[p]] = p, and whether any row sits away from its own position.
@@ -121,7 +135,7 @@ __global__ void __launch_bounds__(analysis_block)
     place_rows(int n, const int* __restrict__ rows, int* __restrict__ position, int* moved) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = p < n ? rows[p] : p;
-  if (__any_sync(0xffffffffu, i != p) && (threadIdx.x & 31) == 0) atomicOr(moved, 1);
+  if (__any_sync(full_warp, i != p) && (threadIdx.x & 31) == 0) atomicOr(moved, 1);
   if (p < n) position[i] = p;
 }
 
@@ -170,12 +184,12 @@ __global__ void __launch_bounds__(analysis_block)
   }
 }
 
-void lay_out(DeviceTrianglePart& part, const std::vector<int>& level_ptr, std::vector<int> width, cudaStream_t s) {
-  const int levels = static_cast<int>(width.size());
+/// A triangle's blocks from its widths: offsets, and col, face and value allocated.
+void lay_out(DeviceTrianglePart& part, const std::vector<int>& level_ptr, cudaStream_t s) {
+  const int levels = static_cast<int>(part.width.size());
   part.offset.assign(levels + 1, 0);
   for (int l = 0; l < levels; ++l)
-    part.offset[l + 1] = part.offset[l] + static_cast<long long>(width[l]) * (level_ptr[l + 1] - level_ptr[l]);
-  part.width = std::move(width);
+    part.offset[l + 1] = part.offset[l] + static_cast<long long>(part.width[l]) * (level_ptr[l + 1] - level_ptr[l]);
   part.offset_device = DeviceBuffer<long long>(part.offset.size());
   part.width_device = DeviceBuffer<int>(part.width.size());
   part.offset_device.upload(std::span<const long long>(part.offset), s);  // the host vectors outlive the stream's use
@@ -185,10 +199,37 @@ void lay_out(DeviceTrianglePart& part, const std::vector<int>& level_ptr, std::v
   part.value = DeviceBuffer<double>(part.slots());
 }
 
+/// CUB's scratch for sorting n pairs on keys of end_bit bits.
+std::size_t sort_bytes(int n, int end_bit) {
+  std::size_t bytes = 0;
+  FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const int*>(nullptr),
+                                                     static_cast<int*>(nullptr), static_cast<const int*>(nullptr),
+                                                     static_cast<int*>(nullptr), n, 0, end_bit));
+  return std::max<std::size_t>(bytes, 1);
+}
+
+constexpr int state_ints = 5;  ///< [0] the largest level, [1], [2] the tickets, [3] unsorted, [4] moved
+
 }  // namespace
 
-DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
+LevelWorkspace::LevelWorkspace(int n_rows) : n(n_rows) {
+  if (n == 0) return;
+  const std::size_t rows = static_cast<std::size_t>(n);
+  level = DeviceBuffer<int>(rows);
+  counts = DeviceBuffer<int>(2 * rows);
+  bounds = DeviceBuffer<int>(3 * rows + 1 + state_ints);
+  for (int k = 0; k < 2; ++k) {
+    sorted_level[k] = DeviceBuffer<int>(rows);
+    sorted_rows[k] = DeviceBuffer<int>(rows);
+  }
+  sort_temp = DeviceBuffer<char>(sort_bytes(n, 31));
+}
+
+DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaStream_t stream) {
   const int n = pattern.n_rows;
+  if (w.n != n) throw std::invalid_argument("find_levels: a workspace for another row count");
+  if (n > 0 && (w.sorted_level[0].size() == 0 || w.sorted_level[1].size() == 0))
+    throw std::invalid_argument("find_levels: a workspace serves one analysis (its schedule moved out)");
   DeviceLevels out;
   if (n == 0) {
     out.level_ptr = {0};
@@ -196,59 +237,52 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   }
   const int* order = pattern.order.size() > 0 ? pattern.order.data() : nullptr;
   const int* rank = pattern.rank.size() > 0 ? pattern.rank.data() : nullptr;
-
-  // --- one workspace: per row the level, the sort's key and the neighbour counts; per level
-  // its start and widths; the state
   const std::size_t rows = static_cast<std::size_t>(n);
-  DeviceBuffer<int> work(7 * rows + 5);
-  LevelPass pass{n, pattern.row_ptr.data(), pattern.col.data(), order, rank, work.data(), nullptr, nullptr, nullptr};
-  int* key = pass.level + n;
-  pass.lower = key + n;
-  pass.upper = pass.lower + n;
-  int* widths = pass.upper + n;
+  LevelPass pass{n, pattern.row_ptr.data(), pattern.col.data(), order, rank, w.level.data(), w.counts.data(),
+                 w.counts.data() + n, nullptr};
+  int* widths = w.bounds.data();
   int* level_start = widths + 2 * n;
   pass.state = level_start + n + 1;
-  int* moved = pass.state + 3;
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
-  FVMMINI_CUDA_CHECK(cudaMemsetAsync(widths, 0, 2 * rows * sizeof(int), stream));
-  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.state, 0, 4 * sizeof(int), stream));
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.state, 0, state_ints * sizeof(int), stream));
 
-  // --- the levels in one launch
-  level_rows<<<(n + analysis_block - 1) / analysis_block, analysis_block, 0, stream>>>(pass);
-  FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
-  int largest = 0;
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&largest, pass.state, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  // --- the levels in one launch, then by rank: are they sorted already?
+  const int grid = (n + analysis_block - 1) / analysis_block;
+  auto levels_with = [&](auto kernel) {
+    kernel<<<grid, analysis_block, 0, stream>>>(pass);
+    FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
+  };
+  if (pattern.widest <= 4) levels_with(level_rows<4>);
+  else if (pattern.widest <= 8) levels_with(level_rows<8>);
+  else levels_with(level_rows<16>);
+  rank_levels<<<grid, analysis_block, 0, stream>>>(n, order, pass.level, w.sorted_level[0].data(),
+                                                   w.sorted_rows[0].data(), pass.state + 3);
+  FVMMINI_CUDA_CHECK_LAUNCH(rank_levels);
+  int state[state_ints] = {};
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(state, pass.state, sizeof(state), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const int levels = largest + 1;
+  const int levels = state[0] + 1;
 
   // --- the rows by level, ties by rank (a stable sort of the rows in rank order)
-  out.position_level = DeviceBuffer<int>(n);
-  int* sorted_level = out.position_level.data();
-  DeviceBuffer<int> ranked(order ? 0 : n);
-  out.rows = DeviceBuffer<int>(n);
-  if (order) {
-    gather_levels<<<vector_grid(n), reduce_block, 0, stream>>>(n, order, pass.level, key);
-    FVMMINI_CUDA_CHECK_LAUNCH(gather_levels);
-  } else {
-    iota_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, ranked.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(iota_kernel);
+  int sorted = 0;
+  if (state[3]) {
+    int end_bit = 1;
+    while (end_bit < 31 && (1 << end_bit) < levels) ++end_bit;
+    std::size_t temp_bytes = sort_bytes(n, end_bit);
+    if (temp_bytes > w.sort_temp.size()) w.sort_temp = DeviceBuffer<char>(temp_bytes);
+    temp_bytes = w.sort_temp.size();
+    FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(w.sort_temp.data(), temp_bytes, w.sorted_level[0].data(),
+                                                       w.sorted_level[1].data(), w.sorted_rows[0].data(),
+                                                       w.sorted_rows[1].data(), n, 0, end_bit, stream));
+    sorted = 1;
   }
-  const int* keys_in = order ? key : pass.level;
-  const int* rows_in = order ? order : ranked.data();
-  int end_bit = 1;
-  while (end_bit < 31 && (1 << end_bit) < levels) ++end_bit;
-  std::size_t temp_bytes = 0;
-  FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, sorted_level, rows_in,
-                                                     out.rows.data(), n, 0, end_bit, stream));
-  DeviceBuffer<char> temp(std::max<std::size_t>(temp_bytes, 1));
-  FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys_in, sorted_level, rows_in,
-                                                     out.rows.data(), n, 0, end_bit, stream));
-
+  out.position_level = std::move(w.sorted_level[sorted]);
+  out.rows = std::move(w.sorted_rows[sorted]);
 
   // --- each level's start and widths from the sorted rows, to the host
-  const int grid = (n + analysis_block - 1) / analysis_block;
-  level_bounds<<<grid, analysis_block, 0, stream>>>(n, sorted_level, out.rows.data(), pass.lower, pass.upper,
-                                                    level_start, widths);
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(widths, 0, 2 * static_cast<std::size_t>(levels) * sizeof(int), stream));
+  level_bounds<<<grid, analysis_block, 0, stream>>>(n, out.position_level.data(), out.rows.data(), pass.lower,
+                                                    pass.upper, level_start, widths);
   FVMMINI_CUDA_CHECK_LAUNCH(level_bounds);
   out.level_ptr.resize(levels + 1);
   std::vector<int> width_pairs(2 * static_cast<std::size_t>(levels));
@@ -260,20 +294,28 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr_device.data(), level_start, (levels + 1) * sizeof(int),
                                      cudaMemcpyDeviceToDevice, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<int> lower_width(levels), upper_width(levels);
+  out.lower.width.resize(levels);
+  out.upper.width.resize(levels);
   for (int l = 0; l < levels; ++l) {
-    lower_width[l] = width_pairs[2 * l];
-    upper_width[l] = width_pairs[2 * l + 1];
+    out.lower.width[l] = width_pairs[2 * l];
+    out.upper.width[l] = width_pairs[2 * l + 1];
   }
+  return out;
+}
 
-  // --- the blocks laid out from the widths, then the triangles' addressing
-  lay_out(out.lower, out.level_ptr, std::move(lower_width), stream);
-  lay_out(out.upper, out.level_ptr, std::move(upper_width), stream);
-  int* position = pass.level;  // spent by the sort
+void lay_out_triangles(const DevicePattern& pattern, LevelWorkspace& w, DeviceLevels& out, cudaStream_t stream) {
+  const int n = pattern.n_rows;
+  if (n == 0) return;
+  const int* rank = pattern.rank.size() > 0 ? pattern.rank.data() : nullptr;
+  lay_out(out.lower, out.level_ptr, stream);
+  lay_out(out.upper, out.level_ptr, stream);
+  int* position = w.level.data();  // the levels are spent: the schedule holds them by position
+  int* moved = w.bounds.data() + 3 * static_cast<std::size_t>(n) + 1 + 4;
+  const int grid = (n + analysis_block - 1) / analysis_block;
   place_rows<<<grid, analysis_block, 0, stream>>>(n, out.rows.data(), position, moved);
   FVMMINI_CUDA_CHECK_LAUNCH(place_rows);
   fill_triangles<<<grid, analysis_block, 0, stream>>>(
-      n, sorted_level, out.rows.data(), position, out.level_ptr_device.data(), pattern.row_ptr.data(),
+      n, out.position_level.data(), out.rows.data(), position, out.level_ptr_device.data(), pattern.row_ptr.data(),
       pattern.col.data(), pattern.face.data(), rank, out.lower.offset_device.data(), out.lower.width_device.data(),
       out.upper.offset_device.data(), out.upper.width_device.data(), out.lower.col.data(), out.lower.face.data(),
       out.upper.col.data(), out.upper.face.data());
@@ -282,7 +324,6 @@ DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream) {
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(&is_moved, moved, sizeof(int), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!is_moved) out.rows = DeviceBuffer<int>();
-  return out;
 }
 
 }  // namespace fvmmini::cuda

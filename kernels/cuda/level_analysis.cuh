@@ -1,10 +1,12 @@
 #pragma once
 // The level analysis on the device, with the same result as build_triangular_factor on the host
 // (linalg/preconditioners/triangular_factor.hpp), from the factor's pattern already on the
-// device: each row's level (1 + the largest of its earlier neighbours') in one sync-free launch
-// (sync_free.cuh), the rows sorted by level with ties by rank (CUB's stable radix sort), then
-// each level's triangle entries written as column-major ELL blocks whose columns are positions
-// in that order.
+// device, in two steps. find_levels is the analysis proper, what cusparseSpSV_analysis and the
+// block search of level-scheduled back substitution compute: each row's level (1 + the largest
+// of its earlier neighbours') in one sync-free launch (sync_free.cuh), the rows grouped by level
+// with ties by rank (CUB's stable radix sort, skipped when the ranks already run level by level),
+// each level's start and widest rows. lay_out_triangles then writes each level's triangle
+// entries as column-major ELL blocks whose columns are positions in that order.
 
 #include <cuda_runtime.h>
 
@@ -20,6 +22,7 @@ struct DevicePattern {
   DeviceBuffer<int> row_ptr, col, face;
   DeviceBuffer<int> order;  ///< rows by rank; empty for index order
   DeviceBuffer<int> rank;   ///< rank by row; empty for index order
+  int widest = 0;           ///< the most off-diagonal entries of a row
 };
 
 /// One triangle as TrianglePart lays it out: offsets and widths on the host and the device,
@@ -35,18 +38,38 @@ struct DeviceTrianglePart {
   long long slots() const { return offset.empty() ? 0 : offset.back(); }
 };
 
+/// The schedule (find_levels) and the triangles laid out by it (lay_out_triangles).
 struct DeviceLevels {
   std::vector<int> level_ptr;          ///< levels + 1, host
   DeviceBuffer<int> level_ptr_device;  ///< the same
   DeviceBuffer<int> rows;              ///< positions -> rows, level by level; empty when rows[k] == k
   DeviceBuffer<int> position_level;    ///< positions -> their level
-  DeviceTrianglePart lower, upper;
+  DeviceTrianglePart lower, upper;  ///< widths from find_levels, the rest from lay_out_triangles
   int levels() const { return static_cast<int>(level_ptr.size()) - 1; }
   int level_size(int l) const { return level_ptr[l + 1] - level_ptr[l]; }
 };
 
-/// The levels and both triangles' addressing (col, face) of `pattern`'s schedule; values are
-/// left for the caller. Synchronises `stream`.
-DeviceLevels analyse_levels(const DevicePattern& pattern, cudaStream_t stream);
+/// Scratch and results sized by the row count alone, allocated before the analysis as
+/// cusparseSpSV's buffer is (cusparseSpSV_bufferSize, then the caller's allocation), so that the
+/// analysis allocates nothing in proportion to the rows. Read and written only by this file's
+/// functions; the schedule's row and level arrays move out of it into DeviceLevels.
+struct LevelWorkspace {
+  explicit LevelWorkspace(int n_rows);
+  int n = 0;
+  DeviceBuffer<int> level;   ///< per row; then per row its position in the level order
+  DeviceBuffer<int> counts;  ///< per row its earlier, then its later neighbours (2 n)
+  DeviceBuffer<int> bounds;  ///< per level its widths (2 n), its start (n + 1); the state (5)
+  DeviceBuffer<int> sorted_level[2], sorted_rows[2];  ///< the sort's input and output
+  DeviceBuffer<char> sort_temp;
+};
+
+/// The schedule of `pattern`: levels, rows by level, level starts and each triangle's widths per
+/// level. Synchronises `stream`.
+DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& workspace, cudaStream_t stream);
+
+/// Both triangles' addressing (col, face) laid out by `levels`' schedule; their values are left
+/// for the caller. Synchronises `stream`.
+void lay_out_triangles(const DevicePattern& pattern, LevelWorkspace& workspace, DeviceLevels& levels,
+                       cudaStream_t stream);
 
 }  // namespace fvmmini::cuda

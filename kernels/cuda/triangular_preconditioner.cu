@@ -404,6 +404,8 @@ DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& o
   d.row_ptr = DeviceBuffer<int>(std::span<const int>(to_int(p.row_ptr)));
   d.col = DeviceBuffer<int>(std::span<const int>(to_int(p.col)));
   d.face = DeviceBuffer<int>(std::span<const int>(to_int(p.face)));
+  for (label i = 0; i < p.n_rows(); ++i)
+    d.widest = std::max(d.widest, static_cast<int>(p.row_ptr[i + 1] - p.row_ptr[i]) - 1);  // less the diagonal
   if (!std::is_sorted(order.begin(), order.end())) {  // else the analysis takes index order
     std::vector<int> rank(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<int>(k);
@@ -481,10 +483,17 @@ struct DeviceTriangularPreconditioner::Impl {
     if (solve == TriangularSolve::cusparse) sequence = {};
     const std::vector<label> order = schedule_order(host_pattern, split, &colours, sequence);
     pattern = upload_pattern(host_pattern, order);
-    // --- on the device: the analysis
-    const auto analysis_start = std::chrono::steady_clock::now();
-    levels = analyse_levels(pattern, nullptr);
-    analysis_seconds = seconds_since(analysis_start);
+    // --- on the device: the analysis (its workspace allocated first, as cusparseSpSV's buffer is),
+    // then the triangles laid out by it
+    {
+      LevelWorkspace workspace(n);
+      const auto analysis_start = std::chrono::steady_clock::now();
+      levels = find_levels(pattern, workspace, nullptr);
+      analysis_seconds = seconds_since(analysis_start);
+      const auto layout_start = std::chrono::steady_clock::now();
+      lay_out_triangles(pattern, workspace, levels, nullptr);
+      layout_seconds = seconds_since(layout_start);
+    }
     launch = asked == LevelLaunch::automatic ? automatic_level_launch(n, levels.levels()) : asked;
     lower = triangle_levels(levels, levels.lower);
     upper = triangle_levels(levels, levels.upper);
@@ -508,6 +517,7 @@ struct DeviceTriangularPreconditioner::Impl {
     if (solve == TriangularSolve::cusparse && n > 0) {
       cusparse = std::make_unique<CusparseTriangles>(pattern, rdiag, upper_coeff.data());
       analysis_seconds = cusparse->analysis_seconds();
+      layout_seconds = 0.0;
     } else {
       pattern = DevicePattern{};  // only cuSPARSE reads it after the analysis
     }
@@ -598,7 +608,7 @@ struct DeviceTriangularPreconditioner::Impl {
   DeviceBuffer<double> level_w, level_rdiag;      ///< the backward's result and DIC's pivots in the level order (when it differs)
   DeviceBuffer<int> bad_row;
   std::unique_ptr<CusparseTriangles> cusparse;
-  double setup_seconds = 0.0, analysis_seconds = 0.0, refresh_seconds = 0.0;
+  double setup_seconds = 0.0, analysis_seconds = 0.0, layout_seconds = 0.0, refresh_seconds = 0.0;
 };
 
 DeviceTriangularPreconditioner::DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op,
@@ -636,6 +646,8 @@ void DeviceTriangularPreconditioner::refactor(const double* diagonal, CUstream_s
 }
 
 double DeviceTriangularPreconditioner::analysis_seconds() const { return impl_->analysis_seconds; }
+
+double DeviceTriangularPreconditioner::layout_seconds() const { return impl_->layout_seconds; }
 
 LevelLaunch DeviceTriangularPreconditioner::level_launch() const { return impl_->launch; }
 

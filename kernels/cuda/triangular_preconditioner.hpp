@@ -80,9 +80,12 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   /// pivot that is not positive shows as the CG's breakdown, not here (nothing waits for it).
   void refactor(const double* diagonal, CUstream_st* stream) override;
 
-  /// Seconds of the analysis alone, its input already on the device: the level analysis
-  /// (levels), or both cusparseSpSV analyses (cusparse).
+  /// Seconds of the analysis alone, its input and workspace already on the device: the level
+  /// analysis (levels: find_levels), or both cusparseSpSV analyses (cusparse).
   double analysis_seconds() const;
+  /// Seconds to lay out both triangles by the levels after the analysis (lay_out_triangles,
+  /// allocations included); zero for cusparse, which solves on its CSR as it stands.
+  double layout_seconds() const;
   /// How the sweeps (and DIC's pivots) run: per_level or sync_free, never automatic.
   LevelLaunch level_launch() const;
   /// Set-up and refresh times, levels, colours and the modelled cost of one application.
