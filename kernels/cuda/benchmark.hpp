@@ -26,12 +26,13 @@ double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, Timing
 TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats);
 
 /// DIC's two triangular solves (forward, then backward) on the device, set up there for `matrix`
-/// in the numbering `op`: fvmmini's levels (launched as `launch` says) or cusparseSpSV. Set up twice, so that the analysis
-/// timed is a warm one (the first loads the kernels); r uploaded once, the application captured
+/// in the numbering `op`: fvmmini's levels (launched as `launch` says) or cusparseSpSV. Set up four
+/// times: the first loads the kernels, the other three are warm and give the median analysis and
+/// layout; r uploaded once, the application captured
 /// in a CUDA graph as the device CG runs it, warm-up runs, then repeats each timed with events.
 /// @param[out] analysis_seconds the analysis alone, its input and workspace on the device: the
-///             level analysis, or both cusparseSpSV analyses
-/// @param[out] layout_seconds the levels' triangles laid out after it (zero for cusparseSpSV)
+///             level analysis, or both cusparseSpSV analyses (median of three)
+/// @param[out] layout_seconds the levels' triangles laid out after it (zero for cusparseSpSV; median)
 /// @param[out] levels the schedule's levels
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
                                   LevelLaunch launch, std::span<const double> r, int warmup, int repeats,

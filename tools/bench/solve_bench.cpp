@@ -111,7 +111,8 @@ double median(std::vector<double> v) {
 }
 
 // The triangular solves of DIC alone, by ordering: fvmmini's levels (a launch per level, and
-// sync-free) and cusparseSpSV, each with its (warm) analysis on the device and its solve.
+// sync-free) and cusparseSpSV, each with its analysis on the device (median of three warm set-ups)
+// and its solve.
 json triangular_rows(const LduMatrix& a, int repeats, std::uint64_t seed) {
   json rows = json::array();
   std::mt19937_64 rng(seed);
