@@ -47,6 +47,10 @@ const std::vector<std::string>& backend_names() {
   static const std::vector<std::string> names{"reference", "cuda", "auto"};
   return names;
 }
+const std::vector<std::string>& l2_window_names() {
+  static const std::vector<std::string> names{"auto", "on", "off"};
+  return names;
+}
 const std::string& name(KrylovSolver solver) { return krylov_solver_names().at(static_cast<std::size_t>(solver)); }
 const std::string& name(Preconditioner p) { return preconditioner_names().at(static_cast<std::size_t>(p)); }
 const std::string& name(Backend backend) { return backend_names().at(static_cast<std::size_t>(backend)); }
@@ -66,6 +70,10 @@ TriangularSolve parse_triangular_solve(const std::string& text) {
   return parse_name<TriangularSolve>(triangular_solve_names(), text, "triangularSolve");
 }
 Backend parse_backend(const std::string& text) { return parse_name<Backend>(backend_names(), text, "backend"); }
+const std::string& name(L2WindowSetting setting) { return l2_window_names().at(static_cast<std::size_t>(setting)); }
+L2WindowSetting parse_l2_window(const std::string& text) {
+  return parse_name<L2WindowSetting>(l2_window_names(), text, "l2Window");
+}
 
 std::vector<std::pair<label, label>> level_size_histogram(const std::vector<label>& level_sizes) {
   std::vector<std::pair<label, label>> buckets;  // by ascending 2^k

@@ -35,6 +35,9 @@ enum class Smoother { jacobi, mcsgs };
 /// How the cuda backend solves DIC's triangles: fvmmini's level-scheduled kernels, or cuSPARSE's
 /// cusparseSpSV on the same factor (the baseline). The reference backend always uses levels.
 enum class TriangularSolve { levels, cusparse };
+/// Whether a cuda solve keeps a persisting-L2 window over the vector its SpMVs gather: on, off, or
+/// automatic ("auto": the format's measured default, DeviceFormatUnit::l2_window).
+enum class L2WindowSetting { automatic, on, off };
 /// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
 enum class Backend { reference, cuda, automatic };
 
@@ -47,16 +50,19 @@ const std::vector<std::string>& preconditioner_words();
 const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
 const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
+const std::vector<std::string>& l2_window_names();        ///< auto, on, off
 const std::string& name(KrylovSolver solver);
 const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);
 const std::string& name(TriangularSolve solve);
 const std::string& name(Smoother smoother);
+const std::string& name(L2WindowSetting setting);
 KrylovSolver parse_krylov_solver(const std::string& text);
 Preconditioner parse_preconditioner(const std::string& text);
 Backend parse_backend(const std::string& text);
 TriangularSolve parse_triangular_solve(const std::string& text);
 Smoother parse_smoother(const std::string& text);
+L2WindowSetting parse_l2_window(const std::string& text);
 
 /// GAMG's keys, as OpenFOAM names them where it has the concept. The V-cycle is symmetric (pre-
 /// and post-sweeps equal) and the same each application, so that it is a valid preconditioner of
@@ -119,6 +125,7 @@ struct SolverSettings {
   double rel_tol = 0.0;                 ///< stop when residual < rel_tol * initial (0: off)
   int max_iter = 1000;
   Backend backend = Backend::reference;
+  L2WindowSetting l2_window = L2WindowSetting::automatic;  ///< cuda only
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
@@ -150,6 +157,10 @@ void declare_keys(Keys& keys, SolverSettings& s) {
   keys.add("maxIter", s.max_iter, "the most iterations per solve").min(1).max(std::numeric_limits<int>::max());
   keys.enumeration("backend", s.backend, "reference (CPU), cuda, or auto (cuda when a GPU is present)", backend_names(),
                    parse_backend, name);
+  keys.enumeration("l2Window", s.l2_window,
+                   "cuda: keep the vector the SpMV gathers in the persisting part of L2 during a solve (on, off, "
+                   "or auto: on for the formats measured to gain by it); the reference backend ignores it",
+                   l2_window_names(), parse_l2_window, name);
 }
 
 /// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.

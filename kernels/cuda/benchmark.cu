@@ -56,10 +56,11 @@ double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, Timing
   return 2.0 * static_cast<double>(src.bytes()) / (t.median_ms * 1e-3);
 }
 
-TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats) {
+TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window) {
   DeviceBuffer<double> dx(x), dy(x.size());
   DeviceSpmv& spmv = a.spmv();
   Stream stream;
+  const L2WindowScope window(stream.get(), l2_window ? l2_window_over(dx.data(), dx.bytes()) : L2Window{});
   return time_on_stream(stream, warmup, std::max(1, repeats),
                         [&](cudaStream_t s) { spmv.apply(dx.data(), dy.data(), s); });
 }

@@ -22,8 +22,9 @@ struct TimingStats {
 /// in bytes per second, from the median time.
 double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, TimingStats* stats = nullptr);
 
-/// y = A x on the device: x uploaded once, warmup runs, then repeats each timed with events.
-TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats);
+/// y = A x on the device: x uploaded once, warmup runs, then repeats each timed with events;
+/// with `l2_window`, a persisting-L2 window over x throughout (l2_window.hpp).
+TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window = false);
 
 /// DIC's two triangular solves (forward, then backward) on the device, set up there for `matrix`
 /// in the numbering `op`: fvmmini's levels (launched as `launch` says) or cusparseSpSV. Set up four

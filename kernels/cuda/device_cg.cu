@@ -234,6 +234,8 @@ struct DeviceCg::Impl {
   int check_interval = 8;
   int last_iterations = 0;  ///< the first batch of the next solve
   DevicePreconditioner* preconditioner = nullptr;  ///< DIC, mcsgs or GAMG (not owned)
+  bool use_l2_window = false;  ///< a persisting-L2 window over p during each solve
+  L2Window window{};           ///< the last solve's
 
   // --- iterations replayed from CUDA graphs: one launch instead of ~5 per iteration, which is
   //     what an iteration costs on small systems (the host's launch rate, not the GPU, limits them)
@@ -243,6 +245,7 @@ struct DeviceCg::Impl {
   DevicePreconditioner* graph_preconditioner = nullptr;
   const double* graph_history = nullptr;
   int graph_interval = 0;
+  L2Window graph_window{};
   bool graphs_failed = false;  ///< the format's launches could not be captured: launch directly
 
   SolverPerformance iterate(const SolverSettings& settings);
@@ -301,19 +304,24 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
   const bool current = batch_graph.valid() && single_graph.valid() && graph_stop.tolerance == stop.tolerance &&
                        graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter &&
                        graph_m_inv == m_inv && graph_preconditioner == preconditioner &&
-                       graph_history == history.data() && graph_interval == check_interval;
+                       graph_history == history.data() && graph_interval == check_interval &&
+                       graph_window.base == window.base && graph_window.bytes == window.bytes &&
+                       graph_window.hit_ratio == window.hit_ratio;
   if (!current && !graphs_failed) {
     const bool captured =
-        batch_graph.capture(s, [&] {
-          for (int k = 0; k < check_interval; ++k) enqueue_iteration(m_inv, stop);
-        }) &&
-        single_graph.capture(s, [&] { enqueue_iteration(m_inv, stop); });
+        batch_graph.capture(
+            s, [&] {
+              for (int k = 0; k < check_interval; ++k) enqueue_iteration(m_inv, stop);
+            },
+            window) &&
+        single_graph.capture(s, [&] { enqueue_iteration(m_inv, stop); }, window);
     graphs_failed = !captured;
     graph_stop = stop;
     graph_m_inv = m_inv;
     graph_preconditioner = preconditioner;
     graph_history = history.data();
     graph_interval = check_interval;
+    graph_window = window;
   }
   if (graphs_failed) {
     for (int k = 0; k < count; ++k) enqueue_iteration(m_inv, stop);
@@ -378,6 +386,8 @@ const std::vector<double>& DeviceCg::residual_history() const {
 double DeviceCg::last_iterations_ms() const { return impl_->iterations_ms; }
 void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std::max(1, iterations); }
 void DeviceCg::set_preconditioner(DevicePreconditioner* preconditioner) { impl_->preconditioner = preconditioner; }
+void DeviceCg::set_l2_window(bool on) { impl_->use_l2_window = on; }
+L2Window DeviceCg::last_l2_window() const { return impl_->window; }
 
 SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings) {
   Impl& m = *impl_;
@@ -400,6 +410,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
                     (applied ? " is not set up (set_preconditioner)" : " does not take a set-up preconditioner"));
   SolverPerformance perf;
   perf.solver_name = solver_name(settings.preconditioner, spmv.format_name());
+  window = {};
   history_host.clear();
   history_stale = false;
   iterations_ms = 0.0;
@@ -419,6 +430,9 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   const double* m_inv = jacobi ? inv_diag.data() : nullptr;
   cudaStream_t s = stream.get();
   const int grid = vector_grid(n);
+  // --- p is what every SpMV of the iterations gathers: its window lasts this solve only
+  window = use_l2_window ? l2_window_over(p.data(), static_cast<std::size_t>(n) * sizeof(double)) : L2Window{};
+  const L2WindowScope window_scope(s, window);
 
   // --- x̄ = mean(x); r = b - A x; p = M^-1 r; the initial residual and the stopping tests
   spmv.apply(x.data(), q.data(), s);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cuda/device_matrix.hpp"
+#include "kernels/cuda/l2_window.hpp"
 #include "linalg/solver_settings.hpp"
 
 struct CUstream_st;  // cudaStream_t, without the CUDA headers
@@ -61,6 +62,11 @@ class DeviceCg {
   /// The preconditioner that settings DIC, mcsgs and GAMG apply (null for none and diagonal); must
   /// outlive the solves.
   void set_preconditioner(DevicePreconditioner* preconditioner);
+  /// Whether each solve keeps a persisting-L2 window over the vector its SpMVs gather (p),
+  /// cleared when the solve ends (l2_window.hpp). Off until set.
+  void set_l2_window(bool on);
+  /// The window of the last solve (empty: none).
+  L2Window last_l2_window() const;
 
  private:
   struct Impl;

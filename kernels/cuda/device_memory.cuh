@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/l2_window.hpp"
 
 namespace fvmmini::cuda {
 
@@ -143,10 +144,11 @@ class GraphExec {
   }
 
   /// Capture what enqueue() queues on `stream` (other streams it forks to included) and
-  /// instantiate it. Returns false, with the stream usable and nothing queued, when the work
-  /// cannot be captured (an operation that graphs do not allow); the caller then launches directly.
+  /// instantiate it, with `window` on every kernel (none when empty). Returns false, with the
+  /// stream usable and nothing queued, when the work cannot be captured (an operation that graphs
+  /// do not allow); the caller then launches directly.
   template <class Enqueue>
-  bool capture(cudaStream_t stream, Enqueue&& enqueue) {
+  bool capture(cudaStream_t stream, Enqueue&& enqueue, const L2Window& window = {}) {
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
@@ -161,6 +163,14 @@ class GraphExec {
     }
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    if (queued && ended == cudaSuccess && graph && !window.empty()) {
+      try {
+        apply_l2_window(graph, window);
+      } catch (...) {
+        cudaGraphDestroy(graph);
+        throw;
+      }
+    }
     if (queued && ended == cudaSuccess && graph && cudaGraphInstantiate(&exec_, graph, 0) != cudaSuccess)
       exec_ = nullptr;
     if (graph) cudaGraphDestroy(graph);

@@ -79,6 +79,7 @@ struct DeviceSolver::Impl {
           s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv(), LevelLaunch::automatic,
           prepared.position_before_grouping);
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
+    cg->set_l2_window(uses_l2_window(prepared.format_name, s.l2_window));
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.

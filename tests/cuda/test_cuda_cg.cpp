@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solvers/cuda/cuda_linear_solver.hpp"
@@ -128,6 +130,62 @@ TEST_F(CudaCg, RepeatRunsAreBitIdenticalWhateverTheCheckInterval) {
       EXPECT_EQ(std::memcmp(x.data(), first_x.data(), x.size() * sizeof(double)), 0) << format << ", interval " << interval;
     }
   }
+}
+
+// The persisting-L2 window is a cache hint: a solve with it gives the bits of one without it, in
+// every launch mode (staircase groups forks streams), and the window ends with the solve.
+TEST_F(CudaCg, AnL2WindowChangesNoBitAndEndsWithItsSolve) {
+  const cuda::PersistingL2 device_l2 = cuda::persisting_l2();
+  ASSERT_GT(device_l2.max_set_aside_bytes, 0u) << "the tests run on Hopper, which has persisting L2";
+  ASSERT_GT(device_l2.max_window_bytes, 0u);
+  const LduMatrix m = test::box_matrix(30, 30, 30, 62);
+  const label n = m.n_rows();
+  const auto b = test::random_vector(n, 6);
+  FormatParameters groups;
+  groups.set("launch", "groups");
+  for (const auto& [format, given] : {std::pair{std::string("csr"), parameters()}, std::pair{std::string("sell"), parameters()},
+                                      std::pair{std::string("staircase"), parameters()}, std::pair{std::string("staircase"), groups}}) {
+    const PreparedFormat prepared = prepare_format(m, format, "rcm", given);
+    auto op = make_reference_operator(m, prepared);
+    cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+    cuda::DeviceCg plain(device, op->diagonal()), windowed(device, op->diagonal());
+    windowed.set_l2_window(true);
+    std::vector<double> x_plain(n, 0.0), x_windowed(n, 0.0);
+    const SolverPerformance a = plain.solve(x_plain, b, settings_for("jacobi", 1e-12));
+    const SolverPerformance w = windowed.solve(x_windowed, b, settings_for("jacobi", 1e-12));
+    const std::string where = format + (given.has("launch") ? " (launch groups)" : "");
+    EXPECT_EQ(w.iterations, a.iterations) << where;
+    EXPECT_EQ(std::memcmp(x_windowed.data(), x_plain.data(), n * sizeof(double)), 0) << where;
+    ASSERT_EQ(windowed.residual_history().size(), plain.residual_history().size()) << where;
+    EXPECT_EQ(std::memcmp(windowed.residual_history().data(), plain.residual_history().data(),
+                          plain.residual_history().size() * sizeof(double)),
+              0)
+        << where;
+    // --- the window covered p (n doubles), as much of it as may persist, and is gone after the solve
+    const cuda::L2Window used = windowed.last_l2_window();
+    EXPECT_EQ(used.bytes, std::min<std::size_t>(n * sizeof(double), device_l2.max_window_bytes)) << where;
+    EXPECT_GT(used.hit_ratio, 0.0) << where;
+    EXPECT_LE(used.hit_ratio, 1.0) << where;
+    EXPECT_TRUE(plain.last_l2_window().empty()) << where;
+    EXPECT_EQ(cuda::stream_l2_window_bytes(windowed.stream()), 0u) << where;
+    // --- turned off, the same solver recaptures its graphs without the window: the same bits again
+    windowed.set_l2_window(false);
+    std::vector<double> x_again(n, 0.0);
+    windowed.solve(x_again, b, settings_for("jacobi", 1e-12));
+    EXPECT_TRUE(windowed.last_l2_window().empty()) << where;
+    EXPECT_EQ(std::memcmp(x_again.data(), x_plain.data(), n * sizeof(double)), 0) << where;
+  }
+}
+
+// l2Window: on and off are what they say; auto is the format's measured default.
+TEST(L2WindowSetting, OnAndOffAreObeyedAndAutoTakesTheFormatsDefault) {
+  for (const std::string& format : cuda::device_format_names()) {
+    EXPECT_TRUE(cuda::uses_l2_window(format, L2WindowSetting::on)) << format;
+    EXPECT_FALSE(cuda::uses_l2_window(format, L2WindowSetting::off)) << format;
+  }
+  EXPECT_THROW(cuda::uses_l2_window("no-such-format", L2WindowSetting::automatic), std::invalid_argument);
+  EXPECT_EQ(parse_l2_window("auto"), L2WindowSetting::automatic);
+  EXPECT_THROW(parse_l2_window("yes"), std::invalid_argument);
 }
 
 TEST_F(CudaCg, StoppingRulesFollowTheReference) {

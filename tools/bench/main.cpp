@@ -60,6 +60,7 @@ struct Options {
   double cg_tolerance = 1e-6;
   std::string cg_preconditioner = "none";
   bool no_cg = false;
+  bool l2_window = false;  ///< also time SpMV and CG with a persisting-L2 window (cuda)
   FormatOptionValues format_options;  ///< parameter key -> comma-separated values
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
@@ -164,18 +165,38 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
     const double bandwidth = min_bytes / (t.median_ms * 1e-3);
     spmv["effective_GBs"] = bandwidth / 1e9;
     spmv["pct_copy_bandwidth"] = 100.0 * bandwidth / shared.copy_bandwidth;
+    if (o.l2_window) {
+      const cuda::TimingStats w = cuda::time_spmv(device, x_op, o.warmup, o.repeats, true);
+      const cuda::L2Window window = cuda::l2_window_over(nullptr, n * sizeof(double));
+      spmv["l2_window"] = {{"median_ms", w.median_ms}, {"min_ms", w.min_ms}, {"max_ms", w.max_ms},
+                           {"pct_copy_bandwidth", 100.0 * min_bytes / (w.median_ms * 1e-3) / shared.copy_bandwidth},
+                           {"window_bytes", window.bytes}, {"hit_ratio", window.hit_ratio}};
+    }
     if (!o.no_cg) {
-      cuda::DeviceCg solver(device, diag_op);
-      std::vector<double> x(n, 0.0);
-      const SolverPerformance perf = solver.solve(x, b_op, cg_settings(o));
-      const double ms_per_it = perf.iterations > 0 ? solver.last_iterations_ms() / perf.iterations : 0.0;
+      // --- a fresh solver per run (the same start), the window on the second only
+      auto solve = [&](bool l2_window, SolverPerformance& perf) {
+        cuda::DeviceCg solver(device, diag_op);
+        solver.set_l2_window(l2_window);
+        std::vector<double> x(n, 0.0);
+        perf = solver.solve(x, b_op, cg_settings(o));
+        return solver.last_iterations_ms();
+      };
+      SolverPerformance perf;
+      const double iterations_ms = solve(false, perf);
+      const double ms_per_it = perf.iterations > 0 ? iterations_ms / perf.iterations : 0.0;
       const double floor_ms =
           cg_floor_bytes(n, figures.nnz, parse_preconditioner(o.cg_preconditioner) == Preconditioner::diagonal) / shared.copy_bandwidth * 1e3;
       cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
             {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
             {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
             {"ratio_to_floor", floor_ms > 0 ? ms_per_it / floor_ms : 0.0},
-            {"iterations_ms", solver.last_iterations_ms()}};
+            {"iterations_ms", iterations_ms}};
+      if (o.l2_window) {
+        SolverPerformance windowed;
+        const double windowed_ms = solve(true, windowed);
+        cg["l2_window"] = {{"iterations", windowed.iterations},
+                           {"ms_per_iteration", windowed.iterations > 0 ? windowed_ms / windowed.iterations : 0.0}};
+      }
     }
   } else {
     auto op = make_reference_operator(matrix, std::move(prepared));
@@ -235,9 +256,9 @@ std::string number(const json& j, const char* key, const char* fmt_spec, double 
 }
 
 void print_table(const json& rows, std::ostream& out) {
-  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n", "format",
-                     "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it", "floor",
-                     "ratio", "iters");
+  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9}\n",
+                     "format", "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it",
+                     "floor", "ratio", "iters", "L2w %cp", "L2w CG");
   for (const auto& r : rows) {
     if (!r["completed"].get<bool>()) {
       out << fmt::format("{:<28} {:<12} {:<9} not completed: {}\n", format_label(r),
@@ -247,13 +268,17 @@ void print_table(const json& rows, std::ostream& out) {
     }
     const json& s = r["spmv"];
     const json cg = r.contains("cg") ? r["cg"] : json::object();
-    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6}\n",
+    const json s_window = s.contains("l2_window") ? s["l2_window"] : json::object();
+    const json cg_window = cg.contains("l2_window") ? cg["l2_window"] : json::object();
+    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9}\n",
                        format_label(r), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                        number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
                        number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
                        number(s, "effective_GBs", "{:.0f}"), number(s, "pct_copy_bandwidth", "{:.1f}"),
                        number(cg, "ms_per_iteration", "{:.4f}"), number(cg, "floor_ms_per_iteration", "{:.4f}"),
-                       number(cg, "ratio_to_floor", "{:.2f}"), cg.contains("iterations") ? std::to_string(cg["iterations"].get<int>()) : "-");
+                       number(cg, "ratio_to_floor", "{:.2f}"),
+                       cg.contains("iterations") ? std::to_string(cg["iterations"].get<int>()) : "-",
+                       number(s_window, "pct_copy_bandwidth", "{:.1f}"), number(cg_window, "ms_per_iteration", "{:.4f}"));
   }
 }
 
@@ -263,7 +288,7 @@ void write_csv(const json& rows, const std::string& path) {
   out << "format,ordering,backend,completed,reason,n_rows,nnz,stored_entries,padding_ratio,footprint_bytes,setup_s,"
          "spmv_median_ms,spmv_min_ms,spmv_max_ms,effective_GBs,pct_copy_bandwidth,check_max_rel_error,"
          "cg_iterations,cg_converged,cg_ms_per_iteration,cg_floor_ms_per_iteration,cg_ratio_to_floor,"
-         "parameters\n";
+         "parameters,l2_window_spmv_median_ms,l2_window_cg_ms_per_iteration\n";
   auto get = [](const json& j, const char* k) -> std::string {
     if (!j.is_object() || !j.contains(k)) return "";
     const json& v = j[k];
@@ -285,7 +310,8 @@ void write_csv(const json& rows, const std::string& path) {
         << ',' << get(s, "pct_copy_bandwidth") << ',' << get(s, "check_max_rel_error") << ','
         << get(cg, "iterations") << ',' << get(cg, "converged") << ',' << get(cg, "ms_per_iteration") << ','
         << get(cg, "floor_ms_per_iteration") << ',' << get(cg, "ratio_to_floor") << ',' << '"' << get(r, "variant") << '"'
-        << '\n';
+        << ',' << get(s.contains("l2_window") ? s["l2_window"] : json::object(), "median_ms") << ','
+        << get(cg.contains("l2_window") ? cg["l2_window"] : json::object(), "ms_per_iteration") << '\n';
   }
 }
 
@@ -491,6 +517,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "diagonal", "jacobi"}));
   app.add_flag("--no-cg", o.no_cg, "time SpMV only");
+  app.add_flag("--l2-window", o.l2_window,
+               "cuda: also time SpMV and CG with a persisting-L2 window over the gathered vector (JSON l2_window, "
+               "table columns L2w)");
   app.add_option("--poly-shift", o.poly_shift, "diagonal shift of the polyhedral-like graph Laplacian")->capture_default_str();
   fvmmini::bench::add_format_options(app, o.format_options);
   app.add_option("--seed", o.seed, "seed of x, b and the random ordering")->capture_default_str();

@@ -1,0 +1,56 @@
+#pragma once
+// The persisting-L2 window (CUDA's access policy window) over the vector an SpMV gathers: the
+// lines of it that kernels touch stay in the part of L2 set aside for persisting accesses, so
+// the matrix entries streaming past do not evict them. DeviceCg sets one over p for a solve
+// (SolverSettings::l2_window), the benchmark over x. Plain C++: the CUDA types stay in the .cu.
+
+#include <cstddef>
+
+struct CUstream_st;
+struct CUgraph_st;
+
+namespace fvmmini::cuda {
+
+/// What the current device allows: the most L2 it sets aside for persisting accesses and the
+/// largest window (both 0 on a device without persisting L2).
+struct PersistingL2 {
+  std::size_t max_set_aside_bytes = 0;
+  std::size_t max_window_bytes = 0;
+};
+PersistingL2 persisting_l2();
+
+/// A window: its first byte, its length (0: none) and the fraction of its lines that may persist.
+struct L2Window {
+  const void* base = nullptr;
+  std::size_t bytes = 0;
+  double hit_ratio = 0.0;
+  bool empty() const { return bytes == 0; }
+};
+
+/// The window over [base, base + bytes) on the current device: the length capped at the largest
+/// window, the hit ratio the set-aside over the length (at most 1); empty on a device without
+/// persisting L2. The first call sets the device's set-aside to its maximum.
+L2Window l2_window_over(const void* base, std::size_t bytes);
+
+/// `window` on every kernel node of `graph` (graphs replay kernels with their nodes' attributes).
+void apply_l2_window(CUgraph_st* graph, const L2Window& window);
+
+/// The window set on `stream` now (0: none).
+std::size_t stream_l2_window_bytes(CUstream_st* stream);
+
+/// Sets `window` on `stream` for the scope's life (nothing when it is empty); on leaving, clears
+/// the stream's window and returns persisting lines to normal (cudaCtxResetPersistingL2Cache), so
+/// that no later work on the device inherits them.
+class L2WindowScope {
+ public:
+  L2WindowScope(CUstream_st* stream, const L2Window& window);
+  ~L2WindowScope();
+  L2WindowScope(const L2WindowScope&) = delete;
+  L2WindowScope& operator=(const L2WindowScope&) = delete;
+
+ private:
+  CUstream_st* stream_;
+  bool set_;
+};
+
+}  // namespace fvmmini::cuda
