@@ -28,9 +28,12 @@ struct L2Window {
 };
 
 /// The window over [base, base + bytes) on the current device: the length capped at the largest
-/// window, the hit ratio the set-aside over the length (at most 1); empty on a device without
-/// persisting L2. The first call sets the device's set-aside to its maximum.
+/// window, the hit ratio the largest set-aside over the length (at most 1); empty on a device
+/// without persisting L2.
 L2Window l2_window_over(const void* base, std::size_t bytes);
+
+/// The L2 the device sets aside for persisting accesses now (0 outside an L2WindowScope).
+std::size_t persisting_l2_set_aside_bytes();
 
 /// `window` on every kernel node of `graph` (graphs replay kernels with their nodes' attributes).
 void apply_l2_window(CUgraph_st* graph, const L2Window& window);
@@ -38,9 +41,10 @@ void apply_l2_window(CUgraph_st* graph, const L2Window& window);
 /// The window set on `stream` now (0: none).
 std::size_t stream_l2_window_bytes(CUstream_st* stream);
 
-/// Sets `window` on `stream` for the scope's life (nothing when it is empty); on leaving, clears
-/// the stream's window and returns persisting lines to normal (cudaCtxResetPersistingL2Cache), so
-/// that no later work on the device inherits them.
+/// Sets aside the device's largest persisting L2 and sets `window` on `stream` for the scope's
+/// life (nothing when it is empty); on leaving, clears the stream's window, returns persisting
+/// lines to normal (cudaCtxResetPersistingL2Cache) and the set-aside to 0, so that no later work
+/// on the device runs with less L2.
 class L2WindowScope {
  public:
   L2WindowScope(CUstream_st* stream, const L2Window& window);

@@ -168,6 +168,7 @@ TEST_F(CudaCg, AnL2WindowChangesNoBitAndEndsWithItsSolve) {
     EXPECT_LE(used.hit_ratio, 1.0) << where;
     EXPECT_TRUE(plain.last_l2_window().empty()) << where;
     EXPECT_EQ(cuda::stream_l2_window_bytes(windowed.stream()), 0u) << where;
+    EXPECT_EQ(cuda::persisting_l2_set_aside_bytes(), 0u) << where;
     // --- turned off, the same solver recaptures its graphs without the window: the same bits again
     windowed.set_l2_window(false);
     std::vector<double> x_again(n, 0.0);
