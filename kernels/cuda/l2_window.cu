@@ -71,7 +71,9 @@ std::size_t stream_l2_window_bytes(CUstream_st* stream) {
 
 L2WindowScope::L2WindowScope(CUstream_st* stream, const L2Window& window) : stream_(stream), set_(!window.empty()) {
   if (!set_) return;
-  FVMMINI_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, persisting_l2().max_set_aside_bytes));
+  // no more set aside than the window can fill: the rest of L2 stays normal
+  const std::size_t set_aside = std::min(persisting_l2().max_set_aside_bytes, window.bytes);
+  FVMMINI_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
   cudaLaunchAttributeValue value{};
   value.accessPolicyWindow = policy_of(window);
   FVMMINI_CUDA_CHECK(cudaStreamSetAttribute(stream_, cudaLaunchAttributeAccessPolicyWindow, &value));

@@ -41,7 +41,7 @@ void apply_l2_window(CUgraph_st* graph, const L2Window& window);
 /// The window set on `stream` now (0: none).
 std::size_t stream_l2_window_bytes(CUstream_st* stream);
 
-/// Sets aside the device's largest persisting L2 and sets `window` on `stream` for the scope's
+/// Sets aside persisting L2 (the device's largest, at most the window's bytes) and sets `window` on `stream` for the scope's
 /// life (nothing when it is empty); on leaving, clears the stream's window, returns persisting
 /// lines to normal (cudaCtxResetPersistingL2Cache) and the set-aside to 0, so that no later work
 /// on the device runs with less L2.
