@@ -33,25 +33,12 @@ const std::vector<std::string>& device_format_names() {
   return names;
 }
 
-namespace {
-
-const DeviceFormatUnit& device_unit(const std::string& format) {
-  for (const DeviceFormatUnit* unit : listed_device_formats())
-    if (unit->name == format) return *unit;
-  throw std::invalid_argument(fmt::format("format '{}' is not available on the cuda backend (cuda formats: {})",
-                                          format, fmt::join(device_format_names(), ", ")));
-}
-
-}  // namespace
-
 DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
                                 const FormatParameters& parameters) {
-  return DeviceMatrix(device_unit(format).make(stored, parameters));
-}
-
-bool uses_l2_window(const std::string& format, L2WindowSetting setting) {
-  const bool by_default = device_unit(format).l2_window;
-  return setting == L2WindowSetting::on || (setting == L2WindowSetting::automatic && by_default);
+  for (const DeviceFormatUnit* unit : listed_device_formats())
+    if (unit->name == format) return DeviceMatrix(unit->make(stored, parameters));
+  throw std::invalid_argument(fmt::format("format '{}' is not available on the cuda backend (cuda formats: {})",
+                                          format, fmt::join(device_format_names(), ", ")));
 }
 
 }  // namespace fvmmini::cuda

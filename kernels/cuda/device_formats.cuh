@@ -19,9 +19,6 @@ struct DeviceFormatUnit {
   std::string name;  ///< the format unit's name, as in case files
   /// Upload the struct the format unit built, with its resolved parameters.
   std::function<std::unique_ptr<DeviceSpmv>(const StoredFormat& format, const FormatParameters& parameters)> make;
-  /// What `l2Window: auto` means for it: true where a persisting-L2 window over the gathered
-  /// vector was measured to shorten the CG iteration (README, "L2 persistence").
-  bool l2_window = false;
 };
 
 /// The usual `make`: construct Device from the format struct Matrix (no parameters read).

@@ -11,7 +11,6 @@
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/formats/stored_format.hpp"
 #include "linalg/ldu_matrix.hpp"
-#include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
 
@@ -48,11 +47,6 @@ class DeviceMatrix {
 
 /// The formats with a CUDA kernel, in the order of the CUDA unit list.
 const std::vector<std::string>& device_format_names();
-
-/// Whether the format keeps a persisting-L2 window during a solve: `setting`, or for automatic
-/// its unit's measured default (DeviceFormatUnit::l2_window).
-/// @throws std::invalid_argument for a format with no CUDA kernel
-bool uses_l2_window(const std::string& format, L2WindowSetting setting);
 
 /// Upload a built format struct of the format unit `format` to the device.
 /// @throws std::invalid_argument for a format with no CUDA kernel ("not available on the cuda backend")

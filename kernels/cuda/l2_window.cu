@@ -42,6 +42,14 @@ L2Window l2_window_over(const void* base, std::size_t bytes) {
   return w;
 }
 
+bool l2_window_pays(std::size_t bytes) {
+  int device = 0, l2 = 0;
+  FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
+  FVMMINI_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const auto cache = static_cast<std::size_t>(l2);
+  return persisting_l2().max_set_aside_bytes > 0 && bytes > cache / 8 && bytes <= cache / 3;
+}
+
 std::size_t persisting_l2_set_aside_bytes() {
   std::size_t bytes = 0;
   FVMMINI_CUDA_CHECK(cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize));

@@ -5,6 +5,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_cg.hpp"
+#include "kernels/cuda/l2_window.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
@@ -79,7 +80,9 @@ struct DeviceSolver::Impl {
           s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv(), LevelLaunch::automatic,
           prepared.position_before_grouping);
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
-    cg->set_l2_window(uses_l2_window(prepared.format_name, s.l2_window));
+    const std::size_t gathered = static_cast<std::size_t>(matrix.n_rows()) * sizeof(double);
+    cg->set_l2_window(s.l2_window == L2WindowSetting::on ||
+                      (s.l2_window == L2WindowSetting::automatic && l2_window_pays(gathered)));
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.

@@ -178,13 +178,13 @@ TEST_F(CudaCg, AnL2WindowChangesNoBitAndEndsWithItsSolve) {
   }
 }
 
-// l2Window: on and off are what they say; auto is the format's measured default.
-TEST(L2WindowSetting, OnAndOffAreObeyedAndAutoTakesTheFormatsDefault) {
-  for (const std::string& format : cuda::device_format_names()) {
-    EXPECT_TRUE(cuda::uses_l2_window(format, L2WindowSetting::on)) << format;
-    EXPECT_FALSE(cuda::uses_l2_window(format, L2WindowSetting::off)) << format;
-  }
-  EXPECT_THROW(cuda::uses_l2_window("no-such-format", L2WindowSetting::automatic), std::invalid_argument);
+// l2Window auto: on for vectors above an eighth of L2 up to a third of it, off outside.
+TEST_F(CudaCg, AnL2WindowPaysForVectorsFromAnEighthToAThirdOfL2) {
+  const std::size_t l2 = cuda::device_info().l2_bytes;
+  EXPECT_TRUE(cuda::l2_window_pays(l2 / 3));
+  EXPECT_TRUE(cuda::l2_window_pays(l2 / 8 + 1));
+  EXPECT_FALSE(cuda::l2_window_pays(l2 / 3 + 1));
+  EXPECT_FALSE(cuda::l2_window_pays(l2 / 8));
   EXPECT_EQ(parse_l2_window("auto"), L2WindowSetting::automatic);
   EXPECT_THROW(parse_l2_window("yes"), std::invalid_argument);
 }
