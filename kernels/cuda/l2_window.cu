@@ -47,7 +47,7 @@ bool l2_window_pays(std::size_t bytes) {
   FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
   FVMMINI_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   const auto cache = static_cast<std::size_t>(l2);
-  return persisting_l2().max_set_aside_bytes > 0 && bytes > cache / 8 && bytes <= cache / 3;
+  return persisting_l2().max_set_aside_bytes > 0 && bytes > cache / 16 && bytes <= cache / 3;
 }
 
 std::size_t persisting_l2_set_aside_bytes() {

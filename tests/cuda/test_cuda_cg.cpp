@@ -178,13 +178,13 @@ TEST_F(CudaCg, AnL2WindowChangesNoBitAndEndsWithItsSolve) {
   }
 }
 
-// l2Window auto: on for vectors above an eighth of L2 up to a third of it, off outside.
-TEST_F(CudaCg, AnL2WindowPaysForVectorsFromAnEighthToAThirdOfL2) {
+// l2Window auto: on for vectors above a sixteenth of L2 up to a third of it, off outside.
+TEST_F(CudaCg, AnL2WindowPaysForVectorsFromASixteenthToAThirdOfL2) {
   const std::size_t l2 = cuda::device_info().l2_bytes;
   EXPECT_TRUE(cuda::l2_window_pays(l2 / 3));
-  EXPECT_TRUE(cuda::l2_window_pays(l2 / 8 + 1));
+  EXPECT_TRUE(cuda::l2_window_pays(l2 / 16 + 1));
   EXPECT_FALSE(cuda::l2_window_pays(l2 / 3 + 1));
-  EXPECT_FALSE(cuda::l2_window_pays(l2 / 8));
+  EXPECT_FALSE(cuda::l2_window_pays(l2 / 16));
   EXPECT_EQ(parse_l2_window("auto"), L2WindowSetting::automatic);
   EXPECT_THROW(parse_l2_window("yes"), std::invalid_argument);
 }
