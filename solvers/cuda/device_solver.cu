@@ -81,8 +81,9 @@ struct DeviceSolver::Impl {
           prepared.position_before_grouping);
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
     const std::size_t gathered = static_cast<std::size_t>(matrix.n_rows()) * sizeof(double);
-    cg->set_l2_window(s.l2_window == L2WindowSetting::on ||
-                      (s.l2_window == L2WindowSetting::automatic && l2_window_pays(gathered)));
+    l2_window = s.l2_window == L2WindowSetting::on ||
+                (s.l2_window == L2WindowSetting::automatic && l2_window_pays(gathered));
+    cg->set_l2_window(l2_window);
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.
@@ -106,6 +107,7 @@ struct DeviceSolver::Impl {
   std::unique_ptr<DeviceCg> cg;              ///< refers to device
   Event fork, join;
   std::string device_name;
+  bool l2_window = false;  ///< a persisting-L2 window over p in each solve
   std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
 };
 
@@ -185,7 +187,7 @@ PreconditionerInfo DeviceSolver::preconditioner_info() const {
 
 std::string DeviceSolver::describe() const {
   return "backend cuda on " + impl_->device_name + ", " + fvmmini::describe(impl_->prepared) + ", preconditioner " +
-         fvmmini::describe(preconditioner_info());
+         fvmmini::describe(preconditioner_info()) + (impl_->l2_window ? ", l2Window on" : "");
 }
 
 }  // namespace fvmmini::cuda

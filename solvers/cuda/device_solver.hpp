@@ -54,7 +54,8 @@ class DeviceSolver {
   /// The preconditioner's set-up (host analysis and device upload or cusparseSpSV analysis).
   PreconditionerInfo preconditioner_info() const;
 
-  /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none".
+  /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none"
+  /// (", l2Window on" after it when each solve keeps a persisting-L2 window).
   std::string describe() const;
 
  private:
