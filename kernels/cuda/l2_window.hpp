@@ -32,13 +32,13 @@ struct L2Window {
 /// without persisting L2.
 L2Window l2_window_over(const void* base, std::size_t bytes);
 
-/// What `l2Window: auto` decides for a gathered vector of `bytes`: on when it takes more than a
-/// sixteenth and at most a third of the device's L2 (and the device has persisting L2). H200,
-/// `tools/gpu-check l2window`, CM ordering, CG per iteration: vectors of 4, 8 and 16 MB (the
-/// 80^3, 100^3, 128^3 boxes) gained up to 3-5 % in most formats and lost at most 0.6 %; 64 MB
-/// ones (the 200^3 box, the polyhedral-like matrix) lost 1-16 % with 15 MB set aside, more with
-/// more. Smaller vectors are left alone (unmeasured: they stay in L2 unaided, and a window costs
-/// calls per solve).
+/// What `l2Window: auto` decides, for CG and Jacobi-PCG (DeviceSolver), for a gathered vector of
+/// `bytes`: on when it takes more than a sixteenth and at most a third of the device's L2 (and
+/// the device has persisting L2). H200, `tools/gpu-check l2window`, CM ordering, CG per
+/// iteration: vectors of 4, 8 and 16 MB (the 80^3, 100^3, 128^3 boxes) gained up to 5 % and
+/// lost at most 1 %; 64 MB ones (the 200^3 box, the polyhedral-like matrix) lost up to 16 %
+/// with 15 MB set aside, 30-89 % with 37.5 MB. Smaller vectors are left alone (unmeasured: they
+/// stay in L2 unaided, and a window costs calls per solve).
 bool l2_window_pays(std::size_t bytes);
 
 /// The L2 the device sets aside for persisting accesses now (0 outside an L2WindowScope).

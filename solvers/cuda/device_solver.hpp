@@ -55,7 +55,7 @@ class DeviceSolver {
   PreconditionerInfo preconditioner_info() const;
 
   /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none"
-  /// (", l2Window on" after it when each solve keeps a persisting-L2 window).
+  /// (", l2Window on" before the preconditioner when each solve keeps a persisting-L2 window).
   std::string describe() const;
 
  private:
