@@ -189,6 +189,25 @@ TEST_F(CudaCg, AnL2WindowPaysForVectorsFromASixteenthToAThirdOfL2) {
   EXPECT_THROW(parse_l2_window("yes"), std::invalid_argument);
 }
 
+// auto keeps a window for CG and Jacobi-PCG on a vector of the right size (an 80^3 box: 4 MB,
+// above a sixteenth of an H200's L2), not under another preconditioner; on and off are obeyed.
+TEST_F(CudaCg, AutoKeepsAnL2WindowForCgAndJacobiPcgOnly) {
+  const LduMatrix m = test::box_matrix(80, 80, 80, 63);
+  ASSERT_TRUE(cuda::l2_window_pays(m.n_rows() * sizeof(double))) << "the box must be in auto's range";
+  auto described = [&](const std::string& preconditioner, L2WindowSetting window) {
+    SolverSettings s = settings_for(preconditioner);
+    s.backend = Backend::cuda;
+    s.l2_window = window;
+    return cuda::DeviceSolver(m, s).describe();
+  };
+  const std::string on = "l2Window on";
+  EXPECT_NE(described("none", L2WindowSetting::automatic).find(on), std::string::npos);
+  EXPECT_NE(described("diagonal", L2WindowSetting::automatic).find(on), std::string::npos);
+  EXPECT_EQ(described("DIC", L2WindowSetting::automatic).find(on), std::string::npos);
+  EXPECT_NE(described("DIC", L2WindowSetting::on).find(on), std::string::npos);
+  EXPECT_EQ(described("diagonal", L2WindowSetting::off).find(on), std::string::npos);
+}
+
 TEST_F(CudaCg, StoppingRulesFollowTheReference) {
   const LduMatrix m = test::random_matrix(2000, 5, 71);
   const PreparedFormat prepared = prepare_format(m, "csr", "none", parameters());
