@@ -36,7 +36,8 @@ enum class Smoother { jacobi, mcsgs };
 /// cusparseSpSV on the same factor (the baseline). The reference backend always uses levels.
 enum class TriangularSolve { levels, cusparse };
 /// Whether a cuda solve keeps a persisting-L2 window over the vector its SpMVs gather: on, off, or
-/// automatic ("auto": on for CG and Jacobi-PCG where the vector takes a sixteenth to a third of L2, where it was measured to gain).
+/// automatic ("auto": on for CG and Jacobi-PCG where the vector takes a sixteenth to a third of
+/// L2, where it was measured to gain).
 enum class L2WindowSetting { automatic, on, off };
 /// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
 enum class Backend { reference, cuda, automatic };
@@ -159,7 +160,8 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    parse_backend, name);
   keys.enumeration("l2Window", s.l2_window,
                    "cuda: keep the vector the SpMV gathers in the persisting part of L2 during a solve (on, off, "
-                   "or auto: on for none and diagonal when it takes a sixteenth to a third of L2); the reference backend ignores it",
+                   "or auto: on for none and diagonal when it takes a sixteenth to a third of L2); the reference "
+                   "backend ignores it",
                    l2_window_names(), parse_l2_window, name);
 }
 

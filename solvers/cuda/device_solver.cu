@@ -5,10 +5,10 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_cg.hpp"
-#include "kernels/cuda/l2_window.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/l2_window.hpp"
 #include "kernels/cuda/reduction.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
 #include "solvers/cuda/device_gamg.hpp"
@@ -83,9 +83,9 @@ struct DeviceSolver::Impl {
     const std::size_t gathered = static_cast<std::size_t>(matrix.n_rows()) * sizeof(double);
     // auto: where it was measured to gain, CG and Jacobi-PCG on a vector of the right size; under
     // GAMG (whose V-cycle gathers other vectors) the 128^3 cavity's pressure solve was 2.5 % slower
-    const bool unpreconditioned = s.preconditioner == Preconditioner::none || s.preconditioner == Preconditioner::diagonal;
+    const bool cg_or_jacobi = s.preconditioner == Preconditioner::none || s.preconditioner == Preconditioner::diagonal;
     l2_window = s.l2_window == L2WindowSetting::on ||
-                (s.l2_window == L2WindowSetting::automatic && unpreconditioned && l2_window_pays(gathered));
+                (s.l2_window == L2WindowSetting::automatic && cg_or_jacobi && l2_window_pays(gathered));
     cg->set_l2_window(l2_window);
   }
 
