@@ -102,8 +102,10 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     entry["smoother"] = info.smoother;
     entry["operatorComplexity"] = info.operator_complexity();
     nlohmann::json levels = nlohmann::json::array();
-    for (const auto& level : info.grid_levels)
+    for (const auto& level : info.grid_levels) {
       levels.push_back({{"cells", level.rows}, {"nonzeros", level.nnz}, {"format", level.format}});
+      if (level.colours > 0) levels.back()["colours"] = level.colours;
+    }
     entry["gridLevels"] = levels;
   }
   json_["solves"][field]["preconditioner"] = entry;

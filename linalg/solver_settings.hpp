@@ -195,6 +195,7 @@ struct PreconditionerInfo {
     label rows = 0;
     std::int64_t nnz = 0;
     std::string format;  ///< the level's storage format, "dense" for the coarsest (direct solve)
+    label colours = 0;   ///< the mcsgs smoother's colours on the level (0: jacobi, or the coarsest)
   };
   std::vector<GridLevel> grid_levels;
   std::string smoother;  ///< GAMG's, as in the case file

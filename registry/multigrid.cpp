@@ -32,7 +32,7 @@ std::vector<double> coarsest_inverse(const LduMatrix& coarsest, const Permutatio
 }
 
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
-                                   const std::string& fallback_format) {
+                                   const std::string& fallback_format, std::span<const label> sequence) {
   const GamgSettings& g = s.gamg;
   if (g.n_pre_sweeps != g.n_post_sweeps)
     throw std::invalid_argument(fmt::format(
@@ -43,6 +43,7 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
   const label levels = h.levels();
   h.numbering.push_back(op);
+  h.sequence.emplace_back(sequence.begin(), sequence.end());
   h.grid.push_back({fine.n_rows(), fine.addressing->nnz(), s.format});
   for (label l = 1; l < levels; ++l) {
     const LduMatrix& m = h.matrix(l, fine);
@@ -60,6 +61,7 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
       p = prepare_format(m, fallback_format, s.ordering, s.format_parameters);
     }
     h.numbering.push_back(p->permutation);
+    h.sequence.push_back(p->position_before_grouping);
     h.grid.push_back({m.n_rows(), p->format.figures().nnz, p->format_name});
     h.prepared.push_back(std::move(*p));
   }
@@ -84,8 +86,9 @@ struct HostGamg::Level {
   std::vector<double> ax;                 ///< A x; mcsgs's forward sums t before it
 };
 
-HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s)
-    : settings_(s.gamg), hierarchy_(build_gamg_hierarchy(fine, op, s, auto_format("reference"))) {
+HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
+                   std::span<const label> sequence)
+    : settings_(s.gamg), hierarchy_(build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence)) {
   const label levels = hierarchy_.levels();
   levels_.resize(levels);
   for (label l = 0; l < levels; ++l) {
@@ -99,8 +102,10 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
     if (l == levels - 1) break;
     if (l > 0) v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
     v.ax.resize(n);
-    if (settings_.smoother == Smoother::mcsgs)
-      v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false);
+    if (settings_.smoother == Smoother::mcsgs) {
+      v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false, hierarchy_.sequence[l]);
+      hierarchy_.grid[l].colours = v.sgs->colours;
+    }
   }
   hierarchy_.prepared.clear();  // moved into the operators
   refresh_diagonals(fine);

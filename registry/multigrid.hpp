@@ -31,6 +31,10 @@ struct GamgHierarchy {
   AgglomerationHierarchy agglomeration;
   std::vector<Permutation> numbering;     ///< per level: operator row -> row of the level's LDU matrix
   std::vector<PreparedFormat> prepared;   ///< levels 1 .. levels() - 2, at [level - 1]
+  /// Levels 0 .. levels() - 2: per operator row, its position in the level's ordering before the
+  /// format's grouping (PreparedFormat::position_before_grouping; empty: no grouping). The mcsgs
+  /// smoother colours in that order, so a colour ordering keeps its colours in any format.
+  std::vector<std::vector<label>> sequence;
   std::vector<Transfer> transfers;        ///< level l -> l + 1
   std::vector<double> coarsest_inverse;   ///< dense, row-major, the coarsest operator numbering
   std::vector<PreconditionerInfo::GridLevel> grid;  ///< rows, nonzeros and format per level
@@ -46,10 +50,11 @@ struct GamgHierarchy {
 /// (or `fallback_format` where that format declines the level's matrix) with settings.ordering,
 /// and invert the coarsest.
 /// @param[in] op the solver operator's numbering of `fine`
+/// @param[in] sequence the solver operator's position_before_grouping (empty: none)
 /// @throws std::invalid_argument for unequal pre- and post-sweeps or a bad key
 /// @throws SolverError when the coarsest matrix is not SPD or too large for a direct solve
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
-                                   const std::string& fallback_format);
+                                   const std::string& fallback_format, std::span<const label> sequence = {});
 
 /// New values of `fine`: the coarse matrices and the coarsest inverse (the formats' values are
 /// their owners' to refresh from hierarchy.matrix()).
@@ -69,7 +74,9 @@ class HostOperator;
 /// V-cycle instead of 4 (two SpMVs and two triangular pairs) and two vector passes.
 class HostGamg {
  public:
-  HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings);
+  /// @param[in] sequence the operator's position_before_grouping (build_gamg_hierarchy)
+  HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
+           std::span<const label> sequence = {});
   ~HostGamg();
 
   /// z = M^-1 r: n_vcycles V-cycles from zero; `a` is the level-0 operator.

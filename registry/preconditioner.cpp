@@ -20,7 +20,7 @@ HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutatio
   else if (kind_ == Preconditioner::mcsgs)
     factor_ = build_triangular_factor(matrix, op, TriangleSplit::colour, false, sequence);
   else if (kind_ == Preconditioner::GAMG)
-    gamg_ = std::make_unique<HostGamg>(matrix, op, s);
+    gamg_ = std::make_unique<HostGamg>(matrix, op, s, sequence);
   setup_seconds_ = seconds_since(start);
 }
 
@@ -79,6 +79,7 @@ std::string describe(const PreconditionerInfo& info) {
     for (std::size_t l = 0; l < info.grid_levels.size(); ++l) {
       const auto& level = info.grid_levels[l];
       text += fmt::format("\n    level {:2}: {:>10} cells {:>11} nonzeros  {}", l, level.rows, level.nnz, level.format);
+      if (level.colours > 0) text += fmt::format(", {} colours", level.colours);
     }
     return text;
   }

@@ -40,8 +40,9 @@ struct DeviceGamg::Impl {
     DeviceBuffer<double> diag, inner;        ///< levels >= 1: diagonal; twice the inner faces of each group
   };
 
-  Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv)
-      : settings(s.gamg), hierarchy(build_gamg_hierarchy(fine, op, s, auto_format("cuda"))) {
+  Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
+       std::span<const label> sequence)
+      : settings(s.gamg), hierarchy(build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence)) {
     const label count = hierarchy.levels();
     levels.resize(count);
     for (label l = 0; l < count; ++l) {
@@ -66,7 +67,9 @@ struct DeviceGamg::Impl {
       v.ax = DeviceBuffer<double>(v.n);
       if (settings.smoother == Smoother::mcsgs) {
         v.sgs = std::make_unique<DeviceTriangularPreconditioner>(m, hierarchy.numbering[l], Preconditioner::mcsgs,
-                                                                 TriangularSolve::levels, 1, nullptr);
+                                                                 TriangularSolve::levels, 1, nullptr,
+                                                                 LevelLaunch::automatic, hierarchy.sequence[l]);
+        hierarchy.grid[l].colours = v.sgs->info(0).colours;
         v.z = DeviceBuffer<double>(v.n);
       }
       const Transfer& t = hierarchy.transfers[l];
@@ -168,10 +171,10 @@ struct DeviceGamg::Impl {
 };
 
 DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
-                       DeviceSpmv& fine_spmv)
+                       DeviceSpmv& fine_spmv, std::span<const label> sequence)
     : impl_([&] {
         const auto start = std::chrono::steady_clock::now();
-        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv);
+        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence);
         impl->setup_seconds = seconds_since(start);
         return impl;
       }()) {}

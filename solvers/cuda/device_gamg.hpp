@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "kernels/cuda/triangular_preconditioner.hpp"
 #include "linalg/ldu_matrix.hpp"
@@ -18,8 +19,10 @@ class DeviceGamg final : public DevicePreconditioner {
  public:
   /// @param[in] op the operator's numbering of `fine`
   /// @param[in] fine_spmv the operator on the device (level 0); must outlive this object
+  /// @param[in] sequence the operator's position_before_grouping (build_gamg_hierarchy)
   /// @throws as build_gamg_hierarchy
-  DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv);
+  DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv,
+             std::span<const label> sequence = {});
   ~DeviceGamg() override;
   DeviceGamg(const DeviceGamg&) = delete;
   DeviceGamg& operator=(const DeviceGamg&) = delete;

@@ -73,7 +73,8 @@ struct DeviceSolver::Impl {
     permute_to_new(prepared.permutation, matrix.diag, diagonal);
     cg = std::make_unique<DeviceCg>(device, diagonal);
     if (s.preconditioner == Preconditioner::GAMG)
-      preconditioner = std::make_unique<DeviceGamg>(matrix, prepared.permutation, s, device.spmv());
+      preconditioner = std::make_unique<DeviceGamg>(matrix, prepared.permutation, s, device.spmv(),
+                                                    prepared.position_before_grouping);
     else if (is_applied(s.preconditioner))
       preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
           matrix, prepared.permutation, s.preconditioner, s.triangular_solve,

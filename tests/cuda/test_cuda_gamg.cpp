@@ -61,14 +61,14 @@ TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
           const Permutation op = prepared.permutation;
           // --- the host: the same format and ordering on every level
           auto host_op = make_reference_operator(m, prepared);
-          HostPreconditioner host(m, op, s);
+          HostPreconditioner host(m, op, s, prepared.position_before_grouping);
           const label n = m.n_rows();
           const auto r = test::random_vector(n, 4);
           std::vector<double> z_host(n, std::nan(""));
           host.apply(*host_op, r, z_host);
           // --- the device, its output poisoned
           cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
-          cuda::DeviceGamg gamg(m, op, s, device.spmv());
+          cuda::DeviceGamg gamg(m, op, s, device.spmv(), prepared.position_before_grouping);
           double *dr = nullptr, *dz = nullptr;
           ASSERT_EQ(cudaMalloc(&dr, n * sizeof(double)), cudaSuccess);
           ASSERT_EQ(cudaMalloc(&dz, n * sizeof(double)), cudaSuccess);
@@ -82,7 +82,10 @@ TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
           const double scale = max_abs(z_host);
           for (label i = 0; i < n; ++i) ASSERT_NEAR(z_device[i], z_host[i], 1e-11 * scale) << where << " row " << i;
           const PreconditionerInfo info = gamg.info(0);
-          EXPECT_EQ(info.grid_levels.size(), host.info(0).grid_levels.size()) << where;
+          const PreconditionerInfo host_info = host.info(0);
+          ASSERT_EQ(info.grid_levels.size(), host_info.grid_levels.size()) << where;
+          for (std::size_t l = 0; l < info.grid_levels.size(); ++l)  // the smoother's colours: the same schedule
+            EXPECT_EQ(info.grid_levels[l].colours, host_info.grid_levels[l].colours) << where << " level " << l;
           EXPECT_GT(info.setup_seconds, 0.0) << where;
         }
 }

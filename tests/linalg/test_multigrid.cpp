@@ -230,6 +230,28 @@ TEST(Gamg, ARefreshGivesTheSameAnswerAsAFreshSetUp) {
   }
 }
 
+// The mcsgs smoother colours each level in its ordering, before the format's grouping by row
+// length: staircase gets csr's colours on every level (a colour-ordered box: 2 on the finest;
+// coloured after staircase's grouping it had 3), and the log and JSON carry them.
+TEST(Gamg, TheMcsgsSmootherKeepsTheOrderingsColoursInEveryFormat) {
+  const LduMatrix m = poisson_box(16);
+  auto colours_in = [&](const std::string& format) {
+    SolverSettings s = gamg_settings(Smoother::mcsgs, 1, 1, "colour");
+    s.format = format;
+    auto solver = make_linear_solver(m, s);
+    std::vector<label> colours;
+    for (const auto& level : solver->preconditioner_info().grid_levels) colours.push_back(level.colours);
+    return std::pair{colours, solver->describe()};
+  };
+  const auto [csr, csr_line] = colours_in("csr");
+  const auto [staircase, staircase_line] = colours_in("staircase");
+  ASSERT_GE(csr.size(), 3u);
+  EXPECT_EQ(csr.front(), 2);
+  EXPECT_EQ(csr.back(), 0) << "the coarsest level is solved directly";
+  EXPECT_EQ(staircase, csr);
+  EXPECT_NE(staircase_line.find("staircase, 2 colours"), std::string::npos) << staircase_line;
+}
+
 TEST(Gamg, TheDescribeLineAndInfoGiveTheHierarchy) {
   const LduMatrix m = poisson_box(16);
   auto solver = make_linear_solver(m, gamg_settings(Smoother::jacobi, 1, 1, "none"));
