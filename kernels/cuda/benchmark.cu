@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -13,6 +14,20 @@
 namespace fvmmini::cuda {
 
 namespace {
+
+/// Median, least and most of some timings (ms).
+TimingStats stats_of(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  TimingStats t;
+  t.repeats = static_cast<int>(ms.size());
+  if (!ms.empty()) {
+    const std::size_t k = ms.size();
+    t.min_ms = ms.front();
+    t.max_ms = ms.back();
+    t.median_ms = k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
+  }
+  return t;
+}
 
 /// Runs `work` on the stream warmup times, then repeats times between events.
 template <class Work>
@@ -27,15 +42,7 @@ TimingStats time_on_stream(Stream& stream, int warmup, int repeats, Work&& work)
   stream.synchronize();
   std::vector<double> ms(repeats);
   for (int k = 0; k < repeats; ++k) ms[k] = ends[k].elapsed_since(starts[k]);
-  std::sort(ms.begin(), ms.end());
-  TimingStats t;
-  t.repeats = repeats;
-  if (repeats > 0) {
-    t.min_ms = ms.front();
-    t.max_ms = ms.back();
-    t.median_ms = repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
-  }
-  return t;
+  return stats_of(std::move(ms));
 }
 
 }  // namespace
@@ -71,20 +78,16 @@ TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op
   // --- a cold set-up, then warm_setups whose medians are reported; the last one is solved with
   constexpr int warm_setups = 3;
   std::unique_ptr<DeviceTriangularPreconditioner> set_up;
-  std::vector<double> analyses, layouts;
+  std::vector<double> analyses, layouts;  // ms
   for (int k = 0; k <= warm_setups; ++k) {
     set_up.reset();
     set_up = std::make_unique<DeviceTriangularPreconditioner>(matrix, op, Preconditioner::DIC, solve, 1, nullptr, launch);
     if (k == 0) continue;
-    analyses.push_back(set_up->analysis_seconds());
-    layouts.push_back(set_up->layout_seconds());
+    analyses.push_back(1e3 * set_up->analysis_seconds());
+    layouts.push_back(1e3 * set_up->layout_seconds());
   }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  if (analysis_seconds) *analysis_seconds = median(analyses);
-  if (layout_seconds) *layout_seconds = median(layouts);
+  if (analysis_seconds) *analysis_seconds = 1e-3 * stats_of(analyses).median_ms;
+  if (layout_seconds) *layout_seconds = 1e-3 * stats_of(layouts).median_ms;
   DeviceTriangularPreconditioner& m = *set_up;
   if (levels) *levels = m.info(0).levels;
   DeviceBuffer<double> dr(r), dz(r.size());

@@ -305,8 +305,7 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
                        graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter &&
                        graph_m_inv == m_inv && graph_preconditioner == preconditioner &&
                        graph_history == history.data() && graph_interval == check_interval &&
-                       graph_window.base == window.base && graph_window.bytes == window.bytes &&
-                       graph_window.hit_ratio == window.hit_ratio;
+                       graph_window == window;
   if (!current && !graphs_failed) {
     const bool captured =
         batch_graph.capture(

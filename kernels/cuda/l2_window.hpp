@@ -25,6 +25,7 @@ struct L2Window {
   std::size_t bytes = 0;
   double hit_ratio = 0.0;
   bool empty() const { return bytes == 0; }
+  bool operator==(const L2Window&) const = default;
 };
 
 /// The window over [base, base + bytes) on the current device: the length capped at the largest

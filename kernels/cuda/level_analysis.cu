@@ -210,6 +210,9 @@ std::size_t sort_bytes(int n, int end_bit) {
 
 constexpr int state_ints = 5;  ///< [0] the largest level, [1], [2] the tickets, [3] unsorted, [4] moved
 
+/// The state's place in the workspace: after the widths (2 n) and the level starts (n + 1).
+int* state_of(LevelWorkspace& w) { return w.bounds.data() + 3 * static_cast<std::size_t>(w.n) + 1; }
+
 }  // namespace
 
 LevelWorkspace::LevelWorkspace(int n_rows) : n(n_rows) {
@@ -242,7 +245,7 @@ DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaSt
                  w.counts.data() + n, nullptr};
   int* widths = w.bounds.data();
   int* level_start = widths + 2 * n;
-  pass.state = level_start + n + 1;
+  pass.state = state_of(w);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.state, 0, state_ints * sizeof(int), stream));
 
@@ -310,7 +313,7 @@ void lay_out_triangles(const DevicePattern& pattern, LevelWorkspace& w, DeviceLe
   lay_out(out.lower, out.level_ptr, stream);
   lay_out(out.upper, out.level_ptr, stream);
   int* position = w.level.data();  // the levels are spent: the schedule holds them by position
-  int* moved = w.bounds.data() + 3 * static_cast<std::size_t>(n) + 1 + 4;
+  int* moved = state_of(w) + 4;
   const int grid = (n + analysis_block - 1) / analysis_block;
   place_rows<<<grid, analysis_block, 0, stream>>>(n, out.rows.data(), position, moved);
   FVMMINI_CUDA_CHECK_LAUNCH(place_rows);
