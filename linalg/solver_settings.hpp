@@ -39,6 +39,10 @@ enum class TriangularSolve { levels, cusparse };
 /// automatic ("auto": on for CG and Jacobi-PCG where the vector takes a sixteenth to a third of
 /// L2, where it was measured to gain).
 enum class L2WindowSetting { automatic, on, off };
+/// The matrix a cuda CG iterates with: the float64 one (double), or its float32 twin (mixed: float
+/// values, 16-bit column offsets where a slice's fit, vectors and sums in float64), the residual
+/// replaced with the float64 matrix's whenever it fell tenfold and before the solve may stop.
+enum class Precision { full, mixed };
 /// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
 enum class Backend { reference, cuda, automatic };
 
@@ -52,18 +56,21 @@ const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
 const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::vector<std::string>& l2_window_names();        ///< auto, on, off
+const std::vector<std::string>& precision_names();        ///< double, mixed
 const std::string& name(KrylovSolver solver);
 const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);
 const std::string& name(TriangularSolve solve);
 const std::string& name(Smoother smoother);
 const std::string& name(L2WindowSetting setting);
+const std::string& name(Precision precision);
 KrylovSolver parse_krylov_solver(const std::string& text);
 Preconditioner parse_preconditioner(const std::string& text);
 Backend parse_backend(const std::string& text);
 TriangularSolve parse_triangular_solve(const std::string& text);
 Smoother parse_smoother(const std::string& text);
 L2WindowSetting parse_l2_window(const std::string& text);
+Precision parse_precision(const std::string& text);
 
 /// GAMG's keys, as OpenFOAM names them where it has the concept. The V-cycle is symmetric (pre-
 /// and post-sweeps equal) and the same each application, so that it is a valid preconditioner of
@@ -127,6 +134,7 @@ struct SolverSettings {
   int max_iter = 1000;
   Backend backend = Backend::reference;
   L2WindowSetting l2_window = L2WindowSetting::automatic;  ///< cuda only
+  Precision precision = Precision::full;                   ///< cuda only
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
@@ -163,6 +171,11 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    "or auto: on for none and diagonal when it takes a sixteenth to a third of L2); the reference "
                    "backend ignores it",
                    l2_window_names(), parse_l2_window, name);
+  keys.enumeration("precision", s.precision,
+                   "cuda: double, or mixed (the CG iterates with a float32 copy of the matrix, 16-bit column "
+                   "offsets where they fit, and replaces its residual with the float64 matrix's; formats with a "
+                   "mixed kernel: staircase, sell); the reference backend solves in double",
+                   precision_names(), parse_precision, name);
 }
 
 /// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.

@@ -106,6 +106,8 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
   if (!find_format(s.format).multiply)
     throw std::invalid_argument(
         fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
+  // --- precision mixed is the cuda backend's: the same case file solves in double on the CPU
+  if (s.precision == Precision::mixed) note += ", precision double (mixed is a cuda option)";
   return std::make_unique<ReferenceSolver>(matrix, s, note);
 }
 

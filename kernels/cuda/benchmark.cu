@@ -63,13 +63,24 @@ double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, Timing
   return 2.0 * static_cast<double>(src.bytes()) / (t.median_ms * 1e-3);
 }
 
-TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window) {
-  DeviceBuffer<double> dx(x), dy(x.size());
-  DeviceSpmv& spmv = a.spmv();
+TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window,
+                      bool mixed, bool with_dot) {
+  if (mixed && !a.mixed()) throw CudaError("time_spmv: the matrix has no float32 twin");
+  const int partial_count = mixed ? a.mixed()->dot_partial_count() : a.spmv().dot_partial_count();
+  if (with_dot && partial_count == 0) throw CudaError("time_spmv: the format does not fuse the dot product");
+  DeviceBuffer<double> dx(x), dy(x.size()), partials(static_cast<std::size_t>(std::max(1, partial_count)));
   Stream stream;
   const L2WindowScope window(stream.get(), l2_window ? l2_window_over(dx.data(), dx.bytes()) : L2Window{});
-  return time_on_stream(stream, warmup, std::max(1, repeats),
-                        [&](cudaStream_t s) { spmv.apply(dx.data(), dy.data(), s); });
+  return time_on_stream(stream, warmup, std::max(1, repeats), [&](cudaStream_t s) {
+    if (mixed && with_dot)
+      a.mixed()->apply_with_dot(dx.data(), dy.data(), partials.data(), s);
+    else if (mixed)
+      a.mixed()->apply(dx.data(), dy.data(), s);
+    else if (with_dot)
+      a.spmv().apply_with_dot(dx.data(), dy.data(), partials.data(), s);
+    else
+      a.spmv().apply(dx.data(), dy.data(), s);
+  });
 }
 
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,

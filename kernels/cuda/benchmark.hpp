@@ -23,8 +23,10 @@ struct TimingStats {
 double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, TimingStats* stats = nullptr);
 
 /// y = A x on the device: x uploaded once, warmup runs, then repeats each timed with events;
-/// with `l2_window`, a persisting-L2 window over x throughout (l2_window.hpp).
-TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window = false);
+/// with `l2_window`, a persisting-L2 window over x throughout (l2_window.hpp); with `mixed`, through
+/// the matrix's float32 twin; with `with_dot`, the SpMV that also sums x . y (the CG's).
+TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window = false,
+                      bool mixed = false, bool with_dot = false);
 
 /// DIC's two triangular solves (forward, then backward) on the device, set up there for `matrix`
 /// in the numbering `op`: fvmmini's levels (launched as `launch` says) or cusparseSpSV. Set up four

@@ -6,6 +6,12 @@
 // and every kernel of an iteration that was queued after convergence returns at once.
 // With an applied preconditioner (DIC, mcsgs) the residual step only tests; z = M^-1 r, r.z and
 // beta follow, and the direction step reads z.
+// precision mixed: q = A p multiplies with the matrix's float32 twin, so the recursive residual
+// drifts from b - A x by about eps_float32 x cond(A) of each decade it falls. Reliable updates
+// (Clark et al. 2010, README References): whenever the residual the host reads has fallen tenfold since the
+// last replacement, r is replaced with b - A x from the float64 matrix (z and r.z with it; p
+// stays); when the recursive residual says converged, the float64 one decides, and a solve it
+// does not pass goes on from p = z.
 
 #include "kernels/cuda/device_cg.hpp"
 
@@ -26,6 +32,9 @@ namespace fvmmini::cuda {
 namespace {
 
 constexpr int finalize_block = 1024;
+/// precision mixed: the residual is replaced once it fell below this share of the last replaced
+/// one (Clark et al. 2010 use 0.1 in their reliable updates).
+constexpr double reliable_update_drop = 0.1;
 
 struct CgState {
   double x_mean;
@@ -39,6 +48,7 @@ struct CgState {
   int iterations;
   int status;     ///< a CgStatus, as the int the preconditioners' kernels read (status())
   int x_pending;  ///< the last iteration's x += alpha p is still to be applied (by direction_kernel)
+  int restart;    ///< the last residual replacement undid a stop: the direction restarts, p = z
 };
 
 __host__ __device__ inline bool running(const CgState& state) { return state.status == static_cast<int>(CgStatus::running); }
@@ -94,6 +104,7 @@ __global__ void __launch_bounds__(finalize_block) initial_finalize(const double*
   state->rz = s.v[2];
   state->iterations = 0;
   state->x_pending = 0;
+  state->restart = 0;
   history[0] = residual;
   set_status(state, cg_status_after(residual, residual, 0, stop));
 }
@@ -187,6 +198,54 @@ __global__ void __launch_bounds__(reduce_block)
   }
 }
 
+/// A residual replacement runs while the CG runs, and in the final check also after it converged.
+__device__ inline bool replacing(const CgState& state, bool final_check) {
+  return running(state) || (final_check && state.status == static_cast<int>(CgStatus::converged));
+}
+
+/// r = b - A x with A x from the float64 matrix; partials of |r| and r.z (z = r .* inv_diag or r).
+__global__ void __launch_bounds__(reduce_block)
+    replace_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax,
+                   const double* __restrict__ inv_diag, double* __restrict__ r, const CgState* state, bool final_check,
+                   double* __restrict__ partials) {
+  if (!replacing(*state, final_check)) return;
+  Sums<2> s{};
+  FVMMINI_GRID_STRIDE(i, n) {
+    const double ri = b[i] - ax[i];
+    r[i] = ri;
+    s.v[0] += fabs(ri);
+    s.v[1] += ri * (inv_diag ? ri * inv_diag[i] : ri);
+  }
+  write_block_partials<2>(s, partials, gridDim.x, blockIdx.x);
+}
+
+/// The replaced residual in the history and the stopping tests; r.z unless the preconditioner is
+/// applied (rz_finalize sets it then); restart when the check undid a stop.
+__global__ void __launch_bounds__(finalize_block)
+    replace_finalize(const double* __restrict__ partials, int count, CgState* state, double* history, CgStop stop,
+                     bool final_check, bool applied) {
+  if (!replacing(*state, final_check)) return;
+  const Sums<2> s = reduce_partials<2>(partials, count);
+  if (threadIdx.x != 0) return;
+  const bool was_running = running(*state);
+  const double residual = s.v[0] / state->norm_factor;
+  state->residual = residual;
+  history[state->iterations] = residual;
+  const CgStatus status = cg_status_after(residual, state->initial_residual, state->iterations, stop);
+  set_status(state, status);
+  state->restart = !was_running && status == CgStatus::running;
+  if (status == CgStatus::running && !applied) state->rz = s.v[1];
+}
+
+/// p = z (from z when the preconditioner is applied, else r .* inv_diag or r) after a replacement
+/// that undid a stop.
+__global__ void __launch_bounds__(reduce_block)
+    restart_direction_kernel(long long n, const double* __restrict__ r, const double* __restrict__ inv_diag,
+                             const double* __restrict__ z, double* __restrict__ p, const CgState* state) {
+  if (!state->restart || !running(*state)) return;
+  FVMMINI_GRID_STRIDE(i, n) p[i] = z ? z[i] : inv_diag ? r[i] * inv_diag[i] : r[i];
+}
+
 __global__ void fill_kernel(long long n, double value, double* __restrict__ a) {
   FVMMINI_GRID_STRIDE(i, n) a[i] = value;
 }
@@ -208,7 +267,8 @@ struct DeviceCg::Impl {
         z(n),
         inv_diag(n),
         row_sums(n),
-        partials(std::max({3 * vector_grid(n), spmv.dot_partial_count(), 1})),
+        mixed(m.mixed()),
+        partials(std::max({3 * vector_grid(n), spmv.dot_partial_count(), mixed ? mixed->dot_partial_count() : 0, 1})),
         state(1),
         history(1),
         pinned(2),
@@ -217,7 +277,9 @@ struct DeviceCg::Impl {
   DeviceMatrix& matrix;
   DeviceSpmv& spmv;
   label n;
-  DeviceBuffer<double> x, b, r, p, q, z, inv_diag, row_sums, partials;
+  DeviceBuffer<double> x, b, r, p, q, z, inv_diag, row_sums;
+  MixedSpmv* mixed;  ///< the float32 twin the iterations multiply with (precision mixed); null: spmv
+  DeviceBuffer<double> partials;
   DeviceBuffer<CgState> state;
   DeviceBuffer<double> history;
   PinnedBuffer<CgState> pinned;
@@ -233,6 +295,7 @@ struct DeviceCg::Impl {
   double iterations_ms = 0.0;
   int check_interval = 8;
   int last_iterations = 0;  ///< the first batch of the next solve
+  int replacements = 0;     ///< residual replacements of the last solve (precision mixed)
   DevicePreconditioner* preconditioner = nullptr;  ///< DIC, mcsgs or GAMG (not owned)
   bool use_l2_window = false;  ///< a persisting-L2 window over p during each solve
   L2Window window{};           ///< the last solve's
@@ -253,6 +316,12 @@ struct DeviceCg::Impl {
   void enqueue_row_sums();
   /// Queue `count` iterations, from the graphs where they can be used.
   void enqueue_iterations(int count, const double* m_inv, CgStop stop);
+  /// Queue batches until the device stops the CG or `queued` reaches max_iter; the state then.
+  /// on_check(state): a batch's state read while the CG still ran.
+  template <class OnCheck>
+  CgState run_batches(int& queued, int first_batch, const double* m_inv, CgStop stop, OnCheck on_check);
+  /// Queue a residual replacement from the float64 matrix (the final check also after convergence).
+  void enqueue_replacement(const double* m_inv, CgStop stop, bool final_check);
 
   const int* status() { return &state.data()->status; }
 
@@ -270,7 +339,10 @@ struct DeviceCg::Impl {
     const int grid = vector_grid(n);
     // --- q = A p; alpha = r.z / p.q
     int count = spmv.dot_partial_count();
-    if (count > 0) {
+    if (mixed) {
+      mixed->apply_with_dot(p.data(), q.data(), partials.data(), s);
+      count = mixed->dot_partial_count();
+    } else if (count > 0) {
       spmv.apply_with_dot(p.data(), q.data(), partials.data(), s);
     } else {
       spmv.apply(p.data(), q.data(), s);
@@ -330,6 +402,68 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
   for (int k = 0; k < count % check_interval; ++k) single_graph.launch(s);
 }
 
+template <class OnCheck>
+CgState DeviceCg::Impl::run_batches(int& queued, int first_batch, const double* m_inv, CgStop stop, OnCheck on_check) {
+  // --- first_batch iterations, then check the status; afterwards batches of check_interval, each
+  //     checked one batch behind
+  cudaStream_t s = stream.get();
+  const int max_iter = stop.max_iter;
+  int slot = 0;
+  bool first = true;
+  bool pending = false;  ///< the other slot's check is still to be read
+  int batch = first_batch;
+  while (true) {
+    batch = std::min(batch, max_iter - queued);
+    enqueue_iterations(batch, m_inv, stop);
+    queued += batch;
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
+    checks[slot].record(s);
+    if (first || queued >= max_iter) {
+      // --- the first batch, or the last one allowed: wait for it (pinned[slot] is then final)
+      checks[slot].synchronize();
+      if (!running(pinned[slot]) || queued >= max_iter) return pinned[slot];
+      on_check(pinned[slot]);
+    } else if (pending) {
+      checks[1 - slot].synchronize();
+      if (!running(pinned[1 - slot])) break;
+      on_check(pinned[1 - slot]);
+    }
+    pending = !first;
+    first = false;
+    slot = 1 - slot;
+    batch = check_interval;
+  }
+  // --- the state after the last queued kernel (a status other than running is final)
+  stream.synchronize();
+  CgState st{};
+  FVMMINI_CUDA_CHECK(cudaMemcpy(&st, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost));
+  return st;
+}
+
+void DeviceCg::Impl::enqueue_replacement(const double* m_inv, CgStop stop, bool final_check) {
+  cudaStream_t s = stream.get();
+  const int grid = vector_grid(n);
+  const bool applied = preconditioner != nullptr;
+  spmv.apply(x.data(), q.data(), s);
+  replace_kernel<<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), m_inv, r.data(), state.data(), final_check,
+                                               partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(replace_kernel);
+  replace_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop,
+                                                final_check, applied);
+  FVMMINI_CUDA_CHECK_LAUNCH(replace_finalize);
+  if (applied) {
+    // --- z = M^-1 r and r.z afresh (both skip unless the CG runs on)
+    preconditioner->apply(r.data(), z.data(), status(), s);
+    const int count = enqueue_dot_partials(n, r.data(), z.data(), partials.data(), s);
+    rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), true);
+    FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
+  }
+  restart_direction_kernel<<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, applied ? z.data() : nullptr, p.data(),
+                                                         state.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(restart_direction_kernel);
+  ++replacements;
+}
+
 DeviceCg::DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal) : impl_(std::make_unique<Impl>(matrix)) {
   refresh(diagonal);
 }
@@ -363,6 +497,7 @@ void DeviceCg::Impl::enqueue_row_sums() {
 
 void DeviceCg::refresh_on_device() {
   impl_->diagonal_on_host = false;
+  if (impl_->mixed) impl_->mixed->refresh(impl_->stream.get());
   impl_->enqueue_row_sums();
 }
 
@@ -387,6 +522,7 @@ void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std:
 void DeviceCg::set_preconditioner(DevicePreconditioner* preconditioner) { impl_->preconditioner = preconditioner; }
 void DeviceCg::set_l2_window(bool on) { impl_->use_l2_window = on; }
 L2Window DeviceCg::last_l2_window() const { return impl_->window; }
+int DeviceCg::last_replacements() const { return impl_->replacements; }
 
 SolverPerformance DeviceCg::solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings) {
   Impl& m = *impl_;
@@ -446,43 +582,36 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
   if (applied) enqueue_initial_direction();
 
-  // --- iterate: first as many iterations as the last solve took (time steps change slowly), then
-  //     check the status; afterwards batches of check_interval, each checked one batch behind
+  // --- iterate: first as many iterations as the last solve took (time steps change slowly; in
+  //     mixed precision a batch, so that the residual is replaced in time), then batches
   loop_start.record(s);
+  replacements = 0;
+  double replaced = -1.0;  ///< the residual at the last replacement (< 0: the initial one)
+  const auto replace_when_fallen = [&](const CgState& c) {
+    if (!mixed) return;
+    if (replaced < 0.0) replaced = c.initial_residual;
+    if (c.residual >= reliable_update_drop * replaced) return;
+    enqueue_replacement(m_inv, stop, false);
+    replaced = c.residual;
+  };
   int queued = 0;
-  int slot = 0;
-  bool first = true;
-  bool pending = false;  ///< the other slot's check is still to be read
-  bool stopped = false;  ///< pinned[slot] holds the final state
-  int batch = std::clamp(last_iterations > 0 ? last_iterations : check_interval, 1, std::max(1, max_iter));
+  int first_batch = mixed || last_iterations <= 0 ? check_interval : last_iterations;
+  CgState st{};
   while (true) {
-    batch = std::min(batch, max_iter - queued);
-    enqueue_iterations(batch, m_inv, stop);
-    queued += batch;
-    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
-    checks[slot].record(s);
-    if (first || queued >= max_iter) {
-      // --- the first batch, or the last one allowed: wait for it
-      checks[slot].synchronize();
-      if (!running(pinned[slot]) || queued >= max_iter) {
-        stopped = true;
-        break;
-      }
-    } else if (pending) {
-      checks[1 - slot].synchronize();
-      if (!running(pinned[1 - slot])) break;
-    }
-    pending = !first;
-    first = false;
-    slot = 1 - slot;
-    batch = check_interval;
+    st = run_batches(queued, std::clamp(first_batch, 1, std::max(1, max_iter)), m_inv, stop, replace_when_fallen);
+    if (!mixed || static_cast<CgStatus>(st.status) != CgStatus::converged) break;
+    // --- converged by the recursive residual: the float64 one decides
+    enqueue_replacement(m_inv, stop, true);
+    stream.synchronize();
+    FVMMINI_CUDA_CHECK(cudaMemcpy(&st, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost));
+    if (!running(st)) break;
+    queued = st.iterations;
+    replaced = st.residual;
+    first_batch = check_interval;
   }
   loop_end.record(s);
   loop_end.synchronize();
   iterations_ms = loop_end.elapsed_since(loop_start);
-  // --- the state after the last queued kernel (a status other than running is final)
-  CgState st = stopped ? pinned[slot] : CgState{};
-  if (!stopped) FVMMINI_CUDA_CHECK(cudaMemcpy(&st, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost));
   last_iterations = st.iterations;
   history_length = st.iterations + 1;
   history_stale = true;

@@ -1,7 +1,8 @@
 #pragma once
 // CG and PCG (Jacobi fused into the vector passes, or a DevicePreconditioner applied) on the
 // device, with the reference CG's stopping rules, checks and errors and OpenFOAM's residual
-// normalisation (linalg/cg_rules.hpp). The matrix stays on the device; vectors cross only at
+// normalisation (linalg/cg_rules.hpp). A matrix with a float32 twin (precision mixed) iterates
+// with the twin and replaces the residual with the float64 matrix's. The matrix stays on the device; vectors cross only at
 // the start and the end of a solve, or not at all (solve_resident). Plain C++ interface.
 
 #include <memory>
@@ -48,7 +49,7 @@ class DeviceCg {
   /// The stream every kernel of the solver runs on.
   CUstream_st* stream() const;
   /// After the caller changed the matrix values and inverse_diagonal_device() on stream(): the
-  /// row sums are recomputed there. The host-side checks (singular system, positive diagonal for
+  /// row sums (and the float32 twin's values) are recomputed there. The host-side checks (singular system, positive diagonal for
   /// Jacobi) are not repeated: the caller vouches for a non-singular matrix with positive diagonal.
   void refresh_on_device();
 
@@ -67,6 +68,9 @@ class DeviceCg {
   void set_l2_window(bool on);
   /// The window of the last solve (empty: none).
   L2Window last_l2_window() const;
+  /// Residual replacements from the float64 matrix in the last solve (precision mixed: the matrix
+  /// has a float32 twin, and the iterations multiply with it; 0 otherwise).
+  int last_replacements() const;
 
  private:
   struct Impl;

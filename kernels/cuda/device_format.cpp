@@ -33,10 +33,25 @@ const std::vector<std::string>& device_format_names() {
   return names;
 }
 
-DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
-                                const FormatParameters& parameters) {
+std::vector<std::string> mixed_format_names() {
+  std::vector<std::string> out;
   for (const DeviceFormatUnit* unit : listed_device_formats())
-    if (unit->name == format) return DeviceMatrix(unit->make(stored, parameters));
+    if (unit->make_twins) out.push_back(unit->name);
+  return out;
+}
+
+DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
+                                const FormatParameters& parameters, bool mixed) {
+  for (const DeviceFormatUnit* unit : listed_device_formats()) {
+    if (unit->name != format) continue;
+    if (!mixed) return DeviceMatrix(unit->make(stored, parameters));
+    if (!unit->make_twins)
+      throw std::invalid_argument(fmt::format("precision mixed: format '{}' has no mixed-precision kernel (formats with "
+                                              "one: {})",
+                                              format, fmt::join(mixed_format_names(), ", ")));
+    DeviceFormatUnit::Twins twins = unit->make_twins(stored, parameters);
+    return DeviceMatrix(std::move(twins.full), std::move(twins.mixed));
+  }
   throw std::invalid_argument(fmt::format("format '{}' is not available on the cuda backend (cuda formats: {})",
                                           format, fmt::join(device_format_names(), ", ")));
 }

@@ -16,9 +16,17 @@
 namespace fvmmini::cuda {
 
 struct DeviceFormatUnit {
+  /// A float64 SpMV and its float32 twin (precision: mixed), which refers to it.
+  struct Twins {
+    std::unique_ptr<DeviceSpmv> full;
+    std::unique_ptr<MixedSpmv> mixed;
+  };
+
   std::string name;  ///< the format unit's name, as in case files
   /// Upload the struct the format unit built, with its resolved parameters.
   std::function<std::unique_ptr<DeviceSpmv>(const StoredFormat& format, const FormatParameters& parameters)> make;
+  /// The same with the float32 twin; null: the format has no mixed-precision kernel.
+  std::function<Twins(const StoredFormat& format, const FormatParameters& parameters)> make_twins{};
 };
 
 /// The usual `make`: construct Device from the format struct Matrix (no parameters read).

@@ -10,7 +10,8 @@ void DeviceSpmv::apply_with_dot(const double*, double*, double*, cudaStream_t) {
   throw CudaError(format_name() + ": apply_with_dot called on a format that does not fuse the dot product");
 }
 
-DeviceMatrix::DeviceMatrix(std::unique_ptr<DeviceSpmv> spmv) : spmv_(std::move(spmv)) {}
+DeviceMatrix::DeviceMatrix(std::unique_ptr<DeviceSpmv> spmv, std::unique_ptr<MixedSpmv> mixed)
+    : spmv_(std::move(spmv)), mixed_(std::move(mixed)) {}
 DeviceMatrix::DeviceMatrix(DeviceMatrix&&) noexcept = default;
 DeviceMatrix& DeviceMatrix::operator=(DeviceMatrix&&) noexcept = default;
 DeviceMatrix::~DeviceMatrix() = default;
@@ -20,18 +21,35 @@ std::int64_t DeviceMatrix::stored_entries() const { return spmv_->stored_entries
 std::size_t DeviceMatrix::footprint_bytes() const { return spmv_->footprint_bytes(); }
 std::string DeviceMatrix::format_name() const { return spmv_->format_name(); }
 
-void DeviceMatrix::multiply(std::span<const double> x, std::span<double> y) {
-  const auto n = static_cast<std::size_t>(spmv_->n_rows());
+namespace {
+
+/// y = A x host to host, y poisoned with NaN before apply(x, y, stream) writes it.
+template <class Apply>
+void multiply_host(label n_rows, std::span<const double> x, std::span<double> y, Apply apply) {
+  const auto n = static_cast<std::size_t>(n_rows);
   if (x.size() != n || y.size() != n) throw CudaError("DeviceMatrix::multiply: vector length differs from n_rows");
   DeviceBuffer<double> dx(x);
   DeviceBuffer<double> dy(n);
   Stream stream;
   // --- all-ones bytes are a NaN: any row the kernel does not write shows up (same stream: ordered)
   if (n > 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));
-  spmv_->apply(dx.data(), dy.data(), stream.get());
+  apply(dx.data(), dy.data(), stream.get());
   stream.synchronize();
   dy.download(y);
 }
+
+}  // namespace
+
+void DeviceMatrix::multiply(std::span<const double> x, std::span<double> y) {
+  multiply_host(spmv_->n_rows(), x, y, [&](const double* dx, double* dy, cudaStream_t s) { spmv_->apply(dx, dy, s); });
+}
+
+void DeviceMatrix::multiply_mixed(std::span<const double> x, std::span<double> y) {
+  if (!mixed_) throw CudaError("DeviceMatrix::multiply_mixed: the matrix has no float32 twin");
+  multiply_host(spmv_->n_rows(), x, y, [&](const double* dx, double* dy, cudaStream_t s) { mixed_->apply(dx, dy, s); });
+}
+
+double DeviceMatrix::narrow_fraction() const { return mixed_ ? mixed_->narrow_fraction() : 0.0; }
 
 std::vector<double> DeviceMatrix::multiply_with_dot(std::span<const double> x, std::span<double> y) {
   const int count = spmv_->dot_partial_count();
@@ -57,6 +75,12 @@ std::vector<double> DeviceMatrix::multiply_with_dot(std::span<const double> x, s
   return partials;
 }
 
-void DeviceMatrix::upload_values(std::span<const double> values) { spmv_->upload_values(values); }
+void DeviceMatrix::upload_values(std::span<const double> values) {
+  spmv_->upload_values(values);
+  if (!mixed_) return;
+  // --- the upload is complete on return (DeviceBuffer::upload); so is the twin's copy
+  mixed_->refresh(nullptr);
+  FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 }  // namespace fvmmini::cuda

@@ -38,6 +38,25 @@ class DeviceSpmv {
   virtual double* device_values() = 0;
 };
 
+/// A matrix's float32 twin (precision: mixed, mixed_spmv.cuh), with which the CG iterates; the
+/// float64 matrix it was made from still gives the true residuals.
+class MixedSpmv {
+ public:
+  virtual ~MixedSpmv() = default;
+  /// Partial sums apply_with_dot writes (at least 1: every twin fuses the dot product).
+  virtual int dot_partial_count() const = 0;
+  /// y = A_float32 x on the stream.
+  virtual void apply(const double* x, double* y, cudaStream_t stream) = 0;
+  /// The same, and per-block partial sums of x_i y_i.
+  virtual void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) = 0;
+  /// The float32 values from the float64 matrix's device values, on the stream.
+  virtual void refresh(cudaStream_t stream) = 0;
+  /// Bytes of the twin's own arrays (it reads the float64 matrix's columns where offsets do not fit).
+  virtual std::size_t footprint_bytes() const = 0;
+  /// Share of the stored entries whose column is a 16-bit offset.
+  virtual double narrow_fraction() const = 0;
+};
+
 /// What most formats share: the values in one device array, and a Derived::launch<kDot>(x, y,
 /// partials, stream) that sums x . y into per-block partials when kDot (Derived befriends this).
 template <class Derived>

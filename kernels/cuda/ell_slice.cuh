@@ -51,4 +51,15 @@ __device__ inline double slice_row(const double* __restrict__ val, const int* __
   return sum;
 }
 
+/// The float64 entries of an ELL-slice format, for kernels templated on how a row is read
+/// (MixedRows in mixed_spmv.cuh reads the float32 twin). `slice` indexes the format's slices.
+struct FullRows {
+  const int* __restrict__ col;
+  const double* __restrict__ val;
+  __device__ double sum(long long base, int stride, int length, int /*row*/, long long /*slice*/,
+                        const double* __restrict__ x) const {
+    return slice_row(val, col, base, stride, length, x);
+  }
+};
+
 }  // namespace fvmmini::cuda

@@ -9,6 +9,7 @@
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/ell_slice.cuh"
+#include "kernels/cuda/mixed_rows.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "linalg/formats/sell_matrix.hpp"
 
@@ -21,11 +22,12 @@ constexpr int sell_max_blocks = 8192;  ///< grid cap (a constant: the dot partia
 
 /// One thread per stored position, the block stepping through chunks of sell_block positions in
 /// a grid-stride loop (bounded grid: few partials for the fused dot product).
-template <bool kDot>
+/// Rows: FullRows (float64) or MixedRows (the float32 twin), its slices the chunks.
+template <bool kDot, class Rows>
 __global__ void __launch_bounds__(sell_block)
     sell_spmv_kernel(int n_rows, int chunk_size, const long long* __restrict__ chunk_ptr,
-                     const int* __restrict__ row_order, const int* __restrict__ col, const double* __restrict__ val,
-                     const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
+                     const int* __restrict__ row_order, Rows rows, const double* __restrict__ x,
+                     double* __restrict__ y, double* __restrict__ partials) {
   double dot = 0.0;
   for (int p = blockIdx.x * sell_block + threadIdx.x; p < n_rows; p += gridDim.x * sell_block) {
     const int c = p / chunk_size;
@@ -33,8 +35,8 @@ __global__ void __launch_bounds__(sell_block)
     const long long start = chunk_ptr[c];
     const int width = static_cast<int>((chunk_ptr[c + 1] - start) / chunk_size);
     // --- y_row = sum_k val[k] x[col[k]] over the lane's column of the chunk
-    const double sum = slice_row(val, col, start + lane, chunk_size, width, x);
     const int row = row_order[p];
+    const double sum = rows.sum(start + lane, chunk_size, width, row, c, x);
     y[row] = sum;
     if constexpr (kDot) dot += sum * x[row];
   }
@@ -63,6 +65,30 @@ class SellDevice final : public FusedDotSpmv<SellDevice> {
   }
   std::string format_name() const override { return "sell"; }
   int dot_partial_count() const override { return grid(); }
+  const int* device_columns() const { return col_.data(); }
+
+  /// The columns of the float32 twin, its slices the chunks.
+  NarrowColumns narrow(const SellMatrix& a) const {
+    std::vector<EllSlice> chunks;
+    for (label c = 0; c < a.n_chunks; ++c) chunks.push_back({a.chunk_ptr[c], a.chunk_size, a.chunk_width(c)});
+    return narrow_columns(a.col, chunks, [&](std::size_t c, int lane) {
+      const std::size_t p = c * a.chunk_size + lane;
+      return p < a.row_order.size() ? a.row_order[p] : -1;
+    });
+  }
+
+  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
+  template <bool kDot, class Rows>
+  void run(Rows rows, const double* x, double* y, double* partials, cudaStream_t stream) {
+    if (n_rows_ == 0) {
+      // --- no rows, no launch; the partials still sum to the (zero) dot product
+      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
+      return;
+    }
+    sell_spmv_kernel<kDot><<<grid(), sell_block, 0, stream>>>(n_rows_, chunk_size_, chunk_ptr_.data(),
+                                                              row_order_.data(), rows, x, y, partials);
+    FVMMINI_CUDA_CHECK_LAUNCH(sell_spmv_kernel);
+  }
 
  private:
   /// A fixed cap of a few waves: one wave (launch_grid.cuh) made this kernel slower (H200, 6173a8e:
@@ -72,15 +98,7 @@ class SellDevice final : public FusedDotSpmv<SellDevice> {
 
   template <bool kDot>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
-    if (n_rows_ == 0) {
-      // --- no rows, no launch; the partials still sum to the (zero) dot product
-      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
-      return;
-    }
-    sell_spmv_kernel<kDot><<<grid(), sell_block, 0, stream>>>(n_rows_, chunk_size_, chunk_ptr_.data(),
-                                                              row_order_.data(), col_.data(), val_.data(), x, y,
-                                                              partials);
-    FVMMINI_CUDA_CHECK_LAUNCH(sell_spmv_kernel);
+    run<kDot>(FullRows{col_.data(), val_.data()}, x, y, partials, stream);
   }
 
   label n_rows_;
@@ -92,7 +110,10 @@ class SellDevice final : public FusedDotSpmv<SellDevice> {
 }  // namespace
 
 const DeviceFormatUnit& device_format_sell() {
-  static const DeviceFormatUnit unit{"sell", upload_as<SellDevice, SellMatrix>};
+  static const DeviceFormatUnit unit{"sell", upload_as<SellDevice, SellMatrix>,
+                                     [](const StoredFormat& f, const FormatParameters&) {
+                                       return make_twins<SellDevice>(f.as<SellMatrix>());
+                                     }};
   return unit;
 }
 

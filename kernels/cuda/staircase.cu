@@ -27,6 +27,7 @@
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/ell_slice.cuh"
+#include "kernels/cuda/mixed_rows.cuh"
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "linalg/formats/staircase_matrix.hpp"
@@ -42,18 +43,20 @@ constexpr int interleaved_block_threads = 1024;
 /// One group; blockDim.x = sh. Block b handles slices b, b + gridDim.x, ... of the group's `slices`
 /// (a bounded grid keeps the fused dot product's partials few); with partials, block b writes
 /// partials[b] (pre-offset per group).
-template <bool kDot>
+/// Rows: FullRows (float64) or MixedRows (the float32 twin); slice_start: the group's first slice
+/// in the groups' slice numbering.
+template <bool kDot, class Rows>
 __global__ void __launch_bounds__(1024)
-    staircase_spmv_kernel(int length, int slices, int row_start, long long step_start, int n_rows,
-                          const int* __restrict__ col, const double* __restrict__ val, const double* __restrict__ x,
-                          double* __restrict__ y, double* __restrict__ partials) {
+    staircase_spmv_kernel(int length, int slices, int row_start, long long step_start, long long slice_start,
+                          int n_rows, Rows rows, const double* __restrict__ x, double* __restrict__ y,
+                          double* __restrict__ partials) {
   const int sh = blockDim.x;
   double dot = 0.0;
   for (int b = blockIdx.x; b < slices; b += gridDim.x) {
     const long long base = step_start + static_cast<long long>(b) * length * sh + threadIdx.x;
     const int row = row_start + b * sh + threadIdx.x;
     // --- y_row = sum_k val[k] x[col[k]]; padding entries (col -1) and padding rows add nothing
-    const double sum = slice_row(val, col, base, sh, length, x);
+    const double sum = rows.sum(base, sh, length, row, slice_start + b, x);
     if (row < n_rows) {
       y[row] = sum;
       if constexpr (kDot) dot += sum * x[row];
@@ -74,10 +77,10 @@ struct alignas(16) VisitedSlice {
 /// Consecutive visits are slices of different groups at the same stretch of the CM order, so one
 /// block's parts gather the same x sectors and share them in L1. The next chunk's table entry is
 /// loaded before the current slice is summed. With partials, block b writes partials[b].
-template <bool kDot>
+/// Rows: FullRows or MixedRows, its slices numbered in visit order.
+template <bool kDot, class Rows>
 __global__ void __launch_bounds__(1024)
-    staircase_interleaved_kernel(int n_visits, int n_rows, int sh, const VisitedSlice* __restrict__ visits,
-                                 const int* __restrict__ col, const double* __restrict__ val,
+    staircase_interleaved_kernel(int n_visits, int n_rows, int sh, const VisitedSlice* __restrict__ visits, Rows rows,
                                  const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
   const int m = blockDim.x / sh;
   const int part = threadIdx.x / sh;
@@ -92,7 +95,7 @@ __global__ void __launch_bounds__(1024)
     if (v + step < n_visits) next = visits[v + step];
     const int row = slice.row_start + lane;
     // --- y_row = sum_k val[k] x[col[k]]; padding entries (col -1) and padding rows add nothing
-    const double sum = slice_row(val, col, slice.entry_start + lane, sh, slice.length, x);
+    const double sum = rows.sum(slice.entry_start + lane, sh, slice.length, row, v, x);
     if (row < n_rows) {
       y[row] = sum;
       if constexpr (kDot) dot += sum * x[row];
@@ -141,37 +144,57 @@ class StaircaseDevice final : public DeviceSpmv {
   std::string format_name() const override { return "staircase"; }
   int dot_partial_count() const override { return std::max(1, partial_offset_.back()); }
 
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
+  void apply(const double* x, double* y, cudaStream_t stream) override { run<false>(rows(), x, y, nullptr, stream); }
   void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    // --- a matrix with no slices still owes the caller one (zero) partial
-    if (partial_offset_.back() == 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
-    launch<true>(x, y, partials, stream);
+    run<true>(rows(), x, y, partials, stream);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
   double* device_values() override { return val_.data(); }
+  const int* device_columns() const { return col_.data(); }
 
- private:
-  /// Blocks of group g: one per slice, at most spmv_max_threads / sh (a few waves of the device).
-  int grid(label g) const { return bounded_grid(index_.step_blocks[g], slice_height_); }
+  /// The columns of the float32 twin, its slices numbered groups in order (the kernel's
+  /// slice_start + b).
+  NarrowColumns narrow(const StaircaseMatrix& a) const {
+    std::vector<EllSlice> slices;
+    std::vector<int> first_row;
+    for (label g = 0; g < index_.n_groups(); ++g)
+      for (label b = 0; b < index_.step_blocks[g]; ++b) {
+        slices.push_back({index_.step_ptr[g] + static_cast<std::int64_t>(b) * index_.step_lengths[g] * slice_height_,
+                          slice_height_, index_.step_lengths[g]});
+        first_row.push_back(index_.row_ptr[g] + b * slice_height_);
+      }
+    return narrow_columns(a.col, slices, [&](std::size_t s, int t) { return lane_row(first_row[s], t); });
+  }
 
-  template <bool kDot>
-  void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
+  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
+  template <bool kDot, class Rows>
+  void run(Rows rows, const double* x, double* y, double* partials, cudaStream_t stream) {
+    // --- a matrix with no slices still owes the caller one (zero) partial
+    if (kDot && partial_offset_.back() == 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
     // --- fork: every group stream waits for the work already queued on the caller's stream
     fork_.record(stream);
+    long long slice_start = 0;
     for (label g = 0; g < index_.n_groups(); ++g) {
       const int slices = index_.step_blocks[g];
+      slice_start += slices;
       if (slices == 0) continue;
       cudaStream_t s = streams_[g].get();
       FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(s, fork_.get(), 0));
       staircase_spmv_kernel<kDot><<<grid(g), slice_height_, 0, s>>>(
-          index_.step_lengths[g], slices, index_.row_ptr[g], index_.step_ptr[g], n_rows_, col_.data(), val_.data(), x,
-          y, kDot ? partials + partial_offset_[g] : nullptr);
+          index_.step_lengths[g], slices, index_.row_ptr[g], index_.step_ptr[g], slice_start - slices, n_rows_, rows,
+          x, y, kDot ? partials + partial_offset_[g] : nullptr);
       FVMMINI_CUDA_CHECK_LAUNCH(staircase_spmv_kernel);
       // --- join: the caller's stream continues once every group is done
       joins_[g].record(s);
       FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(stream, joins_[g].get(), 0));
     }
   }
+
+ private:
+  /// Blocks of group g: one per slice, at most spmv_max_threads / sh (a few waves of the device).
+  int grid(label g) const { return bounded_grid(index_.step_blocks[g], slice_height_); }
+  FullRows rows() const { return {col_.data(), val_.data()}; }
+  int lane_row(int first_row, int lane) const { return first_row + lane < n_rows_ ? first_row + lane : -1; }
 
   label n_rows_;
   int slice_height_;
@@ -199,7 +222,7 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
     per_block_ = std::max(1, interleaved_block_threads / slice_height_);
     // --- one wave (launch_grid.cuh): on the polyhedral-like 128^3 matrix 82.1 % of copy bandwidth
     // against 78.1 % for 1024 blocks (3.9 waves)
-    grid_ = one_wave_grid(staircase_interleaved_kernel<true>, per_block_ * slice_height_,
+    grid_ = one_wave_grid(staircase_interleaved_kernel<true, FullRows>, per_block_ * slice_height_,
                           (n_visits_ + per_block_ - 1) / per_block_);
     visits_ = DeviceBuffer<VisitedSlice>(std::span<const VisitedSlice>(visits));
   }
@@ -210,60 +233,41 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   std::string format_name() const override { return "staircase"; }
   int dot_partial_count() const override { return std::max(1, grid_); }
 
-  void apply(const double* x, double* y, cudaStream_t stream) override { launch<false>(x, y, nullptr, stream); }
+  void apply(const double* x, double* y, cudaStream_t stream) override { run<false>(rows(), x, y, nullptr, stream); }
   void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
-    // --- a matrix with no slices still owes the caller one (zero) partial
-    if (n_visits_ == 0) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
-    launch<true>(x, y, partials, stream);
+    run<true>(rows(), x, y, partials, stream);
   }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
   double* device_values() override { return val_.data(); }
+  const int* device_columns() const { return col_.data(); }
 
- private:
-  /// Every slice of every group, in order of its place in the mesh: slice_position when the matrix
-  /// has it, else the relative position in its group, (s + 0.5) / n_g (compared exactly: (2s + 1)
-  /// n_h against (2t + 1) n_g, below 2^53 for any int row count); ties by group.
-  static std::vector<VisitedSlice> visit_order(const StaircaseMatrix& a) {
-    const StaircaseIndex& index = a.index;
-    const int sh = a.slice_height;
-    struct Key {
-      label group;
-      label slice;
-      label position;  ///< a.slice_position of the slice, when known
-    };
-    std::vector<Key> keys;
-    for (label g = 0; g < index.n_groups(); ++g)
-      for (label s = 0; s < index.step_blocks[g]; ++s) keys.push_back({g, s, 0});
-    if (a.slice_position.size() == keys.size()) {
-      for (std::size_t v = 0; v < keys.size(); ++v) keys[v].position = a.slice_position[v];
-      std::stable_sort(keys.begin(), keys.end(), [](const Key& l, const Key& r) { return l.position < r.position; });
-    } else {
-      const auto blocks = [&](label g) { return static_cast<long long>(index.step_blocks[g]); };
-      std::sort(keys.begin(), keys.end(), [&](const Key& l, const Key& r) {
-        const long long lhs = (2LL * l.slice + 1) * blocks(r.group);
-        const long long rhs = (2LL * r.slice + 1) * blocks(l.group);
-        return lhs != rhs ? lhs < rhs : l.group < r.group;
-      });
-    }
-    // --- the slice's first slot and first row, as the groups kernel computes them for block s
-    std::vector<VisitedSlice> visits(keys.size());
-    for (std::size_t v = 0; v < keys.size(); ++v) {
-      const label g = keys[v].group;
-      const label s = keys[v].slice;
-      const int length = index.step_lengths[g];
-      visits[v] = {static_cast<long long>(index.step_ptr[g]) + static_cast<long long>(s) * length * sh,
-                   index.row_ptr[g] + s * sh, length};
-    }
-    return visits;
+  /// The columns of the float32 twin, its slices numbered in visit order.
+  NarrowColumns narrow(const StaircaseMatrix& a) const {
+    const std::vector<VisitedSlice> visits = visit_order(a);
+    std::vector<EllSlice> slices;
+    for (const VisitedSlice& v : visits) slices.push_back({v.entry_start, slice_height_, v.length});
+    return narrow_columns(a.col, slices, [&](std::size_t v, int t) { return lane_row(visits[v].row_start, t); });
   }
 
-  template <bool kDot>
-  void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
-    if (n_visits_ == 0) return;
+  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
+  template <bool kDot, class Rows>
+  void run(Rows rows, const double* x, double* y, double* partials, cudaStream_t stream) {
+    if (n_visits_ == 0) {
+      // --- a matrix with no slices still owes the caller one (zero) partial
+      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
+      return;
+    }
     staircase_interleaved_kernel<kDot><<<grid_, per_block_ * slice_height_, 0, stream>>>(
-        n_visits_, n_rows_, slice_height_, visits_.data(), col_.data(), val_.data(), x, y, partials);
+        n_visits_, n_rows_, slice_height_, visits_.data(), rows, x, y, partials);
     FVMMINI_CUDA_CHECK_LAUNCH(staircase_interleaved_kernel);
   }
+
+  /// Every slice of every group, in order of its place in the mesh (see below).
+  static std::vector<VisitedSlice> visit_order(const StaircaseMatrix& a);
+
+ private:
+  FullRows rows() const { return {col_.data(), val_.data()}; }
+  int lane_row(int first_row, int lane) const { return first_row + lane < n_rows_ ? first_row + lane : -1; }
 
   label n_rows_;
   int slice_height_;
@@ -275,14 +279,56 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   DeviceBuffer<double> val_;
 };
 
+/// Every slice of every group, in order of its place in the mesh: slice_position when the matrix
+/// has it, else the relative position in its group, (s + 0.5) / n_g (compared exactly: (2s + 1)
+/// n_h against (2t + 1) n_g, below 2^53 for any int row count); ties by group.
+std::vector<VisitedSlice> StaircaseInterleavedDevice::visit_order(const StaircaseMatrix& a) {
+  const StaircaseIndex& index = a.index;
+  const int sh = a.slice_height;
+  struct Key {
+    label group;
+    label slice;
+    label position;  ///< a.slice_position of the slice, when known
+  };
+  std::vector<Key> keys;
+  for (label g = 0; g < index.n_groups(); ++g)
+    for (label s = 0; s < index.step_blocks[g]; ++s) keys.push_back({g, s, 0});
+  if (a.slice_position.size() == keys.size()) {
+    for (std::size_t v = 0; v < keys.size(); ++v) keys[v].position = a.slice_position[v];
+    std::stable_sort(keys.begin(), keys.end(), [](const Key& l, const Key& r) { return l.position < r.position; });
+  } else {
+    const auto blocks = [&](label g) { return static_cast<long long>(index.step_blocks[g]); };
+    std::sort(keys.begin(), keys.end(), [&](const Key& l, const Key& r) {
+      const long long lhs = (2LL * l.slice + 1) * blocks(r.group);
+      const long long rhs = (2LL * r.slice + 1) * blocks(l.group);
+      return lhs != rhs ? lhs < rhs : l.group < r.group;
+    });
+  }
+  // --- the slice's first slot and first row, as the groups kernel computes them for block s
+  std::vector<VisitedSlice> visits(keys.size());
+  for (std::size_t v = 0; v < keys.size(); ++v) {
+    const label g = keys[v].group;
+    const label s = keys[v].slice;
+    const int length = index.step_lengths[g];
+    visits[v] = {static_cast<long long>(index.step_ptr[g]) + static_cast<long long>(s) * length * sh,
+                 index.row_ptr[g] + s * sh, length};
+  }
+  return visits;
+}
+
 }  // namespace
 
 const DeviceFormatUnit& device_format_staircase() {
   static const DeviceFormatUnit unit{
-      "staircase", [](const StoredFormat& f, const FormatParameters& p) -> std::unique_ptr<DeviceSpmv> {
+      "staircase",
+      [](const StoredFormat& f, const FormatParameters& p) -> std::unique_ptr<DeviceSpmv> {
         // the launch keys are the staircase unit's (registry/format_units/staircase.cpp)
         if (p.word("launch") == "groups") return std::make_unique<StaircaseDevice>(f.as<StaircaseMatrix>());
         return std::make_unique<StaircaseInterleavedDevice>(f.as<StaircaseMatrix>());
+      },
+      [](const StoredFormat& f, const FormatParameters& p) -> DeviceFormatUnit::Twins {
+        if (p.word("launch") == "groups") return make_twins<StaircaseDevice>(f.as<StaircaseMatrix>());
+        return make_twins<StaircaseInterleavedDevice>(f.as<StaircaseMatrix>());
       }};
   return unit;
 }

@@ -1,5 +1,6 @@
 #include "solvers/cuda/device_solver.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include "kernels/cuda/cuda_backend.hpp"
@@ -17,8 +18,8 @@
 
 namespace fvmmini::cuda {
 
-DeviceMatrix make_device_matrix(const PreparedFormat& prepared) {
-  return make_device_matrix(prepared.format_name, prepared.format, prepared.parameters);
+DeviceMatrix make_device_matrix(const PreparedFormat& prepared, Precision precision) {
+  return make_device_matrix(prepared.format_name, prepared.format, prepared.parameters, precision == Precision::mixed);
 }
 
 namespace {
@@ -59,7 +60,7 @@ struct DeviceSolver::Impl {
   Impl(const LduMatrix& matrix, const SolverSettings& s)
       : settings(s),
         prepared(prepare_format(matrix, s.format, s.ordering, s.format_parameters)),
-        device(make_device_matrix(prepared)),
+        device(make_device_matrix(prepared, s.precision)),
         new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared.permutation.old_to_new)),
         diag_slot(std::span<const long long>(to_long_long(prepared.value_map.diag_slot))),
@@ -190,8 +191,14 @@ PreconditionerInfo DeviceSolver::preconditioner_info() const {
 }
 
 std::string DeviceSolver::describe() const {
-  return "backend cuda on " + impl_->device_name + ", " + fvmmini::describe(impl_->prepared) +
-         (impl_->l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info());
+  const Impl& m = *impl_;
+  const std::string precision =
+      m.settings.precision == Precision::mixed
+          ? ", precision mixed (16-bit columns on " +
+                std::to_string(std::lround(100.0 * m.device.narrow_fraction())) + " % of entries)"
+          : "";
+  return "backend cuda on " + m.device_name + ", " + fvmmini::describe(m.prepared) + precision +
+         (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info());
 }
 
 }  // namespace fvmmini::cuda

@@ -17,10 +17,11 @@ struct CUstream_st;  // cudaStream_t, without the CUDA headers
 
 namespace fvmmini::cuda {
 
-/// Upload a format prepared on the host (ordering, permuted CSR, format struct) to the device.
-/// After refresh_format_values(matrix, prepared), upload_values(prepared.format.values())
-/// refreshes it. @throws std::invalid_argument for a format with no CUDA kernel
-DeviceMatrix make_device_matrix(const PreparedFormat& prepared);
+/// Upload a format prepared on the host (ordering, permuted CSR, format struct) to the device, with
+/// its float32 twin in mixed precision. After refresh_format_values(matrix, prepared),
+/// upload_values(prepared.format.values()) refreshes it.
+/// @throws std::invalid_argument for a format with no CUDA kernel, or no mixed one when mixed
+DeviceMatrix make_device_matrix(const PreparedFormat& prepared, Precision precision = Precision::full);
 
 class DeviceSolver {
  public:
@@ -55,7 +56,8 @@ class DeviceSolver {
   PreconditionerInfo preconditioner_info() const;
 
   /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none"
-  /// (", l2Window on" before the preconditioner when each solve keeps a persisting-L2 window).
+  /// (", precision mixed (16-bit columns on 67 % of entries)" in mixed precision, ", l2Window on"
+  /// when each solve keeps a persisting-L2 window, both before the preconditioner).
   std::string describe() const;
 
  private:

@@ -61,6 +61,7 @@ struct Options {
   std::string cg_preconditioner = "none";
   bool no_cg = false;
   bool l2_window = false;  ///< also time SpMV and CG with a persisting-L2 window (cuda)
+  bool mixed = false;      ///< also time SpMV and CG with the float32 twin, where the format has one (cuda)
   FormatOptionValues format_options;  ///< parameter key -> comma-separated values
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
@@ -172,6 +173,30 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
                            {"pct_copy_bandwidth", 100.0 * min_bytes / (w.median_ms * 1e-3) / shared.copy_bandwidth},
                            {"window_bytes", window.bytes}, {"hit_ratio", window.hit_ratio}};
     }
+    // --- precision mixed: the float32 twin in a matrix of its own (a DeviceCg iterates with the
+    //     twin of the matrix it is given)
+    const auto& with_twin = cuda::mixed_format_names();
+    std::optional<cuda::DeviceMatrix> mixed;
+    if (o.mixed && std::find(with_twin.begin(), with_twin.end(), format) != with_twin.end()) {
+      mixed.emplace(cuda::make_device_matrix(format, prepared.format, prepared.parameters, true));
+      mixed->multiply_mixed(x_op, y);
+      // --- float32 coefficients: each row within a few float32 roundings of its scale
+      const double mixed_error = worst_relative_error(y, y_ref_op, scale_op);
+      if (o.check && !(mixed_error <= 1e-6))
+        throw std::runtime_error(fmt::format("mixed: check against the face loop failed: error {:.3g}", mixed_error));
+      const cuda::TimingStats m = cuda::time_spmv(*mixed, x_op, o.warmup, o.repeats, false, true);
+      // --- the SpMV the CG runs (the dot product fused), float32 twin and float64
+      const cuda::TimingStats md = cuda::time_spmv(*mixed, x_op, o.warmup, o.repeats, false, true, true);
+      const cuda::TimingStats fd = cuda::time_spmv(*mixed, x_op, o.warmup, o.repeats, false, false, true);
+      spmv["mixed"] = {{"median_ms", m.median_ms},
+                       {"min_ms", m.min_ms},
+                       {"max_ms", m.max_ms},
+                       {"ratio_to_double", m.median_ms / t.median_ms},
+                       {"with_dot_median_ms", md.median_ms},
+                       {"double_with_dot_median_ms", fd.median_ms},
+                       {"narrow_fraction", mixed->narrow_fraction()},
+                       {"check_max_rel_error", mixed_error}};
+    }
     if (!o.no_cg) {
       // --- a fresh solver per run (the same start), the window on the second only
       auto solve = [&](bool l2_window, SolverPerformance& perf) {
@@ -191,6 +216,19 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
             {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
             {"ratio_to_floor", floor_ms > 0 ? ms_per_it / floor_ms : 0.0},
             {"iterations_ms", iterations_ms}};
+      if (mixed) {
+        cuda::DeviceCg solver(*mixed, diag_op);
+        std::vector<double> x(n, 0.0);
+        const SolverPerformance m = solver.solve(x, b_op, cg_settings(o));
+        const double mixed_ms = solver.last_iterations_ms();
+        cg["mixed"] = {{"iterations", m.iterations},
+                       {"converged", m.converged},
+                       {"final_residual", m.final_residual},
+                       {"replacements", solver.last_replacements()},
+                       {"iterations_ms", mixed_ms},
+                       {"ms_per_iteration", m.iterations > 0 ? mixed_ms / m.iterations : 0.0},
+                       {"time_ratio_to_double", iterations_ms > 0 ? mixed_ms / iterations_ms : 0.0}};
+      }
       if (o.l2_window) {
         SolverPerformance windowed;
         const double windowed_ms = solve(true, windowed);
@@ -256,9 +294,9 @@ std::string number(const json& j, const char* key, const char* fmt_spec, double 
 }
 
 void print_table(const json& rows, std::ostream& out) {
-  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9}\n",
+  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7}\n",
                      "format", "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it",
-                     "floor", "ratio", "iters", "L2w %cp", "L2w CG");
+                     "floor", "ratio", "iters", "L2w %cp", "L2w CG", "mixed x", "mxCG x");
   for (const auto& r : rows) {
     if (!r["completed"].get<bool>()) {
       out << fmt::format("{:<28} {:<12} {:<9} not completed: {}\n", format_label(r),
@@ -270,7 +308,9 @@ void print_table(const json& rows, std::ostream& out) {
     const json cg = r.contains("cg") ? r["cg"] : json::object();
     const json s_window = s.contains("l2_window") ? s["l2_window"] : json::object();
     const json cg_window = cg.contains("l2_window") ? cg["l2_window"] : json::object();
-    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9}\n",
+    const json s_mixed = s.contains("mixed") ? s["mixed"] : json::object();
+    const json cg_mixed = cg.contains("mixed") ? cg["mixed"] : json::object();
+    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7}\n",
                        format_label(r), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                        number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
                        number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
@@ -278,7 +318,8 @@ void print_table(const json& rows, std::ostream& out) {
                        number(cg, "ms_per_iteration", "{:.4f}"), number(cg, "floor_ms_per_iteration", "{:.4f}"),
                        number(cg, "ratio_to_floor", "{:.2f}"),
                        cg.contains("iterations") ? std::to_string(cg["iterations"].get<int>()) : "-",
-                       number(s_window, "pct_copy_bandwidth", "{:.1f}"), number(cg_window, "ms_per_iteration", "{:.4f}"));
+                       number(s_window, "pct_copy_bandwidth", "{:.1f}"), number(cg_window, "ms_per_iteration", "{:.4f}"),
+                       number(s_mixed, "ratio_to_double", "{:.3f}"), number(cg_mixed, "time_ratio_to_double", "{:.3f}"));
   }
 }
 
@@ -517,6 +558,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "diagonal", "jacobi"}));
   app.add_flag("--no-cg", o.no_cg, "time SpMV only");
+  app.add_flag("--mixed", o.mixed,
+               "cuda: also time SpMV and CG through the float32 twin (precision mixed) of each format that has one "
+               "(JSON spmv.mixed, cg.mixed: time against the double run's; CG to --cg-tolerance, measured with the "
+               "float64 matrix)");
   app.add_flag("--l2-window", o.l2_window,
                "cuda: also time SpMV and CG with a persisting-L2 window over the gathered vector (JSON l2_window, "
                "table columns L2w)");
