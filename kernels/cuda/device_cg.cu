@@ -325,12 +325,13 @@ struct DeviceCg::Impl {
 
   const int* status() { return &state.data()->status; }
 
-  /// p = M^-1 r and rz = r.p, after the initial residual (applied preconditioner only).
-  void enqueue_initial_direction() {
+  /// out = M^-1 r and r.out: rz when `initial`, else beta = r.out / rz (applied preconditioner only;
+  /// both skip once the CG stopped).
+  void enqueue_preconditioned(double* out, bool initial) {
     cudaStream_t s = stream.get();
-    preconditioner->apply(r.data(), p.data(), status(), s);
-    const int count = enqueue_dot_partials(n, r.data(), p.data(), partials.data(), s);
-    rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), true);
+    preconditioner->apply(r.data(), out, status(), s);
+    const int count = enqueue_dot_partials(n, r.data(), out, partials.data(), s);
+    rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), initial);
     FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
   }
 
@@ -356,13 +357,8 @@ struct DeviceCg::Impl {
     const bool applied = preconditioner != nullptr;
     residual_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop, applied);
     FVMMINI_CUDA_CHECK_LAUNCH(residual_finalize);
-    if (applied) {
-      // --- z = M^-1 r; beta = r.z / rz
-      preconditioner->apply(r.data(), z.data(), status(), s);
-      const int count = enqueue_dot_partials(n, r.data(), z.data(), partials.data(), s);
-      rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), false);
-      FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
-    }
+    // --- z = M^-1 r; beta = r.z / rz
+    if (applied) enqueue_preconditioned(z.data(), false);
     // --- x += alpha p; p = M^-1 r + beta p (one read of p)
     direction_kernel<<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, applied ? z.data() : nullptr, x.data(),
                                                    p.data(), state.data());
@@ -451,13 +447,8 @@ void DeviceCg::Impl::enqueue_replacement(const double* m_inv, CgStop stop, bool 
   replace_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop,
                                                 final_check, applied);
   FVMMINI_CUDA_CHECK_LAUNCH(replace_finalize);
-  if (applied) {
-    // --- z = M^-1 r and r.z afresh (both skip unless the CG runs on)
-    preconditioner->apply(r.data(), z.data(), status(), s);
-    const int count = enqueue_dot_partials(n, r.data(), z.data(), partials.data(), s);
-    rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), true);
-    FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
-  }
+  // --- z = M^-1 r and r.z afresh
+  if (applied) enqueue_preconditioned(z.data(), true);
   restart_direction_kernel<<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, applied ? z.data() : nullptr, p.data(),
                                                          state.data());
   FVMMINI_CUDA_CHECK_LAUNCH(restart_direction_kernel);
@@ -580,7 +571,8 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
   initial_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop);
   FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
-  if (applied) enqueue_initial_direction();
+  // --- p = M^-1 r; rz = r.p
+  if (applied) enqueue_preconditioned(p.data(), true);
 
   // --- iterate: first as many iterations as the last solve took (time steps change slowly; in
   //     mixed precision a batch, so that the residual is replaced in time), then batches
