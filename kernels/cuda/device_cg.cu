@@ -8,10 +8,10 @@
 // beta follow, and the direction step reads z.
 // precision mixed: q = A p multiplies with the matrix's float32 twin, so the recursive residual
 // drifts from b - A x by about eps_float32 x cond(A) of each decade it falls. Reliable updates
-// (Clark et al. 2010, README References): whenever the residual the host reads has fallen tenfold since the
-// last replacement, r is replaced with b - A x from the float64 matrix (z and r.z with it; p
-// stays); when the recursive residual says converged, the float64 one decides, and a solve it
-// does not pass goes on from p = z.
+// (Clark et al. 2010, README References): whenever the residual the host reads has fallen
+// tenfold since the last replacement, r is replaced with b - A x from the float64 matrix (z and
+// r.z with it; p stays); when the recursive residual says converged, the float64 one decides,
+// and a solve it does not pass goes on from p = z.
 
 #include "kernels/cuda/device_cg.hpp"
 

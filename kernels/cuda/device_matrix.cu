@@ -18,7 +18,9 @@ DeviceMatrix::~DeviceMatrix() = default;
 
 label DeviceMatrix::n_rows() const { return spmv_->n_rows(); }
 std::int64_t DeviceMatrix::stored_entries() const { return spmv_->stored_entries(); }
-std::size_t DeviceMatrix::footprint_bytes() const { return spmv_->footprint_bytes(); }
+std::size_t DeviceMatrix::footprint_bytes() const {
+  return spmv_->footprint_bytes() + (mixed_ ? mixed_->footprint_bytes() : 0);
+}
 std::string DeviceMatrix::format_name() const { return spmv_->format_name(); }
 
 namespace {

@@ -28,7 +28,8 @@ class DeviceMatrix {
   label n_rows() const;
   /// Entries stored on the device, padding included.
   std::int64_t stored_entries() const;
-  /// Device bytes of the format (values, indices, offsets, library work buffers).
+  /// Device bytes of the format (values, indices, offsets, library work buffers), its float32
+  /// twin's included.
   std::size_t footprint_bytes() const;
   std::string format_name() const;
 

@@ -111,6 +111,9 @@ int bounded_grid(int slices, int slice_height) {
   return std::min(slices, std::max(1, spmv_max_threads / slice_height));
 }
 
+/// The row of lane `lane` of a slice whose first row is first_row (-1: a padding row).
+int lane_row(int first_row, int lane, label n_rows) { return first_row + lane < n_rows ? first_row + lane : -1; }
+
 void check_slice_height(int slice_height) {
   if (slice_height <= 0 || slice_height % 32 != 0 || slice_height > 1024)
     throw CudaError("staircase: slice height must be a positive multiple of 32, at most 1024");
@@ -163,7 +166,7 @@ class StaircaseDevice final : public DeviceSpmv {
                           slice_height_, index_.step_lengths[g]});
         first_row.push_back(index_.row_ptr[g] + b * slice_height_);
       }
-    return narrow_columns(a.col, slices, [&](std::size_t s, int t) { return lane_row(first_row[s], t); });
+    return narrow_columns(a.col, slices, [&](std::size_t s, int t) { return lane_row(first_row[s], t, n_rows_); });
   }
 
   /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
@@ -194,7 +197,6 @@ class StaircaseDevice final : public DeviceSpmv {
   /// Blocks of group g: one per slice, at most spmv_max_threads / sh (a few waves of the device).
   int grid(label g) const { return bounded_grid(index_.step_blocks[g], slice_height_); }
   FullRows rows() const { return {col_.data(), val_.data()}; }
-  int lane_row(int first_row, int lane) const { return first_row + lane < n_rows_ ? first_row + lane : -1; }
 
   label n_rows_;
   int slice_height_;
@@ -246,7 +248,7 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
     const std::vector<VisitedSlice> visits = visit_order(a);
     std::vector<EllSlice> slices;
     for (const VisitedSlice& v : visits) slices.push_back({v.entry_start, slice_height_, v.length});
-    return narrow_columns(a.col, slices, [&](std::size_t v, int t) { return lane_row(visits[v].row_start, t); });
+    return narrow_columns(a.col, slices, [&](std::size_t v, int t) { return lane_row(visits[v].row_start, t, n_rows_); });
   }
 
   /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
@@ -267,7 +269,6 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
 
  private:
   FullRows rows() const { return {col_.data(), val_.data()}; }
-  int lane_row(int first_row, int lane) const { return first_row + lane < n_rows_ ? first_row + lane : -1; }
 
   label n_rows_;
   int slice_height_;
