@@ -72,7 +72,8 @@ void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const s
   KeySpec* key = nullptr;
   switch (spec.type) {
     case ParameterSpec::Type::integer:
-      key = &field.add(spec.key, KeyType::integer, doc);
+      key = &field.add(spec.key, spec.words.empty() ? KeyType::integer : KeyType::integer_or_word, doc);
+      if (!spec.words.empty()) key->values(spec.words);
       break;
     case ParameterSpec::Type::real:
       key = &field.add(spec.key, spec.words.empty() ? KeyType::real : KeyType::real_or_word, doc);
@@ -87,7 +88,8 @@ void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const s
   if (spec.max) key->max(*spec.max, spec.max_inclusive);
   if (spec.multiple_of > 0)
     key->rule([m = spec.multiple_of](const YAML::Node& value) {
-      return *parse_integer(value.Scalar()) % m == 0 ? "" : "must be a multiple of " + std::to_string(m);
+      const auto number = parse_integer(value.Scalar());  // none: one of the words
+      return !number || *number % m == 0 ? "" : "must be a multiple of " + std::to_string(m);
     });
 }
 

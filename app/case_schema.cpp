@@ -410,17 +410,20 @@ class Resolver {
         if (problems_.size() != problems_before) return std::nullopt;
         return out;
       }
-      case KeyType::real_or_word: {
+      case KeyType::real_or_word:
+      case KeyType::integer_or_word: {
         if (!scalar_of(spec, source, path)) return std::nullopt;
         const auto& words = spec.allowed_values();
         if (std::find(words.begin(), words.end(), source.text) != words.end()) return YAML::Node(source.text);
-        if (const auto value = parse_real(source.text)) {
-          check_range(spec, *value, format_real(*value), source.where, path);
-          if (problems_.size() != problems_before) return std::nullopt;
-          return YAML::Node(format_real(*value));
+        const bool integer = spec.type() == KeyType::integer_or_word;
+        if (integer ? parse_integer(source.text).has_value() : parse_real(source.text).has_value()) {
+          const auto text = number_text(spec, source, path, integer);
+          if (!text || problems_.size() != problems_before) return std::nullopt;
+          return YAML::Node(*text);
         }
-        problem(source.where, path + ": expected a number or " + join_words(words, " or ") + ", got '" +
-                                  source.text + "'" + did_you_mean(source.text, words));
+        problem(source.where, path + ": expected " + (integer ? "an integer" : "a number") + " or " +
+                                  join_words(words, " or ") + ", got '" + source.text + "'" +
+                                  did_you_mean(source.text, words));
         return std::nullopt;
       }
       case KeyType::map:
@@ -476,6 +479,7 @@ const char* describe(KeyType type) {
     case KeyType::int3: return "a list of 3 integers";
     case KeyType::enum_list: return "a list of words";
     case KeyType::real_or_word: return "a number or a word";
+    case KeyType::integer_or_word: return "an integer or a word";
     case KeyType::map: return "a map of keys";
     case KeyType::named_map: return "a map of named entries";
   }

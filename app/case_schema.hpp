@@ -26,6 +26,7 @@ enum class KeyType {
   int3,          ///< [i, j, k]
   enum_list,     ///< a non-empty list of distinct words out of values()
   real_or_word,  ///< a number, or one word out of values() (boundaryField value: exact)
+  integer_or_word,  ///< an integer, or one word out of values() (sliceHeight: auto)
   map,           ///< fixed keys, specified by children()
   named_map,     ///< user-named entries, each specified by entry()
 };
@@ -54,7 +55,7 @@ class KeySpec {
   KeySpec& required();
   /// The default, written as YAML ("0", "[0, 0, 0]", "csr").
   KeySpec& default_value(std::string yaml_text);
-  /// Allowed words (enumeration, enum_list items, real_or_word words).
+  /// Allowed words (enumeration, enum_list items, real_or_word and integer_or_word words).
   KeySpec& values(std::vector<std::string> allowed);
   KeySpec& add_value(std::string allowed);
   /// Inclusive or exclusive lower and upper bounds (numbers, each component of real3/int3).
@@ -77,7 +78,7 @@ class KeySpec {
   bool is_required() const { return required_; }
   /// The default as YAML text, if any.
   const std::optional<std::string>& default_text() const { return default_; }
-  /// Allowed words (enumeration, enum_list, real_or_word).
+  /// Allowed words (enumeration, enum_list, real_or_word, integer_or_word).
   const std::vector<std::string>& allowed_values() const { return values_; }
   /// All must hold for the key to apply.
   const std::vector<KeyCondition>& conditions() const { return conditions_; }

@@ -21,7 +21,7 @@ std::string quoted(const std::vector<std::string>& words) {
 const char* type_name(const ParameterSpec& spec) {
   switch (spec.type) {
     case ParameterSpec::Type::integer:
-      return "int";
+      return spec.words.empty() ? "int" : "int or word";
     case ParameterSpec::Type::real:
       return spec.words.empty() ? "real" : "real or word";
     case ParameterSpec::Type::word:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -24,7 +25,7 @@ namespace {
 bool same_spec(const ParameterSpec& a, const ParameterSpec& b) {
   return a.type == b.type && a.default_value == b.default_value && a.words == b.words && a.min == b.min &&
          a.max == b.max && a.min_inclusive == b.min_inclusive && a.max_inclusive == b.max_inclusive &&
-         a.multiple_of == b.multiple_of;
+         a.multiple_of == b.multiple_of && a.tune_values == b.tune_values;
 }
 
 /// The table, checked once: names unique, a key shared by two units declared alike, defaults valid.
@@ -40,6 +41,15 @@ std::vector<FormatUnit> checked_table() {
     for (const ParameterSpec& spec : unit.parameters) {
       parse_parameter(spec, spec.default_value);
       for (const auto& value : spec.test_values) parse_parameter(spec, value);
+      if (!spec.tune_values.empty()) {
+        if (std::find(spec.words.begin(), spec.words.end(), "auto") == spec.words.end() ||
+            spec.tunes(parse_parameter(spec, spec.default_value)))
+          throw std::logic_error(fmt::format("format parameter '{}' is tuned: auto must be a word, not the default",
+                                             spec.key));
+        for (const auto& value : spec.tune_values)
+          if (!std::holds_alternative<double>(parse_parameter(spec, value)))
+            throw std::logic_error(fmt::format("format parameter '{}': tune value '{}' is not a number", spec.key, value));
+      }
       const auto [it, fresh] = keys.emplace(spec.key, &spec);
       if (!fresh && !same_spec(*it->second, spec))
         throw std::logic_error(fmt::format("format parameter '{}' is declared twice, differently", spec.key));
@@ -181,7 +191,8 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
   // --- a key not given takes its default, so that a caller may set only what it changes
   const FormatParameters defaults = default_format_parameters();
   for (const auto& spec : unit.parameters) {
-    if (!parameters.has(spec.key)) parameters.set(spec.key, defaults.values().at(spec.key));
+    if (!parameters.has(spec.key) || spec.tunes(parameters.values().at(spec.key)))
+      parameters.set(spec.key, defaults.values().at(spec.key));
     check_parameter(spec, parameters.values().at(spec.key));
   }
   if (unit.resolve) parameters = unit.resolve(std::move(parameters), n_rows);
@@ -198,21 +209,65 @@ Permutation format_ordering(const std::string& format, const FormatParameters& p
 }
 
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
-                              const FormatParameters& parameters, std::uint64_t seed) {
-  // --- fail on an unknown format or bad parameters before the (expensive) ordering
+                              const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer) {
+  // --- fail on an unknown format or bad parameters before the (expensive) ordering; the ordering
+  //     does not depend on the keys set-up tunes
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
   const auto t0 = std::chrono::steady_clock::now();
   Permutation base = format_ordering(format, resolved, ordering, *matrix.addressing, seed);
-  return prepare_ordered_format(matrix, format, ordering, resolved, std::move(base), seconds_since(t0));
+  return prepare_ordered_format(matrix, format, ordering, parameters, std::move(base), seconds_since(t0), timer);
 }
 
+namespace {
+
+/// The keys of `unit` that `parameters` set to auto and set-up tunes, in the unit's order.
+std::vector<std::string> tuned_keys(const FormatUnit& unit, const FormatParameters& parameters) {
+  std::vector<std::string> keys;
+  for (const auto& spec : unit.parameters)
+    if (parameters.has(spec.key) && spec.tunes(parameters.values().at(spec.key))) keys.push_back(spec.key);
+  return keys;
+}
+
+/// Every combination of the tuned keys' tune_values (the other keys as given), each resolved for
+/// n_rows rows; settings the unit refuses are dropped, repeats (auto values resolving alike) merged.
+std::vector<FormatParameters> tuning_grid(const FormatUnit& unit, const FormatParameters& parameters, label n_rows) {
+  const std::vector<FormatParameters> combinations = parameter_combinations(unit, [&](const ParameterSpec& spec) {
+    if (!parameters.has(spec.key)) return std::vector<std::string>{};
+    return spec.tunes(parameters.values().at(spec.key)) ? spec.tune_values
+                                                        : std::vector<std::string>{parameters.text(spec.key)};
+  });
+  std::vector<FormatParameters> grid;
+  for (const FormatParameters& combination : combinations) {
+    try {
+      FormatParameters resolved = resolve_format_parameters(unit.name, combination, n_rows);
+      if (std::find(grid.begin(), grid.end(), resolved) == grid.end()) grid.push_back(std::move(resolved));
+    } catch (const std::invalid_argument&) {
+      // not a setting for this matrix (e.g. slices taller than it)
+    }
+  }
+  // --- the first key varies slowest, as the log lists them
+  const std::vector<std::string> keys = tuned_keys(unit, parameters);
+  std::stable_sort(grid.begin(), grid.end(), [&](const FormatParameters& a, const FormatParameters& b) {
+    for (const auto& key : keys)
+      if (a.real(key) != b.real(key)) return a.real(key) < b.real(key);
+    return false;
+  });
+  return grid;
+}
+
+}  // namespace
+
 PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
-                                      const FormatParameters& parameters, Permutation base, double ordering_seconds) {
+                                      const FormatParameters& parameters, Permutation base, double ordering_seconds,
+                                      const SpmvTimer& timer) {
   const FormatUnit& unit = find_format(format);
   PreparedFormat p;
   p.format_name = format;
   p.ordering_name = ordering;
   p.parameters = resolve_format_parameters(format, parameters, matrix.n_rows());
+  const std::vector<std::string> keys = timer.milliseconds ? tuned_keys(unit, parameters) : std::vector<std::string>{};
+  const std::vector<FormatParameters> grid = keys.empty() ? std::vector<FormatParameters>{}
+                                                          : tuning_grid(unit, parameters, matrix.n_rows());
 
   // --- sigma = ordering, then the unit's stable grouping by row length
   auto t0 = std::chrono::steady_clock::now();
@@ -233,11 +288,60 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   CsrMatrix csr = permuted_csr(matrix, p.permutation, &p.csr_map);
   p.csr_seconds = seconds_since(t0);
 
-  t0 = std::chrono::steady_clock::now();
-  p.format = unit.build(FormatBuildInput{std::move(csr), p.parameters, p.position_before_grouping});
+  if (grid.empty()) {
+    t0 = std::chrono::steady_clock::now();
+    p.format = unit.build(FormatBuildInput{std::move(csr), p.parameters, p.position_before_grouping});
+    compose_value_map(p);
+    p.build_seconds = seconds_since(t0);
+    return p;
+  }
+
+  // --- tuning: each setting built from a copy of the CSR and timed; the fastest kept
+  const auto tuning_start = std::chrono::steady_clock::now();
+  p.tuning.keys = keys;
+  p.tuning.timer = timer.description;
+  double best_ms = std::numeric_limits<double>::infinity();
+  for (const FormatParameters& setting : grid) {
+    if (grouping_of(unit, setting) != grouping)
+      throw std::logic_error(fmt::format("format '{}': a tuned key changes the row grouping", format));
+    t0 = std::chrono::steady_clock::now();
+    StoredFormat built = unit.build(FormatBuildInput{csr, setting, p.position_before_grouping});
+    const double build_seconds = seconds_since(t0);
+    const double ms = timer.milliseconds(format, built, setting, matrix.n_rows());
+    p.tuning.trials.push_back({setting, ms});
+    if (ms < best_ms) {
+      best_ms = ms;
+      p.tuning.chosen = p.tuning.trials.size() - 1;
+      p.format = std::move(built);
+      p.parameters = setting;
+      p.build_seconds = build_seconds;
+    }
+  }
   compose_value_map(p);
-  p.build_seconds = seconds_since(t0);
+  p.tuning.seconds = seconds_since(tuning_start) - p.build_seconds;
   return p;
+}
+
+SpmvTimer reference_spmv_timer() {
+  return {"reference SpMV, median of 5 or more runs",
+          [](const std::string& name, const StoredFormat& format, const FormatParameters&, label n_rows) {
+            const FormatUnit& unit = find_format(name);
+            if (!unit.multiply)
+              throw std::invalid_argument(fmt::format("format '{}' has no reference kernel to time", name));
+            std::vector<double> x(n_rows), y(n_rows);
+            for (label i = 0; i < n_rows; ++i) x[i] = 1.0 + 0.125 * (i % 7);
+            for (int warm = 0; warm < 2; ++warm) unit.multiply(format, x, y);
+            std::vector<double> ms;
+            double total_ms = 0.0;
+            while (ms.size() < 5 || (total_ms < 50.0 && ms.size() < 101)) {
+              const auto t0 = std::chrono::steady_clock::now();
+              unit.multiply(format, x, y);
+              ms.push_back(1e3 * seconds_since(t0));
+              total_ms += ms.back();
+            }
+            std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+            return ms[ms.size() / 2];
+          }};
 }
 
 void compose_value_map(PreparedFormat& p) {
@@ -289,11 +393,27 @@ void refresh_format_values(const LduMatrix& m, PreparedFormat& p) {
 std::string describe(const PreparedFormat& p) {
   const FormatFigures f = p.format.figures();
   const std::string parameters = format_parameter_text(find_format(p.format_name), p.parameters);
-  return fmt::format("{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms (ordering {:.1f}, csr {:.1f}, build {:.1f})",
-                     p.format_name, parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name,
-                     f.padding_ratio, f.footprint_bytes / 1e6,
-                     1e3 * (p.ordering_seconds + p.csr_seconds + p.build_seconds), 1e3 * p.ordering_seconds,
-                     1e3 * p.csr_seconds, 1e3 * p.build_seconds);
+  const double tuning = p.tuning.seconds;
+  return fmt::format(
+      "{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms (ordering {:.1f}, csr {:.1f}, build {:.1f}{})",
+      p.format_name, parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name, f.padding_ratio,
+      f.footprint_bytes / 1e6, 1e3 * (p.ordering_seconds + p.csr_seconds + p.build_seconds + tuning),
+      1e3 * p.ordering_seconds, 1e3 * p.csr_seconds, 1e3 * p.build_seconds,
+      p.tuning.done() ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size()) : "");
+}
+
+std::string describe_tuning(const PreparedFormat& p) {
+  const FormatTuning& t = p.tuning;
+  if (!t.done()) return "";
+  std::string text = fmt::format("\n  {} tuned: {} auto, each setting timed by the {}", p.format_name,
+                                 fmt::join(t.keys, ", "), t.timer);
+  for (std::size_t i = 0; i < t.trials.size(); ++i) {
+    std::vector<std::string> values;
+    for (const auto& key : t.keys) values.push_back(key + " " + t.trials[i].parameters.text(key));
+    text += fmt::format("\n    {:<36} {:9.4f} ms{}", fmt::format("{}", fmt::join(values, ", ")), t.trials[i].spmv_ms,
+                        i == t.chosen ? "  chosen" : "");
+  }
+  return text;
 }
 
 std::unique_ptr<ReferenceOperator> make_reference_operator(const LduMatrix& matrix, PreparedFormat prepared) {

@@ -53,6 +53,21 @@ const std::string& auto_format(const std::string& backend);
 std::string format_parameter_text(const FormatUnit& unit, const FormatParameters& parameters,
                                   bool only_non_default = false);
 
+/// What set-up timed when format keys were auto (PreparedFormat::tuning).
+struct FormatTuning {
+  struct Trial {
+    FormatParameters parameters;  ///< resolved
+    double spmv_ms = 0.0;
+  };
+  std::vector<std::string> keys;  ///< the keys that were auto, in the unit's order
+  std::string timer;              ///< how each setting was timed (SpmvTimer::description)
+  std::vector<Trial> trials;      ///< every setting of the grid the unit accepts, in grid order
+  std::size_t chosen = 0;         ///< the fastest
+  double seconds = 0.0;           ///< the builds and timings, but the chosen setting's build
+
+  bool done() const { return !trials.empty(); }
+};
+
 /// Everything the host builds before a backend takes over, in the operator's numbering.
 struct PreparedFormat {
   std::string format_name;
@@ -74,17 +89,38 @@ struct PreparedFormat {
   double ordering_seconds = 0.0;  ///< ordering (and grouping)
   double csr_seconds = 0.0;       ///< permuted CSR with its slot map
   double build_seconds = 0.0;     ///< the format struct from the CSR
+  FormatTuning tuning;            ///< empty unless a key was auto and a timer was given
 };
 
+/// Times y = A x of a built format on the backend that is to run it, for the keys set to auto.
+struct SpmvTimer {
+  std::string description;  ///< for the log: "cuda SpMV with the CG's dot product, median of 20 runs"
+  /// Milliseconds per SpMV of `format` (named `name`, built with `parameters`, n_rows rows).
+  std::function<double(const std::string& name, const StoredFormat& format, const FormatParameters& parameters,
+                       label n_rows)>
+      milliseconds;
+};
+
+/// The reference backend's timer: the unit's CPU kernel, two runs to warm up, the median of at
+/// least five (more on small matrices, up to 50 ms of runs).
+SpmvTimer reference_spmv_timer();
+
 /// The parameters with the format's auto values made concrete for a matrix of n_rows rows, each of
-/// the format's keys checked against its spec, and the unit's own check run.
+/// the format's keys checked against its spec, and the unit's own check run. A key that set-up
+/// tunes (ParameterSpec::tune_values) left at auto takes its default here: nothing timed it.
 /// @throws std::invalid_argument naming the key and why
 FormatParameters resolve_format_parameters(const std::string& format, FormatParameters parameters, label n_rows);
 
-/// Order, permute and build. @param[in] seed for the "random" ordering
+/// Order, permute and build. Keys set to auto that set-up tunes (sliceHeight, alpha, chunkSize,
+/// sortWindow, threshold: ParameterSpec::tune_values) are tuned when `timer` is given: one
+/// ordering and one permuted CSR, then a build per setting of the grid of their tune_values (those
+/// the unit accepts for this matrix, repeats merged), each timed by `timer`, the fastest kept
+/// (PreparedFormat::tuning). Without a timer they take their defaults.
+/// @param[in] seed for the "random" ordering
 /// @throws std::invalid_argument for an unknown format or ordering or bad format parameters
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
-                              const FormatParameters& parameters, std::uint64_t seed = 1);
+                              const FormatParameters& parameters, std::uint64_t seed = 1,
+                              const SpmvTimer& timer = {});
 
 /// The ordering `format` is built on: make_ordering's, except that a format which groups rows by
 /// length given the staircase ordering gets its Cuthill-McKee part (the grouping follows
@@ -97,7 +133,7 @@ Permutation format_ordering(const std::string& format, const FormatParameters& p
 /// @throws std::invalid_argument for an unknown format or bad format parameters
 PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                                       const FormatParameters& parameters, Permutation base,
-                                      double ordering_seconds = 0.0);
+                                      double ordering_seconds = 0.0, const SpmvTimer& timer = {});
 
 /// value_map = the format's value_slot applied to csr_map (one indirection per refresh instead of
 /// two); csr_map is released. For formats in CSR slot order value_map is csr_map itself.
@@ -109,8 +145,14 @@ void compose_value_map(PreparedFormat& prepared);
 void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
 
 /// One line: "staircase (sliceHeight 32, alpha 0.01, launch interleaved), ordering staircase: padding
-/// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)".
+/// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)"; after tuning the setup ends
+/// "..., build ..., tuning 812.0 over 18 settings)".
 std::string describe(const PreparedFormat& prepared);
+
+/// After tuning, lines that start with a newline: the keys, the timer, then each setting with its
+/// SpMV time, the chosen one marked; empty when nothing was tuned. The solvers' describe() ends
+/// with them.
+std::string describe_tuning(const PreparedFormat& prepared);
 
 /// A HostOperator in the prepared numbering: vectors given to multiply() and diagonal() are
 /// permuted (x_op[i] = x_mesh[permutation.new_to_old[i]]).

@@ -19,7 +19,8 @@ class ReferenceSolver final : public LinearSolver {
  public:
   ReferenceSolver(const LduMatrix& m, const SolverSettings& s, std::string note)
       : settings_(s),
-        op_(make_reference_operator(m, prepare_format(m, s.format, s.ordering, s.format_parameters))),
+        op_(make_reference_operator(
+            m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer()))),
         permuted_(!op_->prepared().permutation.is_identity()),
         preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping),
         note_(std::move(note)) {
@@ -49,9 +50,9 @@ class ReferenceSolver final : public LinearSolver {
     preconditioner_.refresh(m);
   }
   std::string describe() const override {
-    // the note first: GAMG's description ends with its hierarchy, a line per level
-    return fmt::format("backend reference{}, {}, preconditioner {}", note_, fvmmini::describe(op_->prepared()),
-                       fvmmini::describe(preconditioner_info()));
+    // the note first: GAMG's description ends with its hierarchy, a line per level, then tuning's lines
+    return fmt::format("backend reference{}, {}, preconditioner {}{}", note_, fvmmini::describe(op_->prepared()),
+                       fvmmini::describe(preconditioner_info()), describe_tuning(op_->prepared()));
   }
   PreconditionerInfo preconditioner_info() const override {
     return preconditioner_.info(op_->prepared().format.figures().nnz);

@@ -45,6 +45,11 @@ std::string ParameterSpec::range_text() const {
   return text;
 }
 
+bool ParameterSpec::tunes(const ParameterValue& value) const {
+  const std::string* word = std::get_if<std::string>(&value);
+  return word && *word == "auto" && !tune_values.empty();
+}
+
 const ParameterValue& FormatParameters::at(const std::string& key) const {
   const auto it = values_.find(key);
   if (it == values_.end()) throw std::invalid_argument(fmt::format("format parameter '{}' is not set", key));
@@ -81,7 +86,6 @@ void check_parameter(const ParameterSpec& spec, const ParameterValue& value) {
         fmt::format("{}: '{}' is not {}", spec.key, parameter_text(value), spec.range_text()));
   };
   if (const std::string* word = std::get_if<std::string>(&value)) {
-    if (spec.type == ParameterSpec::Type::integer) fail();
     for (const auto& w : spec.words)
       if (w == *word) return;
     fail();

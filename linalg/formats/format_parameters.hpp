@@ -12,32 +12,37 @@
 
 namespace fvmmini {
 
+/// A parameter's value: a number or a word.
+using ParameterValue = std::variant<double, std::string>;
+
 /// One parameter a format declares.
 struct ParameterSpec {
   enum class Type {
-    integer,  ///< a whole number (min/max/multiple_of)
+    integer,  ///< a whole number (min/max/multiple_of), or one of `words` (e.g. auto)
     real,     ///< a number (min/max), or one of `words` (e.g. auto)
     word,     ///< one of `words`
   };
   std::string key{};          ///< as in case files (camelCase): "sliceHeight"
   Type type = Type::integer;
   std::string default_value{};  ///< as written in a case file: "32", "auto", "interleaved"
-  std::vector<std::string> words{};  ///< word: the values; real: words accepted besides numbers
+  std::vector<std::string> words{};  ///< word: the values; integer, real: words accepted besides numbers
   std::optional<double> min{}, max{};
   bool min_inclusive = true, max_inclusive = true;
   int multiple_of = 0;        ///< integer: the value must be a multiple of this (0: any)
   std::string doc{};          ///< one line, without the format's name
   /// Values the test suite sweeps (every combination of a format's sweeps is tested); empty: the default only.
   std::vector<std::string> test_values{};
+  /// The values `auto` times at set-up on the matrix (registry: prepare_format with a timer);
+  /// non-empty: the word auto is one of `words` and the default is a value, not auto.
+  std::vector<std::string> tune_values{};
 
+  /// Whether `value` is the word auto of a key the set-up tunes.
+  bool tunes(const ParameterValue& value) const;
   /// The command-line option: "--slice-height" for sliceHeight.
   std::string option() const;
   /// The range as a phrase for docs and errors: "an integer in [32, 1024], a multiple of 32".
   std::string range_text() const;
 };
-
-/// A parameter's value: a number or a word.
-using ParameterValue = std::variant<double, std::string>;
 
 /// Parameter values by key (the union of every format's parameters: each format reads its own).
 class FormatParameters {

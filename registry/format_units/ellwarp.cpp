@@ -3,6 +3,8 @@
 // "r" variant renumbers x and y by the sort (a symmetric permutation: no scatter of y), "rs" also
 // sorts each row's columns.
 
+#include <string>
+
 #include "kernels/reference/ellwarp_spmv.hpp"
 #include "registry/format_unit.hpp"
 #include "linalg/formats/ellwarp_matrix.hpp"
@@ -11,6 +13,7 @@ namespace fvmmini {
 
 namespace {
 bool renumbered(const FormatParameters& p) { return p.word("variant") != "plain"; }
+constexpr int default_threshold = 8;
 }  // namespace
 
 const FormatUnit& format_unit_ellwarp() {
@@ -27,11 +30,14 @@ const FormatUnit& format_unit_ellwarp() {
             .test_values = {"k1", "k2"}},
            {.key = "threshold",
             .type = ParameterSpec::Type::integer,
-            .default_value = "8",
+            .default_value = std::to_string(default_threshold),
+            .words = {"auto"},
             .min = 1,
             .max = 1024,
-            .doc = "k2: the most entries one lane sums",
-            .test_values = {"2", "8"}},
+            .doc = "k2: the most entries one lane sums (k1 has none: shown as the default); auto: the fastest of "
+                   "2, 4, 8, 16, 32 timed on the matrix at set-up",
+            .test_values = {"2", "8"},
+            .tune_values = {"2", "4", "8", "16", "32"}},
            {.key = "variant",
             .type = ParameterSpec::Type::word,
             .default_value = "r",
@@ -48,6 +54,11 @@ const FormatUnit& format_unit_ellwarp() {
             .test_values = {"position", "storage"}}},
       .row_grouping = [](const FormatParameters& p) {
         return renumbered(p) ? RowGrouping::by_length_descending : RowGrouping::none;
+      },
+      // k1 reads no threshold: one value, so that tuning it times one setting
+      .resolve = [](FormatParameters p, label) {
+        if (p.word("kernel") == "k1") p.set("threshold", default_threshold);
+        return p;
       },
       .build = [](FormatBuildInput in) -> StoredFormat {
         const FormatParameters& p = in.parameters;

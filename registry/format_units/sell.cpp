@@ -11,10 +11,13 @@ ParameterSpec sell_chunk_size_parameter() {
   return {.key = "chunkSize",
           .type = ParameterSpec::Type::integer,
           .default_value = "32",
+          .words = {"auto"},
           .min = 1,
           .max = 2147483647,
-          .doc = "the chunk height C (rows per chunk)",
-          .test_values = {"1", "4", "32", "64"}};
+          .doc = "the chunk height C (rows per chunk); auto: the fastest of 16, 32, 64, 128 timed on the matrix "
+                 "at set-up",
+          .test_values = {"1", "4", "32", "64"},
+          .tune_values = {"16", "32", "64", "128"}};
 }
 
 const FormatUnit& format_unit_sell() {
@@ -25,10 +28,13 @@ const FormatUnit& format_unit_sell() {
                      {.key = "sortWindow",
                       .type = ParameterSpec::Type::integer,
                       .default_value = "1024",
+                      .words = {"auto"},
                       .min = 1,
                       .max = 2147483647,
-                      .doc = "rows are sorted by length within windows of sigma rows (1: no sort)",
-                      .test_values = {"1", "8", "1024"}}},
+                      .doc = "rows are sorted by length within windows of sigma rows (1: no sort); auto: the "
+                             "fastest of 1, 32, 1024, 32768 timed on the matrix at set-up",
+                      .test_values = {"1", "8", "1024"},
+                      .tune_values = {"1", "32", "1024", "32768"}}},
       .build = [](FormatBuildInput in) -> StoredFormat {
         return build_sell(in.csr, in.parameters.integer("chunkSize"), in.parameters.integer("sortWindow"));
       },

@@ -17,21 +17,26 @@ const FormatUnit& format_unit_staircase() {
           {{.key = "sliceHeight",
             .type = ParameterSpec::Type::integer,
             .default_value = "32",
+            .words = {"auto"},
             .min = 32,
             .max = 1024,
             .multiple_of = 32,
-            .doc = "rows per slice (threads per block on the GPU)",
-            .test_values = {"32", "64", "1024"}},
+            .doc = "rows per slice (threads per block on the GPU); auto: the fastest of 32, 64, .. 1024 timed on "
+                   "the matrix at set-up",
+            .test_values = {"32", "64", "1024"},
+            .tune_values = {"32", "64", "128", "256", "512", "1024"}},
            {.key = "alpha",
             .type = ParameterSpec::Type::real,
-            .default_value = "auto",
+            .default_value = "0.01",
             .words = {"auto"},
             .min = 0,
             .max = 1,
             .min_inclusive = false,
-            .doc = "row groups smaller than alpha x rows merge upward, in [sliceHeight/rows, 1]; auto: "
-                   "max(0.01, sliceHeight/rows)",
-            .test_values = {"auto", "1"}},
+            .doc = "row groups smaller than alpha x rows merge upward; below sliceHeight/rows it is raised to "
+                   "that (a group is at least one slice); auto: the fastest of 0.001, 0.01, 0.1 timed on the "
+                   "matrix at set-up",
+            .test_values = {"0.01", "1"},
+            .tune_values = {"0.001", "0.01", "0.1"}},
            {.key = "launch",
             .type = ParameterSpec::Type::word,
             .default_value = "interleaved",
@@ -42,11 +47,10 @@ const FormatUnit& format_unit_staircase() {
             .test_values = {"interleaved", "groups"}}},
       .auto_on = {"cuda"},
       .row_grouping = [](const FormatParameters&) { return RowGrouping::by_length_ascending; },
-      // alpha auto: Wikberg's (2025) 0.01, raised to sh/n on matrices too small for it
+      // Wikberg (2025): alpha never below sh/n, so that no group is shorter than a slice
       .resolve = [](FormatParameters p, label n_rows) {
-        if (p.is_word("alpha"))
-          p.set("alpha", std::min(1.0, std::max(0.01, static_cast<double>(p.integer("sliceHeight")) /
-                                                          std::max<label>(1, n_rows))));
+        const double lowest = static_cast<double>(p.integer("sliceHeight")) / std::max<label>(1, n_rows);
+        p.set("alpha", std::min(1.0, std::max(p.real("alpha"), lowest)));
         return p;
       },
       .check = [](const FormatParameters& p,

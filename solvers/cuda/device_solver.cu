@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/cuda/benchmark.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_cg.hpp"
@@ -20,6 +21,31 @@ namespace fvmmini::cuda {
 
 DeviceMatrix make_device_matrix(const PreparedFormat& prepared, Precision precision) {
   return make_device_matrix(prepared.format_name, prepared.format, prepared.parameters, precision == Precision::mixed);
+}
+
+SpmvTimer spmv_timer(Precision precision, bool l2_window) {
+  constexpr int warmup = 10, repeats = 30;
+  const bool mixed = precision == Precision::mixed;
+  std::string how = std::string("cuda SpMV") + (mixed ? " of the float32 twin" : "") +
+                    " as the CG runs it (its dot product fused where the format fuses it" +
+                    (l2_window ? ", in an L2 window" : "") + "), median of " + std::to_string(repeats) + " runs";
+  return {std::move(how), [=](const std::string& name, const StoredFormat& format, const FormatParameters& parameters,
+                              label n_rows) {
+            DeviceMatrix device = make_device_matrix(name, format, parameters, mixed);
+            const int partials = mixed ? device.mixed()->dot_partial_count() : device.spmv().dot_partial_count();
+            std::vector<double> x(n_rows);
+            for (label i = 0; i < n_rows; ++i) x[i] = 1.0 + 0.125 * (i % 7);
+            return time_spmv(device, x, warmup, repeats, l2_window, mixed, partials > 0).median_ms;
+          }};
+}
+
+bool keeps_l2_window(const SolverSettings& s, label n_rows) {
+  // auto: where it was measured to gain, CG and Jacobi-PCG on a vector of the right size; under
+  // GAMG (whose V-cycle gathers other vectors) the 128^3 cavity's pressure solve was 2.5 % slower
+  const bool cg_or_jacobi = s.preconditioner == Preconditioner::none || s.preconditioner == Preconditioner::diagonal;
+  return s.l2_window == L2WindowSetting::on ||
+         (s.l2_window == L2WindowSetting::automatic && cg_or_jacobi &&
+          l2_window_pays(static_cast<std::size_t>(n_rows) * sizeof(double)));
 }
 
 namespace {
@@ -59,7 +85,9 @@ std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return
 struct DeviceSolver::Impl {
   Impl(const LduMatrix& matrix, const SolverSettings& s)
       : settings(s),
-        prepared(prepare_format(matrix, s.format, s.ordering, s.format_parameters)),
+        l2_window(keeps_l2_window(s, matrix.n_rows())),
+        prepared(prepare_format(matrix, s.format, s.ordering, s.format_parameters, 1,
+                                spmv_timer(s.precision, l2_window))),
         device(make_device_matrix(prepared, s.precision)),
         new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared.permutation.old_to_new)),
@@ -82,12 +110,6 @@ struct DeviceSolver::Impl {
           s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv(), LevelLaunch::automatic,
           prepared.position_before_grouping);
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
-    const std::size_t gathered = static_cast<std::size_t>(matrix.n_rows()) * sizeof(double);
-    // auto: where it was measured to gain, CG and Jacobi-PCG on a vector of the right size; under
-    // GAMG (whose V-cycle gathers other vectors) the 128^3 cavity's pressure solve was 2.5 % slower
-    const bool cg_or_jacobi = s.preconditioner == Preconditioner::none || s.preconditioner == Preconditioner::diagonal;
-    l2_window = s.l2_window == L2WindowSetting::on ||
-                (s.l2_window == L2WindowSetting::automatic && cg_or_jacobi && l2_window_pays(gathered));
     cg->set_l2_window(l2_window);
   }
 
@@ -103,6 +125,7 @@ struct DeviceSolver::Impl {
   }
 
   SolverSettings settings;
+  bool l2_window = false;  ///< a persisting-L2 window over p in each solve
   PreparedFormat prepared;
   DeviceMatrix device;
   DeviceBuffer<int> new_to_old, old_to_new;
@@ -112,7 +135,6 @@ struct DeviceSolver::Impl {
   std::unique_ptr<DeviceCg> cg;              ///< refers to device
   Event fork, join;
   std::string device_name;
-  bool l2_window = false;  ///< a persisting-L2 window over p in each solve
   std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
 };
 
@@ -198,7 +220,8 @@ std::string DeviceSolver::describe() const {
                 std::to_string(std::lround(100.0 * m.device.narrow_fraction())) + " % of entries)"
           : "";
   return "backend cuda on " + m.device_name + ", " + fvmmini::describe(m.prepared) + precision +
-         (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info());
+         (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info()) +
+         describe_tuning(m.prepared);
 }
 
 }  // namespace fvmmini::cuda

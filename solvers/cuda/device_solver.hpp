@@ -23,9 +23,19 @@ namespace fvmmini::cuda {
 /// @throws std::invalid_argument for a format with no CUDA kernel, or no mixed one when mixed
 DeviceMatrix make_device_matrix(const PreparedFormat& prepared, Precision precision = Precision::full);
 
+/// The timer of format keys set to auto (prepare_format): the SpMV the device CG runs (the dot
+/// product fused where the format fuses it; the float32 twin in mixed precision; in a persisting-L2
+/// window when the solve keeps one), uploaded per setting, median of 30 runs after 10.
+SpmvTimer spmv_timer(Precision precision, bool l2_window);
+
+/// Whether a cuda solve of n_rows rows with these settings keeps a persisting-L2 window over the
+/// vector its SpMV gathers (l2Window on, or auto where it was measured to gain).
+bool keeps_l2_window(const SolverSettings& settings, label n_rows);
+
 class DeviceSolver {
  public:
-  /// Order and build the format on the host (prepare_format) and upload it once.
+  /// Order and build the format on the host (prepare_format, keys set to auto timed by
+  /// spmv_timer) and upload it once.
   /// @throws std::invalid_argument for an unknown format, ordering or preconditioner, or a format
   ///         with no CUDA kernel; CudaError when no CUDA device is available
   DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings);

@@ -326,7 +326,20 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   EXPECT_EQ(s.format_parameters.integer("sortWindow"), 1024);
   EXPECT_THROW(solver_settings(c, "U"), std::out_of_range);
   EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.word("launch"), "interleaved");
-  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.word("alpha"), "auto");
+  EXPECT_DOUBLE_EQ(solver_settings(load(base_case), "T").format_parameters.real("alpha"), 0.01);
+  // --- auto on the keys set-up tunes, integer or real; no other word
+  const SolverSettings tuned =
+      solver_settings(load(base_case + "solvers:\n  T: {format: sell, chunkSize: auto, sortWindow: auto}\n"), "T");
+  EXPECT_EQ(tuned.format_parameters.word("chunkSize"), "auto");
+  EXPECT_EQ(tuned.format_parameters.word("sortWindow"), "auto");
+  EXPECT_EQ(solver_settings(load(base_case + "solvers:\n  T: {sliceHeight: auto, alpha: auto}\n"), "T")
+                .format_parameters.word("sliceHeight"),
+            "auto");
+  const auto found = problems(base_case + "solvers:\n  T: {sliceHeight: 48, threshold: fast}\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_NE(found[0].find("solvers.T.sliceHeight: must be a multiple of 32"), std::string::npos) << found[0];
+  EXPECT_NE(found[1].find("solvers.T.threshold: expected an integer or auto, got 'fast'"), std::string::npos)
+      << found[1];
 }
 
 TEST_F(CaseSchemaTest, GamgKeysAreReadAndItsVcycleMustBeSymmetric) {

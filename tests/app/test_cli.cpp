@@ -144,16 +144,35 @@ TEST(Cli, CaseThatDoesNotFitItsMeshExitsTwoAndWritesNothing) {
   }
 }
 
-TEST(Cli, FormatParameterThatDoesNotFitTheMatrixExitsTwoAndWritesNothing) {
-  // alpha must lie in [sliceHeight/rows, 1]: only the matrix size decides, after the mesh is built
+TEST(Cli, FormatKeysSetToAutoAreTimedAtSetUpAndTheGridIsLogged) {
+  // 256 rows: alpha is raised to sliceHeight/rows, so each slice height is one setting
   testing::TempFolder folder;
   folder.write("case.yaml", good_case);
   const Outcome outcome = run_fvmmini(
       folder.path(), {"case.yaml", "--set", "mesh.cells=[16, 16, 1]", "--set", "solvers.T.format=staircase", "--set",
-                      "solvers.T.alpha=0.001"});
+                      "solvers.T.backend=reference", "--set", "solvers.T.sliceHeight=auto", "--set",
+                      "solvers.T.alpha=auto"});
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("tuning "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find(" over 6 settings)"), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("staircase tuned: sliceHeight, alpha auto, each setting timed by the reference SpMV"),
+            std::string::npos)
+      << outcome.out;
+  for (const char* setting : {"sliceHeight 32, alpha 0.125 ", "sliceHeight 1024, alpha 1 "})
+    EXPECT_NE(outcome.out.find(setting), std::string::npos) << setting << "\n" << outcome.out;
+  const auto chosen = outcome.out.find("  chosen");
+  EXPECT_NE(chosen, std::string::npos) << outcome.out;
+  EXPECT_EQ(chosen, outcome.out.rfind("  chosen")) << outcome.out;
+}
+
+TEST(Cli, AFormatKeyWordThatIsNotAutoExitsTwoNamingTheKey) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--set", "solvers.T.format=staircase", "--set",
+                                                      "solvers.T.sliceHeight=fast"});
   EXPECT_EQ(outcome.status, 2) << outcome.err;
-  EXPECT_EQ(outcome.err.rfind("fvmmini: error: ", 0), 0u) << outcome.err;
-  EXPECT_NE(outcome.err.find("alpha must lie in [slice_height/rows, 1]"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("solvers.T.sliceHeight: expected an integer or auto, got 'fast'"), std::string::npos)
+      << outcome.err;
   EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
 }
 

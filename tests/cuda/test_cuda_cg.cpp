@@ -35,7 +35,7 @@ SolverSettings settings_for(const std::string& preconditioner, double tolerance 
   return s;
 }
 
-/// Default parameters (Staircase alpha auto: valid for small matrices too).
+/// Default parameters (Staircase alpha 0.01, raised to sliceHeight/rows on small matrices).
 FormatParameters parameters() { return {}; }
 
 double max_abs(std::span<const double> v) {
@@ -319,6 +319,57 @@ TEST_F(CudaCg, LinearSolverSolvesInMeshOrderAndRefreshes) {
       EXPECT_LT(diff, 1e-7 * max_abs(x_ref)) << format;
     }
   }
+}
+
+TEST_F(CudaCg, FormatKeysSetToAutoAreTimedOnTheDeviceAndTheChoiceSolves) {
+  const LduMatrix first = test::box_matrix(24, 20, 18, 93);
+  const LduMatrix second = test::random_values(first.addressing, 94);
+  const ParameterValue automatic = std::string("auto");
+  struct Tuned {
+    std::string format;
+    std::vector<std::string> keys;
+    Precision precision;
+    std::string timer;
+  };
+  for (const Tuned& t : {Tuned{"staircase", {"sliceHeight", "alpha"}, Precision::full,
+                               "cuda SpMV as the CG runs it"},
+                         Tuned{"sell", {"chunkSize", "sortWindow"}, Precision::mixed,
+                               "cuda SpMV of the float32 twin as the CG runs it"},
+                         Tuned{"ellwarp", {"threshold"}, Precision::full, "cuda SpMV"}}) {
+    SolverSettings s = settings_for("jacobi");
+    s.backend = Backend::cuda;
+    s.format = t.format;
+    s.ordering = "rcm";
+    s.precision = t.precision;
+    s.l2_window = L2WindowSetting::off;
+    for (const auto& key : t.keys) s.format_parameters.set(key, automatic);
+    if (t.format == "ellwarp") s.format_parameters.set("kernel", "k2");
+    auto solver = cuda::make_cuda_linear_solver(first, s);
+    const std::string described = solver->describe();
+    EXPECT_NE(described.find(t.format + " tuned: "), std::string::npos) << described;
+    EXPECT_NE(described.find("each setting timed by the " + t.timer), std::string::npos) << described;
+    EXPECT_NE(described.find("  chosen"), std::string::npos) << described;
+    for (const LduMatrix* m : {&first, &second}) {
+      if (m == &second) solver->update_coefficients(second);
+      const auto b = test::random_vector(m->n_rows(), 9);
+      std::vector<double> x(m->n_rows(), 0.0), x_ref(m->n_rows(), 0.0);
+      const SolverPerformance perf = solver->solve(x, b, "p");
+      EXPECT_TRUE(perf.converged) << t.format;
+      auto op = make_reference_operator(*m, prepare_format(*m, "csr", "none", parameters()));
+      CgWorkspace work;
+      reference_cg(*op, x_ref, b, s, work);
+      double diff = 0.0;
+      for (label i = 0; i < m->n_rows(); ++i) diff = std::max(diff, std::abs(x[i] - x_ref[i]));
+      EXPECT_LT(diff, 1e-7 * max_abs(x_ref)) << t.format;
+    }
+  }
+  // --- the timer alone: a time for a format, an error for a twin the format does not have
+  const PreparedFormat csr = prepare_format(first, "csr", "rcm", parameters());
+  const double ms = cuda::spmv_timer(Precision::full, true).milliseconds("csr", csr.format, csr.parameters, first.n_rows());
+  EXPECT_GT(ms, 0.0);
+  EXPECT_LT(ms, 100.0);
+  EXPECT_THROW(cuda::spmv_timer(Precision::mixed, false).milliseconds("csr", csr.format, csr.parameters, first.n_rows()),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -138,6 +138,18 @@ TEST(FormatSpmv, FiguresCountPaddingAndBytes) {
   EXPECT_EQ(prepare_format(m, "ell", "none", params).format.figures().stored_entries, 200 * 200);
 }
 
+TEST(FormatSpmv, StaircaseAlphaBelowSliceHeightOverRowsIsRaisedToIt) {
+  // Wikberg (2025): no group shorter than a slice, so alpha is at least sliceHeight/rows
+  const LduMatrix m = test::box_matrix(10, 10, 1, 1);  // 100 rows
+  FormatParameters p;
+  p.set("alpha", 0.01);
+  EXPECT_DOUBLE_EQ(prepare_format(m, "staircase", "cm", p).parameters.real("alpha"), 0.32);
+  p.set("alpha", 0.5);
+  EXPECT_DOUBLE_EQ(prepare_format(m, "staircase", "cm", p).parameters.real("alpha"), 0.5);
+  p.set("sliceHeight", 1024.0);  // taller than the matrix: one padded group
+  EXPECT_DOUBLE_EQ(prepare_format(m, "staircase", "cm", p).parameters.real("alpha"), 1.0);
+}
+
 TEST(FormatSpmv, BadParametersAndNamesGiveClearErrors) {
   const LduMatrix m = test::box_matrix(10, 10, 1, 1);  // 100 rows
   auto message = [&](const std::string& format, const std::string& ordering, FormatParameters p) {
@@ -156,18 +168,18 @@ TEST(FormatSpmv, BadParametersAndNamesGiveClearErrors) {
   EXPECT_EQ(message("blocked", "none", {}),
             fmt::format("unknown format 'blocked' (known: {})", fmt::join(format_names(), ", ")));
   EXPECT_EQ(message("csr", "amd", {}), "unknown ordering 'amd' (known: none, cm, rcm, staircase, metis, colour, random)");
-  EXPECT_EQ(message("sell", "none", with("chunkSize", 0.0)), "chunkSize: '0' is not an integer in [1, 2147483647]");
+  EXPECT_EQ(message("sell", "none", with("chunkSize", 0.0)),
+            "chunkSize: '0' is not an integer in [1, 2147483647], or auto");
   EXPECT_EQ(message("sell", "none", with("sortWindow", 0.0)),
-            "sortWindow: '0' is not an integer in [1, 2147483647]");
+            "sortWindow: '0' is not an integer in [1, 2147483647], or auto");
   for (double sh : {0.0, -32.0, 48.0, 2048.0})
     EXPECT_EQ(message("staircase", "cm", with("sliceHeight", sh)),
-              fmt::format("sliceHeight: '{:g}' is not an integer in [32, 1024], a multiple of 32", sh));
+              fmt::format("sliceHeight: '{:g}' is not an integer in [32, 1024], a multiple of 32, or auto", sh));
+  EXPECT_EQ(message("staircase", "cm", with("sliceHeight", std::string("fast"))),
+            "sliceHeight: 'fast' is not an integer in [32, 1024], a multiple of 32, or auto");
   EXPECT_EQ(message("staircase", "cm", with("launch", std::string("group"))),
             "launch: 'group' is not one of interleaved, groups");
-  // below sh/n = 0.32: the unit's own check, which knows the matrix
-  EXPECT_NE(message("staircase", "cm", with("alpha", 0.01)).find("[0.32, 1] for this matrix (100 rows, slice_height 32)"),
-            std::string::npos)
-      << message("staircase", "cm", with("alpha", 0.01));
+  EXPECT_EQ(message("ellwarp", "none", with("kernel", std::string("auto"))), "kernel: 'auto' is not one of k1, k2");
   EXPECT_EQ(message("staircase", "cm", with("alpha", 1.5)), "alpha: '1.5' is not a number in (0, 1], or auto");
   EXPECT_NE(message("staircase", "cm", with("alpha", std::nan(""))).find("is not a number in (0, 1]"),
             std::string::npos);

@@ -117,19 +117,36 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
   const LduMatrix& matrix = shared.matrix;
   const label n = matrix.n_rows();
 
-  // --- set-up: (grouping,) permuted CSR, format struct. The staircase ordering is made again per
-  // format: format_ordering gives the staircase format its Cuthill-McKee part.
+  // --- set-up: (grouping,) permuted CSR, format struct (keys set to auto tuned by the timer the
+  // backend's solver uses). The staircase ordering is made again per format: format_ordering gives
+  // the staircase format its Cuthill-McKee part.
+  const SpmvTimer timer = backend == "cuda" ? cuda::spmv_timer(Precision::full, false) : reference_spmv_timer();
   PreparedFormat prepared;
   if (ordering == "staircase") {
     const auto ordered_at = clock_type::now();
     Permutation own = format_ordering(format, resolve_format_parameters(format, parameters, matrix.n_rows()), ordering,
                                       *matrix.addressing, o.seed);
-    prepared = prepare_ordered_format(matrix, format, ordering, parameters, std::move(own), seconds_since(ordered_at));
+    prepared = prepare_ordered_format(matrix, format, ordering, parameters, std::move(own), seconds_since(ordered_at),
+                                      timer);
   } else {
-    prepared = prepare_ordered_format(matrix, format, ordering, parameters, base, ordering_seconds);
+    prepared = prepare_ordered_format(matrix, format, ordering, parameters, base, ordering_seconds, timer);
   }
   const FormatFigures figures = prepared.format.figures();
-  row["description"] = describe(prepared);
+  const FormatUnit& unit = find_format(format);
+  row["description"] = describe(prepared) + describe_tuning(prepared);
+  row["resolved_parameters"] = format_parameter_text(unit, prepared.parameters);
+  if (prepared.tuning.done()) {
+    json trials = json::array();
+    for (const auto& trial : prepared.tuning.trials)
+      trials.push_back({{"parameters", format_parameter_text(unit, trial.parameters)}, {"spmv_ms", trial.spmv_ms}});
+    row["tuning"] = {{"keys", prepared.tuning.keys},
+                     {"timer", prepared.tuning.timer},
+                     {"trials", trials},
+                     {"chosen", format_parameter_text(unit, prepared.parameters)},
+                     {"seconds", prepared.tuning.seconds}};
+  }
+  const double setup_seconds =
+      prepared.ordering_seconds + prepared.csr_seconds + prepared.build_seconds + prepared.tuning.seconds;
   row["nnz"] = figures.nnz;
   row["stored_entries"] = figures.stored_entries;
   row["padding_ratio"] = figures.padding_ratio;
@@ -149,8 +166,8 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     const double upload = seconds_since(t0);
     row["setup_s"] = {{"ordering", prepared.ordering_seconds}, {"csr", prepared.csr_seconds},
-                      {"build", prepared.build_seconds}, {"upload", upload},
-                      {"total", prepared.ordering_seconds + prepared.csr_seconds + prepared.build_seconds + upload}};
+                      {"build", prepared.build_seconds}, {"tuning", prepared.tuning.seconds}, {"upload", upload},
+                      {"total", setup_seconds + upload}};
     row["footprint_bytes"] = device.footprint_bytes();
     if (o.check) {
       device.multiply(x_op, y);
@@ -240,7 +257,7 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
     auto op = make_reference_operator(matrix, std::move(prepared));
     const PreparedFormat& p = op->prepared();
     row["setup_s"] = {{"ordering", p.ordering_seconds}, {"csr", p.csr_seconds}, {"build", p.build_seconds},
-                      {"total", p.ordering_seconds + p.csr_seconds + p.build_seconds}};
+                      {"tuning", p.tuning.seconds}, {"total", setup_seconds}};
     row["footprint_bytes"] = figures.footprint_bytes;
     op->multiply(x_op, y);
     const double err = worst_relative_error(y, y_ref_op, scale_op);
@@ -354,6 +371,58 @@ void write_csv(const json& rows, const std::string& path) {
         << ',' << get(s.contains("l2_window") ? s["l2_window"] : json::object(), "median_ms") << ','
         << get(cg.contains("l2_window") ? cg["l2_window"] : json::object(), "ms_per_iteration") << '\n';
   }
+}
+
+/// Per tuned row (a key set to auto): its SpMV time against the best of the rows run with the
+/// settings of its grid given explicitly (same format, ordering and backend), each timed the same
+/// way; rows with none of its grid run explicitly are left out.
+json tuning_checks(const json& rows) {
+  json checks = json::array();
+  for (const auto& tuned : rows) {
+    if (!tuned["completed"].get<bool>() || !tuned.contains("tuning")) continue;
+    std::vector<std::string> grid;
+    for (const auto& trial : tuned["tuning"]["trials"]) grid.push_back(trial["parameters"].get<std::string>());
+    const json* best = nullptr;
+    int covered = 0;
+    for (const auto& r : rows) {
+      if (!r["completed"].get<bool>() || r.contains("tuning") || r["format"] != tuned["format"] ||
+          r["ordering"] != tuned["ordering"] || r["backend"] != tuned["backend"])
+        continue;
+      if (std::find(grid.begin(), grid.end(), r["resolved_parameters"].get<std::string>()) == grid.end()) continue;
+      ++covered;
+      if (!best || r["spmv"]["median_ms"].get<double>() < (*best)["spmv"]["median_ms"].get<double>()) best = &r;
+    }
+    if (!best) continue;
+    const double tuned_ms = tuned["spmv"]["median_ms"].get<double>();
+    const double best_ms = (*best)["spmv"]["median_ms"].get<double>();
+    checks.push_back({{"format", tuned["format"]},
+                      {"ordering", tuned["ordering"]},
+                      {"backend", tuned["backend"]},
+                      {"variant", tuned["variant"]},
+                      {"chosen", tuned["tuning"]["chosen"]},
+                      {"chosen_spmv_ms", tuned_ms},
+                      {"grid_settings", grid.size()},
+                      {"grid_settings_run", covered},
+                      {"best_of_grid", (*best)["resolved_parameters"]},
+                      {"best_of_grid_spmv_ms", best_ms},
+                      {"ratio_to_best", tuned_ms / best_ms},
+                      {"tuning_seconds", tuned["tuning"]["seconds"]}});
+  }
+  return checks;
+}
+
+void print_tuning_checks(const json& checks, std::ostream& out) {
+  if (checks.empty()) return;
+  out << "\nauto-tuning against the best of its grid run explicitly (SpMV medians of this run):\n";
+  for (const auto& c : checks)
+    out << fmt::format("  {} / {} / {} ({}): chose {} {:.4f} ms; best of {}/{} run: {} {:.4f} ms; ratio {:.3f}; "
+                       "tuning {:.2f} s\n",
+                       c["format"].get<std::string>(), c["ordering"].get<std::string>(),
+                       c["backend"].get<std::string>(), c["variant"].get<std::string>(),
+                       c["chosen"].get<std::string>(), c["chosen_spmv_ms"].get<double>(),
+                       c["grid_settings_run"].get<int>(), c["grid_settings"].get<std::size_t>(),
+                       c["best_of_grid"].get<std::string>(), c["best_of_grid_spmv_ms"].get<double>(),
+                       c["ratio_to_best"].get<double>(), c["tuning_seconds"].get<double>());
 }
 
 /// One entry of --formats as it is run: the format with one combination of its parameters.
@@ -514,6 +583,7 @@ int run(const Options& o) {
       }
   }
   report["results"] = rows;
+  report["tuning_checks"] = tuning_checks(rows);
 
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
@@ -523,6 +593,7 @@ int run(const Options& o) {
   if (!o.csv_path.empty()) write_csv(rows, o.csv_path);
   std::cout << '\n';
   print_table(rows, std::cout);
+  print_tuning_checks(report["tuning_checks"], std::cout);
   return 0;
 }
 
