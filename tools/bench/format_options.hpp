@@ -20,7 +20,8 @@ using FormatOptionValues = std::map<std::string, std::string>;
 void add_format_options(CLI::App& app, FormatOptionValues& values);
 
 /// The parameter sets `unit` runs with: every combination of the listed values of its own
-/// parameters (its defaults where none is given). @throws std::invalid_argument naming the option
+/// parameters (its defaults where none is given), but that auto runs once: with every key whose list
+/// has it at auto, never with some of them. @throws std::invalid_argument naming the option
 std::vector<FormatParameters> format_variants(const FormatUnit& unit, const FormatOptionValues& values);
 
 /// Comma-separated items, empty ones dropped.

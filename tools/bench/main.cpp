@@ -383,13 +383,14 @@ json tuning_checks(const json& rows) {
     std::vector<std::string> grid;
     for (const auto& trial : tuned["tuning"]["trials"]) grid.push_back(trial["parameters"].get<std::string>());
     const json* best = nullptr;
-    int covered = 0;
+    std::vector<std::string> covered;  // the grid's settings run explicitly (alike ones once)
     for (const auto& r : rows) {
       if (!r["completed"].get<bool>() || r.contains("tuning") || r["format"] != tuned["format"] ||
           r["ordering"] != tuned["ordering"] || r["backend"] != tuned["backend"])
         continue;
-      if (std::find(grid.begin(), grid.end(), r["resolved_parameters"].get<std::string>()) == grid.end()) continue;
-      ++covered;
+      const std::string setting = r["resolved_parameters"].get<std::string>();
+      if (std::find(grid.begin(), grid.end(), setting) == grid.end()) continue;
+      if (std::find(covered.begin(), covered.end(), setting) == covered.end()) covered.push_back(setting);
       if (!best || r["spmv"]["median_ms"].get<double>() < (*best)["spmv"]["median_ms"].get<double>()) best = &r;
     }
     if (!best) continue;
@@ -402,7 +403,7 @@ json tuning_checks(const json& rows) {
                       {"chosen", tuned["tuning"]["chosen"]},
                       {"chosen_spmv_ms", tuned_ms},
                       {"grid_settings", grid.size()},
-                      {"grid_settings_run", covered},
+                      {"grid_settings_run", covered.size()},
                       {"best_of_grid", (*best)["resolved_parameters"]},
                       {"best_of_grid_spmv_ms", best_ms},
                       {"ratio_to_best", tuned_ms / best_ms},
@@ -420,7 +421,7 @@ void print_tuning_checks(const json& checks, std::ostream& out) {
                        c["format"].get<std::string>(), c["ordering"].get<std::string>(),
                        c["backend"].get<std::string>(), c["variant"].get<std::string>(),
                        c["chosen"].get<std::string>(), c["chosen_spmv_ms"].get<double>(),
-                       c["grid_settings_run"].get<int>(), c["grid_settings"].get<std::size_t>(),
+                       c["grid_settings_run"].get<std::size_t>(), c["grid_settings"].get<std::size_t>(),
                        c["best_of_grid"].get<std::string>(), c["best_of_grid_spmv_ms"].get<double>(),
                        c["ratio_to_best"].get<double>(), c["tuning_seconds"].get<double>());
 }
