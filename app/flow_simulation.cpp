@@ -35,11 +35,14 @@ FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
   return boundary;
 }
 
-/// The preconditioners of the velocity and the pressure systems, into the run summary.
-void record_preconditioners(const FlowStep& step, RunSummary& summary) {
+/// The formats and preconditioners of the velocity and the pressure systems, into the run summary.
+void record_solvers(const FlowStep& step, RunSummary& summary) {
   for (const char* component : {"Ux", "Uy", "Uz"})
-    if (summary.json().contains("solves") && summary.json()["solves"].contains(component))
+    if (summary.json().contains("solves") && summary.json()["solves"].contains(component)) {
+      summary.set_format(component, step.velocity_format());
       summary.set_preconditioner(component, step.velocity_preconditioner());
+    }
+  summary.set_format("p", step.pressure_format());
   summary.set_preconditioner("p", step.pressure_preconditioner());
 }
 
@@ -175,7 +178,7 @@ class FlowSimulation final : public Simulation {
   }
 
   std::string finish(RunSummary& summary, bool failed) override {
-    record_preconditioners(*step_, summary);
+    record_solvers(*step_, summary);
     if (failed) return {};
     auto& results = summary.results();
     results["lastDeltaT"] = last_delta_t_;

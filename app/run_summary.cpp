@@ -111,6 +111,22 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
   json_["solves"][field]["preconditioner"] = entry;
 }
 
+void RunSummary::set_format(const std::string& field, const FormatInfo& info) {
+  nlohmann::json entry = {{"name", info.name},
+                          {"ordering", info.ordering},
+                          {"parameters", info.parameters},
+                          {"setupSeconds", info.setup_seconds}};
+  if (!info.tuning.empty()) {
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& trial : info.tuning) trials.push_back({{"setting", trial.parameters}, {"spmvMs", trial.spmv_ms}});
+    entry["tuning"] = {{"timer", info.tuning_timer},
+                       {"seconds", info.tuning_seconds},
+                       {"chosen", info.tuning[info.chosen].parameters},
+                       {"trials", trials}};
+  }
+  json_["solves"][field]["format"] = entry;
+}
+
 void RunSummary::set_phases(const PhaseTimer& timer) {
   nlohmann::json phases = nlohmann::json::array();
   for (const auto& [name, seconds] : timer.phases()) phases.push_back({{"phase", name}, {"seconds", seconds}});

@@ -30,6 +30,8 @@ class RunSummary {
   /// levels (the smallest, mean and largest, and their sizes' histogram by powers of two) and the
   /// modelled cost of one application in SpMVs.
   void set_preconditioner(const std::string& field, const PreconditionerInfo& info);
+  /// solves.<field>.format: name, ordering, keys, set-up, and the tuning's grid when keys were auto.
+  void set_format(const std::string& field, const FormatInfo& info);
   /// Seconds per phase and the wall time so far.
   void set_phases(const PhaseTimer& timer);
   /// "completed" or "failed" (with the error message), and the finish time.

@@ -148,6 +148,7 @@ class ScalarSimulation final : public Simulation {
   }
 
   std::string finish(RunSummary& summary, bool failed) override {
+    summary.set_format("T", solver_->format_info());
     summary.set_preconditioner("T", solver_->preconditioner_info());
     auto& results = summary.results();
     if (correction_.solves > 0) results["nonOrthogonalCorrection"] = correction_.json(settings_);

@@ -216,6 +216,23 @@ struct PreconditionerInfo {
   double operator_complexity() const;
 };
 
+/// The storage format a solve runs on, for the JSON summary: its keys as resolved, its set-up,
+/// and when keys were auto each setting set-up timed.
+struct FormatInfo {
+  std::string name;        ///< "staircase"
+  std::string ordering;    ///< "cm"
+  std::string parameters;  ///< "sliceHeight 512, alpha 0.01, launch interleaved"
+  double setup_seconds = 0.0;  ///< ordering, permuted CSR, build and tuning
+  struct Trial {
+    std::string parameters;  ///< the tuned keys only: "sliceHeight 512, alpha 0.01"
+    double spmv_ms = 0.0;
+  };
+  std::vector<Trial> tuning;  ///< empty unless keys were auto
+  std::size_t chosen = 0;     ///< the trial kept
+  std::string tuning_timer;   ///< how each was timed
+  double tuning_seconds = 0.0;
+};
+
 /// The levels' size histogram in powers of two: (2^k, how many levels have 2^k .. 2^(k+1) - 1
 /// rows), smallest first, empty buckets left out.
 std::vector<std::pair<label, label>> level_size_histogram(const std::vector<label>& level_sizes);
@@ -248,6 +265,9 @@ class LinearSolver {
 
   /// The preconditioner's set-up and application cost.
   virtual PreconditionerInfo preconditioner_info() const = 0;
+
+  /// The format, its resolved keys and its set-up (with what tuning timed, when keys were auto).
+  virtual FormatInfo format_info() const = 0;
 };
 
 /// The solve line's solver name as OpenFOAM writes it, with the format: "CG[csr]" without a

@@ -402,17 +402,36 @@ std::string describe(const PreparedFormat& p) {
       p.tuning.done() ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size()) : "");
 }
 
+namespace {
+/// "sliceHeight 512, alpha 0.01": the tuned keys of one trial.
+std::string tuned_values(const FormatTuning& t, const FormatParameters& parameters) {
+  std::vector<std::string> values;
+  for (const auto& key : t.keys) values.push_back(key + " " + parameters.text(key));
+  return fmt::format("{}", fmt::join(values, ", "));
+}
+}  // namespace
+
+FormatInfo format_info(const PreparedFormat& p) {
+  FormatInfo info;
+  info.name = p.format_name;
+  info.ordering = p.ordering_name;
+  info.parameters = format_parameter_text(find_format(p.format_name), p.parameters);
+  info.setup_seconds = p.ordering_seconds + p.csr_seconds + p.build_seconds + p.tuning.seconds;
+  for (const auto& trial : p.tuning.trials) info.tuning.push_back({tuned_values(p.tuning, trial.parameters), trial.spmv_ms});
+  info.chosen = p.tuning.chosen;
+  info.tuning_timer = p.tuning.timer;
+  info.tuning_seconds = p.tuning.seconds;
+  return info;
+}
+
 std::string describe_tuning(const PreparedFormat& p) {
   const FormatTuning& t = p.tuning;
   if (!t.done()) return "";
   std::string text = fmt::format("\n  {} tuned: {} auto, each setting timed by the {}", p.format_name,
                                  fmt::join(t.keys, ", "), t.timer);
-  for (std::size_t i = 0; i < t.trials.size(); ++i) {
-    std::vector<std::string> values;
-    for (const auto& key : t.keys) values.push_back(key + " " + t.trials[i].parameters.text(key));
-    text += fmt::format("\n    {:<36} {:9.4f} ms{}", fmt::format("{}", fmt::join(values, ", ")), t.trials[i].spmv_ms,
+  for (std::size_t i = 0; i < t.trials.size(); ++i)
+    text += fmt::format("\n    {:<36} {:9.4f} ms{}", tuned_values(t, t.trials[i].parameters), t.trials[i].spmv_ms,
                         i == t.chosen ? "  chosen" : "");
-  }
   return text;
 }
 

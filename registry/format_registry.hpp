@@ -12,6 +12,7 @@
 
 #include "linalg/csr_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
+#include "linalg/solver_settings.hpp"
 #include "registry/format_unit.hpp"
 #include "registry/host_operator.hpp"
 
@@ -148,6 +149,9 @@ void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
 /// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)"; after tuning the setup ends
 /// "..., build ..., tuning 812.0 over 18 settings)".
 std::string describe(const PreparedFormat& prepared);
+
+/// The summary's record of a prepared format (FormatInfo).
+FormatInfo format_info(const PreparedFormat& prepared);
 
 /// After tuning, lines that start with a newline: the keys, the timer, then each setting with its
 /// SpMV time, the chosen one marked; empty when nothing was tuned. The solvers' describe() ends

@@ -54,6 +54,7 @@ class ReferenceSolver final : public LinearSolver {
     return fmt::format("backend reference{}, {}, preconditioner {}{}", note_, fvmmini::describe(op_->prepared()),
                        fvmmini::describe(preconditioner_info()), describe_tuning(op_->prepared()));
   }
+  FormatInfo format_info() const override { return fvmmini::format_info(op_->prepared()); }
   PreconditionerInfo preconditioner_info() const override {
     return preconditioner_.info(op_->prepared().format.figures().nnz);
   }

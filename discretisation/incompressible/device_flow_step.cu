@@ -311,6 +311,8 @@ class DeviceFlowStep final : public FlowStep {
   }
   PreconditionerInfo velocity_preconditioner() const override { return velocity_solver.preconditioner_info(); }
   PreconditionerInfo pressure_preconditioner() const override { return pressure_solver.preconditioner_info(); }
+  FormatInfo velocity_format() const override { return velocity_solver.format_info(); }
+  FormatInfo pressure_format() const override { return pressure_solver.format_info(); }
 
  private:
   // --- the phases of advance(), in order

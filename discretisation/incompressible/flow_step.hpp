@@ -87,6 +87,9 @@ class FlowStep {
   /// The preconditioners' set-up, refresh and cost (the run summary's).
   virtual PreconditionerInfo velocity_preconditioner() const = 0;
   virtual PreconditionerInfo pressure_preconditioner() const = 0;
+  /// The formats of the velocity and pressure solvers (the run summary's).
+  virtual FormatInfo velocity_format() const = 0;
+  virtual FormatInfo pressure_format() const = 0;
 
  private:
   const FlowOperators& operators_;

@@ -27,6 +27,8 @@ class HostFlowStep final : public FlowStep {
   std::string describe() const override;
   PreconditionerInfo velocity_preconditioner() const override { return velocity_solver_->preconditioner_info(); }
   PreconditionerInfo pressure_preconditioner() const override { return pressure_solver_->preconditioner_info(); }
+  FormatInfo velocity_format() const override { return velocity_solver_->format_info(); }
+  FormatInfo pressure_format() const override { return pressure_solver_->format_info(); }
 
  private:
   // --- the four phases of advance(), in order

@@ -21,6 +21,8 @@ class CudaLinearSolver final : public LinearSolver {
 
   PreconditionerInfo preconditioner_info() const override { return solver_.preconditioner_info(); }
 
+  FormatInfo format_info() const override { return solver_.format_info(); }
+
  private:
   DeviceSolver solver_;
 };

@@ -212,6 +212,8 @@ PreconditionerInfo DeviceSolver::preconditioner_info() const {
   return info;
 }
 
+FormatInfo DeviceSolver::format_info() const { return fvmmini::format_info(impl_->prepared); }
+
 std::string DeviceSolver::describe() const {
   const Impl& m = *impl_;
   const std::string precision =

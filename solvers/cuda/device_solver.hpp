@@ -65,6 +65,9 @@ class DeviceSolver {
   /// The preconditioner's set-up (host analysis and device upload or cusparseSpSV analysis).
   PreconditionerInfo preconditioner_info() const;
 
+  /// The format, its resolved keys and set-up, and what tuning timed when keys were auto.
+  FormatInfo format_info() const;
+
   /// "backend cuda on NVIDIA H200 (...), staircase (sh 32, alpha 0.01), ordering ..., preconditioner none"
   /// (", precision mixed (16-bit columns on 67 % of entries)" in mixed precision, ", l2Window on"
   /// when each solve keeps a persisting-L2 window, both before the preconditioner).

@@ -163,6 +163,13 @@ TEST(Cli, FormatKeysSetToAutoAreTimedAtSetUpAndTheGridIsLogged) {
   const auto chosen = outcome.out.find("  chosen");
   EXPECT_NE(chosen, std::string::npos) << outcome.out;
   EXPECT_EQ(chosen, outcome.out.rfind("  chosen")) << outcome.out;
+  // --- the summary: the format as resolved, and each setting timed
+  const std::string summary = read_text(folder.path() / "out" / "case" / "summary.json");
+  EXPECT_NE(summary.find("\"ordering\": \"none\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"chosen\": \"sliceHeight "), std::string::npos) << summary;
+  std::size_t trials = 0;
+  for (auto at = summary.find("\"spmvMs\""); at != std::string::npos; at = summary.find("\"spmvMs\"", at + 1)) ++trials;
+  EXPECT_EQ(trials, 6u) << summary;
 }
 
 TEST(Cli, AFormatKeyWordThatIsNotAutoExitsTwoNamingTheKey) {
