@@ -54,6 +54,9 @@ __device__ inline double slice_row(const double* __restrict__ val, const int* __
 /// The float64 entries of an ELL-slice format, for kernels templated on how a row is read
 /// (MixedRows in mixed_spmv.cuh reads the float32 twin). `slice` indexes the format's slices.
 struct FullRows {
+  /// Whether a kernel that also sums the dot product should keep no prefetched slice table entry
+  /// (see MixedRows).
+  static constexpr bool kTightWithDot = false;
   const int* __restrict__ col;
   const double* __restrict__ val;
   __device__ double sum(long long base, int stride, int length, int /*row*/, long long /*slice*/,

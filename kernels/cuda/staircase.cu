@@ -76,7 +76,8 @@ struct alignas(16) VisitedSlice {
 /// handles visited slice c * m + w for c = b, b + gridDim.x, ... (every block has at least one).
 /// Consecutive visits are slices of different groups at the same stretch of the CM order, so one
 /// block's parts gather the same x sectors and share them in L1. The next chunk's table entry is
-/// loaded before the current slice is summed. With partials, block b writes partials[b].
+/// loaded before the current slice is summed (not with the dot product on the float32 twin, whose
+/// registers it would push to one block per SM). With partials, block b writes partials[b].
 /// Rows: FullRows or MixedRows, its slices numbered in visit order.
 template <bool kDot, class Rows>
 __global__ void __launch_bounds__(1024)
@@ -88,11 +89,13 @@ __global__ void __launch_bounds__(1024)
   double dot = 0.0;
   int v = blockIdx.x * m + part;
   const int step = gridDim.x * m;
+  // --- the next slice's entry loaded before this one is summed, unless the registers are tight
+  constexpr bool prefetch = !(kDot && Rows::kTightWithDot);
   VisitedSlice next{};
-  if (v < n_visits) next = visits[v];
+  if (prefetch && v < n_visits) next = visits[v];
   for (; v < n_visits; v += step) {
-    const VisitedSlice slice = next;
-    if (v + step < n_visits) next = visits[v + step];
+    const VisitedSlice slice = prefetch ? next : visits[v];
+    if (prefetch && v + step < n_visits) next = visits[v + step];
     const int row = slice.row_start + lane;
     // --- y_row = sum_k val[k] x[col[k]]; padding entries (col -1) and padding rows add nothing
     const double sum = rows.sum(slice.entry_start + lane, sh, slice.length, row, v, x);
