@@ -83,6 +83,16 @@ TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, in
   });
 }
 
+TimingStats time_spmv_block(DeviceMatrix& a, int k, std::span<const double> x, int warmup, int repeats) {
+  if (k < 1 || k > a.spmv().max_block())
+    throw CudaError("time_spmv_block: " + a.format_name() + " takes 1 to " + std::to_string(a.spmv().max_block()) +
+                    " vectors, not " + std::to_string(k));
+  DeviceBuffer<double> dx(x), dy(x.size());
+  Stream stream;
+  return time_on_stream(stream, warmup, std::max(1, repeats),
+                        [&](cudaStream_t s) { a.spmv().apply_block(k, dx.data(), dy.data(), nullptr, s); });
+}
+
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
                                   LevelLaunch launch, std::span<const double> r, int warmup, int repeats,
                                   double* analysis_seconds, double* layout_seconds, int* levels) {

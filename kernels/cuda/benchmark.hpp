@@ -28,6 +28,10 @@ double measure_copy_bandwidth(std::size_t bytes, int warmup, int repeats, Timing
 TimingStats time_spmv(DeviceMatrix& a, std::span<const double> x, int warmup, int repeats, bool l2_window = false,
                       bool mixed = false, bool with_dot = false);
 
+/// Y = A X for k vectors interleaved by row (x: k n_rows values), the matrix read once
+/// (DeviceMatrix::multiply_block); timed as time_spmv.
+TimingStats time_spmv_block(DeviceMatrix& a, int k, std::span<const double> x, int warmup, int repeats);
+
 /// DIC's two triangular solves (forward, then backward) on the device, set up there for `matrix`
 /// in the numbering `op`: fvmmini's levels (launched as `launch` says) or cusparseSpSV. Set up four
 /// times: the first loads the kernels, the other three are warm and give the median analysis and

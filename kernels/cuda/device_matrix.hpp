@@ -38,6 +38,13 @@ class DeviceMatrix {
   /// y = A x as multiply(), through the SpMV with the fused dot product (the one CG uses): returns
   /// its partial sums of x_i y_i (dot_partial_count of the format; empty when it does not fuse one).
   std::vector<double> multiply_with_dot(std::span<const double> x, std::span<double> y);
+  /// The most vectors multiply_block takes (1: the format has no multi-vector SpMV).
+  int max_block() const;
+  /// Y = A X for k vectors interleaved by row (x[i * k + j]), the matrix read once, host to host
+  /// as multiply(); with_dot: through the SpMV that also sums each x_j . y_j (the format must fuse
+  /// the dot product), returning its partials (vector j's dot_partial_count() from j times that).
+  /// @throws CudaError for k outside [1, max_block()]
+  std::vector<double> multiply_block(int k, std::span<const double> x, std::span<double> y, bool with_dot = false);
   /// y = A_float32 x through the float32 twin, host to host, as multiply(); the twin must exist.
   void multiply_mixed(std::span<const double> x, std::span<double> y);
   /// New values in the host format's value layout (the twin's follow); nothing else moves.

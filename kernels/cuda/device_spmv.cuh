@@ -32,6 +32,15 @@ class DeviceSpmv {
   /// y = A x, and per-block partial sums of x_i y_i into partials[0 .. dot_partial_count()).
   virtual void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream);
 
+  /// The most vectors apply_block takes at once (1: only apply and apply_with_dot).
+  virtual int max_block() const { return 1; }
+  /// Y = A X for k vectors interleaved by row (X[i * k + j], i in the format's row order), the
+  /// matrix read once for all of them; with partials (non-null and the format fusing the dot
+  /// product), per-block partial sums of x_j . y_j, vector j's dot_partial_count() of them from
+  /// j * dot_partial_count(). k = 1 is apply / apply_with_dot.
+  /// @throws CudaError for k outside [1, max_block()]
+  virtual void apply_block(int k, const double* x, double* y, double* partials, cudaStream_t stream);
+
   /// New values in the host struct's value layout (same structure): uploaded, nothing rebuilt.
   virtual void upload_values(std::span<const double> values) = 0;
   /// The device copy of the values, in the host struct's value layout (for updates on the device).

@@ -22,13 +22,14 @@ constexpr int sell_max_blocks = 8192;  ///< grid cap (a constant: the dot partia
 
 /// One thread per stored position, the block stepping through chunks of sell_block positions in
 /// a grid-stride loop (bounded grid: few partials for the fused dot product).
-/// Rows: FullRows (float64) or MixedRows (the float32 twin), its slices the chunks.
-template <bool kDot, class Rows>
+/// Rows: FullRows (float64) or MixedRows (the float32 twin), its slices the chunks. K > 1: K vectors
+/// interleaved by row (x[i * K + j]), vector j's partials at j * gridDim.x.
+template <bool kDot, class Rows, int K = 1>
 __global__ void __launch_bounds__(sell_block)
     sell_spmv_kernel(int n_rows, int chunk_size, const long long* __restrict__ chunk_ptr,
                      const int* __restrict__ row_order, Rows rows, const double* __restrict__ x,
                      double* __restrict__ y, double* __restrict__ partials) {
-  double dot = 0.0;
+  Sums<K> dot{};
   for (int p = blockIdx.x * sell_block + threadIdx.x; p < n_rows; p += gridDim.x * sell_block) {
     const int c = p / chunk_size;
     const int lane = p - c * chunk_size;
@@ -36,11 +37,15 @@ __global__ void __launch_bounds__(sell_block)
     const int width = static_cast<int>((chunk_ptr[c + 1] - start) / chunk_size);
     // --- y_row = sum_k val[k] x[col[k]] over the lane's column of the chunk
     const int row = row_order[p];
-    const double sum = rows.sum(start + lane, chunk_size, width, row, c, x);
-    y[row] = sum;
-    if constexpr (kDot) dot += sum * x[row];
+    double sum[K];
+    row_sums<K>(rows, start + lane, chunk_size, width, row, c, x, sum);
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      y[static_cast<long long>(row) * K + j] = sum[j];
+      if constexpr (kDot) dot.v[j] += sum[j] * x[static_cast<long long>(row) * K + j];
+    }
   }
-  if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
+  if constexpr (kDot) write_block_partials<K>(dot, partials, gridDim.x, blockIdx.x);
 }
 
 class SellDevice final : public FusedDotSpmv<SellDevice> {
@@ -77,16 +82,26 @@ class SellDevice final : public FusedDotSpmv<SellDevice> {
     });
   }
 
-  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
-  template <bool kDot, class Rows>
+  int max_block() const override { return max_ell_block; }
+  void apply_block(int k, const double* x, double* y, double* partials, cudaStream_t stream) override {
+    if (!run_block(k, partials != nullptr, [&]<bool kDot, int K>() {
+          run<kDot, FullRows, K>(FullRows{col_.data(), val_.data()}, x, y, partials, stream);
+        }))
+      DeviceSpmv::apply_block(k, x, y, partials, stream);
+  }
+
+  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin), on K
+  /// vectors interleaved by row.
+  template <bool kDot, class Rows, int K = 1>
   void run(Rows rows, const double* x, double* y, double* partials, cudaStream_t stream) {
     if (n_rows_ == 0) {
-      // --- no rows, no launch; the partials still sum to the (zero) dot product
-      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
+      // --- no rows, no launch; the partials still sum to the (zero) dot products
+      if constexpr (kDot)
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * K * dot_partial_count(), stream));
       return;
     }
-    sell_spmv_kernel<kDot><<<grid(), sell_block, 0, stream>>>(n_rows_, chunk_size_, chunk_ptr_.data(),
-                                                              row_order_.data(), rows, x, y, partials);
+    sell_spmv_kernel<kDot, Rows, K><<<grid(), sell_block, 0, stream>>>(n_rows_, chunk_size_, chunk_ptr_.data(),
+                                                                       row_order_.data(), rows, x, y, partials);
     FVMMINI_CUDA_CHECK_LAUNCH(sell_spmv_kernel);
   }
 

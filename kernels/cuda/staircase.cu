@@ -77,20 +77,21 @@ struct alignas(16) VisitedSlice {
 /// Consecutive visits are slices of different groups at the same stretch of the CM order, so one
 /// block's parts gather the same x sectors and share them in L1. The next chunk's table entry is
 /// loaded before the current slice is summed (not with the dot product on the float32 twin, whose
-/// registers it would push to one block per SM). With partials, block b writes partials[b].
-/// Rows: FullRows or MixedRows, its slices numbered in visit order.
-template <bool kDot, class Rows>
+/// registers it would push to one block per SM, and not for several vectors, whose sums take more). With partials, block b writes partials[b].
+/// Rows: FullRows or MixedRows, its slices numbered in visit order. K > 1: K vectors interleaved by
+/// row (x[i * K + j]), vector j's partials at j * gridDim.x.
+template <bool kDot, class Rows, int K = 1>
 __global__ void __launch_bounds__(1024)
     staircase_interleaved_kernel(int n_visits, int n_rows, int sh, const VisitedSlice* __restrict__ visits, Rows rows,
                                  const double* __restrict__ x, double* __restrict__ y, double* __restrict__ partials) {
   const int m = blockDim.x / sh;
   const int part = threadIdx.x / sh;
   const int lane = threadIdx.x - part * sh;
-  double dot = 0.0;
+  Sums<K> dot{};
   int v = blockIdx.x * m + part;
   const int step = gridDim.x * m;
   // --- the next slice's entry loaded before this one is summed, unless the registers are tight
-  constexpr bool prefetch = !(kDot && Rows::kTightWithDot);
+  constexpr bool prefetch = !(kDot && Rows::kTightWithDot) && K == 1;
   VisitedSlice next{};
   if (prefetch && v < n_visits) next = visits[v];
   for (; v < n_visits; v += step) {
@@ -98,13 +99,16 @@ __global__ void __launch_bounds__(1024)
     if (prefetch && v + step < n_visits) next = visits[v + step];
     const int row = slice.row_start + lane;
     // --- y_row = sum_k val[k] x[col[k]]; padding entries (col -1) and padding rows add nothing
-    const double sum = rows.sum(slice.entry_start + lane, sh, slice.length, row, v, x);
-    if (row < n_rows) {
-      y[row] = sum;
-      if constexpr (kDot) dot += sum * x[row];
-    }
+    double sum[K];
+    row_sums<K>(rows, slice.entry_start + lane, sh, slice.length, row, v, x, sum);
+    if (row < n_rows)
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        y[static_cast<long long>(row) * K + j] = sum[j];
+        if constexpr (kDot) dot.v[j] += sum[j] * x[static_cast<long long>(row) * K + j];
+      }
   }
-  if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
+  if constexpr (kDot) write_block_partials<K>(dot, partials, gridDim.x, blockIdx.x);
 }
 
 /// The blocks of one group launch over `slices` slices: one per slice, at most
@@ -242,6 +246,11 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
   void apply_with_dot(const double* x, double* y, double* partials, cudaStream_t stream) override {
     run<true>(rows(), x, y, partials, stream);
   }
+  int max_block() const override { return max_ell_block; }
+  void apply_block(int k, const double* x, double* y, double* partials, cudaStream_t stream) override {
+    if (!run_block(k, partials != nullptr, [&]<bool kDot, int K>() { run<kDot, FullRows, K>(rows(), x, y, partials, stream); }))
+      DeviceSpmv::apply_block(k, x, y, partials, stream);
+  }
   void upload_values(std::span<const double> values) override { val_.upload(values); }
   double* device_values() override { return val_.data(); }
   const int* device_columns() const { return col_.data(); }
@@ -254,15 +263,16 @@ class StaircaseInterleavedDevice final : public DeviceSpmv {
     return narrow_columns(a.col, slices, [&](std::size_t v, int t) { return lane_row(visits[v].row_start, t, n_rows_); });
   }
 
-  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin).
-  template <bool kDot, class Rows>
+  /// The SpMV with rows read as Rows reads them (FullRows: this matrix; MixedRows: its twin), on K
+  /// vectors interleaved by row.
+  template <bool kDot, class Rows, int K = 1>
   void run(Rows rows, const double* x, double* y, double* partials, cudaStream_t stream) {
     if (n_visits_ == 0) {
-      // --- a matrix with no slices still owes the caller one (zero) partial
-      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double), stream));
+      // --- a matrix with no slices still owes the caller one (zero) partial per vector
+      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, K * sizeof(double), stream));
       return;
     }
-    staircase_interleaved_kernel<kDot><<<grid_, per_block_ * slice_height_, 0, stream>>>(
+    staircase_interleaved_kernel<kDot, Rows, K><<<grid_, per_block_ * slice_height_, 0, stream>>>(
         n_visits_, n_rows_, slice_height_, visits_.data(), rows, x, y, partials);
     FVMMINI_CUDA_CHECK_LAUNCH(staircase_interleaved_kernel);
   }

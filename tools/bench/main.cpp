@@ -62,6 +62,7 @@ struct Options {
   bool no_cg = false;
   bool l2_window = false;  ///< also time SpMV and CG with a persisting-L2 window (cuda)
   bool mixed = false;      ///< also time SpMV and CG with the float32 twin, where the format has one (cuda)
+  int block = 0;           ///< also time the SpMV of this many vectors at once, where the format has it (cuda)
   FormatOptionValues format_options;  ///< parameter key -> comma-separated values
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
@@ -190,6 +191,31 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
                            {"pct_copy_bandwidth", 100.0 * min_bytes / (w.median_ms * 1e-3) / shared.copy_bandwidth},
                            {"window_bytes", window.bytes}, {"hit_ratio", window.hit_ratio}};
     }
+    // --- several right-hand sides at once, against as many single SpMVs
+    if (o.block > 1 && device.max_block() >= o.block) {
+      std::vector<double> xs(static_cast<std::size_t>(n) * o.block), ys(xs.size());
+      for (label i = 0; i < n; ++i)
+        for (int j = 0; j < o.block; ++j) xs[static_cast<std::size_t>(i) * o.block + j] = x_op[i] * (1.0 + 0.25 * j);
+      if (o.check) {
+        device.multiply_block(o.block, xs, ys);
+        double worst = 0.0;
+        for (label i = 0; i < n; ++i)
+          for (int j = 0; j < o.block; ++j)
+            worst = std::max(worst, std::abs(ys[static_cast<std::size_t>(i) * o.block + j] - (1.0 + 0.25 * j) * y_ref_op[i]) /
+                                        std::max((1.0 + 0.25 * j) * scale_op[i], 1e-300));
+        if (!(worst <= 1e-12))
+          throw std::runtime_error(fmt::format("block: check against the face loop failed: error {:.3g}", worst));
+      }
+      const cuda::TimingStats b = cuda::time_spmv_block(device, o.block, xs, o.warmup, o.repeats);
+      spmv["block"] = {{"vectors", o.block},
+                       {"median_ms", b.median_ms},
+                       {"min_ms", b.min_ms},
+                       {"max_ms", b.max_ms},
+                       {"ratio_to_single", b.median_ms / (o.block * t.median_ms)},
+                       {"min_bytes", spmv_min_bytes(n, figures.nnz, o.block)},
+                       {"pct_copy_bandwidth",
+                        100.0 * spmv_min_bytes(n, figures.nnz, o.block) / (b.median_ms * 1e-3) / shared.copy_bandwidth}};
+    }
     // --- precision mixed: the float32 twin in a matrix of its own (a DeviceCg iterates with the
     //     twin of the matrix it is given)
     const auto& with_twin = cuda::mixed_format_names();
@@ -311,9 +337,9 @@ std::string number(const json& j, const char* key, const char* fmt_spec, double 
 }
 
 void print_table(const json& rows, std::ostream& out) {
-  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7}\n",
+  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>6}\n",
                      "format", "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it",
-                     "floor", "ratio", "iters", "L2w %cp", "L2w CG", "mixed x", "mxCG x");
+                     "floor", "ratio", "iters", "L2w %cp", "L2w CG", "mixed x", "mxCG x", "blk x");
   for (const auto& r : rows) {
     if (!r["completed"].get<bool>()) {
       out << fmt::format("{:<28} {:<12} {:<9} not completed: {}\n", format_label(r),
@@ -327,7 +353,8 @@ void print_table(const json& rows, std::ostream& out) {
     const json cg_window = cg.contains("l2_window") ? cg["l2_window"] : json::object();
     const json s_mixed = s.contains("mixed") ? s["mixed"] : json::object();
     const json cg_mixed = cg.contains("mixed") ? cg["mixed"] : json::object();
-    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7}\n",
+    const json s_block = s.contains("block") ? s["block"] : json::object();
+    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>6}\n",
                        format_label(r), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                        number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
                        number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
@@ -336,7 +363,8 @@ void print_table(const json& rows, std::ostream& out) {
                        number(cg, "ratio_to_floor", "{:.2f}"),
                        cg.contains("iterations") ? std::to_string(cg["iterations"].get<int>()) : "-",
                        number(s_window, "pct_copy_bandwidth", "{:.1f}"), number(cg_window, "ms_per_iteration", "{:.4f}"),
-                       number(s_mixed, "ratio_to_double", "{:.3f}"), number(cg_mixed, "time_ratio_to_double", "{:.3f}"));
+                       number(s_mixed, "ratio_to_double", "{:.3f}"), number(cg_mixed, "time_ratio_to_double", "{:.3f}"),
+                       number(s_block, "ratio_to_single", "{:.3f}"));
   }
 }
 
@@ -630,6 +658,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "diagonal", "jacobi"}));
   app.add_flag("--no-cg", o.no_cg, "time SpMV only");
+  app.add_option("--block", o.block,
+                 "cuda: also time the SpMV of this many vectors at once (the matrix read once; formats that have "
+                 "it: staircase, sell) against as many single SpMVs")
+      ->check(CLI::Range(2, 3));
   app.add_flag("--mixed", o.mixed,
                "cuda: also time SpMV and CG through the float32 twin (precision mixed) of each format that has one "
                "(JSON spmv.mixed, cg.mixed: time against the double run's; CG to --cg-tolerance, measured with the "
