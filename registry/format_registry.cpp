@@ -79,6 +79,11 @@ class FormatOperator final : public ReferenceOperator {
     multiply(x, y);
     return reference::dot(x, y);
   }
+  bool has_multiply_block() const override { return static_cast<bool>(unit_.multiply_block); }
+  void multiply_block(int k, std::span<const double> x, std::span<double> y) const override {
+    if (!unit_.multiply_block) HostOperator::multiply_block(k, x, y);
+    unit_.multiply_block(prepared_.format, k, x, y);
+  }
   bool has_cg_sweep() const override { return static_cast<bool>(unit_.cg_sweep); }
   reference::CgSweepSums cg_sweep(double alpha, double beta, std::span<double> x, std::span<double> r,
                                   std::span<double> p, std::span<double> q, bool jacobi) const override {
@@ -104,6 +109,10 @@ class FormatOperator final : public ReferenceOperator {
 double HostOperator::multiply_dot(std::span<const double> x, std::span<double> y) const {
   multiply(x, y);
   return reference::dot(x, y);
+}
+
+void HostOperator::multiply_block(int, std::span<const double>, std::span<double>) const {
+  throw std::logic_error(fmt::format("format '{}' has no multi-vector SpMV", format_name()));
 }
 
 reference::CgSweepSums HostOperator::cg_sweep(double, double, std::span<double>, std::span<double>, std::span<double>,

@@ -53,6 +53,9 @@ struct FormatUnit {
   std::function<StoredFormat(FormatBuildInput)> build{};
   /// The reference kernel y = A x; null: the format has no reference kernel (a library baseline).
   ReferenceMultiply multiply{};
+  /// Y = A X for k vectors interleaved by row (linalg/block_vectors.hpp: 1 <= k <=
+  /// max_block_vectors), the matrix read once; null: the format multiplies one vector at a time.
+  std::function<void(const StoredFormat&, int k, std::span<const double> x, std::span<double> y)> multiply_block{};
   /// y = A x and x . y in one pass; null: multiply, then a dot product.
   std::function<double(const StoredFormat&, std::span<const double> x, std::span<double> y)> multiply_dot{};
   /// One fused CG pass (reference::symmetric_cg_sweep's contract); null: the reference CG's usual steps.
@@ -65,6 +68,12 @@ struct FormatUnit {
 template <class T, void (*Kernel)(const T&, std::span<const double>, std::span<double>)>
 void multiply_as(const StoredFormat& format, std::span<const double> x, std::span<double> y) {
   Kernel(format.as<T>(), x, y);
+}
+
+/// A multiply_block calling kernel(format.as<T>(), k, x, y).
+template <class T, void (*Kernel)(const T&, int, std::span<const double>, std::span<double>)>
+void multiply_block_as(const StoredFormat& format, int k, std::span<const double> x, std::span<double> y) {
+  Kernel(format.as<T>(), k, x, y);
 }
 
 }  // namespace fvmmini

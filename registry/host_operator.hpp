@@ -22,6 +22,11 @@ class HostOperator {
   /// this to save CG one read of both vectors; the default multiplies, then reads them again.
   /// @param[out] y overwritten. @return x . y, deterministic for a given thread count
   virtual double multiply_dot(std::span<const double> x, std::span<double> y) const;
+  /// Whether multiply_block reads the matrix once for several vectors (else there is none).
+  virtual bool has_multiply_block() const { return false; }
+  /// Y = A X for k vectors interleaved by row (linalg/block_vectors.hpp), the matrix read once.
+  /// @throws std::logic_error unless has_multiply_block()
+  virtual void multiply_block(int k, std::span<const double> x, std::span<double> y) const;
   /// Whether cg_sweep is available; the reference CG then makes one pass per iteration.
   virtual bool has_cg_sweep() const { return false; }
   /// One fused CG pass, as reference::symmetric_cg_sweep: r -= alpha q; x += alpha p;

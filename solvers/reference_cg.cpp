@@ -14,6 +14,11 @@ void CgWorkspace::resize(label n) {
   for (auto* v : {&r, &p, &q, &row_sums, &inv_diag, &z}) v->assign(n, 0.0);
 }
 
+void BlockCgWorkspace::resize(label n, int k) {
+  for (auto* v : {&r, &p, &q}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
+  for (auto* v : {&row_sums, &inv_diag}) v->assign(n, 0.0);
+}
+
 namespace {
 
 // Throws `status` when `curvature` fails the breakdown test: p'Ap (breakdown) or r'M^-1 r
@@ -168,6 +173,93 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   else
     iterate_in_three_passes(a, x, inv_diag, stop, norm_factor, w, perf);
   perf.converged = cg_converged(perf.final_residual, perf.initial_residual, stop);
+  return perf;
+}
+
+std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, std::span<double> x,
+                                                  std::span<const double> b, const SolverSettings& s,
+                                                  BlockCgWorkspace& w) {
+  if (s.preconditioner != Preconditioner::none && s.preconditioner != Preconditioner::diagonal)
+    throw std::invalid_argument("reference_block_cg: preconditioner " + name(s.preconditioner) +
+                                " (none or diagonal only)");
+  if (!a.has_multiply_block())
+    throw std::invalid_argument("reference_block_cg: format '" + a.format_name() + "' has no multi-vector SpMV");
+  const label n = a.n_rows();
+  const auto kn = static_cast<std::size_t>(n) * k;
+  if (w.r.size() != kn || static_cast<label>(w.row_sums.size()) != n) w.resize(n, k);
+  const bool jacobi = s.preconditioner == Preconditioner::diagonal;
+  std::vector<SolverPerformance> perf(k);
+  for (auto& p : perf) p.solver_name = solver_name(s.preconditioner, a.format_name());
+  if (n == 0) {
+    for (auto& p : perf) p.converged = true;
+    return perf;
+  }
+
+  // --- row sums s = A 1, the singularity and diagonal checks: reference_cg's
+  std::fill(w.p.begin(), w.p.begin() + n, 1.0);
+  a.multiply(std::span<const double>(w.p).first(n), w.row_sums);
+  const auto diag = a.diagonal();
+  if (cg_singular(w.row_sums, diag)) throw cg_error({CgStatus::singular});
+  if (jacobi) {
+    const label row = cg_nonpositive_diagonal(diag);
+    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diag[row], row});
+    for (label i = 0; i < n; ++i) w.inv_diag[i] = 1.0 / diag[i];
+  }
+  const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
+
+  // --- R = B - A X; each system's residual |r_j|_1 / normFactor_j
+  a.multiply_block(k, x, w.q);
+  ops::BlockScalars norm_factor{};
+  const ops::BlockScalars r_norm =
+      ops::block_residual_and_norm_factor(k, b, w.q, w.row_sums, ops::block_mean(k, x), w.r, norm_factor);
+  const CgStop stop = cg_stop(s);
+  std::vector<bool> running(k);
+  for (int j = 0; j < k; ++j) {
+    norm_factor[j] += cg_small;
+    perf[j].initial_residual = perf[j].final_residual = r_norm[j] / norm_factor[j];
+    const CgStatus status = cg_status_after(perf[j].initial_residual, perf[j].initial_residual, 0, stop);
+    if (status == CgStatus::initial_not_finite) throw cg_error({status});
+    running[j] = status == CgStatus::running;
+    if (!running[j]) perf[j].converged = status == CgStatus::converged;
+  }
+
+  // --- P = M^-1 R; rz_j = r_j . p_j
+  ops::BlockScalars rz;
+  if (jacobi) {
+    rz = ops::block_jacobi_apply_dot(k, w.r, inv_diag, w.p);
+  } else {
+    std::copy(w.r.begin(), w.r.end(), w.p.begin());
+    rz = ops::block_dot(k, w.r, w.r);
+  }
+  // --- iterate_in_three_passes for each running system; a stopped one moves no more
+  while (std::find(running.begin(), running.end(), true) != running.end()) {
+    // --- Q = A P; alpha_j = rz_j / p_j . q_j
+    a.multiply_block(k, w.p, w.q);
+    const ops::BlockScalars pq = ops::block_dot(k, w.p, w.q);
+    ops::BlockScalars alpha{}, beta{};
+    for (int j = 0; j < k; ++j)
+      if (running[j]) {
+        check_curvature(CgStatus::breakdown, pq[j], perf[j]);
+        alpha[j] = rz[j] / pq[j];
+      }
+
+    // --- r_j -= alpha_j q_j; residuals; rz_new_j
+    ops::BlockScalars rz_new{};
+    const ops::BlockScalars norms = ops::block_residual_update(k, alpha, w.q, inv_diag, w.r, rz_new);
+    for (int j = 0; j < k; ++j)
+      if (running[j]) {
+        if (finish_iteration(norms[j] / norm_factor[j], stop, perf[j])) {
+          running[j] = false;  // x_j += alpha_j p_j below, its last step; then alpha_j = 0
+          perf[j].converged = cg_converged(perf[j].final_residual, perf[j].initial_residual, stop);
+        } else {
+          beta[j] = rz_new[j] / rz[j];
+          rz[j] = rz_new[j];
+        }
+      }
+
+    // --- x_j += alpha_j p_j; p_j = M^-1 r_j + beta_j p_j
+    ops::block_solution_and_direction_update(k, alpha, beta, w.r, inv_diag, w.p, x);
+  }
   return perf;
 }
 

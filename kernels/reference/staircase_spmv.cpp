@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "linalg/block_vectors.hpp"
 #include "linalg/parallel.hpp"
 
 namespace fvmmini::reference {
@@ -16,25 +17,26 @@ namespace {
 // one row at a time, its sum in a register; padding (column -1) adds nothing, column 0 is a real
 // column. Length > 0 unrolls the k loop for that many entries per row (the common short groups);
 // Length 0 takes the length at run time.
-template <int Length>
+// K vectors interleaved by row: y[lane K + i] against x[col K + i] (K = 1: one vector).
+template <int Length, int K>
 void slice_rows(const label* col, const double* val, std::int64_t sh, label length, label lanes, const double* x,
                 double* y) {
   const label entries = Length > 0 ? Length : length;
   for (label lane = 0; lane < lanes; ++lane) {
     const label* c = col + lane;
     const double* v = val + lane;
-    double sum = 0.0;
+    double sum[K] = {};
     for (label k = 0; k < entries; ++k) {
       const label j = c[k * sh];
-      if (j >= 0) sum += v[k * sh] * x[j];
+      if (j >= 0)
+        for (int i = 0; i < K; ++i) sum[i] += v[k * sh] * x[static_cast<std::int64_t>(j) * K + i];
     }
-    y[lane] = sum;
+    for (int i = 0; i < K; ++i) y[static_cast<std::int64_t>(lane) * K + i] = sum[i];
   }
 }
 
-}  // namespace
-
-void staircase_spmv(const StaircaseMatrix& a, std::span<const double> x, std::span<double> y) {
+template <int K>
+void staircase_spmv_k(const StaircaseMatrix& a, std::span<const double> x, std::span<double> y) {
   const auto& idx = a.index;
   const label n = a.n_rows;
   const std::int64_t sh = a.slice_height;
@@ -62,17 +64,27 @@ void staircase_spmv(const StaircaseMatrix& a, std::span<const double> x, std::sp
       // --- the slice's rows, unrolled for the usual FVM row lengths
       const label* c = col + slice_start;
       const double* v = val + slice_start;
-      double* y_slice = y.data() + first_row;
+      double* y_slice = y.data() + static_cast<std::int64_t>(first_row) * K;
       switch (length) {
-        case 3: slice_rows<3>(c, v, sh, length, lanes, x.data(), y_slice); break;
-        case 4: slice_rows<4>(c, v, sh, length, lanes, x.data(), y_slice); break;
-        case 5: slice_rows<5>(c, v, sh, length, lanes, x.data(), y_slice); break;
-        case 6: slice_rows<6>(c, v, sh, length, lanes, x.data(), y_slice); break;
-        case 7: slice_rows<7>(c, v, sh, length, lanes, x.data(), y_slice); break;
-        default: slice_rows<0>(c, v, sh, length, lanes, x.data(), y_slice); break;
+        case 3: slice_rows<3, K>(c, v, sh, length, lanes, x.data(), y_slice); break;
+        case 4: slice_rows<4, K>(c, v, sh, length, lanes, x.data(), y_slice); break;
+        case 5: slice_rows<5, K>(c, v, sh, length, lanes, x.data(), y_slice); break;
+        case 6: slice_rows<6, K>(c, v, sh, length, lanes, x.data(), y_slice); break;
+        case 7: slice_rows<7, K>(c, v, sh, length, lanes, x.data(), y_slice); break;
+        default: slice_rows<0, K>(c, v, sh, length, lanes, x.data(), y_slice); break;
       }
     }
   }
+}
+
+}  // namespace
+
+void staircase_spmv(const StaircaseMatrix& a, std::span<const double> x, std::span<double> y) {
+  staircase_spmv_k<1>(a, x, y);
+}
+
+void staircase_spmv_block(const StaircaseMatrix& a, int k, std::span<const double> x, std::span<double> y) {
+  dispatch_block(k, [&]<int K>() { staircase_spmv_k<K>(a, x, y); });
 }
 
 }  // namespace fvmmini::reference

@@ -121,4 +121,120 @@ void solution_and_direction_update(double alpha, double beta, std::span<const do
   }
 }
 
+// --- k vectors interleaved by row: the loops above with j inside, the sums of vector j at 2j, 2j + 1
+
+namespace {
+
+/// Rows of a block of k vectors.
+index rows_of(int k, std::span<const double> a) { return size_of(a) / k; }
+
+template <int K>
+BlockScalars first_of_pairs(const std::array<double, 2 * K>& sums, BlockScalars* second = nullptr) {
+  BlockScalars first{};
+  for (int j = 0; j < K; ++j) {
+    first[j] = sums[2 * j];
+    if (second) (*second)[j] = sums[2 * j + 1];
+  }
+  return first;
+}
+
+template <int K>
+BlockScalars block_sums_of_products(std::span<const double> a, std::span<const double> b) {
+  const auto sums = parallel_sums<K>(size_of(a) / K, [&](index i, auto& acc) {
+    for (int j = 0; j < K; ++j) acc[j] += a[i * K + j] * b[i * K + j];
+  });
+  BlockScalars out{};
+  for (int j = 0; j < K; ++j) out[j] = sums[j];
+  return out;
+}
+
+}  // namespace
+
+BlockScalars block_mean(int k, std::span<const double> a) {
+  BlockScalars out{};
+  const index n = rows_of(k, a);
+  if (n == 0) return out;
+  dispatch_block(k, [&]<int K>() {
+    const auto sums = parallel_sums<K>(n, [&](index i, auto& acc) {
+      for (int j = 0; j < K; ++j) acc[j] += a[i * K + j];
+    });
+    for (int j = 0; j < K; ++j) out[j] = sums[j] / static_cast<double>(n);
+  });
+  return out;
+}
+
+BlockScalars block_dot(int k, std::span<const double> a, std::span<const double> b) {
+  BlockScalars out{};
+  dispatch_block(k, [&]<int K>() { out = block_sums_of_products<K>(a, b); });
+  return out;
+}
+
+BlockScalars block_residual_and_norm_factor(int k, std::span<const double> b, std::span<const double> ax,
+                                            std::span<const double> row_sums, const BlockScalars& x_ref,
+                                            std::span<double> r, BlockScalars& norm_factor) {
+  BlockScalars out{};
+  dispatch_block(k, [&]<int K>() {
+    const auto sums = parallel_sums<2 * K>(rows_of(K, b), [&](index i, auto& acc) {
+      for (int j = 0; j < K; ++j) {
+        const index v = i * K + j;
+        const double a_ref = row_sums[i] * x_ref[j];
+        r[v] = b[v] - ax[v];
+        acc[2 * j] += std::abs(r[v]);
+        acc[2 * j + 1] += std::abs(ax[v] - a_ref) + std::abs(b[v] - a_ref);
+      }
+    });
+    out = first_of_pairs<K>(sums, &norm_factor);
+  });
+  return out;
+}
+
+BlockScalars block_jacobi_apply_dot(int k, std::span<const double> r, std::span<const double> inv_diag,
+                                    std::span<double> z) {
+  BlockScalars out{};
+  dispatch_block(k, [&]<int K>() {
+    const auto sums = parallel_sums<K>(rows_of(K, r), [&](index i, auto& acc) {
+      for (int j = 0; j < K; ++j) {
+        const index v = i * K + j;
+        z[v] = r[v] * inv_diag[i];
+        acc[j] += r[v] * z[v];
+      }
+    });
+    for (int j = 0; j < K; ++j) out[j] = sums[j];
+  });
+  return out;
+}
+
+BlockScalars block_residual_update(int k, const BlockScalars& alpha, std::span<const double> q,
+                                   std::span<const double> inv_diag, std::span<double> r, BlockScalars& r_dot_z) {
+  BlockScalars out{};
+  dispatch_block(k, [&]<int K>() {
+    const auto sums = parallel_sums<2 * K>(rows_of(K, r), [&](index i, auto& acc) {
+      for (int j = 0; j < K; ++j) {
+        const index v = i * K + j;
+        const double ri = r[v] - alpha[j] * q[v];
+        r[v] = ri;
+        acc[2 * j] += std::abs(ri);
+        acc[2 * j + 1] += inv_diag.empty() ? ri * ri : ri * (ri * inv_diag[i]);
+      }
+    });
+    out = first_of_pairs<K>(sums, &r_dot_z);
+  });
+  return out;
+}
+
+void block_solution_and_direction_update(int k, const BlockScalars& alpha, const BlockScalars& beta,
+                                         std::span<const double> r, std::span<const double> inv_diag,
+                                         std::span<double> p, std::span<double> x) {
+  dispatch_block(k, [&]<int K>() {
+    const index n = rows_of(K, r);
+#pragma omp parallel for schedule(static) if (n >= min_parallel_rows)
+    for (index i = 0; i < n; ++i)
+      for (int j = 0; j < K; ++j) {
+        const index v = i * K + j;
+        x[v] += alpha[j] * p[v];
+        p[v] = (inv_diag.empty() ? r[v] : r[v] * inv_diag[i]) + beta[j] * p[v];
+      }
+  });
+}
+
 }  // namespace fvmmini::reference

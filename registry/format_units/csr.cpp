@@ -10,6 +10,9 @@ namespace {
 void multiply(const StoredFormat& f, std::span<const double> x, std::span<double> y) {
   reference::csr_spmv(f.as<CsrFormat>().matrix, x, y);
 }
+void multiply_block(const StoredFormat& f, int k, std::span<const double> x, std::span<double> y) {
+  reference::csr_spmv_block(f.as<CsrFormat>().matrix, k, x, y);
+}
 }  // namespace
 
 const FormatUnit& format_unit_csr() {
@@ -19,6 +22,7 @@ const FormatUnit& format_unit_csr() {
       .auto_on = {"reference"},
       .build = [](FormatBuildInput in) -> StoredFormat { return build_csr_format(std::move(in.csr)); },
       .multiply = multiply,
+      .multiply_block = multiply_block,
   };
   return unit;
 }

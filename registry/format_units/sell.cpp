@@ -39,6 +39,7 @@ const FormatUnit& format_unit_sell() {
         return build_sell(in.csr, in.parameters.integer("chunkSize"), in.parameters.integer("sortWindow"));
       },
       .multiply = multiply_as<SellMatrix, reference::sell_spmv>,
+      .multiply_block = multiply_block_as<SellMatrix, reference::sell_spmv_block>,
   };
   return unit;
 }

@@ -61,6 +61,7 @@ const FormatUnit& format_unit_staircase() {
         return m;
       },
       .multiply = multiply_as<StaircaseMatrix, reference::staircase_spmv>,
+      .multiply_block = multiply_block_as<StaircaseMatrix, reference::staircase_spmv_block>,
   };
   return unit;
 }
