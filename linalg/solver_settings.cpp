@@ -109,4 +109,12 @@ std::string format_solve_line(const SolverPerformance& p) {
                      p.solver_name, p.field, p.initial_residual, p.final_residual, p.iterations);
 }
 
+std::vector<SolverPerformance> LinearSolver::solve_block(std::span<const std::span<double>> x,
+                                                       std::span<const std::span<const double>> b,
+                                                       std::span<const std::string> fields) {
+  std::vector<SolverPerformance> performance;
+  for (std::size_t j = 0; j < x.size(); ++j) performance.push_back(solve(x[j], b[j], fields[j]));
+  return performance;
+}
+
 }  // namespace fvmmini

@@ -257,6 +257,14 @@ class LinearSolver {
   /// @param[in] field the field name printed in the solve line
   virtual SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) = 0;
 
+  /// A x_j = b_j for several right-hand sides of the one matrix (the velocity components): x[j]
+  /// and b[j] in the mesh's cell order, fields[j] the name each solve line prints. A backend and
+  /// format that can solve them together, one SpMV of all of them per iteration, do (each record
+  /// then as solve() would give it); the default solves them one after another.
+  virtual std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
+                                                     std::span<const std::span<const double>> b,
+                                                     std::span<const std::string> fields);
+
   /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
   virtual void update_coefficients(const LduMatrix& matrix) = 0;
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "linalg/block_vectors.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
@@ -45,6 +46,33 @@ class ReferenceSolver final : public LinearSolver {
     perf.field = field;
     return perf;
   }
+  /// One block CG where the format has a multi-vector SpMV and the preconditioner is none or
+  /// diagonal (each system as solve() gives it, bit for bit); else one solve after another.
+  std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
+                                             std::span<const std::span<const double>> b,
+                                             std::span<const std::string> fields) override {
+    const int k = static_cast<int>(x.size());
+    const bool fused = settings_.preconditioner == Preconditioner::none ||
+                       settings_.preconditioner == Preconditioner::diagonal;
+    if (k < 2 || k > max_block_vectors || !fused || !op_->has_multiply_block())
+      return LinearSolver::solve_block(x, b, fields);
+    // --- into the operator's numbering, interleaved by row; the block CG there; back
+    const Permutation& p = op_->prepared().permutation;
+    const label n = op_->n_rows();
+    x_block_.resize(static_cast<std::size_t>(n) * k);
+    b_block_.resize(x_block_.size());
+    for (int j = 0; j < k; ++j)
+      for (label i = 0; i < n; ++i) {
+        x_block_[static_cast<std::size_t>(i) * k + j] = x[j][p.new_to_old[i]];
+        b_block_[static_cast<std::size_t>(i) * k + j] = b[j][p.new_to_old[i]];
+      }
+    std::vector<SolverPerformance> perf = reference_block_cg(*op_, k, x_block_, b_block_, settings_, block_work_);
+    for (int j = 0; j < k; ++j) {
+      for (label i = 0; i < n; ++i) x[j][p.new_to_old[i]] = x_block_[static_cast<std::size_t>(i) * k + j];
+      perf[j].field = fields[j];
+    }
+    return perf;
+  }
   void update_coefficients(const LduMatrix& m) override {
     op_->refresh_values(m);
     preconditioner_.refresh(m);
@@ -65,6 +93,8 @@ class ReferenceSolver final : public LinearSolver {
   bool permuted_;
   std::vector<double> x_op_, b_op_;  ///< x and b in the operator's numbering
   CgWorkspace work_;
+  std::vector<double> x_block_, b_block_;  ///< solve_block's vectors, interleaved, the operator's numbering
+  BlockCgWorkspace block_work_;
   HostPreconditioner preconditioner_;  ///< in the operator's numbering
   std::string note_;
 };

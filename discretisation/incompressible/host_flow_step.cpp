@@ -64,6 +64,7 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
     face_work_[i].assign(n_faces, 0.0);
   }
   rhs_.assign(n_cells, 0.0);
+  for (auto& rhs : momentum_rhs_) rhs.assign(n_cells, 0.0);
   div_.assign(n_cells, 0.0);
 }
 
@@ -158,14 +159,27 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
         face_values[f] = flow::deferred_diffusion(faces, gu, ops.settings.viscosity, f);
       ops.cells.divergence(face_values, div_);
     }
+    auto& rhs = momentum_rhs_[i];
 #pragma omp parallel for schedule(static)
     for (label c = 0; c < n_cells; ++c) {
       u_old[c] = u[c];
-      rhs_[c] = flow::momentum_rhs(volume[c], dt, u[c], ab, conv[c], conv_old[c], grad_p[c][i], src[c],
-                                   ops.orthogonal ? 0.0 : div_[c]);
+      rhs[c] = flow::momentum_rhs(volume[c], dt, u[c], ab, conv[c], conv_old[c], grad_p[c][i], src[c],
+                                  ops.orthogonal ? 0.0 : div_[c]);
     }
-    report.solves.push_back(velocity_solver_->solve(u, rhs_, component_name(i)));
-    report.momentum_residual = std::max(report.momentum_residual, report.solves.back().initial_residual);
+  }
+  // --- the solved components together: one matrix, one SpMV of all of them where the solver can
+  std::vector<std::span<double>> x;
+  std::vector<std::span<const double>> b;
+  std::vector<std::string> fields;
+  for (int i = 0; i < 3; ++i)
+    if (ops.solved[i]) {
+      x.push_back(state_.velocity[i]);
+      b.push_back(momentum_rhs_[i]);
+      fields.push_back(component_name(i));
+    }
+  for (const SolverPerformance& perf : velocity_solver_->solve_block(x, b, fields)) {
+    report.solves.push_back(perf);
+    report.momentum_residual = std::max(report.momentum_residual, perf.initial_residual);
   }
   std::swap(conv_, conv_old_);
   have_old_convection_ = true;

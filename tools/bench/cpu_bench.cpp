@@ -42,6 +42,8 @@ struct Options {
   std::string orderings = "none";
   int repeats = 7;
   int cg_iterations = 20;
+  int block = 0;                ///< also time k Jacobi-PCG solves one by one against one block CG of k
+  double block_tolerance = 1e-8;
   FormatOptionValues format_options;  ///< parameter key -> comma-separated values
 };
 
@@ -65,6 +67,48 @@ double triad_bandwidth(std::size_t n, int repeats) {
   }
   if (a[n / 2] != 7.0) throw std::runtime_error("triad check failed");
   return 24.0 * static_cast<double>(n) / median(seconds) / 1e9;
+}
+
+struct BlockTiming {
+  double one_by_one_ms = 0.0, together_ms = 0.0;  ///< medians
+  std::string iterations;                         ///< each system's
+};
+
+/// k Jacobi-PCG solves from zero (right-hand sides b scaled by 1, 1.5, 2, ...), one after another
+/// against reference_block_cg on all of them; the medians of `repeats` runs each, alternated.
+BlockTiming time_block_solves(const HostOperator& op, int k, const std::vector<double>& b, double tolerance,
+                              int repeats) {
+  const label n = op.n_rows();
+  SolverSettings s;
+  s.preconditioner = Preconditioner::diagonal;
+  s.tolerance = tolerance;
+  s.max_iter = 100000;
+  std::vector<double> b_block(static_cast<std::size_t>(n) * k);
+  for (label i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) b_block[static_cast<std::size_t>(i) * k + j] = b[i] * (1.0 + 0.5 * j) + 0.01 * j;
+  std::vector<double> one, together;
+  BlockTiming t;
+  CgWorkspace work;
+  BlockCgWorkspace block_work;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = clock_type::now();
+    std::vector<double> x(n), bj(n);
+    for (int j = 0; j < k; ++j) {
+      for (label i = 0; i < n; ++i) bj[i] = b_block[static_cast<std::size_t>(i) * k + j];
+      std::fill(x.begin(), x.end(), 0.0);
+      reference_cg(op, x, bj, s, work);
+    }
+    one.push_back(seconds_since(t0) * 1e3);
+    t0 = clock_type::now();
+    std::vector<double> x_block(b_block.size(), 0.0);
+    const std::vector<SolverPerformance> perf = reference_block_cg(op, k, x_block, b_block, s, block_work);
+    together.push_back(seconds_since(t0) * 1e3);
+    t.iterations.clear();
+    for (const auto& p : perf) t.iterations += (t.iterations.empty() ? "" : "/") + std::to_string(p.iterations);
+  }
+  t.one_by_one_ms = median(one);
+  t.together_ms = median(together);
+  return t;
 }
 
 int run(const Options& o) {
@@ -132,6 +176,14 @@ int run(const Options& o) {
                                  op->prepared().format.figures().footprint_bytes / 1e6, both(spmv),
                                  spmv_min_bytes(n, nnz) / spmv.median_ms / 1e6, both(cg), both(pcg))
                   << std::flush;
+        if (o.block > 1 && op->has_multiply_block()) {
+          const BlockTiming t = time_block_solves(*op, o.block, b_op, o.block_tolerance, o.repeats);
+          std::cout << fmt::format("  {} Jacobi-PCG solves to {:g}: one by one {:.1f} ms, together {:.1f} ms "
+                                   "(ratio {:.3f}; iterations {})\n",
+                                   o.block, o.block_tolerance, t.one_by_one_ms, t.together_ms,
+                                   t.together_ms / t.one_by_one_ms, t.iterations)
+                    << std::flush;
+        }
       } catch (const std::exception& e) {
         std::cout << fmt::format("{:<30} {:<10} not completed: {}\n", shown, ordering, e.what()) << std::flush;
       }
@@ -156,6 +208,11 @@ int main(int argc, char** argv) {
   app.add_option("--cg-iterations", o.cg_iterations, "CG iterations timed per run")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--block", o.block,
+                 "also time this many Jacobi-PCG solves one by one against one block CG of all of them (formats "
+                 "with a multi-vector SpMV: csr, sell, staircase)")
+      ->check(CLI::Range(2, 3));
+  app.add_option("--block-tolerance", o.block_tolerance, "the tolerance of those solves")->capture_default_str();
   fvmmini::bench::add_format_options(app, o.format_options);
   CLI11_PARSE(app, argc, argv);
   try {
