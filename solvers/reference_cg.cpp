@@ -27,6 +27,20 @@ void check_curvature(CgStatus status, double curvature, const SolverPerformance&
   if (cg_breaks_down(curvature)) throw cg_error({status, perf.iterations, curvature});
 }
 
+// s = A 1 into row_sums (ones: n values of scratch, left at 1), for the normalisation and the
+// singularity check; under Jacobi the positive-diagonal check and inv_diag = 1 / diag.
+void check_system(const HostOperator& a, bool jacobi, std::span<double> ones, std::span<double> row_sums,
+                  std::span<double> inv_diag) {
+  std::fill(ones.begin(), ones.end(), 1.0);
+  a.multiply(ones, row_sums);
+  const auto diag = a.diagonal();
+  if (cg_singular(row_sums, diag)) throw cg_error({CgStatus::singular});
+  if (!jacobi) return;
+  const label row = cg_nonpositive_diagonal(diag);
+  if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diag[row], row});
+  for (std::size_t i = 0; i < diag.size(); ++i) inv_diag[i] = 1.0 / diag[i];
+}
+
 // Counts an iteration with its residual. @return whether CG stops here (converged or maxIter)
 bool finish_iteration(double residual, const CgStop& stop, SolverPerformance& perf) {
   ++perf.iterations;
@@ -141,15 +155,7 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   }
 
   // --- row sums s = A 1, for the normalisation and the singularity check
-  std::fill(w.p.begin(), w.p.end(), 1.0);
-  a.multiply(w.p, w.row_sums);
-  const auto diag = a.diagonal();
-  if (cg_singular(w.row_sums, diag)) throw cg_error({CgStatus::singular});
-  if (jacobi) {
-    const label row = cg_nonpositive_diagonal(diag);
-    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diag[row], row});
-    for (label i = 0; i < n; ++i) w.inv_diag[i] = 1.0 / diag[i];
-  }
+  check_system(a, jacobi, w.p, w.row_sums, w.inv_diag);
 
   // --- r = b - A x; residual = |r|_1 / normFactor
   a.multiply(x, w.q);
@@ -196,15 +202,7 @@ std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, 
   }
 
   // --- row sums s = A 1, the singularity and diagonal checks: reference_cg's
-  std::fill(w.p.begin(), w.p.begin() + n, 1.0);
-  a.multiply(std::span<const double>(w.p).first(n), w.row_sums);
-  const auto diag = a.diagonal();
-  if (cg_singular(w.row_sums, diag)) throw cg_error({CgStatus::singular});
-  if (jacobi) {
-    const label row = cg_nonpositive_diagonal(diag);
-    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diag[row], row});
-    for (label i = 0; i < n; ++i) w.inv_diag[i] = 1.0 / diag[i];
-  }
+  check_system(a, jacobi, std::span<double>(w.p).first(n), w.row_sums, w.inv_diag);
   const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
 
   // --- R = B - A X; each system's residual |r_j|_1 / normFactor_j

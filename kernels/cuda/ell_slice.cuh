@@ -7,10 +7,13 @@
 
 namespace fvmmini::cuda {
 
-/// sum_k val[k] * x[col[k]] over the L stored entries; all loads issued before the first use.
-template <int L>
-__device__ inline double slice_row_fixed(const double* __restrict__ val, const int* __restrict__ col, long long base,
-                                         int stride, const double* __restrict__ x) {
+/// out[j] = sum_k val[k] * x[col[k] * K + j] over the L stored entries for K vectors interleaved by
+/// row (K = 1: one vector; K > 1: the matrix read once for all of them); all loads issued before
+/// the first use.
+template <int K, int L>
+__device__ inline void slice_row_block_fixed(const double* __restrict__ val, const int* __restrict__ col,
+                                             long long base, int stride, const double* __restrict__ x,
+                                             double (&out)[K]) {
   int c[L];
   double v[L];
 #pragma unroll
@@ -18,11 +21,24 @@ __device__ inline double slice_row_fixed(const double* __restrict__ val, const i
     c[k] = __ldcs(col + base + static_cast<long long>(k) * stride);
     v[k] = __ldcs(val + base + static_cast<long long>(k) * stride);
   }
-  double sum = 0.0;
+#pragma unroll
+  for (int j = 0; j < K; ++j) out[j] = 0.0;
 #pragma unroll
   for (int k = 0; k < L; ++k)
-    if (c[k] >= 0) sum += v[k] * __ldg(x + c[k]);
-  return sum;
+    if (c[k] >= 0) {
+      const double* xc = x + static_cast<long long>(c[k]) * K;
+#pragma unroll
+      for (int j = 0; j < K; ++j) out[j] += v[k] * __ldg(xc + j);
+    }
+}
+
+/// sum_k val[k] * x[col[k]] over the L stored entries: the block form on one vector.
+template <int L>
+__device__ inline double slice_row_fixed(const double* __restrict__ val, const int* __restrict__ col, long long base,
+                                         int stride, const double* __restrict__ x) {
+  double out[1];
+  slice_row_block_fixed<1, L>(val, col, base, stride, x, out);
+  return out[0];
 }
 
 /// The same for a run-time length: unrolled code for the short lengths of FVM rows, a loop beyond.
@@ -49,30 +65,6 @@ __device__ inline double slice_row(const double* __restrict__ val, const int* __
     if (c >= 0) sum += v * __ldg(x + c);
   }
   return sum;
-}
-
-/// The block form: out[j] = sum_k val[k] * x[col[k] * K + j] for K vectors interleaved by row (the
-/// matrix read once for all of them).
-template <int K, int L>
-__device__ inline void slice_row_block_fixed(const double* __restrict__ val, const int* __restrict__ col,
-                                             long long base, int stride, const double* __restrict__ x,
-                                             double (&out)[K]) {
-  int c[L];
-  double v[L];
-#pragma unroll
-  for (int k = 0; k < L; ++k) {
-    c[k] = __ldcs(col + base + static_cast<long long>(k) * stride);
-    v[k] = __ldcs(val + base + static_cast<long long>(k) * stride);
-  }
-#pragma unroll
-  for (int j = 0; j < K; ++j) out[j] = 0.0;
-#pragma unroll
-  for (int k = 0; k < L; ++k)
-    if (c[k] >= 0) {
-      const double* xc = x + static_cast<long long>(c[k]) * K;
-#pragma unroll
-      for (int j = 0; j < K; ++j) out[j] += v[k] * __ldg(xc + j);
-    }
 }
 
 /// The block form for a run-time length.
