@@ -22,6 +22,7 @@ const FormatUnit& format_unit_dia() {
         return build_dia(in.csr, in.parameters.integer("maxDiagonals"));
       },
       .multiply = multiply_as<DiaMatrix, reference::dia_spmv>,
+      .multiply_block = multiply_block_as<DiaMatrix, reference::dia_spmv_block>,
   };
   return unit;
 }

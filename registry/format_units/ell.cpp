@@ -12,6 +12,7 @@ const FormatUnit& format_unit_ell() {
       .summary = "ELLPACK: every row padded to the longest row, stored column-major",
       .build = [](FormatBuildInput in) -> StoredFormat { return build_ell(in.csr); },
       .multiply = multiply_as<EllMatrix, reference::ell_spmv>,
+      .multiply_block = multiply_block_as<EllMatrix, reference::ell_spmv_block>,
   };
   return unit;
 }

@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--block", o.block,
                  "also time this many Jacobi-PCG solves one by one against one block CG of all of them (formats "
-                 "with a multi-vector SpMV: csr, sell, staircase)")
+                 "with a multi-vector SpMV: csr, ell, sell, staircase, dia)")
       ->check(CLI::Range(2, 3));
   app.add_option("--block-tolerance", o.block_tolerance, "the tolerance of those solves")->capture_default_str();
   fvmmini::bench::add_format_options(app, o.format_options);
