@@ -112,6 +112,10 @@ std::string format_solve_line(const SolverPerformance& p) {
 std::vector<SolverPerformance> LinearSolver::solve_block(std::span<const std::span<double>> x,
                                                        std::span<const std::span<const double>> b,
                                                        std::span<const std::string> fields) {
+  if (b.size() != x.size() || fields.size() != x.size())
+    throw std::invalid_argument("solve_block: " + std::to_string(x.size()) + " solutions, " +
+                                std::to_string(b.size()) + " right-hand sides and " + std::to_string(fields.size()) +
+                                " field names");
   std::vector<SolverPerformance> performance;
   for (std::size_t j = 0; j < x.size(); ++j) performance.push_back(solve(x[j], b[j], fields[j]));
   return performance;

@@ -81,7 +81,7 @@ class FormatOperator final : public ReferenceOperator {
   }
   bool has_multiply_block() const override { return static_cast<bool>(unit_.multiply_block); }
   void multiply_block(int k, std::span<const double> x, std::span<double> y) const override {
-    if (!unit_.multiply_block) HostOperator::multiply_block(k, x, y);
+    if (!unit_.multiply_block) return HostOperator::multiply_block(k, x, y);  // throws: it has none
     unit_.multiply_block(prepared_.format, k, x, y);
   }
   bool has_cg_sweep() const override { return static_cast<bool>(unit_.cg_sweep); }

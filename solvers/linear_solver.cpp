@@ -54,8 +54,9 @@ class ReferenceSolver final : public LinearSolver {
     const int k = static_cast<int>(x.size());
     const bool fused = settings_.preconditioner == Preconditioner::none ||
                        settings_.preconditioner == Preconditioner::diagonal;
-    if (k < 2 || k > max_block_vectors || !fused || !op_->has_multiply_block())
-      return LinearSolver::solve_block(x, b, fields);
+    if (k < 2 || k > max_block_vectors || !fused || !op_->has_multiply_block() || b.size() != x.size() ||
+        fields.size() != x.size())
+      return LinearSolver::solve_block(x, b, fields);  // one by one (and the size check)
     // --- into the operator's numbering, interleaved by row; the block CG there; back
     const Permutation& p = op_->prepared().permutation;
     const label n = op_->n_rows();
