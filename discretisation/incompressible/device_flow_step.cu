@@ -402,9 +402,17 @@ void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
     velocity_solver.set_diagonal(helmholtz_diag.data(), s);
     matrix_delta_t = dt;
   }
-  for (int i = 0; i < 3; ++i) {
-    if (!solved.c[i]) continue;
-    const SolverPerformance perf = velocity_solver.solve(velocity[i].data(), rhs[i].data(), component_name(i), s);
+  // --- the solved components together: one matrix, one SpMV of all of them where the solver can
+  std::vector<double*> x;
+  std::vector<const double*> b;
+  std::vector<std::string> fields;
+  for (int i = 0; i < 3; ++i)
+    if (solved.c[i]) {
+      x.push_back(velocity[i].data());
+      b.push_back(rhs[i].data());
+      fields.push_back(component_name(i));
+    }
+  for (const SolverPerformance& perf : velocity_solver.solve_block(x, b, fields, s)) {
     report.momentum_residual = std::max(report.momentum_residual, perf.initial_residual);
     report.solves.push_back(perf);
   }

@@ -312,6 +312,8 @@ struct DeviceCg::Impl {
   bool graphs_failed = false;  ///< the format's launches could not be captured: launch directly
 
   SolverPerformance iterate(const SolverSettings& settings);
+  /// @throws SolverError for a singular system, or a non-positive diagonal under Jacobi
+  void check_solvable(const SolverSettings& settings) const;
   /// row_sums = A 1 on the stream (p is overwritten; every solve sets it afresh).
   void enqueue_row_sums();
   /// Queue `count` iterations, from the graphs where they can be used.
@@ -492,6 +494,20 @@ void DeviceCg::refresh_on_device() {
   impl_->enqueue_row_sums();
 }
 
+DeviceMatrix& DeviceCg::matrix() { return impl_->matrix; }
+const double* DeviceCg::row_sums_device() const { return impl_->row_sums.data(); }
+
+void DeviceCg::check_solvable(const SolverSettings& settings) const { impl_->check_solvable(settings); }
+
+void DeviceCg::Impl::check_solvable(const SolverSettings& settings) const {
+  if (n == 0) return;
+  if (singular) throw cg_error({CgStatus::singular});
+  if (settings.preconditioner == Preconditioner::diagonal && diagonal_on_host) {
+    const label row = cg_nonpositive_diagonal(diagonal);
+    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diagonal[row], row});
+  }
+}
+
 double* DeviceCg::x_device() { return impl_->x.data(); }
 double* DeviceCg::b_device() { return impl_->b.data(); }
 double* DeviceCg::inverse_diagonal_device() { return impl_->inv_diag.data(); }
@@ -544,11 +560,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
     perf.converged = true;
     return perf;
   }
-  if (singular) throw cg_error({CgStatus::singular});
-  if (jacobi && diagonal_on_host) {
-    const label row = cg_nonpositive_diagonal(diagonal);
-    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diagonal[row], row});
-  }
+  check_solvable(settings);
 
   const CgStop stop = cg_stop(settings);
   const int max_iter = stop.max_iter;

@@ -53,6 +53,14 @@ class DeviceCg {
   /// Jacobi) are not repeated: the caller vouches for a non-singular matrix with positive diagonal.
   void refresh_on_device();
 
+  /// The matrix it solves with.
+  DeviceMatrix& matrix();
+  /// A 1 in the matrix's ordering, on the device (the residual normalisation's row sums).
+  const double* row_sums_device() const;
+  /// The checks a solve makes before it iterates. @throws SolverError for a singular system, or a
+  /// diagonal entry that is not positive under Jacobi (settings.preconditioner diagonal)
+  void check_solvable(const SolverSettings& settings) const;
+
   /// Residuals of the last solve: [0] the initial one, [k] after iteration k (read from the device
   /// on the first call after a solve).
   const std::vector<double>& residual_history() const;

@@ -15,6 +15,12 @@ class CudaLinearSolver final : public LinearSolver {
     return solver_.solve(x, b, field);
   }
 
+  std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
+                                             std::span<const std::span<const double>> b,
+                                             std::span<const std::string> fields) override {
+    return solver_.solve_block(x, b, fields);
+  }
+
   void update_coefficients(const LduMatrix& matrix) override { solver_.update_coefficients(matrix); }
 
   std::string describe() const override { return solver_.describe(); }

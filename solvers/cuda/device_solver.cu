@@ -1,9 +1,11 @@
 #include "solvers/cuda/device_solver.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/cuda/benchmark.hpp"
+#include "kernels/cuda/device_block_cg.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_cg.hpp"
@@ -16,6 +18,7 @@
 #include "solvers/cuda/device_gamg.hpp"
 #include "registry/format_registry.hpp"
 #include "registry/preconditioner.hpp"
+#include "linalg/block_vectors.hpp"
 
 namespace fvmmini::cuda {
 
@@ -78,6 +81,35 @@ __global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const l
   }
 }
 
+/// Up to max_block_vectors device vectors, passed by value.
+struct VectorSet {
+  double* v[max_block_vectors];
+};
+struct ConstVectorSet {
+  const double* v[max_block_vectors];
+};
+
+/// x_op[i k + j] = x_j[new_to_old[i]], b_op likewise (k vectors into one interleaved by row).
+__global__ void gather_block_kernel(int n, int k, const int* __restrict__ new_to_old, ConstVectorSet x,
+                                    ConstVectorSet b, double* __restrict__ x_op, double* __restrict__ b_op) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int old = new_to_old[i];
+    for (int j = 0; j < k; ++j) {
+      x_op[static_cast<long long>(i) * k + j] = x.v[j][old];
+      b_op[static_cast<long long>(i) * k + j] = b.v[j][old];
+    }
+  }
+}
+
+/// x_j[new_to_old[i]] = x_op[i k + j].
+__global__ void scatter_block_kernel(int n, int k, const int* __restrict__ new_to_old,
+                                     const double* __restrict__ x_op, VectorSet x) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int old = new_to_old[i];
+    for (int j = 0; j < k; ++j) x.v[j][old] = x_op[static_cast<long long>(i) * k + j];
+  }
+}
+
 std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
 
 }  // namespace
@@ -113,6 +145,17 @@ struct DeviceSolver::Impl {
     cg->set_l2_window(l2_window);
   }
 
+  /// The block CG of k systems where the settings and the format allow it (made on first use);
+  /// null: solve them one after another.
+  DeviceBlockCg* block_cg(int k) {
+    const bool fused = settings.preconditioner == Preconditioner::none ||
+                       settings.preconditioner == Preconditioner::diagonal;
+    if (k < 2 || k > device.spmv().max_block() || !fused || device.spmv().dot_partial_count() == 0 || device.mixed())
+      return nullptr;
+    if (!block || block->vectors() != k) block = std::make_unique<DeviceBlockCg>(*cg, k);
+    return block.get();
+  }
+
   /// Device work of the solver waits for `caller`'s queue so far.
   void wait_for(cudaStream_t caller) {
     fork.record(caller);
@@ -133,6 +176,7 @@ struct DeviceSolver::Impl {
   DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
   std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
   std::unique_ptr<DeviceCg> cg;              ///< refers to device
+  std::unique_ptr<DeviceBlockCg> block;      ///< refers to cg; made by block_cg()
   Event fork, join;
   std::string device_name;
   std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
@@ -173,6 +217,71 @@ SolverPerformance DeviceSolver::solve(double* x, const double* b, const std::str
   FVMMINI_CUDA_CHECK_LAUNCH(scatter_kernel);
   m.release(caller);
   perf.field = field;
+  return perf;
+}
+
+std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<const std::span<double>> x,
+                                                       std::span<const std::span<const double>> b,
+                                                       std::span<const std::string> fields) {
+  Impl& m = *impl_;
+  const int k = static_cast<int>(x.size());
+  if (b.size() != x.size() || fields.size() != x.size())
+    throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
+  DeviceBlockCg* block = m.block_cg(k);
+  std::vector<SolverPerformance> perf;
+  if (!block) {
+    for (int j = 0; j < k; ++j) perf.push_back(solve(x[j], b[j], fields[j]));
+    return perf;
+  }
+  // --- into the operator's numbering, interleaved by row, on the host; the block CG; back
+  const label n = m.device.n_rows();
+  const auto& new_to_old = m.prepared.permutation.new_to_old;
+  std::vector<double> x_op(static_cast<std::size_t>(n) * k), b_op(x_op.size());
+  for (label i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) {
+      x_op[static_cast<std::size_t>(i) * k + j] = x[j][new_to_old[i]];
+      b_op[static_cast<std::size_t>(i) * k + j] = b[j][new_to_old[i]];
+    }
+  perf = block->solve(x_op, b_op, m.settings);
+  for (int j = 0; j < k; ++j) {
+    for (label i = 0; i < n; ++i) x[j][new_to_old[i]] = x_op[static_cast<std::size_t>(i) * k + j];
+    perf[j].field = fields[j];
+  }
+  return perf;
+}
+
+std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<double* const> x, std::span<const double* const> b,
+                                                       std::span<const std::string> fields, CUstream_st* caller) {
+  Impl& m = *impl_;
+  const int k = static_cast<int>(x.size());
+  if (b.size() != x.size() || fields.size() != x.size())
+    throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
+  DeviceBlockCg* block = m.block_cg(k);
+  std::vector<SolverPerformance> perf;
+  if (!block) {
+    for (int j = 0; j < k; ++j) perf.push_back(solve(x[j], b[j], fields[j], caller));
+    return perf;
+  }
+  const int n = m.device.n_rows();
+  cudaStream_t s = m.cg->stream();
+  const int grid = vector_grid(n);
+  VectorSet xs{};
+  ConstVectorSet xs_in{}, bs{};
+  for (int j = 0; j < k; ++j) {
+    xs.v[j] = x[j];
+    xs_in.v[j] = x[j];
+    bs.v[j] = b[j];
+  }
+  // --- into the operator's numbering, interleaved, on the device; the block CG; back
+  m.wait_for(caller);
+  gather_block_kernel<<<grid, reduce_block, 0, s>>>(n, k, m.new_to_old.data(), xs_in, bs, block->x_device(),
+                                                    block->b_device());
+  FVMMINI_CUDA_CHECK_LAUNCH(gather_block_kernel);
+  perf = block->solve_resident(m.settings);
+  scatter_block_kernel<<<grid, reduce_block, 0, s>>>(n, k, m.new_to_old.data(), block->x_device(), xs);
+  FVMMINI_CUDA_CHECK_LAUNCH(scatter_block_kernel);
+  m.release(caller);
+  for (int j = 0; j < k; ++j) perf[j].field = fields[j];
   return perf;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "kernels/cuda/device_matrix.hpp"
 #include "linalg/ldu_matrix.hpp"
@@ -54,6 +55,18 @@ class DeviceSolver {
   /// The solve waits for the work queued so far on `caller`; work queued on `caller` after the
   /// return sees the solution.
   SolverPerformance solve(double* x, const double* b, const std::string& field, CUstream_st* caller);
+
+  /// Several systems of this matrix at once (the velocity components): x[j], b[j] in the mesh's
+  /// numbering, fields[j] each record's field. With preconditioner none or diagonal and a format
+  /// with a multi-vector SpMV of that many vectors, one block CG (kernels/cuda/device_block_cg.hpp:
+  /// each system's iterations and residuals as its own solve's, to rounding); otherwise one solve
+  /// after another.
+  std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
+                                             std::span<const std::span<const double>> b,
+                                             std::span<const std::string> fields);
+  /// The same for device vectors, ordered against `caller` as solve() on device vectors is.
+  std::vector<SolverPerformance> solve_block(std::span<double* const> x, std::span<const double* const> b,
+                                             std::span<const std::string> fields, CUstream_st* caller);
 
   /// New coefficients on the same addressing, from the host: only values are uploaded.
   void update_coefficients(const LduMatrix& matrix);

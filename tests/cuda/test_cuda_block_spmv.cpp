@@ -1,6 +1,8 @@
-// The multi-vector SpMV on the device (several right-hand sides, the matrix read once): for every
-// format that has one, each of k vectors interleaved by row multiplies as the float64 face loop
-// does, its fused dot products sum to x_j . y_j, and a format or k without it is a clear error.
+// Several right-hand sides with one matrix on the device. The multi-vector SpMV (the matrix read
+// once): for every format that has one, each of k vectors interleaved by row multiplies as the
+// float64 face loop does, its fused dot products sum to x_j . y_j, and a format or k without it is
+// a clear error. The block CG: each system as its own DeviceCg solve (iterations to one, solution
+// to rounding), systems that stop apart included; the cuda solver's solve_block in mesh order.
 
 #include <gtest/gtest.h>
 
@@ -9,10 +11,13 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_error.hpp"
+#include "kernels/cuda/device_block_cg.hpp"
+#include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/device_solver.hpp"
+#include "solvers/linear_solver.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 
@@ -98,6 +103,95 @@ TEST_F(CudaBlockSpmv, AFormatWithoutItOrTooManyVectorsIsAClearError) {
   sell.multiply_block(1, x1, y1);
   sell.multiply(x1, y1_ref);
   EXPECT_EQ(y1, y1_ref);
+}
+
+TEST_F(CudaBlockSpmv, TheBlockCgSolvesEachSystemAsItsOwnSolveDoes) {
+  // --- systems that stop apart (a guess near its solution, one from zero, one solved at the start)
+  const LduMatrix m = test::box_matrix(20, 18, 16, 34);
+  const label n = m.n_rows();
+  for (const char* format : {"staircase", "sell"})
+    for (const char* preconditioner : {"none", "diagonal"})
+      for (int k = 2; k <= 3; ++k) {
+        SCOPED_TRACE(std::string(format) + " / " + preconditioner + " / k " + std::to_string(k));
+        const PreparedFormat prepared = prepare_format(m, format, "rcm", {});
+        cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+        std::vector<double> diagonal(n);
+        permute_to_new(prepared.permutation, m.diag, diagonal);
+        cuda::DeviceCg single(device, diagonal);
+        cuda::DeviceBlockCg block(single, k);
+        SolverSettings s;
+        s.preconditioner = parse_preconditioner(preconditioner);
+        s.tolerance = 1e-10;
+        std::vector<std::vector<double>> b, x0;
+        for (int j = 0; j < k; ++j) {
+          b.push_back(test::random_vector(n, 90 + j));
+          x0.push_back(std::vector<double>(n, 0.0));
+        }
+        x0[0] = test::random_vector(n, 95);
+        device.multiply(x0[0], b[0]);
+        for (label i = 0; i < n; ++i) x0[0][i] += 1e-6 * std::sin(0.1 * i);
+        if (k == 3) {
+          x0[2] = test::random_vector(n, 96);
+          device.multiply(x0[2], b[2]);
+        }
+        std::vector<double> x(static_cast<std::size_t>(n) * k), bb(x.size());
+        for (label i = 0; i < n; ++i)
+          for (int j = 0; j < k; ++j) {
+            x[static_cast<std::size_t>(i) * k + j] = x0[j][i];
+            bb[static_cast<std::size_t>(i) * k + j] = b[j][i];
+          }
+        const std::vector<SolverPerformance> together = block.solve(x, bb, s);
+        ASSERT_EQ(together.size(), static_cast<std::size_t>(k));
+        for (int j = 0; j < k; ++j) {
+          std::vector<double> xj = x0[j];
+          const SolverPerformance alone = single.solve(xj, b[j], s);
+          EXPECT_NEAR(together[j].iterations, alone.iterations, 1) << j;
+          EXPECT_TRUE(together[j].converged) << j;
+          EXPECT_EQ(together[j].solver_name, alone.solver_name) << j;
+          EXPECT_NEAR(together[j].initial_residual, alone.initial_residual, 1e-12 * alone.initial_residual) << j;
+          double diff = 0.0, scale = 0.0;
+          for (label i = 0; i < n; ++i) {
+            diff = std::max(diff, std::abs(x[static_cast<std::size_t>(i) * k + j] - xj[i]));
+            scale = std::max(scale, std::abs(xj[i]));
+          }
+          EXPECT_LE(diff, 1e-8 * scale) << j;
+        }
+        if (k == 3) {
+          EXPECT_EQ(together[2].iterations, 0);
+        }
+        EXPECT_LT(together[0].iterations, together[1].iterations);
+      }
+}
+
+TEST_F(CudaBlockSpmv, TheCudaSolverSolvesComponentsTogetherInMeshOrder) {
+  const LduMatrix m = test::box_matrix(16, 15, 14, 35);
+  const label n = m.n_rows();
+  SolverSettings s;
+  s.backend = Backend::cuda;
+  s.format = "staircase";
+  s.ordering = "rcm";
+  s.preconditioner = Preconditioner::diagonal;
+  s.tolerance = 1e-9;
+  auto solver = make_linear_solver(m, s);
+  std::vector<std::vector<double>> x(3, std::vector<double>(n, 0.0)), b;
+  for (int j = 0; j < 3; ++j) b.push_back(test::random_vector(n, 97 + j));
+  std::vector<std::vector<double>> x_alone = x;
+  const std::vector<std::string> fields{"Ux", "Uy", "Uz"};
+  const std::vector<std::span<double>> xs{x[0], x[1], x[2]};
+  const std::vector<std::span<const double>> bs{b[0], b[1], b[2]};
+  const std::vector<SolverPerformance> together = solver->solve_block(xs, bs, fields);
+  ASSERT_EQ(together.size(), 3u);
+  for (int j = 0; j < 3; ++j) {
+    const SolverPerformance alone = solver->solve(x_alone[j], b[j], fields[j]);
+    EXPECT_EQ(together[j].field, fields[j]);
+    EXPECT_NEAR(together[j].iterations, alone.iterations, 1) << j;
+    double diff = 0.0, scale = 0.0;
+    for (label i = 0; i < n; ++i) {
+      diff = std::max(diff, std::abs(x[j][i] - x_alone[j][i]));
+      scale = std::max(scale, std::abs(x_alone[j][i]));
+    }
+    EXPECT_LE(diff, 1e-7 * scale) << j;
+  }
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include "kernels/cuda/benchmark.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/device_block_cg.hpp"
 #include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "linalg/timing.hpp"
@@ -272,6 +273,36 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
                        {"ms_per_iteration", m.iterations > 0 ? mixed_ms / m.iterations : 0.0},
                        {"time_ratio_to_double", iterations_ms > 0 ? mixed_ms / iterations_ms : 0.0}};
       }
+      // --- o.block solves one by one against one block CG of all of them (right-hand sides b scaled
+      //     by 1, 1.5, 2 and shifted, so that they stop apart)
+      const Preconditioner pc = parse_preconditioner(o.cg_preconditioner);
+      if (o.block > 1 && device.max_block() >= o.block && (pc == Preconditioner::none || pc == Preconditioner::diagonal)) {
+        const int k = o.block;
+        std::vector<double> b_block(static_cast<std::size_t>(n) * k), x_block(b_block.size(), 0.0), bj(n);
+        for (label i = 0; i < n; ++i)
+          for (int j = 0; j < k; ++j) b_block[static_cast<std::size_t>(i) * k + j] = b_op[i] * (1.0 + 0.5 * j) + 0.01 * j;
+        double one_by_one_ms = 0.0;
+        json alone = json::array();
+        for (int j = 0; j < k; ++j) {
+          for (label i = 0; i < n; ++i) bj[i] = b_block[static_cast<std::size_t>(i) * k + j];
+          cuda::DeviceCg solver(device, diag_op);
+          std::vector<double> x(n, 0.0);
+          const SolverPerformance perf = solver.solve(x, bj, cg_settings(o));
+          one_by_one_ms += solver.last_iterations_ms();
+          alone.push_back(perf.iterations);
+        }
+        cuda::DeviceCg single(device, diag_op);
+        cuda::DeviceBlockCg block(single, k);
+        json together = json::array();
+        for (const SolverPerformance& perf : block.solve(x_block, b_block, cg_settings(o)))
+          together.push_back(perf.iterations);
+        cg["block"] = {{"vectors", k},
+                       {"one_by_one_ms", one_by_one_ms},
+                       {"together_ms", block.last_iterations_ms()},
+                       {"ratio", block.last_iterations_ms() / one_by_one_ms},
+                       {"iterations_one_by_one", alone},
+                       {"iterations_together", together}};
+      }
       if (o.l2_window) {
         SolverPerformance windowed;
         const double windowed_ms = solve(true, windowed);
@@ -337,9 +368,9 @@ std::string number(const json& j, const char* key, const char* fmt_spec, double 
 }
 
 void print_table(const json& rows, std::ostream& out) {
-  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>6}\n",
+  out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>6} {:>7}\n",
                      "format", "ordering", "backend", "setup s", "pad", "MB", "SpMV ms", "GB/s", "%copy", "CG ms/it",
-                     "floor", "ratio", "iters", "L2w %cp", "L2w CG", "mixed x", "mxCG x", "blk x");
+                     "floor", "ratio", "iters", "L2w %cp", "L2w CG", "mixed x", "mxCG x", "blk x", "blkCG x");
   for (const auto& r : rows) {
     if (!r["completed"].get<bool>()) {
       out << fmt::format("{:<28} {:<12} {:<9} not completed: {}\n", format_label(r),
@@ -354,7 +385,8 @@ void print_table(const json& rows, std::ostream& out) {
     const json s_mixed = s.contains("mixed") ? s["mixed"] : json::object();
     const json cg_mixed = cg.contains("mixed") ? cg["mixed"] : json::object();
     const json s_block = s.contains("block") ? s["block"] : json::object();
-    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>6}\n",
+    const json cg_block = cg.contains("block") ? cg["block"] : json::object();
+    out << fmt::format("{:<28} {:<12} {:<9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>6} {:>7}\n",
                        format_label(r), r["ordering"].get<std::string>(), r["backend"].get<std::string>(),
                        number(r["setup_s"], "total", "{:.2f}"), number(r, "padding_ratio", "{:.3f}"),
                        number(r, "footprint_bytes", "{:.1f}", 1e-6), number(s, "median_ms", "{:.4f}"),
@@ -364,7 +396,7 @@ void print_table(const json& rows, std::ostream& out) {
                        cg.contains("iterations") ? std::to_string(cg["iterations"].get<int>()) : "-",
                        number(s_window, "pct_copy_bandwidth", "{:.1f}"), number(cg_window, "ms_per_iteration", "{:.4f}"),
                        number(s_mixed, "ratio_to_double", "{:.3f}"), number(cg_mixed, "time_ratio_to_double", "{:.3f}"),
-                       number(s_block, "ratio_to_single", "{:.3f}"));
+                       number(s_block, "ratio_to_single", "{:.3f}"), number(cg_block, "ratio", "{:.3f}"));
   }
 }
 
@@ -660,7 +692,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cg", o.no_cg, "time SpMV only");
   app.add_option("--block", o.block,
                  "cuda: also time the SpMV of this many vectors at once (the matrix read once; formats that have "
-                 "it: staircase, sell) against as many single SpMVs")
+                 "it: staircase, sell) against as many single SpMVs, and (with CG, preconditioner none or diagonal) "
+                 "as many solves one by one against one block CG of all of them")
       ->check(CLI::Range(2, 3));
   app.add_flag("--mixed", o.mixed,
                "cuda: also time SpMV and CG through the float32 twin (precision mixed) of each format that has one "

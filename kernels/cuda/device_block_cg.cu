@@ -1,0 +1,398 @@
+// k CGs / Jacobi-PCGs in lockstep on the device (device_block_cg.hpp). Per iteration, as DeviceCg's
+// without a preconditioner: Q = A P with the k p.q fused; alpha_j; r_j -= alpha_j q_j with |r_j|_1
+// and r_j.z_j; each system's residual test and beta_j; x_j += alpha_j p_j and p_j = z_j + beta_j p_j
+// in one pass. Each system's scalars live in a device state of its own; a system that stopped has
+// alpha and beta unused and its vectors untouched. The host reads the k states every
+// check_interval iterations (one batch behind), and queues no more once none runs.
+
+#include "kernels/cuda/device_block_cg.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/reduction.cuh"
+#include "linalg/block_vectors.hpp"
+#include "linalg/cg_rules.hpp"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+constexpr int finalize_block = 1024;
+constexpr int check_interval = 8;
+
+/// One system's scalars.
+struct BlockState {
+  double x_mean;
+  double norm_factor;
+  double initial_residual;
+  double residual;
+  double rz;
+  double alpha;
+  double beta;
+  double rejected;  ///< the p'Ap that failed the breakdown test
+  int iterations;
+  int status;     ///< a CgStatus
+  int x_pending;  ///< the last iteration's x += alpha p is still to be applied
+};
+
+__host__ __device__ inline bool running(const BlockState& s) { return s.status == static_cast<int>(CgStatus::running); }
+
+template <int K>
+__device__ inline bool any_running(const BlockState* state) {
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+    if (running(state[j])) return true;
+  return false;
+}
+
+#define FVMMINI_GRID_STRIDE(i, n)                                                                   \
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (n);      \
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+
+template <int K>
+__global__ void __launch_bounds__(reduce_block) block_sum_kernel(long long n, const double* __restrict__ x,
+                                                                 double* __restrict__ partials) {
+  Sums<K> s{};
+  FVMMINI_GRID_STRIDE(i, n)
+#pragma unroll
+  for (int j = 0; j < K; ++j) s.v[j] += x[i * K + j];
+  write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
+}
+
+template <int K>
+__global__ void __launch_bounds__(finalize_block) block_mean_finalize(long long n, const double* __restrict__ partials,
+                                                                      int count, BlockState* state) {
+  const Sums<K> s = reduce_partials<K>(partials, count);
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int j = 0; j < K; ++j) state[j].x_mean = s.v[j] / static_cast<double>(n);
+}
+
+/// R = B - AX; P = M^-1 R; per system the partials of |r|, |Ax - s x̄| + |b - s x̄| and r.z (at 3j,
+/// 3j + 1, 3j + 2).
+template <int K>
+__global__ void __launch_bounds__(reduce_block)
+    block_initial_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax,
+                         const double* __restrict__ row_sums, const double* __restrict__ inv_diag,
+                         double* __restrict__ r, double* __restrict__ p, const BlockState* state,
+                         double* __restrict__ partials) {
+  double x_mean[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) x_mean[j] = state[j].x_mean;
+  Sums<3 * K> s{};
+  FVMMINI_GRID_STRIDE(i, n) {
+    const double m = inv_diag ? inv_diag[i] : 1.0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long v = i * K + j;
+      const double a_ref = row_sums[i] * x_mean[j];
+      const double ri = b[v] - ax[v];
+      const double zi = ri * m;
+      r[v] = ri;
+      p[v] = zi;
+      s.v[3 * j] += fabs(ri);
+      s.v[3 * j + 1] += fabs(ax[v] - a_ref) + fabs(b[v] - a_ref);
+      s.v[3 * j + 2] += ri * zi;
+    }
+  }
+  write_block_partials<3 * K>(s, partials, gridDim.x, blockIdx.x);
+}
+
+template <int K>
+__global__ void __launch_bounds__(finalize_block) block_initial_finalize(const double* __restrict__ partials,
+                                                                         int count, BlockState* state, CgStop stop) {
+  const Sums<3 * K> s = reduce_partials<3 * K>(partials, count);
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    BlockState& st = state[j];
+    st.norm_factor = s.v[3 * j + 1] + cg_small;
+    st.initial_residual = st.residual = s.v[3 * j] / st.norm_factor;
+    st.rz = s.v[3 * j + 2];
+    st.iterations = 0;
+    st.x_pending = 0;
+    st.status = static_cast<int>(cg_status_after(st.residual, st.residual, 0, stop));
+  }
+}
+
+/// alpha_j = r_j.z_j / p_j.q_j for each running system, unless p.q fails the breakdown test. Every
+/// x update of the previous iteration is done by now (block_direction_kernel ran before this).
+template <int K>
+__global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const double* __restrict__ partials, int count,
+                                                                       BlockState* state) {
+  const bool any = any_running<K>(state);
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int j = 0; j < K; ++j) state[j].x_pending = 0;
+  if (!any) return;
+  const Sums<K> s = reduce_partials<K>(partials, count);
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    BlockState& st = state[j];
+    if (!running(st)) continue;
+    if (cg_breaks_down(s.v[j])) {
+      st.rejected = s.v[j];
+      st.status = static_cast<int>(CgStatus::breakdown);
+    } else {
+      st.alpha = st.rz / s.v[j];
+    }
+  }
+}
+
+/// r_j -= alpha_j q_j for the running systems; partials of |r_j| and r_j.z_j (at 2j, 2j + 1).
+template <int K>
+__global__ void __launch_bounds__(reduce_block)
+    block_update_kernel(long long n, const double* __restrict__ q, const double* __restrict__ inv_diag,
+                        double* __restrict__ r, const BlockState* state, double* __restrict__ partials) {
+  if (!any_running<K>(state)) return;
+  double alpha[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) alpha[j] = running(state[j]) ? state[j].alpha : 0.0;
+  Sums<2 * K> s{};
+  FVMMINI_GRID_STRIDE(i, n) {
+    const double m = inv_diag ? inv_diag[i] : 1.0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long v = i * K + j;
+      const double ri = r[v] - alpha[j] * q[v];
+      r[v] = ri;
+      s.v[2 * j] += fabs(ri);
+      s.v[2 * j + 1] += ri * (ri * m);
+    }
+  }
+  write_block_partials<2 * K>(s, partials, gridDim.x, blockIdx.x);
+}
+
+/// Each running system's residual, stopping tests and beta.
+template <int K>
+__global__ void __launch_bounds__(finalize_block) block_residual_finalize(const double* __restrict__ partials,
+                                                                          int count, BlockState* state, CgStop stop) {
+  if (!any_running<K>(state)) return;
+  const Sums<2 * K> s = reduce_partials<2 * K>(partials, count);
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    BlockState& st = state[j];
+    if (!running(st)) continue;
+    const int it = ++st.iterations;
+    st.x_pending = 1;
+    st.residual = s.v[2 * j] / st.norm_factor;
+    const CgStatus status = cg_status_after(st.residual, st.initial_residual, it, stop);
+    st.status = static_cast<int>(status);
+    if (status == CgStatus::running) {
+      st.beta = s.v[2 * j + 1] / st.rz;
+      st.rz = s.v[2 * j + 1];
+    }
+  }
+}
+
+/// x_j += alpha_j p_j (the iteration just tested), then, for the systems still running,
+/// p_j = z_j + beta_j p_j.
+template <int K>
+__global__ void __launch_bounds__(reduce_block)
+    block_direction_kernel(long long n, const double* __restrict__ r, const double* __restrict__ inv_diag,
+                           double* __restrict__ x, double* __restrict__ p, const BlockState* state) {
+  double alpha[K], beta[K];
+  bool pending[K], next[K];
+  bool any = false;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    pending[j] = state[j].x_pending;
+    next[j] = running(state[j]);
+    alpha[j] = state[j].alpha;
+    beta[j] = state[j].beta;
+    any = any || pending[j];
+  }
+  if (!any) return;
+  FVMMINI_GRID_STRIDE(i, n) {
+    const double m = inv_diag ? inv_diag[i] : 1.0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      if (!pending[j]) continue;
+      const long long v = i * K + j;
+      const double pi = p[v];
+      x[v] += alpha[j] * pi;
+      if (next[j]) p[v] = r[v] * m + beta[j] * pi;
+    }
+  }
+}
+
+#undef FVMMINI_GRID_STRIDE
+
+}  // namespace
+
+struct DeviceBlockCg::Impl {
+  Impl(DeviceCg& single, int vectors)
+      : cg(single),
+        spmv(single.matrix().spmv()),
+        n(spmv.n_rows()),
+        k(vectors),
+        x(static_cast<std::size_t>(n) * k),
+        b(x.size()),
+        r(x.size()),
+        p(x.size()),
+        q(x.size()),
+        partials(static_cast<std::size_t>(std::max(3 * k * vector_grid(n), k * spmv.dot_partial_count()))),
+        state(k),
+        pinned(2 * static_cast<std::size_t>(k)),
+        checks{Event(true), Event(true)} {}
+
+  DeviceCg& cg;
+  DeviceSpmv& spmv;
+  label n;
+  int k;
+  DeviceBuffer<double> x, b, r, p, q, partials;
+  DeviceBuffer<BlockState> state;
+  PinnedBuffer<BlockState> pinned;  ///< two slots of k states
+  Event checks[2];
+  Event loop_start, loop_end;
+  double iterations_ms = 0.0;
+  int last_iterations = 0;
+
+  cudaStream_t stream() const { return cg.stream(); }
+  std::vector<SolverPerformance> iterate(const SolverSettings& settings);
+  template <int K>
+  std::vector<SolverPerformance> iterate_k(const SolverSettings& settings);
+};
+
+template <int K>
+std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettings& settings) {
+  const bool jacobi = settings.preconditioner == Preconditioner::diagonal;
+  std::vector<SolverPerformance> perf(K);
+  for (auto& one : perf) one.solver_name = solver_name(settings.preconditioner, spmv.format_name());
+  iterations_ms = 0.0;
+  if (n == 0) {
+    for (auto& one : perf) one.converged = true;
+    return perf;
+  }
+  cg.check_solvable(settings);
+  const CgStop stop = cg_stop(settings);
+  const double* m_inv = jacobi ? cg.inverse_diagonal_device() : nullptr;
+  cudaStream_t s = stream();
+  const int grid = vector_grid(n);
+
+  // --- x̄_j; R = B - AX; P = M^-1 R; the initial residuals and stopping tests
+  spmv.apply_block(K, x.data(), q.data(), nullptr, s);
+  block_sum_kernel<K><<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(block_sum_kernel);
+  block_mean_finalize<K><<<1, finalize_block, 0, s>>>(n, partials.data(), grid, state.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(block_mean_finalize);
+  block_initial_kernel<K><<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), cg.row_sums_device(), m_inv, r.data(),
+                                                        p.data(), state.data(), partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(block_initial_kernel);
+  block_initial_finalize<K><<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), stop);
+  FVMMINI_CUDA_CHECK_LAUNCH(block_initial_finalize);
+
+  const int count = spmv.dot_partial_count();
+  const auto enqueue_iteration = [&] {
+    spmv.apply_block(K, p.data(), q.data(), partials.data(), s);
+    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(partials.data(), count, state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_alpha_finalize);
+    block_update_kernel<K><<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_update_kernel);
+    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), stop);
+    FVMMINI_CUDA_CHECK_LAUNCH(block_residual_finalize);
+    block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_direction_kernel);
+  };
+  const auto none_running = [&](int slot) {
+    for (int j = 0; j < K; ++j)
+      if (running(pinned[slot * K + j])) return false;
+    return true;
+  };
+
+  // --- batches as DeviceCg::run_batches: the first (as many as the last solve took) waited for,
+  //     later ones checked one batch behind
+  loop_start.record(s);
+  const int max_iter = stop.max_iter;
+  int queued = 0, slot = 0, batch = std::clamp(last_iterations > 0 ? last_iterations : check_interval, 1,
+                                                std::max(1, max_iter));
+  bool first = true, pending = false, done = false;
+  while (!done) {
+    batch = std::min(batch, max_iter - queued);
+    for (int it = 0; it < batch; ++it) enqueue_iteration();
+    queued += batch;
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot * K, state.data(), K * sizeof(BlockState),
+                                       cudaMemcpyDeviceToHost, s));
+    checks[slot].record(s);
+    if (first || queued >= max_iter) {
+      checks[slot].synchronize();
+      done = none_running(slot) || queued >= max_iter;
+    } else if (pending) {
+      checks[1 - slot].synchronize();
+      done = none_running(1 - slot);
+    }
+    pending = !first;
+    first = false;
+    slot = 1 - slot;
+    batch = check_interval;
+  }
+  loop_end.record(s);
+  loop_end.synchronize();
+  iterations_ms = loop_end.elapsed_since(loop_start);
+
+  // --- the states after the last queued kernel
+  std::vector<BlockState> final_state(K);
+  FVMMINI_CUDA_CHECK(cudaMemcpy(final_state.data(), state.data(), K * sizeof(BlockState), cudaMemcpyDeviceToHost));
+  last_iterations = 0;
+  for (int j = 0; j < K; ++j) {
+    const BlockState& st = final_state[j];
+    const auto status = static_cast<CgStatus>(st.status);
+    if (status == CgStatus::running)
+      throw CudaError("block CG: the solve ended with a system still iterating (internal error)");
+    if (status != CgStatus::converged && status != CgStatus::max_iterations)
+      throw cg_error({status, st.iterations, st.rejected});
+    perf[j].initial_residual = st.initial_residual;
+    perf[j].final_residual = st.residual;
+    perf[j].iterations = st.iterations;
+    perf[j].converged = status == CgStatus::converged;
+    last_iterations = std::max(last_iterations, st.iterations);
+  }
+  return perf;
+}
+
+std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate(const SolverSettings& settings) {
+  if (settings.preconditioner != Preconditioner::none && settings.preconditioner != Preconditioner::diagonal)
+    throw CudaError("block CG: preconditioner " + name(settings.preconditioner) + " (none or diagonal only)");
+  std::vector<SolverPerformance> perf;
+  dispatch_block(k, [&]<int K>() { perf = iterate_k<K>(settings); });
+  return perf;
+}
+
+DeviceBlockCg::DeviceBlockCg(DeviceCg& single, int k) {
+  DeviceSpmv& spmv = single.matrix().spmv();
+  if (k < 2 || k > spmv.max_block() || spmv.dot_partial_count() == 0)
+    throw CudaError("block CG: format " + spmv.format_name() + " has no multi-vector SpMV of " + std::to_string(k) +
+                    " vectors with the dot product fused");
+  impl_ = std::make_unique<Impl>(single, k);
+}
+
+DeviceBlockCg::~DeviceBlockCg() = default;
+
+int DeviceBlockCg::vectors() const { return impl_->k; }
+double* DeviceBlockCg::x_device() { return impl_->x.data(); }
+double* DeviceBlockCg::b_device() { return impl_->b.data(); }
+double DeviceBlockCg::last_iterations_ms() const { return impl_->iterations_ms; }
+
+std::vector<SolverPerformance> DeviceBlockCg::solve(std::span<double> x, std::span<const double> b,
+                                                    const SolverSettings& settings) {
+  Impl& m = *impl_;
+  if (x.size() != m.x.size() || b.size() != m.x.size())
+    throw CudaError("DeviceBlockCg::solve: vector length differs from k n_rows");
+  m.x.upload(x, m.stream());
+  m.b.upload(b, m.stream());
+  std::vector<SolverPerformance> perf = m.iterate(settings);
+  m.x.download(x);  // the stream is idle: iterate synchronised it
+  return perf;
+}
+
+std::vector<SolverPerformance> DeviceBlockCg::solve_resident(const SolverSettings& settings) {
+  return impl_->iterate(settings);
+}
+
+}  // namespace fvmmini::cuda
