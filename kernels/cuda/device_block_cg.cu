@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/cuda/cg_state.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
@@ -24,25 +25,9 @@ namespace {
 constexpr int finalize_block = 1024;
 constexpr int check_interval = 8;
 
-/// One system's scalars.
-struct BlockState {
-  double x_mean;
-  double norm_factor;
-  double initial_residual;
-  double residual;
-  double rz;
-  double alpha;
-  double beta;
-  double rejected;  ///< the p'Ap that failed the breakdown test
-  int iterations;
-  int status;     ///< a CgStatus
-  int x_pending;  ///< the last iteration's x += alpha p is still to be applied
-};
-
-__host__ __device__ inline bool running(const BlockState& s) { return s.status == static_cast<int>(CgStatus::running); }
 
 template <int K>
-__device__ inline bool any_running(const BlockState* state) {
+__device__ inline bool any_running(const CgState* state) {
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (running(state[j])) return true;
@@ -65,7 +50,7 @@ __global__ void __launch_bounds__(reduce_block) block_sum_kernel(long long n, co
 
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_mean_finalize(long long n, const double* __restrict__ partials,
-                                                                      int count, BlockState* state) {
+                                                                      int count, CgState* state) {
   const Sums<K> s = reduce_partials<K>(partials, count);
   if (threadIdx.x != 0) return;
 #pragma unroll
@@ -78,7 +63,7 @@ template <int K>
 __global__ void __launch_bounds__(reduce_block)
     block_initial_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax,
                          const double* __restrict__ row_sums, const double* __restrict__ inv_diag,
-                         double* __restrict__ r, double* __restrict__ p, const BlockState* state,
+                         double* __restrict__ r, double* __restrict__ p, const CgState* state,
                          double* __restrict__ partials) {
   double x_mean[K];
 #pragma unroll
@@ -104,18 +89,18 @@ __global__ void __launch_bounds__(reduce_block)
 
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_initial_finalize(const double* __restrict__ partials,
-                                                                         int count, BlockState* state, CgStop stop) {
+                                                                         int count, CgState* state, CgStop stop) {
   const Sums<3 * K> s = reduce_partials<3 * K>(partials, count);
   if (threadIdx.x != 0) return;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
-    BlockState& st = state[j];
+    CgState& st = state[j];
     st.norm_factor = s.v[3 * j + 1] + cg_small;
     st.initial_residual = st.residual = s.v[3 * j] / st.norm_factor;
     st.rz = s.v[3 * j + 2];
     st.iterations = 0;
     st.x_pending = 0;
-    st.status = static_cast<int>(cg_status_after(st.residual, st.residual, 0, stop));
+    set_status(&st, cg_status_after(st.residual, st.residual, 0, stop));
   }
 }
 
@@ -123,7 +108,7 @@ __global__ void __launch_bounds__(finalize_block) block_initial_finalize(const d
 /// x update of the previous iteration is done by now (block_direction_kernel ran before this).
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const double* __restrict__ partials, int count,
-                                                                       BlockState* state) {
+                                                                       CgState* state) {
   const bool any = any_running<K>(state);
   if (threadIdx.x == 0)
 #pragma unroll
@@ -133,11 +118,11 @@ __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const dou
   if (threadIdx.x != 0) return;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
-    BlockState& st = state[j];
+    CgState& st = state[j];
     if (!running(st)) continue;
     if (cg_breaks_down(s.v[j])) {
       st.rejected = s.v[j];
-      st.status = static_cast<int>(CgStatus::breakdown);
+      set_status(&st, CgStatus::breakdown);
     } else {
       st.alpha = st.rz / s.v[j];
     }
@@ -148,7 +133,7 @@ __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const dou
 template <int K>
 __global__ void __launch_bounds__(reduce_block)
     block_update_kernel(long long n, const double* __restrict__ q, const double* __restrict__ inv_diag,
-                        double* __restrict__ r, const BlockState* state, double* __restrict__ partials) {
+                        double* __restrict__ r, const CgState* state, double* __restrict__ partials) {
   if (!any_running<K>(state)) return;
   double alpha[K];
 #pragma unroll
@@ -171,19 +156,19 @@ __global__ void __launch_bounds__(reduce_block)
 /// Each running system's residual, stopping tests and beta.
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_residual_finalize(const double* __restrict__ partials,
-                                                                          int count, BlockState* state, CgStop stop) {
+                                                                          int count, CgState* state, CgStop stop) {
   if (!any_running<K>(state)) return;
   const Sums<2 * K> s = reduce_partials<2 * K>(partials, count);
   if (threadIdx.x != 0) return;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
-    BlockState& st = state[j];
+    CgState& st = state[j];
     if (!running(st)) continue;
     const int it = ++st.iterations;
     st.x_pending = 1;
     st.residual = s.v[2 * j] / st.norm_factor;
     const CgStatus status = cg_status_after(st.residual, st.initial_residual, it, stop);
-    st.status = static_cast<int>(status);
+    set_status(&st, status);
     if (status == CgStatus::running) {
       st.beta = s.v[2 * j + 1] / st.rz;
       st.rz = s.v[2 * j + 1];
@@ -196,7 +181,7 @@ __global__ void __launch_bounds__(finalize_block) block_residual_finalize(const 
 template <int K>
 __global__ void __launch_bounds__(reduce_block)
     block_direction_kernel(long long n, const double* __restrict__ r, const double* __restrict__ inv_diag,
-                           double* __restrict__ x, double* __restrict__ p, const BlockState* state) {
+                           double* __restrict__ x, double* __restrict__ p, const CgState* state) {
   double alpha[K], beta[K];
   bool pending[K], next[K];
   bool any = false;
@@ -247,8 +232,8 @@ struct DeviceBlockCg::Impl {
   label n;
   int k;
   DeviceBuffer<double> x, b, r, p, q, partials;
-  DeviceBuffer<BlockState> state;
-  PinnedBuffer<BlockState> pinned;  ///< two slots of k states
+  DeviceBuffer<CgState> state;
+  PinnedBuffer<CgState> pinned;  ///< two slots of k states
   Event checks[2];
   Event loop_start, loop_end;
   double iterations_ms = 0.0;
@@ -317,7 +302,7 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
     batch = std::min(batch, max_iter - queued);
     for (int it = 0; it < batch; ++it) enqueue_iteration();
     queued += batch;
-    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot * K, state.data(), K * sizeof(BlockState),
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot * K, state.data(), K * sizeof(CgState),
                                        cudaMemcpyDeviceToHost, s));
     checks[slot].record(s);
     if (first || queued >= max_iter) {
@@ -337,11 +322,11 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   iterations_ms = loop_end.elapsed_since(loop_start);
 
   // --- the states after the last queued kernel
-  std::vector<BlockState> final_state(K);
-  FVMMINI_CUDA_CHECK(cudaMemcpy(final_state.data(), state.data(), K * sizeof(BlockState), cudaMemcpyDeviceToHost));
+  std::vector<CgState> final_state(K);
+  FVMMINI_CUDA_CHECK(cudaMemcpy(final_state.data(), state.data(), K * sizeof(CgState), cudaMemcpyDeviceToHost));
   last_iterations = 0;
   for (int j = 0; j < K; ++j) {
-    const BlockState& st = final_state[j];
+    const CgState& st = final_state[j];
     const auto status = static_cast<CgStatus>(st.status);
     if (status == CgStatus::running)
       throw CudaError("block CG: the solve ended with a system still iterating (internal error)");

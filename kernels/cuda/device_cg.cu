@@ -19,6 +19,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/cuda/cg_state.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
@@ -36,23 +37,6 @@ constexpr int finalize_block = 1024;
 /// one (Clark et al. 2010 use 0.1 in their reliable updates).
 constexpr double reliable_update_drop = 0.1;
 
-struct CgState {
-  double x_mean;
-  double norm_factor;
-  double initial_residual;
-  double residual;
-  double rz;  ///< r.z of the current search direction
-  double alpha;
-  double beta;
-  double rejected;  ///< the p'Ap or r'M^-1 r that failed the breakdown test
-  int iterations;
-  int status;     ///< a CgStatus, as the int the preconditioners' kernels read (status())
-  int x_pending;  ///< the last iteration's x += alpha p is still to be applied (by direction_kernel)
-  int restart;    ///< the last residual replacement undid a stop: the direction restarts, p = z
-};
-
-__host__ __device__ inline bool running(const CgState& state) { return state.status == static_cast<int>(CgStatus::running); }
-__device__ inline void set_status(CgState* state, CgStatus status) { state->status = static_cast<int>(status); }
 
 #define FVMMINI_GRID_STRIDE(i, n)                                                                   \
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (n);      \

@@ -146,8 +146,12 @@ struct DeviceSolver::Impl {
   }
 
   /// The block CG of k systems where the settings and the format allow it (made on first use);
-  /// null: solve them one after another.
-  DeviceBlockCg* block_cg(int k) {
+  /// null: solve them one after another. @throws std::invalid_argument unless the three lists of
+  /// solve_block have one length
+  DeviceBlockCg* block_cg(std::size_t systems, std::size_t right_hand_sides, std::size_t fields) {
+    if (right_hand_sides != systems || fields != systems)
+      throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
+    const int k = static_cast<int>(systems);
     const bool fused = settings.preconditioner == Preconditioner::none ||
                        settings.preconditioner == Preconditioner::diagonal;
     if (k < 2 || k > device.spmv().max_block() || !fused || device.spmv().dot_partial_count() == 0 || device.mixed())
@@ -225,9 +229,7 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<const std::sp
                                                        std::span<const std::string> fields) {
   Impl& m = *impl_;
   const int k = static_cast<int>(x.size());
-  if (b.size() != x.size() || fields.size() != x.size())
-    throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
-  DeviceBlockCg* block = m.block_cg(k);
+  DeviceBlockCg* block = m.block_cg(x.size(), b.size(), fields.size());
   std::vector<SolverPerformance> perf;
   if (!block) {
     for (int j = 0; j < k; ++j) perf.push_back(solve(x[j], b[j], fields[j]));
@@ -254,9 +256,7 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<double* const
                                                        std::span<const std::string> fields, CUstream_st* caller) {
   Impl& m = *impl_;
   const int k = static_cast<int>(x.size());
-  if (b.size() != x.size() || fields.size() != x.size())
-    throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
-  DeviceBlockCg* block = m.block_cg(k);
+  DeviceBlockCg* block = m.block_cg(x.size(), b.size(), fields.size());
   std::vector<SolverPerformance> perf;
   if (!block) {
     for (int j = 0; j < k; ++j) perf.push_back(solve(x[j], b[j], fields[j], caller));
