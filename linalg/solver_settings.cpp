@@ -109,6 +109,10 @@ std::string format_solve_line(const SolverPerformance& p) {
                      p.solver_name, p.field, p.initial_residual, p.final_residual, p.iterations);
 }
 
+void LinearSolver::update_distributed(const DistributedLdu&) {
+  throw std::logic_error("LinearSolver: a solver of one whole matrix has no processor interfaces");
+}
+
 std::vector<SolverPerformance> LinearSolver::solve_block(std::span<const std::span<double>> x,
                                                        std::span<const std::span<const double>> b,
                                                        std::span<const std::string> fields) {

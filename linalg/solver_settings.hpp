@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "linalg/distributed_ldu.hpp"
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/multigrid/dense_inverse.hpp"
@@ -267,6 +268,10 @@ class LinearSolver {
 
   /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
   virtual void update_coefficients(const LduMatrix& matrix) = 0;
+  /// A solver of a rank's piece of a decomposed matrix (make_distributed_linear_solver): new
+  /// coefficients of the local block and of its processor interfaces, on the same faces.
+  /// @throws std::logic_error for a solver that is not distributed
+  virtual void update_distributed(const DistributedLdu& system);
 
   /// One line for the log: backend, format, ordering and their parameters.
   virtual std::string describe() const = 0;

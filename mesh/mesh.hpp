@@ -24,6 +24,9 @@ struct Patch {
   std::string type;  ///< "patch", "wall", "empty", "symmetryPlane", ... (as OpenFOAM)
   label start = 0;   ///< first face index
   label size = 0;    ///< number of faces
+  /// A processor patch (type "processor", a rank's piece of a decomposed mesh): the rank whose
+  /// cells are across its faces; -1 for every other patch.
+  int neighbour_rank = -1;
 };
 
 struct Mesh {

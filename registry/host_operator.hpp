@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "comm/communicator.hpp"
 #include "kernels/reference/symmetric_spmv.hpp"
 #include "linalg/ldu_matrix.hpp"
 
@@ -40,6 +41,13 @@ class HostOperator {
   virtual void refresh_values(const LduMatrix& matrix) = 0;
   /// The format's name as in case files ("csr", "staircase", ...).
   virtual std::string format_name() const = 0;
+  /// The ranks the rows are spread over: the CG sums its dot products and norms over them
+  /// (one rank alone unless the operator is a DistributedOperator).
+  virtual const Communicator& communicator() const { return Communicator::serial(); }
+  /// This rank's own block, without the couplings to other ranks: what a preconditioner acts on
+  /// (block Jacobi over the ranks, as OpenFOAM's preconditioners on processor patches). Itself
+  /// when not distributed.
+  virtual const HostOperator& local_block() const { return *this; }
 };
 
 }  // namespace fvmmini

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "linalg/block_vectors.hpp"
+#include "registry/distributed_operator.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
@@ -18,7 +19,9 @@ namespace {
 
 class ReferenceSolver final : public LinearSolver {
  public:
-  ReferenceSolver(const LduMatrix& m, const SolverSettings& s, std::string note)
+  /// @param[in] system a rank's piece of a decomposed matrix (m its local block), or null
+  ReferenceSolver(const LduMatrix& m, const SolverSettings& s, std::string note,
+                  const DistributedLdu* system = nullptr, const Communicator* comm = nullptr)
       : settings_(s),
         op_(make_reference_operator(
             m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer()))),
@@ -29,11 +32,15 @@ class ReferenceSolver final : public LinearSolver {
       x_op_.resize(m.n_rows());
       b_op_.resize(m.n_rows());
     }
+    if (system)
+      distributed_ = std::make_unique<DistributedOperator>(*op_, op_->prepared().permutation.old_to_new,
+                                                           system->interfaces, *comm);
   }
 
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) override {
+    const HostOperator& a = distributed_ ? static_cast<const HostOperator&>(*distributed_) : *op_;
     if (!permuted_) {
-      auto perf = reference_cg(*op_, x, b, settings_, work_, &preconditioner_);
+      auto perf = reference_cg(a, x, b, settings_, work_, &preconditioner_);
       perf.field = field;
       return perf;
     }
@@ -41,7 +48,7 @@ class ReferenceSolver final : public LinearSolver {
     const Permutation& p = op_->prepared().permutation;
     permute_to_new(p, x, x_op_);
     permute_to_new(p, b, b_op_);
-    auto perf = reference_cg(*op_, x_op_, b_op_, settings_, work_, &preconditioner_);
+    auto perf = reference_cg(a, x_op_, b_op_, settings_, work_, &preconditioner_);
     permute_to_old(p, x_op_, x);
     perf.field = field;
     return perf;
@@ -54,7 +61,7 @@ class ReferenceSolver final : public LinearSolver {
     const int k = static_cast<int>(x.size());
     const bool fused = settings_.preconditioner == Preconditioner::none ||
                        settings_.preconditioner == Preconditioner::diagonal;
-    if (k < 2 || k > max_block_vectors || !fused || !op_->has_multiply_block() || b.size() != x.size() ||
+    if (k < 2 || k > max_block_vectors || !fused || distributed_ || !op_->has_multiply_block() || b.size() != x.size() ||
         fields.size() != x.size())
       return LinearSolver::solve_block(x, b, fields);  // one by one (and the size check)
     // --- into the operator's numbering, interleaved by row; the block CG there; back
@@ -78,10 +85,21 @@ class ReferenceSolver final : public LinearSolver {
     op_->refresh_values(m);
     preconditioner_.refresh(m);
   }
+  void update_distributed(const DistributedLdu& system) override {
+    if (!distributed_) LinearSolver::update_distributed(system);  // throws
+    update_coefficients(system.local);
+    distributed_->refresh_interfaces(system.interfaces);
+  }
   std::string describe() const override {
     // the note first: GAMG's description ends with its hierarchy, a line per level, then tuning's lines
-    return fmt::format("backend reference{}, {}, preconditioner {}{}", note_, fvmmini::describe(op_->prepared()),
-                       fvmmini::describe(preconditioner_info()), describe_tuning(op_->prepared()));
+    const std::string ranks =
+        distributed_ ? fmt::format(", {} ranks ({} processor faces on rank {}), preconditioner on each rank's block",
+                                   distributed_->communicator().size(), distributed_->interface_faces(),
+                                   distributed_->communicator().rank())
+                     : std::string();
+    return fmt::format("backend reference{}{}, {}, preconditioner {}{}", note_, ranks,
+                       fvmmini::describe(op_->prepared()), fvmmini::describe(preconditioner_info()),
+                       describe_tuning(op_->prepared()));
   }
   FormatInfo format_info() const override { return fvmmini::format_info(op_->prepared()); }
   PreconditionerInfo preconditioner_info() const override {
@@ -91,6 +109,7 @@ class ReferenceSolver final : public LinearSolver {
  private:
   SolverSettings settings_;
   std::unique_ptr<ReferenceOperator> op_;
+  std::unique_ptr<DistributedOperator> distributed_;  ///< op_ coupled to the other ranks, or null
   bool permuted_;
   std::vector<double> x_op_, b_op_;  ///< x and b in the operator's numbering
   CgWorkspace work_;
@@ -99,6 +118,17 @@ class ReferenceSolver final : public LinearSolver {
   HostPreconditioner preconditioner_;  ///< in the operator's numbering
   std::string note_;
 };
+
+std::unique_ptr<LinearSolver> make_reference_solver(const LduMatrix& matrix, const SolverSettings& s, std::string note,
+                                                    const DistributedLdu* system = nullptr,
+                                                    const Communicator* comm = nullptr) {
+  if (!find_format(s.format).multiply)
+    throw std::invalid_argument(
+        fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
+  // --- precision mixed is the cuda backend's: the same case file solves in double on the CPU
+  if (s.precision == Precision::mixed) note += ", precision double (mixed is a cuda option)";
+  return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm);
+}
 
 }  // namespace
 
@@ -136,12 +166,19 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
   if (s.backend == Backend::cuda) return cuda::make_cuda_linear_solver(matrix, s);
-  if (!find_format(s.format).multiply)
-    throw std::invalid_argument(
-        fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
-  // --- precision mixed is the cuda backend's: the same case file solves in double on the CPU
-  if (s.precision == Precision::mixed) note += ", precision double (mixed is a cuda option)";
-  return std::make_unique<ReferenceSolver>(matrix, s, note);
+  return make_reference_solver(matrix, s, note);
+}
+
+std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
+                                                             const SolverSettings& requested,
+                                                             const Communicator& comm) {
+  SolverSettings asked = requested;
+  if (asked.backend == Backend::automatic) asked.backend = Backend::reference;
+  if (asked.backend == Backend::cuda)
+    throw SolverError("backend cuda: the device solvers do not run across ranks yet (backend reference does)");
+  const SolverSettings s = resolve_solver_settings(asked);
+  const std::string note = requested.backend == Backend::automatic ? " (auto: the solvers across ranks)" : "";
+  return make_reference_solver(system.local, s, note, &system, &comm);
 }
 
 }  // namespace fvmmini

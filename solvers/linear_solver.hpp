@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "comm/communicator.hpp"
+#include "linalg/distributed_ldu.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/solver_settings.hpp"
 
@@ -30,5 +32,15 @@ std::vector<std::string> format_backends(const std::string& format);
 /// on the reference backend. Throws std::invalid_argument for an unknown
 /// backend, format, ordering or preconditioner, or a format that does not apply.
 std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
+
+/// The solver of one rank's piece of a matrix decomposed over the ranks of comm (every rank calls
+/// this, and then every solve, together): the reference CG on the local block in the format the
+/// settings ask for, coupled through the processor interfaces (registry/distributed_operator.hpp),
+/// its sums over all ranks, the preconditioner on the rank's own block. Vectors are the rank's
+/// rows. comm must outlive the solver.
+/// @throws as make_linear_solver; SolverError for backend cuda, whose solvers are not distributed yet
+std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
+                                                             const SolverSettings& settings,
+                                                             const Communicator& comm);
 
 }  // namespace fvmmini

@@ -29,16 +29,41 @@ void check_curvature(CgStatus status, double curvature, const SolverPerformance&
 
 // s = A 1 into row_sums (ones: n values of scratch, left at 1), for the normalisation and the
 // singularity check; under Jacobi the positive-diagonal check and inv_diag = 1 / diag.
+// Over all ranks: singular when every rank's rows are; the first rank's bad diagonal entry named.
 void check_system(const HostOperator& a, bool jacobi, std::span<double> ones, std::span<double> row_sums,
                   std::span<double> inv_diag) {
+  const Communicator& comm = a.communicator();
   std::fill(ones.begin(), ones.end(), 1.0);
   a.multiply(ones, row_sums);
   const auto diag = a.diagonal();
-  if (cg_singular(row_sums, diag)) throw cg_error({CgStatus::singular});
+  if (comm.all(cg_singular(row_sums, diag))) throw cg_error({CgStatus::singular});
   if (!jacobi) return;
   const label row = cg_nonpositive_diagonal(diag);
-  if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diag[row], row});
+  if (comm.any(row >= 0)) {
+    const std::vector<long long> rows = comm.gather(static_cast<long long>(row));
+    const std::vector<double> values = comm.gather(row >= 0 ? diag[row] : 0.0);
+    std::size_t first = 0;
+    while (rows[first] < 0) ++first;
+    throw cg_error({CgStatus::nonpositive_diagonal, 0, values[first], static_cast<label>(rows[first])});
+  }
   for (std::size_t i = 0; i < diag.size(); ++i) inv_diag[i] = 1.0 / diag[i];
+}
+
+// The mean of x over all ranks (ops::mean's bits on one rank).
+double global_mean(const Communicator& comm, std::span<const double> x) {
+  if (!comm.distributed()) return ops::mean(x);
+  double sums[2] = {ops::mean(x) * static_cast<double>(x.size()), static_cast<double>(x.size())};
+  comm.sum(sums);
+  return sums[0] / sums[1];
+}
+
+// a and b summed over the ranks (one exchange for both).
+void sum_pair(const Communicator& comm, double& a, double& b) {
+  if (!comm.distributed()) return;
+  double sums[2] = {a, b};
+  comm.sum(sums);
+  a = sums[0];
+  b = sums[1];
 }
 
 // Counts an iteration with its residual. @return whether CG stops here (converged or maxIter)
@@ -55,7 +80,8 @@ bool finish_iteration(double residual, const CgStop& stop, SolverPerformance& pe
 // new direction. Starts from r; leaves x and perf at the last iteration.
 void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::span<const double> inv_diag,
                              const CgStop& stop, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
-  // --- p = M^-1 r; rz = r . p
+  // --- p = M^-1 r; rz = r . p (every sum over all ranks)
+  const Communicator& comm = a.communicator();
   double rz;
   if (!inv_diag.empty()) {
     rz = ops::jacobi_apply_dot(w.r, inv_diag, w.p);
@@ -63,15 +89,17 @@ void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::sp
     std::copy(w.r.begin(), w.r.end(), w.p.begin());
     rz = ops::dot(w.r, w.r);
   }
+  rz = comm.sum(rz);
   while (true) {
     // --- q = A p; alpha = rz / p.q
-    const double pq = a.multiply_dot(w.p, w.q);
+    const double pq = comm.sum(a.multiply_dot(w.p, w.q));
     check_curvature(CgStatus::breakdown, pq, perf);
     const double alpha = rz / pq;
 
     // --- r -= alpha q; residual = |r|_1 / normFactor; rz_new = r . M^-1 r
     double rz_new = 0.0;
-    const double r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
+    double r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
+    sum_pair(comm, r_norm, rz_new);
     if (finish_iteration(r_norm / norm_factor, stop, perf)) {
       // --- x += alpha p, the last step's deferred update
       ops::axpy(alpha, w.p, x);
@@ -88,27 +116,29 @@ void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::sp
 // residual step; z = M^-1 r with r.z; then x += alpha p with the new direction p = z + beta p.
 void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPreconditioner& m, const CgStop& stop,
                             double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
-  // --- p = M^-1 r; rz = r . p
-  m.apply(a, w.r, w.p);
-  double rz = ops::dot(w.r, w.p);
+  // --- p = M^-1 r; rz = r . p (M on this rank's block; every sum over all ranks)
+  const Communicator& comm = a.communicator();
+  const HostOperator& block = a.local_block();
+  m.apply(block, w.r, w.p);
+  double rz = comm.sum(ops::dot(w.r, w.p));
   check_curvature(CgStatus::preconditioner_breakdown, rz, perf);
   while (true) {
     // --- q = A p; alpha = rz / p.q
-    const double pq = a.multiply_dot(w.p, w.q);
+    const double pq = comm.sum(a.multiply_dot(w.p, w.q));
     check_curvature(CgStatus::breakdown, pq, perf);
     const double alpha = rz / pq;
 
     // --- r -= alpha q; residual = |r|_1 / normFactor
     double unused = 0.0;
-    const double r_norm = ops::residual_update(alpha, w.q, {}, w.r, unused);
+    const double r_norm = comm.sum(ops::residual_update(alpha, w.q, {}, w.r, unused));
     if (finish_iteration(r_norm / norm_factor, stop, perf)) {
       ops::axpy(alpha, w.p, x);
       return;
     }
 
     // --- z = M^-1 r; beta = r.z / rz; x += alpha p; p = z + beta p
-    m.apply(a, w.r, w.z);
-    const double rz_new = ops::dot(w.r, w.z);
+    m.apply(block, w.r, w.z);
+    const double rz_new = comm.sum(ops::dot(w.r, w.z));
     check_curvature(CgStatus::preconditioner_breakdown, rz_new, perf);
     ops::solution_and_direction_update(alpha, rz_new / rz, w.z, {}, w.p, x);
     rz = rz_new;
@@ -149,7 +179,8 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
     throw std::invalid_argument("reference_cg: preconditioner " + name(s.preconditioner) + " is not set up");
   SolverPerformance perf;
   perf.solver_name = solver_name(s.preconditioner, a.format_name());
-  if (n == 0) {
+  const Communicator& comm = a.communicator();
+  if (n == 0 && !comm.distributed()) {
     perf.converged = true;
     return perf;
   }
@@ -157,10 +188,11 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   // --- row sums s = A 1, for the normalisation and the singularity check
   check_system(a, jacobi, w.p, w.row_sums, w.inv_diag);
 
-  // --- r = b - A x; residual = |r|_1 / normFactor
+  // --- r = b - A x; residual = |r|_1 / normFactor (sums over all ranks)
   a.multiply(x, w.q);
   double norm_factor = 0.0;
-  const double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, ops::mean(x), w.r, norm_factor);
+  double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, global_mean(comm, x), w.r, norm_factor);
+  sum_pair(comm, r_norm, norm_factor);
   norm_factor += cg_small;
   perf.initial_residual = perf.final_residual = r_norm / norm_factor;
   const CgStop stop = cg_stop(s);
@@ -174,7 +206,7 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
   if (applied)
     iterate_preconditioned(a, x, *m, stop, norm_factor, w, perf);
-  else if (a.has_cg_sweep())
+  else if (a.has_cg_sweep() && !comm.distributed())
     iterate_in_one_pass(a, x, jacobi, stop, norm_factor, w, perf);
   else
     iterate_in_three_passes(a, x, inv_diag, stop, norm_factor, w, perf);

@@ -1,0 +1,25 @@
+// What both builds share: whether an MPI launcher started this process (the variables
+// OpenMPI's, PMI's and PMIx's launchers set, so that a plain run never starts MPI), and the
+// check of a point-to-point partner.
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "comm/communicator.hpp"
+
+namespace fvmmini {
+
+void Communicator::check_other_rank(int rank, const char* what) const {
+  if (rank < 0 || rank >= size_ || rank == rank_)
+    throw std::invalid_argument(std::string("Communicator::") + what + ": rank " + std::to_string(rank) +
+                                " is not another rank of " + std::to_string(size_));
+}
+
+bool CommSession::launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(variable)) return true;
+  return false;
+}
+
+}  // namespace fvmmini

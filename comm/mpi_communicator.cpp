@@ -1,0 +1,218 @@
+// Communicator, CommSession and HaloExchange on MPI (MPI_COMM_WORLD). Every MPI call is checked:
+// errors return (MPI_ERRORS_RETURN) and become a std::runtime_error naming the call.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "comm/communicator.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+void check(int status, const char* call) {
+  if (status == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(status, text, &length);
+  throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+#define FVMMINI_MPI(call) check(call, #call)
+
+constexpr int halo_tag = 71;
+constexpr int bytes_tag = 72;
+
+template <class T>
+std::vector<T> gather_all(T value, MPI_Datatype type, int size) {
+  std::vector<T> all(static_cast<std::size_t>(size));
+  FVMMINI_MPI(MPI_Allgather(&value, 1, type, all.data(), 1, type, MPI_COMM_WORLD));
+  return all;
+}
+
+}  // namespace
+
+Communicator& Communicator::world_storage() {
+  static Communicator world(0, 1, false);
+  return world;
+}
+
+const Communicator& Communicator::world() { return world_storage(); }
+
+const Communicator& Communicator::serial() {
+  static const Communicator alone(0, 1, false);
+  return alone;
+}
+
+void Communicator::sum(std::span<double> values) const {
+  if (!mpi_ || values.empty()) return;
+  const auto n = values.size();
+  std::vector<double> all(n * static_cast<std::size_t>(size_));
+  FVMMINI_MPI(MPI_Allgather(values.data(), static_cast<int>(n), MPI_DOUBLE, all.data(), static_cast<int>(n),
+                            MPI_DOUBLE, MPI_COMM_WORLD));
+  for (std::size_t k = 0; k < n; ++k) {
+    double total = 0.0;
+    for (int r = 0; r < size_; ++r) total += all[static_cast<std::size_t>(r) * n + k];
+    values[k] = total;
+  }
+}
+
+double Communicator::sum(double value) const {
+  sum(std::span<double>(&value, 1));
+  return value;
+}
+
+long long Communicator::sum(long long value) const {
+  if (!mpi_) return value;
+  long long total = 0;
+  FVMMINI_MPI(MPI_Allreduce(&value, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  return total;
+}
+
+double Communicator::max(double value) const {
+  if (!mpi_) return value;
+  double result = 0.0;
+  FVMMINI_MPI(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return result;
+}
+
+long long Communicator::max(long long value) const {
+  if (!mpi_) return value;
+  long long result = 0;
+  FVMMINI_MPI(MPI_Allreduce(&value, &result, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
+  return result;
+}
+
+bool Communicator::any(bool value) const {
+  if (!mpi_) return value;
+  int local = value ? 1 : 0, result = 0;
+  FVMMINI_MPI(MPI_Allreduce(&local, &result, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD));
+  return result != 0;
+}
+
+std::vector<double> Communicator::gather(double value) const {
+  if (!mpi_) return {value};
+  return gather_all(value, MPI_DOUBLE, size_);
+}
+
+std::vector<long long> Communicator::gather(long long value) const {
+  if (!mpi_) return {value};
+  return gather_all(value, MPI_LONG_LONG, size_);
+}
+
+void Communicator::broadcast(std::vector<std::byte>& bytes, int root) const {
+  if (!mpi_) return;
+  long long length = static_cast<long long>(bytes.size());
+  FVMMINI_MPI(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD));
+  bytes.resize(static_cast<std::size_t>(length));
+  // in pieces below INT_MAX bytes: MPI counts are int
+  constexpr long long piece = 1LL << 30;
+  for (long long at = 0; at < length; at += piece)
+    FVMMINI_MPI(MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(piece, length - at)), MPI_BYTE, root,
+                          MPI_COMM_WORLD));
+}
+
+void Communicator::send(int to, std::span<const std::byte> bytes) const {
+  check_other_rank(to, "send");
+  long long length = static_cast<long long>(bytes.size());
+  FVMMINI_MPI(MPI_Send(&length, 1, MPI_LONG_LONG, to, bytes_tag, MPI_COMM_WORLD));
+  constexpr long long piece = 1LL << 30;
+  for (long long at = 0; at < length; at += piece)
+    FVMMINI_MPI(MPI_Send(bytes.data() + at, static_cast<int>(std::min(piece, length - at)), MPI_BYTE, to, bytes_tag,
+                         MPI_COMM_WORLD));
+}
+
+std::vector<std::byte> Communicator::receive(int from) const {
+  check_other_rank(from, "receive");
+  long long length = 0;
+  FVMMINI_MPI(MPI_Recv(&length, 1, MPI_LONG_LONG, from, bytes_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  std::vector<std::byte> bytes(static_cast<std::size_t>(length));
+  constexpr long long piece = 1LL << 30;
+  for (long long at = 0; at < length; at += piece)
+    FVMMINI_MPI(MPI_Recv(bytes.data() + at, static_cast<int>(std::min(piece, length - at)), MPI_BYTE, from,
+                         bytes_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  return bytes;
+}
+
+void Communicator::barrier() const {
+  if (mpi_) FVMMINI_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+void Communicator::abort(int status) const {
+  if (mpi_) MPI_Abort(MPI_COMM_WORLD, status);
+  std::exit(status);
+}
+
+// --- CommSession
+
+bool CommSession::mpi_built() { return true; }
+
+CommSession::CommSession(int& argc, char**& argv) {
+  int initialised = 0;
+  FVMMINI_MPI(MPI_Initialized(&initialised));
+  if (initialised || !launched_by_mpi()) return;
+  FVMMINI_MPI(MPI_Init(&argc, &argv));
+  started_ = true;
+  FVMMINI_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int rank = 0, size = 1;
+  FVMMINI_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  FVMMINI_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  Communicator::world_storage() = Communicator(rank, size, true);
+}
+
+CommSession::~CommSession() {
+  if (!started_) return;
+  Communicator::world_storage() = Communicator(0, 1, false);
+  MPI_Finalize();  // at exit: an error here has nobody left to report to
+}
+
+// --- HaloExchange
+
+struct HaloExchange::Requests {
+  std::vector<MPI_Request> all;
+};
+
+HaloExchange::HaloExchange(const Communicator& comm, std::vector<int> neighbours,
+                           std::span<const std::size_t> send_size, std::span<const std::size_t> recv_size)
+    : comm_(comm), neighbours_(std::move(neighbours)), requests_(std::make_unique<Requests>()) {
+  if (send_size.size() != neighbours_.size() || recv_size.size() != neighbours_.size())
+    throw std::invalid_argument("HaloExchange: one send and one receive size per neighbour");
+  for (std::size_t i = 0; i < neighbours_.size(); ++i) {
+    if (neighbours_[i] < 0 || neighbours_[i] >= comm_.size() || neighbours_[i] == comm_.rank())
+      throw std::invalid_argument("HaloExchange: neighbour rank " + std::to_string(neighbours_[i]) +
+                                  " is not another rank of " + std::to_string(comm_.size()));
+    send_.emplace_back(send_size[i]);
+    recv_.emplace_back(recv_size[i]);
+  }
+  requests_->all.assign(2 * neighbours_.size(), MPI_REQUEST_NULL);
+}
+
+HaloExchange::~HaloExchange() {
+  if (pending_) MPI_Waitall(static_cast<int>(requests_->all.size()), requests_->all.data(), MPI_STATUSES_IGNORE);
+}
+
+void HaloExchange::start() {
+  if (pending_) throw std::logic_error("HaloExchange::start: the last exchange is not finished");
+  if (neighbours_.empty()) return;  // no MPI call: a rank alone may not have started MPI
+  const std::size_t n = neighbours_.size();
+  for (std::size_t i = 0; i < n; ++i)
+    FVMMINI_MPI(MPI_Irecv(recv_[i].data(), static_cast<int>(recv_[i].size()), MPI_DOUBLE, neighbours_[i], halo_tag,
+                          MPI_COMM_WORLD, &requests_->all[i]));
+  for (std::size_t i = 0; i < n; ++i)
+    FVMMINI_MPI(MPI_Isend(send_[i].data(), static_cast<int>(send_[i].size()), MPI_DOUBLE, neighbours_[i], halo_tag,
+                          MPI_COMM_WORLD, &requests_->all[n + i]));
+  pending_ = true;
+}
+
+void HaloExchange::finish() {
+  if (!pending_) return;
+  pending_ = false;
+  FVMMINI_MPI(MPI_Waitall(static_cast<int>(requests_->all.size()), requests_->all.data(), MPI_STATUSES_IGNORE));
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,176 @@
+#include "mesh/decomposition.hpp"
+
+#include <metis.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace fvmmini {
+
+namespace {
+
+std::vector<int> metis_parts(const Mesh& mesh, int parts) {
+  const label n = mesh.n_cells;
+  // --- the cell graph in CSR: one edge per internal face, both ways
+  std::vector<idx_t> xadj(static_cast<std::size_t>(n) + 1, 0);
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    ++xadj[mesh.owner[f] + 1];
+    ++xadj[mesh.neighbour[f] + 1];
+  }
+  std::partial_sum(xadj.begin(), xadj.end(), xadj.begin());
+  std::vector<idx_t> adjncy(static_cast<std::size_t>(xadj[n])), fill(xadj.begin(), xadj.end() - 1);
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    adjncy[fill[mesh.owner[f]]++] = mesh.neighbour[f];
+    adjncy[fill[mesh.neighbour[f]]++] = mesh.owner[f];
+  }
+  idx_t nvtxs = n, ncon = 1, nparts = parts, objval = 0;
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_SEED] = 1;
+  std::vector<idx_t> part(static_cast<std::size_t>(n), 0);
+  const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
+                                         nullptr, nullptr, options, &objval, part.data());
+  if (status != METIS_OK)
+    throw std::runtime_error(fmt::format("decomposition: METIS_PartGraphKway into {} parts failed (status {})", parts,
+                                         status));
+  return {part.begin(), part.end()};
+}
+
+/// cells[begin, end) cut into `count` groups of (nearly) equal size along axis `axis`, recursively.
+void simple_split(std::span<label> cells, const MeshGeometry& geometry, const std::array<int, 3>& counts, int axis,
+                  int first_part, std::vector<int>& part) {
+  if (axis == 3) {
+    for (label c : cells) part[c] = first_part;
+    return;
+  }
+  std::stable_sort(cells.begin(), cells.end(),
+                   [&](label a, label b) { return geometry.cell_centres[a][axis] < geometry.cell_centres[b][axis]; });
+  const int count = counts[axis];
+  int stride = 1;
+  for (int later = axis + 1; later < 3; ++later) stride *= counts[later];
+  const std::size_t n = cells.size();
+  for (int g = 0; g < count; ++g) {
+    const std::size_t begin = n * g / count, end = n * (g + 1) / count;
+    simple_split(cells.subspan(begin, end - begin), geometry, counts, axis + 1, first_part + g * stride, part);
+  }
+}
+
+}  // namespace
+
+std::string processor_patch_name(int part, int other) { return fmt::format("procBoundary{}to{}", part, other); }
+
+std::vector<int> decompose_cells(const Mesh& mesh, const MeshGeometry& geometry, const DecompositionSettings& s) {
+  if (s.parts < 1) throw std::invalid_argument(fmt::format("decomposition: {} parts (at least 1)", s.parts));
+  if (s.parts > mesh.n_cells)
+    throw std::invalid_argument(fmt::format("decomposition: {} parts for a mesh of {} cells (at most one part per cell)",
+                                            s.parts, mesh.n_cells));
+  std::vector<int> part(static_cast<std::size_t>(mesh.n_cells), 0);
+  if (s.parts > 1 && s.method == DecompositionMethod::metis) {
+    part = metis_parts(mesh, s.parts);
+  } else if (s.parts > 1) {
+    const auto& n = s.simple_parts;
+    if (n[0] < 1 || n[1] < 1 || n[2] < 1 || n[0] * n[1] * n[2] != s.parts)
+      throw std::invalid_argument(fmt::format("decomposition: simple split ({} {} {}) is not {} parts", n[0], n[1],
+                                              n[2], s.parts));
+    std::vector<label> cells(static_cast<std::size_t>(mesh.n_cells));
+    std::iota(cells.begin(), cells.end(), 0);
+    simple_split(cells, geometry, n, 0, 0, part);
+  }
+  std::vector<label> count(static_cast<std::size_t>(s.parts), 0);
+  for (int p : part) ++count[p];
+  for (int p = 0; p < s.parts; ++p)
+    if (count[p] == 0)
+      throw std::invalid_argument(fmt::format("decomposition: part {} of {} has no cells", p, s.parts));
+  return part;
+}
+
+DecompositionFigures decomposition_figures(const Mesh& mesh, std::span<const int> cell_part, int parts) {
+  DecompositionFigures d;
+  d.cells.assign(static_cast<std::size_t>(parts), 0);
+  d.processor_faces.assign(d.cells.size(), 0);
+  std::vector<std::vector<bool>> touches(d.cells.size(), std::vector<bool>(d.cells.size(), false));
+  for (int p : cell_part) ++d.cells[p];
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    const int a = cell_part[mesh.owner[f]], b = cell_part[mesh.neighbour[f]];
+    if (a == b) continue;
+    ++d.processor_faces[a];
+    ++d.processor_faces[b];
+    touches[a][b] = touches[b][a] = true;
+  }
+  for (const auto& row : touches) d.neighbours.push_back(static_cast<int>(std::count(row.begin(), row.end(), true)));
+  const double mean = static_cast<double>(mesh.n_cells) / parts;
+  d.imbalance = mean > 0 ? *std::max_element(d.cells.begin(), d.cells.end()) / mean - 1.0 : 0.0;
+  return d;
+}
+
+LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, int part) {
+  LocalMesh local;
+  Mesh& m = local.mesh;
+  std::vector<label> local_cell(static_cast<std::size_t>(mesh.n_cells), -1);
+  for (label c = 0; c < mesh.n_cells; ++c)
+    if (cell_part[c] == part) {
+      local_cell[c] = static_cast<label>(local.global_cell.size());
+      local.global_cell.push_back(c);
+    }
+  m.n_cells = static_cast<label>(local.global_cell.size());
+  m.description = fmt::format("{} (part {})", mesh.description, part);
+
+  std::vector<label> local_point(mesh.points.size(), -1);
+  std::vector<label> loop;
+  // appends face f of the whole mesh with local owner `owner`, its vertices reversed if asked
+  auto add = [&](label f, label owner, bool reverse) {
+    const auto vertices = mesh.face(f);
+    loop.assign(vertices.begin(), vertices.end());
+    if (reverse) std::reverse(loop.begin(), loop.end());
+    for (label& v : loop) {
+      if (local_point[v] < 0) {
+        local_point[v] = m.n_points();
+        m.points.push_back(mesh.points[v]);
+      }
+      v = local_point[v];
+    }
+    m.add_face(loop, owner);
+    local.global_face.push_back(f);
+  };
+
+  // --- internal faces between two of its cells: the whole mesh's order is upper-triangular in
+  //     the local numbering too (it keeps the cells' order); shared faces by neighbouring part
+  std::map<int, std::vector<label>> shared;
+  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
+    const int a = cell_part[mesh.owner[f]], b = cell_part[mesh.neighbour[f]];
+    if (a == part && b == part) {
+      add(f, local_cell[mesh.owner[f]], false);
+      m.neighbour.push_back(local_cell[mesh.neighbour[f]]);
+    } else if (a == part) {
+      shared[b].push_back(f);
+    } else if (b == part) {
+      shared[a].push_back(f);
+    }
+  }
+  // --- every patch of the whole mesh, with the faces of this part's cells
+  for (const Patch& patch : mesh.patches) {
+    Patch p = patch;
+    p.start = m.n_faces();
+    for (label f = patch.start; f < patch.start + patch.size; ++f)
+      if (cell_part[mesh.owner[f]] == part) add(f, local_cell[mesh.owner[f]], false);
+    p.size = m.n_faces() - p.start;
+    m.patches.push_back(std::move(p));
+  }
+  // --- a processor patch per neighbouring part, pointing out of this part
+  for (const auto& [other, faces] : shared) {
+    Patch p{processor_patch_name(part, other), "processor", m.n_faces(), static_cast<label>(faces.size()), other};
+    for (label f : faces) {
+      const bool owned = cell_part[mesh.owner[f]] == part;
+      add(f, local_cell[owned ? mesh.owner[f] : mesh.neighbour[f]], !owned);
+    }
+    m.patches.push_back(std::move(p));
+  }
+  return local;
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,60 @@
+#pragma once
+// Decomposing a mesh for a run on several ranks, as OpenFOAM's decomposePar does: each cell gets a
+// part (METIS k-way on the cell graph, or the "simple" split along the axes), and each part's
+// cells become a mesh of their own whose faces to another part form a processor patch.
+
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mesh/geometry.hpp"
+#include "mesh/mesh.hpp"
+
+namespace fvmmini {
+
+enum class DecompositionMethod { metis, simple };
+
+struct DecompositionSettings {
+  DecompositionMethod method = DecompositionMethod::metis;
+  int parts = 1;
+  /// simple: parts along x, y and z (their product is `parts`)
+  std::array<int, 3> simple_parts{0, 0, 0};
+};
+
+/// The part of each cell, every part non-empty. metis: METIS_PartGraphKway on the cell graph
+/// (faces as edges, fixed seed: the same mesh and part count give the same parts); simple: the
+/// cells sorted by centre x and cut into simple_parts[0] groups of equal count, each sorted by y
+/// and cut, then by z (OpenFOAM's simple).
+/// @throws std::invalid_argument for more parts than cells, a simple split whose product is not
+///         `parts`, or a part left empty; std::runtime_error when METIS fails
+std::vector<int> decompose_cells(const Mesh& mesh, const MeshGeometry& geometry, const DecompositionSettings& settings);
+
+/// What the log says of a decomposition.
+struct DecompositionFigures {
+  std::vector<label> cells;            ///< per part
+  std::vector<label> processor_faces;  ///< per part: faces shared with another part
+  std::vector<int> neighbours;         ///< per part: parts it shares a face with
+  double imbalance = 0.0;              ///< largest part / mean part - 1
+};
+DecompositionFigures decomposition_figures(const Mesh& mesh, std::span<const int> cell_part, int parts);
+
+/// One part's cells as a mesh of their own, with the maps back to the whole mesh.
+struct LocalMesh {
+  Mesh mesh;
+  std::vector<label> global_cell;  ///< per local cell
+  std::vector<label> global_face;  ///< per local face; a processor face is the shared internal face
+};
+
+/// Part `part` of the mesh. Its cells keep their relative order; its faces are the internal faces
+/// between two of its cells (in the whole mesh's order), then every patch of the whole mesh (each
+/// kept, perhaps empty, so that every part has the same patch list) with its faces on the part,
+/// then one processor patch ("procBoundary<part>to<other>", type "processor", neighbour_rank
+/// other) per neighbouring part in increasing order, holding the shared faces in the whole mesh's
+/// face order (the same order on both sides), each pointing out of this part.
+LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, int part);
+
+/// The processor patch name for faces from `part` to `other`.
+std::string processor_patch_name(int part, int other);
+
+}  // namespace fvmmini

@@ -1,0 +1,317 @@
+// The distributed path under mpirun (tests/distributed/CMakeLists.txt runs this with 1 to 4
+// ranks): the communicator's collectives, the halo exchange, the SpMV of a decomposed matrix
+// against the whole one on box and unstructured meshes, and the CG across ranks against the
+// serial solve. Every test is collective: each rank runs it, and a rank whose check fails fails
+// the run.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+
+#include "comm/communicator.hpp"
+#include "discretisation/laplacian.hpp"
+#include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/distributed_ldu.hpp"
+#include "mesh/box_generator.hpp"
+#include "mesh/decomposition.hpp"
+#include "mesh/gmsh_reader.hpp"
+#include "mesh/polymesh_reader.hpp"
+#include "registry/distributed_operator.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/linear_solver.hpp"
+
+namespace fvmmini {
+namespace {
+
+const Communicator& world() { return Communicator::world(); }
+std::filesystem::path fixtures() { return FVMMINI_FIXTURES_DIR; }
+
+int launched_ranks() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return size ? std::atoi(size) : 1;
+}
+
+TEST(Communicator, RunsAsTheLaunchedRanks) {
+  EXPECT_EQ(world().size(), launched_ranks());
+  EXPECT_GE(world().rank(), 0);
+  EXPECT_LT(world().rank(), world().size());
+  EXPECT_EQ(world().distributed(), world().size() > 1);
+}
+
+TEST(Communicator, CollectivesAgreeOnEveryRank) {
+  const int n = world().size(), r = world().rank();
+  EXPECT_EQ(world().sum(static_cast<long long>(r + 1)), n * (n + 1) / 2);
+  double values[2] = {1.0 * r, 0.5};
+  world().sum(values);
+  EXPECT_EQ(values[0], n * (n - 1) / 2.0);
+  EXPECT_EQ(values[1], 0.5 * n);
+  EXPECT_EQ(world().max(static_cast<double>(r)), n - 1.0);
+  EXPECT_EQ(world().max(static_cast<long long>(-r)), 0);
+  EXPECT_TRUE(world().any(r == n - 1));
+  EXPECT_FALSE(world().any(false));
+  EXPECT_FALSE(world().all(r == 0 && n > 1));
+  const auto all = world().gather(static_cast<long long>(10 * r));
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) EXPECT_EQ(all[k], 10 * k);
+  // a sum in rank order: the same bits on every rank (compared through the max)
+  const double awkward = world().sum(0.1 * (r + 1) + 1e-17 * r);
+  EXPECT_EQ(world().max(awkward), awkward);
+  std::vector<std::byte> bytes;
+  if (world().is_root()) bytes = {std::byte{1}, std::byte{2}, std::byte{3}};
+  world().broadcast(bytes);
+  EXPECT_EQ(bytes, (std::vector<std::byte>{std::byte{1}, std::byte{2}, std::byte{3}}));
+}
+
+TEST(Communicator, SendsBytesAroundARing) {
+  const int n = world().size(), r = world().rank();
+  EXPECT_THROW(world().send(r, {}), std::invalid_argument);
+  EXPECT_THROW(world().receive(n), std::invalid_argument);
+  if (n == 1) return;
+  std::vector<std::byte> message(static_cast<std::size_t>(r + 1), std::byte{static_cast<unsigned char>(r)});
+  if (r % 2 == 0) {
+    world().send((r + 1) % n, message);
+    const auto in = world().receive((r + n - 1) % n);
+    EXPECT_EQ(in.size(), static_cast<std::size_t>((r + n - 1) % n + 1));
+  } else {
+    const auto in = world().receive((r + n - 1) % n);
+    world().send((r + 1) % n, message);
+    EXPECT_EQ(in.size(), static_cast<std::size_t>((r + n - 1) % n + 1));
+  }
+}
+
+TEST(HaloExchange, EachNeighbourGetsWhatTheOtherSent) {
+  const int n = world().size(), r = world().rank();
+  std::vector<int> neighbours;
+  for (int q = 0; q < n; ++q)
+    if (q != r) neighbours.push_back(q);
+  // r sends q a message of r + q + 1 values: q expects the same length back
+  std::vector<std::size_t> sizes;
+  for (int q : neighbours) sizes.push_back(static_cast<std::size_t>(r + q + 1));
+  HaloExchange halo(world(), neighbours, sizes, sizes);
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < neighbours.size(); ++i) {
+      auto send = halo.send_buffer(i);
+      for (std::size_t k = 0; k < send.size(); ++k) send[k] = 1000.0 * r + 10.0 * k + round;
+    }
+    halo.start();
+    halo.finish();
+    for (std::size_t i = 0; i < neighbours.size(); ++i) {
+      const auto in = halo.received(i);
+      for (std::size_t k = 0; k < in.size(); ++k) ASSERT_EQ(in[k], 1000.0 * neighbours[i] + 10.0 * k + round);
+    }
+  }
+  EXPECT_THROW(HaloExchange(world(), {r}, std::vector<std::size_t>{1}, std::vector<std::size_t>{1}),
+               std::invalid_argument);
+}
+
+/// The FVM Laplacian of a mesh, fixedValue 0 on every patch (or zeroGradient: singular).
+LduMatrix laplacian_of(const Mesh& mesh, BoundaryType walls = BoundaryType::fixed_value) {
+  const MeshGeometry geometry = compute_geometry(mesh);
+  const Laplacian laplacian(mesh, geometry);
+  ScalarBoundary boundary;
+  for (const auto& patch : mesh.patches) boundary.patches.push_back({walls, std::vector<double>(patch.size, 0.0)});
+  LduMatrix a = make_ldu_matrix(laplacian.addressing());
+  laplacian.assemble(1.0, boundary, a);
+  return a;
+}
+
+Mesh box(label nx, label ny, label nz) {
+  BoxSpec spec;
+  spec.cells = {nx, ny, nz};
+  return generate_box(spec);
+}
+
+/// This rank's piece of the whole mesh's Laplacian, the whole mesh decomposed over all ranks.
+struct Piece {
+  LduMatrix whole;
+  std::vector<int> part;
+  std::vector<label> rows;  ///< this rank's rows of the whole matrix, in order
+  DistributedLdu system;
+};
+
+Piece piece_of(const Mesh& mesh, DecompositionSettings settings, BoundaryType walls = BoundaryType::fixed_value) {
+  Piece p;
+  p.whole = laplacian_of(mesh, walls);
+  settings.parts = world().size();
+  p.part = decompose_cells(mesh, compute_geometry(mesh), settings);
+  for (label i = 0; i < mesh.n_cells; ++i)
+    if (p.part[i] == world().rank()) p.rows.push_back(i);
+  p.system = distribute_ldu(p.whole, p.part, world().rank());
+  return p;
+}
+
+std::vector<double> restrict_to(const std::vector<double>& whole, const std::vector<label>& rows) {
+  std::vector<double> mine;
+  for (label i : rows) mine.push_back(whole[i]);
+  return mine;
+}
+
+std::vector<double> random_vector(label n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (auto& v : x) v = d(rng);
+  return x;
+}
+
+void expect_spmv_like_whole(const Piece& p, const std::string& format, const std::string& ordering) {
+  SCOPED_TRACE(format + " " + ordering);
+  const label n = p.whole.n_rows();
+  const auto x = random_vector(n, 3);
+  std::vector<double> y(static_cast<std::size_t>(n));
+  reference::ldu_spmv(p.whole, x, y);
+  const double whole_dot = std::inner_product(x.begin(), x.end(), y.begin(), 0.0);
+
+  const auto local = make_reference_operator(p.system.local,
+                                             prepare_format(p.system.local, format, ordering, FormatParameters{}));
+  const Permutation& perm = local->prepared().permutation;
+  const DistributedOperator a(*local, perm.old_to_new, p.system.interfaces, world());
+  // --- x into the operator's numbering, A x there, back
+  const auto mine = restrict_to(x, p.rows);
+  std::vector<double> x_op(mine.size()), y_op(mine.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) x_op[perm.old_to_new[i]] = mine[i];
+  const double dot = world().sum(a.multiply_dot(x_op, y_op));
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const double expected = y[p.rows[i]];
+    ASSERT_NEAR(y_op[perm.old_to_new[i]], expected, 1e-12 * (1.0 + std::abs(expected))) << "row " << p.rows[i];
+  }
+  EXPECT_NEAR(dot, whole_dot, 1e-10 * (1.0 + std::abs(whole_dot)));
+  std::vector<double> y2(mine.size());
+  a.multiply(x_op, y2);
+  EXPECT_EQ(y2, y_op);
+}
+
+TEST(DistributedSpmv, BoxLikeTheWholeMatrix) {
+  const Mesh mesh = box(9, 8, 7);
+  const Piece metis = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  for (const auto& [format, ordering] : std::vector<std::pair<std::string, std::string>>{
+           {"csr", "none"}, {"sell", "cm"}, {"staircase", "rcm"}, {"ell", "none"}})
+    expect_spmv_like_whole(metis, format, ordering);
+  const Piece simple = piece_of(mesh, {DecompositionMethod::simple, 1, {world().size(), 1, 1}});
+  expect_spmv_like_whole(simple, "csr", "none");
+}
+
+TEST(DistributedSpmv, UnstructuredMeshesLikeTheWholeMatrix) {
+  for (const auto& mesh : {read_gmsh(fixtures() / "gmsh" / "cube_tet_h8.msh"),
+                           read_gmsh(fixtures() / "gmsh" / "mix_prism_pyr.msh"),
+                           read_polymesh(fixtures() / "polymesh" / "cube_poly_n8")}) {
+    SCOPED_TRACE(mesh.description);
+    const Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+    expect_spmv_like_whole(p, "csr", "none");
+    expect_spmv_like_whole(p, "sell", "rcm");
+  }
+}
+
+SolverSettings cg_settings(Preconditioner pc, const std::string& format = "csr", const std::string& ordering = "none") {
+  SolverSettings s;
+  s.preconditioner = pc;
+  s.tolerance = 1e-12;
+  s.max_iter = 2000;
+  s.format = format;
+  s.ordering = ordering;
+  return s;
+}
+
+TEST(DistributedCg, SolvesLikeTheSerialSolve) {
+  const Mesh mesh = box(14, 12, 10);
+  const Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  const label n = p.whole.n_rows();
+  const auto x_true = random_vector(n, 9);
+  std::vector<double> b(static_cast<std::size_t>(n));
+  reference::ldu_spmv(p.whole, x_true, b);
+  const auto b_mine = restrict_to(b, p.rows);
+
+  for (Preconditioner pc : {Preconditioner::none, Preconditioner::diagonal, Preconditioner::DIC, Preconditioner::GAMG}) {
+    SCOPED_TRACE(name(pc));
+    // --- the serial solve on every rank
+    auto serial = make_linear_solver(p.whole, cg_settings(pc));
+    std::vector<double> x_serial(static_cast<std::size_t>(n), 0.0);
+    const SolverPerformance alone = serial->solve(x_serial, b, "p");
+    ASSERT_TRUE(alone.converged);
+
+    auto solver = make_distributed_linear_solver(p.system, cg_settings(pc, "sell", "cm"), world());
+    std::vector<double> x(p.rows.size(), 0.0);
+    const SolverPerformance together = solver->solve(x, b_mine, "p");
+    EXPECT_TRUE(together.converged);
+    EXPECT_LT(together.final_residual, 1e-12);
+    EXPECT_NEAR(together.initial_residual, alone.initial_residual, 1e-12 * alone.initial_residual);
+    if (pc == Preconditioner::none || pc == Preconditioner::diagonal) {
+      // the same method: the iterations differ by rounding only
+      EXPECT_LE(std::abs(together.iterations - alone.iterations), 2) << together.iterations << " against "
+                                                                     << alone.iterations;
+    } else if (world().size() == 1) {
+      EXPECT_EQ(together.iterations, alone.iterations);
+    }
+    double worst = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
+    EXPECT_LT(world().max(worst), 1e-8);
+    // every rank reports the same residuals; the same solve again gives the same bits
+    EXPECT_EQ(world().max(together.final_residual), together.final_residual);
+    std::vector<double> again(p.rows.size(), 0.0);
+    const SolverPerformance repeat = solver->solve(again, b_mine, "p");
+    EXPECT_EQ(repeat.iterations, together.iterations);
+    EXPECT_EQ(again, x);
+    EXPECT_NE(solver->describe().find(world().distributed() ? "ranks" : "backend reference"), std::string::npos)
+        << solver->describe();
+  }
+}
+
+TEST(DistributedCg, NewValuesSolveLikeAFreshSolver) {
+  const Mesh mesh = box(10, 9, 8);
+  Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  auto solver = make_distributed_linear_solver(p.system, cg_settings(Preconditioner::diagonal), world());
+  // --- scale the whole matrix and add a diagonal: the values of a new time step
+  LduMatrix changed = p.whole;
+  for (auto& v : changed.upper) v *= 0.5;
+  for (auto& v : changed.diag) v = 0.5 * v + 1.0;
+  const DistributedLdu next = distribute_ldu(changed, p.part, world().rank());
+  solver->update_distributed(next);
+  auto fresh = make_distributed_linear_solver(next, cg_settings(Preconditioner::diagonal), world());
+  const auto b = restrict_to(random_vector(changed.n_rows(), 4), p.rows);
+  std::vector<double> x1(b.size(), 0.0), x2(b.size(), 0.0);
+  const auto a = solver->solve(x1, b, "p");
+  const auto c = fresh->solve(x2, b, "p");
+  EXPECT_EQ(a.iterations, c.iterations);
+  EXPECT_EQ(x1, x2);
+  auto whole = make_linear_solver(p.whole, cg_settings(Preconditioner::none));
+  EXPECT_THROW(whole->update_distributed(next), std::logic_error);
+}
+
+TEST(DistributedCg, EveryRankStopsOnTheSameError) {
+  const Mesh mesh = box(6, 6, 6);
+  // --- zeroGradient everywhere: singular over all ranks, though no rank alone knows it
+  const Piece neumann = piece_of(mesh, {DecompositionMethod::metis, 1, {}}, BoundaryType::zero_gradient);
+  auto singular = make_distributed_linear_solver(neumann.system, cg_settings(Preconditioner::none), world());
+  std::vector<double> x(neumann.rows.size(), 0.0), b(neumann.rows.size(), 1.0);
+  EXPECT_THROW(singular->solve(x, b, "p"), SolverError);
+  // --- a negative diagonal entry on the last rank only: Jacobi fails on every rank
+  Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  if (world().rank() == world().size() - 1) p.system.local.diag[0] = -1.0;
+  auto jacobi = make_distributed_linear_solver(p.system, cg_settings(Preconditioner::diagonal), world());
+  std::vector<double> y(p.rows.size(), 0.0), c(p.rows.size(), 1.0);
+  EXPECT_THROW(
+      {
+        try {
+          jacobi->solve(y, c, "p");
+        } catch (const SolverError& e) {
+          EXPECT_NE(std::string(e.what()).find("-1"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      SolverError);
+  SolverSettings cuda = cg_settings(Preconditioner::none);
+  cuda.backend = Backend::cuda;
+  EXPECT_THROW(make_distributed_linear_solver(p.system, cuda, world()), SolverError);
+}
+
+}  // namespace
+}  // namespace fvmmini
+
+int main(int argc, char** argv) {
+  fvmmini::CommSession session(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,159 @@
+// Decomposition (mesh/decomposition.hpp): parts from METIS and the simple split, and each part's
+// mesh with its processor patches, checked against the whole mesh's geometry.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "mesh/box_generator.hpp"
+#include "mesh/decomposition.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/gmsh_reader.hpp"
+#include "mesh/mesh_check.hpp"
+#include "mesh/polymesh_reader.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
+
+namespace fvmmini {
+namespace {
+
+Mesh box(label nx, label ny, label nz) {
+  BoxSpec spec;
+  spec.cells = {nx, ny, nz};
+  return generate_box(spec);
+}
+
+std::vector<label> part_sizes(std::span<const int> part, int parts) {
+  std::vector<label> sizes(static_cast<std::size_t>(parts), 0);
+  for (int p : part) ++sizes[p];
+  return sizes;
+}
+
+TEST(Decomposition, MetisGivesBalancedNonEmptyParts) {
+  const Mesh mesh = box(12, 12, 12);
+  const MeshGeometry g = compute_geometry(mesh);
+  for (int parts : {1, 2, 3, 4, 7}) {
+    const auto part = decompose_cells(mesh, g, {DecompositionMethod::metis, parts, {}});
+    ASSERT_EQ(part.size(), static_cast<std::size_t>(mesh.n_cells));
+    const auto sizes = part_sizes(part, parts);
+    for (label s : sizes) EXPECT_GT(s, 0) << parts << " parts";
+    const auto figures = decomposition_figures(mesh, part, parts);
+    EXPECT_LT(figures.imbalance, 0.05) << parts << " parts";
+    EXPECT_EQ(figures.cells, sizes);
+    // the same mesh and count give the same parts
+    EXPECT_EQ(part, decompose_cells(mesh, g, {DecompositionMethod::metis, parts, {}}));
+  }
+}
+
+TEST(Decomposition, SimpleSplitsAlongTheAxes) {
+  const Mesh mesh = box(8, 6, 2);
+  const MeshGeometry g = compute_geometry(mesh);
+  const auto part = decompose_cells(mesh, g, {DecompositionMethod::simple, 4, {2, 2, 1}});
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    const Vec3& x = g.cell_centres[c];
+    const int expected = (x.x > 0.5 ? 2 : 0) + (x.y > 0.5 ? 1 : 0);
+    ASSERT_EQ(part[c], expected) << "cell " << c;
+  }
+  const auto figures = decomposition_figures(mesh, part, 4);
+  EXPECT_EQ(figures.cells, (std::vector<label>{24, 24, 24, 24}));
+  EXPECT_EQ(figures.neighbours, (std::vector<int>{2, 2, 2, 2}));  // face neighbours; diagonals share an edge only
+  EXPECT_EQ(figures.processor_faces, (std::vector<label>{3 * 2 + 4 * 2, 3 * 2 + 4 * 2, 3 * 2 + 4 * 2, 3 * 2 + 4 * 2}));
+  EXPECT_DOUBLE_EQ(figures.imbalance, 0.0);
+}
+
+TEST(Decomposition, RefusesWhatCannotBeSplit) {
+  const Mesh mesh = box(2, 2, 1);
+  const MeshGeometry g = compute_geometry(mesh);
+  EXPECT_THROW(
+      {
+        try {
+          decompose_cells(mesh, g, {DecompositionMethod::metis, 5, {}});
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("5 parts for a mesh of 4 cells"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::invalid_argument);
+  EXPECT_THROW(decompose_cells(mesh, g, {DecompositionMethod::simple, 4, {2, 1, 1}}), std::invalid_argument);
+  EXPECT_THROW(decompose_cells(mesh, g, {DecompositionMethod::metis, 0, {}}), std::invalid_argument);
+  // the simple split cuts by count: four parts of a 1 x 1 x 4 column along x are a cell each
+  const Mesh column = box(1, 1, 4);
+  const auto part = decompose_cells(column, compute_geometry(column), {DecompositionMethod::simple, 4, {4, 1, 1}});
+  EXPECT_EQ(std::set<int>(part.begin(), part.end()).size(), 4u);
+}
+
+/// Every part's mesh against the whole: cells and their geometry, the patches kept, and each
+/// processor face met from both sides in the same order with opposite area vectors.
+void expect_parts_rebuild(const Mesh& mesh, std::span<const int> part, int parts) {
+  const MeshGeometry whole = compute_geometry(mesh);
+  std::vector<LocalMesh> locals;
+  std::vector<MeshGeometry> geometry;
+  label cells = 0;
+  for (int p = 0; p < parts; ++p) {
+    locals.push_back(extract_local_mesh(mesh, part, p));
+    geometry.push_back(compute_geometry(locals.back().mesh));
+    const LocalMesh& l = locals.back();
+    cells += l.mesh.n_cells;
+    ASSERT_TRUE(std::is_sorted(l.global_cell.begin(), l.global_cell.end()));
+    ASSERT_EQ(l.global_face.size(), static_cast<std::size_t>(l.mesh.n_faces()));
+    for (label c = 0; c < l.mesh.n_cells; ++c) {
+      const label gc = l.global_cell[c];
+      EXPECT_EQ(part[gc], p);
+      EXPECT_NEAR(geometry[p].cell_volumes[c], whole.cell_volumes[gc], 1e-12 * std::abs(whole.cell_volumes[gc]));
+      EXPECT_NEAR(mag(geometry[p].cell_centres[c] - whole.cell_centres[gc]), 0.0, 1e-12);
+    }
+    // internal faces upper-triangular, as the LDU addressing needs
+    for (label f = 0; f < l.mesh.n_internal_faces(); ++f) {
+      EXPECT_LT(l.mesh.owner[f], l.mesh.neighbour[f]);
+      if (f > 0) {
+        EXPECT_TRUE(std::pair(l.mesh.owner[f - 1], l.mesh.neighbour[f - 1]) < std::pair(l.mesh.owner[f], l.mesh.neighbour[f]));
+      }
+    }
+    for (std::size_t i = 0; i < mesh.patches.size(); ++i) EXPECT_EQ(l.mesh.patches[i].name, mesh.patches[i].name);
+    EXPECT_TRUE(check_mesh(l.mesh, geometry[p]).ok()) << "part " << p;
+  }
+  EXPECT_EQ(cells, mesh.n_cells);
+  // --- processor patches in pairs: same faces, same order, opposite orientation
+  int pairs = 0;
+  for (int p = 0; p < parts; ++p)
+    for (const Patch& patch : locals[p].mesh.patches) {
+      if (patch.type != "processor") continue;
+      const int q = patch.neighbour_rank;
+      EXPECT_EQ(patch.name, processor_patch_name(p, q));
+      const Patch* back = locals[q].mesh.find_patch(processor_patch_name(q, p));
+      ASSERT_NE(back, nullptr);
+      ASSERT_EQ(back->size, patch.size);
+      for (label k = 0; k < patch.size; ++k) {
+        const label f = patch.start + k, fb = back->start + k;
+        EXPECT_EQ(locals[p].global_face[f], locals[q].global_face[fb]);
+        EXPECT_NEAR(mag(geometry[p].face_areas[f] + geometry[q].face_areas[fb]), 0.0, 1e-12);
+        EXPECT_NEAR(mag(geometry[p].face_centres[f] - geometry[q].face_centres[fb]), 0.0, 1e-12);
+      }
+      ++pairs;
+    }
+  const auto figures = decomposition_figures(mesh, part, parts);
+  int neighbours = 0;
+  for (int n : figures.neighbours) neighbours += n;
+  EXPECT_EQ(pairs, neighbours);
+}
+
+TEST(Decomposition, PartsRebuildTheBoxWithMatchingProcessorPatches) {
+  const Mesh mesh = box(6, 5, 4);
+  const MeshGeometry g = compute_geometry(mesh);
+  expect_parts_rebuild(mesh, decompose_cells(mesh, g, {DecompositionMethod::metis, 3, {}}), 3);
+  expect_parts_rebuild(mesh, decompose_cells(mesh, g, {DecompositionMethod::simple, 4, {2, 1, 2}}), 4);
+}
+
+TEST(Decomposition, PartsRebuildUnstructuredMeshes) {
+  for (const Mesh& mesh : {read_gmsh(test::fixtures() / "gmsh" / "cube_tet_h4.msh"),
+                           read_gmsh(test::fixtures() / "gmsh" / "mix_prism_pyr.msh"),
+                           read_polymesh(test::fixtures() / "polymesh" / "cube_poly_n4")}) {
+    const MeshGeometry g = compute_geometry(mesh);
+    expect_parts_rebuild(mesh, decompose_cells(mesh, g, {DecompositionMethod::metis, 4, {}}), 4);
+  }
+}
+
+}  // namespace
+}  // namespace fvmmini
