@@ -16,6 +16,7 @@ const char* to_string(BoundaryType type) {
     case BoundaryType::fixed_value: return "fixedValue";
     case BoundaryType::zero_gradient: return "zeroGradient";
     case BoundaryType::empty: return "empty";
+    case BoundaryType::processor: return "processor";
   }
   return "?";
 }
@@ -37,6 +38,11 @@ void validate_boundary(const Mesh& mesh, const ScalarBoundary& boundary) {
     if (empty_patch != (bc.type == BoundaryType::empty))
       throw std::invalid_argument("patch '" + patch.name + "' of type " + patch.type + " cannot take condition " +
                                   to_string(bc.type) + (empty_patch ? " (use empty)" : " (empty needs a patch of type empty)"));
+    const bool processor_patch = patch.neighbour_rank >= 0;
+    if (processor_patch != (bc.type == BoundaryType::processor))
+      throw std::invalid_argument("patch '" + patch.name + "' of type " + patch.type + " cannot take condition " +
+                                  to_string(bc.type) + (processor_patch ? " (a processor patch couples to the rank across)"
+                                                                        : " (processor is for processor patches)"));
     if (bc.type == BoundaryType::fixed_value && static_cast<label>(bc.values.size()) != patch.size)
       throw std::invalid_argument("patch '" + patch.name + "': fixedValue has " + std::to_string(bc.values.size()) +
                                   " values for " + std::to_string(patch.size) + " faces");

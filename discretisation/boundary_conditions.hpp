@@ -8,7 +8,9 @@
 
 namespace fvmmini {
 
-enum class BoundaryType { fixed_value, zero_gradient, empty };
+/// processor: the faces of a processor patch (a rank's piece of a decomposed mesh), coupled to the
+/// cells across; set by the code for those patches, never written in a case.
+enum class BoundaryType { fixed_value, zero_gradient, empty, processor };
 
 /// Parse "fixedValue" | "zeroGradient" | "empty"; throws std::invalid_argument otherwise.
 BoundaryType parse_boundary_type(const std::string& name);
@@ -28,7 +30,8 @@ struct ScalarBoundary {
 };
 
 /// Check that conditions match the mesh: one per patch, fixedValue sized to the patch,
-/// empty exactly on patches of type empty. Throws std::invalid_argument naming the patch.
+/// empty exactly on patches of type empty, processor exactly on processor patches. Throws
+/// std::invalid_argument naming the patch.
 void validate_boundary(const Mesh& mesh, const ScalarBoundary& boundary);
 
 }  // namespace fvmmini

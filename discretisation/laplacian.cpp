@@ -14,7 +14,7 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh) {
   return a;
 }
 
-Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g)
+Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* processor)
     : mesh_(mesh), geometry_(g), addressing_(make_addressing(mesh)), weights_(linear_weights(mesh, g)) {
   const label n_internal = mesh.n_internal_faces();
   face_coeffs_.resize(n_internal);
@@ -31,13 +31,22 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g)
     corrections_[f] = area * (n - d / nd);
     if (mag(corrections_[f]) > 1e-10 * area) orthogonal_ = false;
   }
-  // --- boundary faces: d from the owner's centre to the face centre
+  // --- boundary faces: d from the owner's centre to the face centre, or on a processor face to
+  //     the centre of the cell across
+  std::vector<Vec3> far_end(g.face_centres.begin() + n_internal, g.face_centres.end());
+  if (processor && !processor->empty()) {
+    processor_faces_.assign(processor->faces().begin(), processor->faces().end());
+    const std::vector<Vec3> across = processor->across(g.cell_centres);
+    for (std::size_t k = 0; k < processor_faces_.size(); ++k) far_end[processor_faces_[k] - n_internal] = across[k];
+  } else if (processor) {
+    processor->across(g.cell_centres);  // collective: a rank without processor faces takes part too
+  }
   boundary_coeffs_.resize(mesh.n_faces() - n_internal);
   for (label f = n_internal; f < mesh.n_faces(); ++f) {
     const Vec3& sf = g.face_areas[f];
     const double area = mag(sf);
     const Vec3 n = sf / area;
-    const Vec3 d = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
+    const Vec3 d = far_end[f - n_internal] - g.cell_centres[mesh.owner[f]];
     const double nd = std::max(dot(n, d), 0.05 * mag(d));
     boundary_coeffs_[f - n_internal] = area / nd;
     corrections_[f] = area * (n - d / nd);
@@ -55,8 +64,16 @@ void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix
     a.diag[mesh_.owner[f]] += coeff;
     a.diag[mesh_.neighbour[f]] += coeff;
   }
-  // --- fixedValue faces: a_b (phi_P - phi_b), so a_b on the diagonal
+  // --- fixedValue faces: a_b (phi_P - phi_b), so a_b on the diagonal; processor faces a_f (phi_P - phi_N)
   for_each_fixed_value_face(boundary, [&](label f, double coeff, double) { a.diag[mesh_.owner[f]] += gamma * coeff; });
+  const label n_internal = mesh_.n_internal_faces();
+  for (label f : processor_faces_) a.diag[mesh_.owner[f]] += gamma * boundary_coeffs_[f - n_internal];
+}
+
+std::vector<double> Laplacian::processor_couplings(double gamma) const {
+  std::vector<double> couplings;
+  for (label f : processor_faces_) couplings.push_back(-gamma * boundary_coeffs_[f - mesh_.n_internal_faces()]);
+  return couplings;
 }
 
 void Laplacian::add_boundary_source(double gamma, const ScalarBoundary& boundary, std::span<double> b) const {

@@ -11,6 +11,7 @@
 
 #include "discretisation/boundary_conditions.hpp"
 #include "discretisation/least_squares_gradient.hpp"
+#include "discretisation/processor_faces.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "mesh/geometry.hpp"
 
@@ -21,15 +22,22 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh);
 
 class Laplacian {
  public:
-  /// Precompute the face coefficients |S_f| / (n_f . d_f) and correction vectors k_f.
-  Laplacian(const Mesh& mesh, const MeshGeometry& geometry);
+  /// Precompute the face coefficients |S_f| / (n_f . d_f) and correction vectors k_f. On a rank's
+  /// piece of a decomposed mesh, `processor` gives the cell centres across its processor faces
+  /// (one exchange: collective), where d_f runs to the centre across as on an internal face.
+  Laplacian(const Mesh& mesh, const MeshGeometry& geometry, ProcessorFaces* processor = nullptr);
 
   const std::shared_ptr<const LduAddressing>& addressing() const { return addressing_; }
   /// False when some face has a non-zero correction vector (the mesh is non-orthogonal).
   bool is_orthogonal() const { return orthogonal_; }
 
   /// a = the matrix of -div(gamma grad phi) (gamma uniform) with the boundary conditions. Overwrites a.
+  /// A processor face adds its coefficient to the diagonal as an internal face does; its coupling
+  /// to the cell across is processor_couplings'.
   void assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a) const;
+  /// The coupling -gamma |S_f| / (n_f . d_f) of each processor face to the cell across, in
+  /// ProcessorFaces::faces() order (empty without processor faces).
+  std::vector<double> processor_couplings(double gamma) const;
 
   /// b += the boundary conditions' source: gamma a_b phi_b on the owners of fixedValue faces.
   void add_boundary_source(double gamma, const ScalarBoundary& boundary, std::span<double> b) const;
@@ -65,6 +73,7 @@ class Laplacian {
   std::vector<double> face_coeffs_;
   std::vector<double> boundary_coeffs_;
   std::vector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face
+  std::vector<label> processor_faces_;  ///< ProcessorFaces::faces(), or empty
   std::vector<double> weights_;
   bool orthogonal_ = true;
 };

@@ -7,9 +7,21 @@
 namespace fvmmini {
 
 ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoundary boundary,
-                             std::vector<bool> exact_patches, const ScalarProblemSettings& s)
-    : mesh_(mesh), geometry_(g), boundary_(std::move(boundary)), exact_patches_(std::move(exact_patches)),
-      settings_(s), laplacian_(mesh, g) {
+                             std::vector<bool> exact_patches, const ScalarProblemSettings& s, const Communicator& comm)
+    : mesh_(mesh),
+      geometry_(g),
+      comm_(comm),
+      processor_(mesh, comm),
+      boundary_(std::move(boundary)),
+      exact_patches_(std::move(exact_patches)),
+      settings_(s),
+      laplacian_(mesh, g, &processor_) {
+  if (comm.distributed() && comm.any(!laplacian_.is_orthogonal()))
+    throw std::invalid_argument("a non-orthogonal mesh does not run across ranks yet (the deferred correction "
+                                "across processor patches): run it on one rank");
+  if (comm.distributed() && !s.transient && !boundary_.has_fixed_value())
+    throw std::invalid_argument("a steady problem with no fixedValue patch (pinned by discretisation.referenceCell) "
+                                "does not run across ranks yet: run it on one rank");
   if (exact_patches_.size() != mesh.patches.size()) exact_patches_.resize(mesh.patches.size(), false);
   const bool any_exact = std::find(exact_patches_.begin(), exact_patches_.end(), true) != exact_patches_.end();
   if (any_exact && !s.manufactured) throw std::invalid_argument("boundary value 'exact' needs physics.manufactured");
@@ -25,14 +37,16 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
 
   // --- the matrix: Laplacian (+ V/dt), with a reference level when nothing fixes the value
   rhs_.assign(mesh.n_cells, 0.0);
-  laplacian_.assemble(s.diffusivity, boundary_, matrix_);
+  LduMatrix& matrix = system_.local;
+  laplacian_.assemble(s.diffusivity, boundary_, matrix);
+  system_.interfaces = processor_.interfaces(laplacian_.processor_couplings(s.diffusivity));
   if (s.transient)
-    for (label c = 0; c < mesh.n_cells; ++c) matrix_.diag[c] += g.cell_volumes[c] / s.delta_t;
+    for (label c = 0; c < mesh.n_cells; ++c) matrix.diag[c] += g.cell_volumes[c] / s.delta_t;
   if (!s.transient && !boundary_.has_fixed_value()) {
     if (s.reference_cell < 0 || s.reference_cell >= mesh.n_cells)
       throw std::invalid_argument("referenceCell " + std::to_string(s.reference_cell) + " is not a cell (0.." +
                                   std::to_string(mesh.n_cells - 1) + ")");
-    matrix_.diag[s.reference_cell] *= 2.0;  // OpenFOAM's setReference; the source gets diag * value in advance()
+    matrix.diag[s.reference_cell] *= 2.0;  // OpenFOAM's setReference; the source gets diag * value in advance()
   }
 
   // --- initial field
@@ -68,7 +82,7 @@ ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
   if (s.transient)
     for (label c = 0; c < n; ++c) rhs_[c] += geometry_.cell_volumes[c] / s.delta_t * field_[c];
   if (!s.transient && !boundary_.has_fixed_value())
-    rhs_[s.reference_cell] += 0.5 * matrix_.diag[s.reference_cell] * s.reference_value;
+    rhs_[s.reference_cell] += 0.5 * system_.local.diag[s.reference_cell] * s.reference_value;
 
   // --- solve, then re-solve with the deferred non-orthogonal correction from the latest field
   //     until the field satisfies the corrected system (a re-solve's initial residual)
@@ -88,8 +102,9 @@ ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
   }
   step.correction.converged = laplacian_.is_orthogonal() ||
                               (correctors > 0 && step.correction.residual < s.non_orthogonal_tolerance);
-  for (double v : field_)
-    if (!std::isfinite(v)) throw SolverError("the solution contains NaN or Inf");
+  bool finite = true;
+  for (double v : field_) finite = finite && std::isfinite(v);
+  if (!comm_.all(finite)) throw SolverError("the solution contains NaN or Inf");
   return step;
 }
 
@@ -110,7 +125,10 @@ std::optional<ErrorNorms> ScalarProblem::error(double time) const {
     volume += geometry_.cell_volumes[c];
     e.max = std::max(e.max, std::abs(diff));
   }
-  e.l2 = std::sqrt(sum / volume);
+  double sums[2] = {sum, volume};
+  comm_.sum(sums);
+  e.max = comm_.max(e.max);
+  e.l2 = std::sqrt(sums[0] / sums[1]);
   return e;
 }
 

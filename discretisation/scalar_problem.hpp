@@ -10,6 +10,7 @@
 
 #include "discretisation/laplacian.hpp"
 #include "discretisation/manufactured_solution.hpp"
+#include "discretisation/processor_faces.hpp"
 #include "discretisation/reference_cell_keys.hpp"
 #include "solvers/linear_solver.hpp"
 
@@ -79,11 +80,19 @@ class ScalarProblem {
  public:
   /// @param[in] exact_patches per patch: true where a fixedValue patch takes the manufactured solution's
   ///            values (refreshed every step), which needs settings.manufactured
+  /// On a rank's piece of a decomposed mesh (processor patches, their conditions processor), comm
+  /// is the run's ranks: the matrix couples across the processor patches, and the error norms and
+  /// checks are over all ranks. Every rank constructs and advances its problem together.
+  /// @throws std::invalid_argument also for what does not run across ranks yet: a non-orthogonal
+  ///         mesh (the deferred correction) or a steady problem pinned by a reference cell
   ScalarProblem(const Mesh& mesh, const MeshGeometry& geometry, ScalarBoundary boundary,
-                std::vector<bool> exact_patches, const ScalarProblemSettings& settings);
+                std::vector<bool> exact_patches, const ScalarProblemSettings& settings,
+                const Communicator& comm = Communicator::serial());
 
   /// The matrix the solver is built for; constant over the run (gamma, dt and the mesh are fixed).
-  const LduMatrix& matrix() const { return matrix_; }
+  const LduMatrix& matrix() const { return system_.local; }
+  /// The matrix with its processor interfaces (none on one rank), for make_distributed_linear_solver.
+  const DistributedLdu& system() const { return system_; }
 
   /// Steady: solve once; transient: one implicit Euler step to new_time. On a non-orthogonal mesh
   /// the solve is repeated with the deferred correction from the latest field until a repeat's
@@ -102,6 +111,8 @@ class ScalarProblem {
 
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
+  const Communicator& comm_;
+  ProcessorFaces processor_;
   ScalarBoundary boundary_;
   std::vector<bool> exact_patches_;
   ScalarProblemSettings settings_;
@@ -112,7 +123,7 @@ class ScalarProblem {
   std::optional<LeastSquaresGradient> gradient_;
   std::vector<Vec3> cell_gradient_;
   std::vector<Hessian> cell_hessian_;
-  LduMatrix matrix_;
+  DistributedLdu system_;  ///< the matrix (local) and its processor interfaces
   std::vector<double> field_;
   std::vector<double> rhs_, rhs_corrected_;
   std::vector<double> cell_source_;  ///< S V per cell

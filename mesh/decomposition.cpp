@@ -3,6 +3,8 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -171,6 +173,163 @@ LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, i
     m.patches.push_back(std::move(p));
   }
   return local;
+}
+
+}  // namespace fvmmini
+
+namespace fvmmini {
+
+namespace {
+
+/// Appends plain values and arrays to a byte buffer; Reader takes them back in the same order.
+class Writer {
+ public:
+  template <class T>
+  void value(const T& v) {
+    const auto* p = reinterpret_cast<const std::byte*>(&v);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  template <class T>
+  void array(const std::vector<T>& v) {
+    value(static_cast<std::uint64_t>(v.size()));
+    const auto* p = reinterpret_cast<const std::byte*>(v.data());
+    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  }
+  void text(const std::string& s) { array(std::vector<char>(s.begin(), s.end())); }
+  std::vector<std::byte> bytes;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  template <class T>
+  T value() {
+    T v;
+    take(&v, sizeof(T));
+    return v;
+  }
+  template <class T>
+  std::vector<T> array() {
+    const auto n = value<std::uint64_t>();
+    if (n > (bytes_.size() - at_) / sizeof(T)) throw std::runtime_error("a packed mesh part is cut short");
+    std::vector<T> v(static_cast<std::size_t>(n));
+    take(v.data(), v.size() * sizeof(T));
+    return v;
+  }
+  std::string text() {
+    const auto chars = array<char>();
+    return {chars.begin(), chars.end()};
+  }
+  bool done() const { return at_ == bytes_.size(); }
+
+ private:
+  void take(void* to, std::size_t n) {
+    if (n > bytes_.size() - at_) throw std::runtime_error("a packed mesh part is cut short");
+    std::memcpy(to, bytes_.data() + at_, n);
+    at_ += n;
+  }
+  std::span<const std::byte> bytes_;
+  std::size_t at_ = 0;
+};
+
+constexpr std::uint32_t part_magic = 0x66766d70;  // "fvmp"
+
+}  // namespace
+
+std::vector<std::byte> pack_local_mesh(const LocalMesh& local) {
+  const Mesh& m = local.mesh;
+  Writer w;
+  w.value(part_magic);
+  w.array(m.points);
+  w.array(m.face_offsets);
+  w.array(m.face_vertices);
+  w.array(m.owner);
+  w.array(m.neighbour);
+  w.value(m.n_cells);
+  w.text(m.description);
+  w.value(static_cast<std::uint64_t>(m.patches.size()));
+  for (const Patch& p : m.patches) {
+    w.text(p.name);
+    w.text(p.type);
+    w.value(p.start);
+    w.value(p.size);
+    w.value(p.neighbour_rank);
+  }
+  w.array(local.global_cell);
+  w.array(local.global_face);
+  return std::move(w.bytes);
+}
+
+LocalMesh unpack_local_mesh(std::span<const std::byte> bytes) {
+  Reader r(bytes);
+  if (r.value<std::uint32_t>() != part_magic) throw std::runtime_error("not a packed mesh part");
+  LocalMesh local;
+  Mesh& m = local.mesh;
+  m.points = r.array<Vec3>();
+  m.face_offsets = r.array<label>();
+  m.face_vertices = r.array<label>();
+  m.owner = r.array<label>();
+  m.neighbour = r.array<label>();
+  m.n_cells = r.value<label>();
+  m.description = r.text();
+  const auto patches = r.value<std::uint64_t>();
+  for (std::uint64_t i = 0; i < patches; ++i) {
+    Patch p;
+    p.name = r.text();
+    p.type = r.text();
+    p.start = r.value<label>();
+    p.size = r.value<label>();
+    p.neighbour_rank = r.value<int>();
+    m.patches.push_back(std::move(p));
+  }
+  local.global_cell = r.array<label>();
+  local.global_face = r.array<label>();
+  if (!r.done()) throw std::runtime_error("a packed mesh part has bytes left over");
+  return local;
+}
+
+DistributedMesh distribute_mesh(const Mesh* whole, const MeshGeometry* geometry, const DecompositionSettings& settings,
+                                const Communicator& comm) {
+  DistributedMesh result;
+  // --- the root decomposes; its error, if any, goes to every rank first
+  std::vector<int> part;
+  std::vector<std::byte> status;
+  if (comm.is_root()) {
+    try {
+      if (!whole || !geometry) throw std::logic_error("distribute_mesh: the root has no mesh");
+      DecompositionSettings s = settings;
+      s.parts = comm.size();
+      part = decompose_cells(*whole, *geometry, s);
+      result.figures = decomposition_figures(*whole, part, comm.size());
+    } catch (const std::exception& e) {
+      const std::string message = e.what();
+      status.assign(reinterpret_cast<const std::byte*>(message.data()),
+                    reinterpret_cast<const std::byte*>(message.data()) + message.size());
+    }
+  }
+  comm.broadcast(status);
+  if (!status.empty())
+    throw std::invalid_argument(std::string(reinterpret_cast<const char*>(status.data()), status.size()));
+
+  // --- each rank's part from the root; the figures to all
+  if (comm.is_root()) {
+    for (int rank = 1; rank < comm.size(); ++rank) comm.send(rank, pack_local_mesh(extract_local_mesh(*whole, part, rank)));
+    result.local = extract_local_mesh(*whole, part, 0);
+  } else {
+    result.local = unpack_local_mesh(comm.receive(0));
+  }
+  Writer w;
+  w.array(result.figures.cells);
+  w.array(result.figures.processor_faces);
+  w.array(result.figures.neighbours);
+  w.value(result.figures.imbalance);
+  comm.broadcast(w.bytes);
+  Reader r(w.bytes);
+  result.figures.cells = r.array<label>();
+  result.figures.processor_faces = r.array<label>();
+  result.figures.neighbours = r.array<int>();
+  result.figures.imbalance = r.value<double>();
+  return result;
 }
 
 }  // namespace fvmmini

@@ -4,10 +4,12 @@
 // cells become a mesh of their own whose faces to another part form a processor patch.
 
 #include <array>
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh.hpp"
 
@@ -56,5 +58,22 @@ LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, i
 
 /// The processor patch name for faces from `part` to `other`.
 std::string processor_patch_name(int part, int other);
+
+/// A part as bytes and back, to send it to its rank.
+std::vector<std::byte> pack_local_mesh(const LocalMesh& local);
+/// @throws std::runtime_error for bytes that are not a packed part
+LocalMesh unpack_local_mesh(std::span<const std::byte> bytes);
+
+/// This rank's part of a run on all ranks of comm. On the root, `whole` is the mesh (checked):
+/// it decomposes it into comm.size() parts and sends each rank its part; the other ranks pass
+/// null and receive. Every rank returns its part and the decomposition's figures. A decomposition
+/// that fails on the root (more ranks than cells, METIS) fails on every rank with its message.
+/// @throws std::invalid_argument or std::runtime_error, the same on every rank
+struct DistributedMesh {
+  LocalMesh local;
+  DecompositionFigures figures;
+};
+DistributedMesh distribute_mesh(const Mesh* whole, const MeshGeometry* geometry,
+                                const DecompositionSettings& settings, const Communicator& comm);
 
 }  // namespace fvmmini

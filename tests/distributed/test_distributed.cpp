@@ -13,6 +13,8 @@
 
 #include "comm/communicator.hpp"
 #include "discretisation/laplacian.hpp"
+#include "discretisation/processor_faces.hpp"
+#include "discretisation/scalar_problem.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/distributed_ldu.hpp"
 #include "mesh/box_generator.hpp"
@@ -305,6 +307,123 @@ TEST(DistributedCg, EveryRankStopsOnTheSameError) {
   SolverSettings cuda = cg_settings(Preconditioner::none);
   cuda.backend = Backend::cuda;
   EXPECT_THROW(make_distributed_linear_solver(p.system, cuda, world()), SolverError);
+}
+
+/// The whole mesh on the root only, as a run has it.
+DistributedMesh distributed(const Mesh& whole, DecompositionSettings settings) {
+  const MeshGeometry g = compute_geometry(whole);
+  return distribute_mesh(world().is_root() ? &whole : nullptr, world().is_root() ? &g : nullptr, settings, world());
+}
+
+TEST(DistributeMesh, EachRankGetsItsPartFromTheRoot) {
+  const Mesh whole = box(8, 7, 6);
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  // --- the root's decomposition, repeated here: the same part as extract_local_mesh's
+  const auto part = decompose_cells(whole, compute_geometry(whole), {DecompositionMethod::metis, world().size(), {}});
+  const LocalMesh expected = extract_local_mesh(whole, part, world().rank());
+  EXPECT_EQ(mine.local.global_cell, expected.global_cell);
+  EXPECT_EQ(mine.local.global_face, expected.global_face);
+  EXPECT_EQ(mine.local.mesh.owner, expected.mesh.owner);
+  EXPECT_EQ(mine.local.mesh.patches.size(), expected.mesh.patches.size());
+  EXPECT_EQ(mine.figures.cells, decomposition_figures(whole, part, world().size()).cells);
+  EXPECT_EQ(world().sum(static_cast<long long>(mine.local.mesh.n_cells)), whole.n_cells);
+}
+
+TEST(DistributeMesh, ARootFailureFailsEveryRank) {
+  const Mesh whole = box(1, 1, 1);
+  if (world().size() == 1) return;  // one cell is enough for one rank
+  EXPECT_THROW(
+      {
+        try {
+          distributed(whole, {DecompositionMethod::metis, 0, {}});
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("parts for a mesh of 1 cells"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
+
+TEST(DistributedLaplacian, AssembledOnEachPartLikeTheWholeMatrix) {
+  const Mesh whole = box(9, 8, 7);
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const Mesh& local = mine.local.mesh;
+  const MeshGeometry g = compute_geometry(local);
+  ProcessorFaces processor(local, world());
+  const Laplacian laplacian(local, g, &processor);
+  ScalarBoundary boundary;
+  for (const auto& patch : local.patches)
+    boundary.patches.push_back({patch.neighbour_rank >= 0 ? BoundaryType::processor : BoundaryType::fixed_value,
+                                std::vector<double>(patch.neighbour_rank >= 0 ? 0 : patch.size, 0.0)});
+  validate_boundary(local, boundary);
+  LduMatrix a;
+  laplacian.assemble(1.0, boundary, a);
+  const auto interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
+  // --- against the whole mesh's matrix cut the same way
+  const auto whole_part = decompose_cells(whole, compute_geometry(whole), {DecompositionMethod::metis, world().size(), {}});
+  const DistributedLdu expected = distribute_ldu(laplacian_of(whole), whole_part, world().rank());
+  ASSERT_EQ(a.n_rows(), expected.local.n_rows());
+  for (label i = 0; i < a.n_rows(); ++i) EXPECT_NEAR(a.diag[i], expected.local.diag[i], 1e-12 * expected.local.diag[i]);
+  ASSERT_EQ(a.upper.size(), expected.local.upper.size());
+  for (std::size_t f = 0; f < a.upper.size(); ++f) EXPECT_NEAR(a.upper[f], expected.local.upper[f], 1e-12);
+  ASSERT_EQ(interfaces.size(), expected.interfaces.size());
+  for (std::size_t i = 0; i < interfaces.size(); ++i) {
+    EXPECT_EQ(interfaces[i].neighbour_rank, expected.interfaces[i].neighbour_rank);
+    EXPECT_EQ(interfaces[i].face_cells, expected.interfaces[i].face_cells);
+    for (std::size_t k = 0; k < interfaces[i].coefficients.size(); ++k)
+      EXPECT_NEAR(interfaces[i].coefficients[k], expected.interfaces[i].coefficients[k], 1e-12);
+  }
+}
+
+TEST(DistributedScalarProblem, ManufacturedPoissonLikeTheSerialRun) {
+  const Mesh whole = box(12, 10, 8);
+  ScalarProblemSettings s;
+  s.manufactured = true;
+  auto exact_everywhere = [](const Mesh& mesh) {
+    ScalarBoundary b;
+    std::vector<bool> exact;
+    for (const auto& patch : mesh.patches) {
+      const bool processor = patch.neighbour_rank >= 0;
+      b.patches.push_back({processor ? BoundaryType::processor : BoundaryType::fixed_value, {}});
+      exact.push_back(!processor);
+    }
+    return std::pair(b, exact);
+  };
+  SolverSettings solver = cg_settings(Preconditioner::diagonal);
+  solver.tolerance = 1e-11;
+  // --- serial, on every rank
+  const MeshGeometry whole_g = compute_geometry(whole);
+  auto [b0, e0] = exact_everywhere(whole);
+  ScalarProblem serial(whole, whole_g, b0, e0, s);
+  auto serial_solver = make_linear_solver(serial.matrix(), solver);
+  serial.advance(*serial_solver, 0.0);
+  const ErrorNorms serial_error = *serial.error(0.0);
+  // --- across the ranks
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const MeshGeometry g = compute_geometry(mine.local.mesh);
+  auto [b1, e1] = exact_everywhere(mine.local.mesh);
+  ScalarProblem problem(mine.local.mesh, g, b1, e1, s, world());
+  auto distributed_solver = make_distributed_linear_solver(problem.system(), solver, world());
+  const ScalarStep step = problem.advance(*distributed_solver, 0.0);
+  EXPECT_TRUE(step.solves.front().converged);
+  const ErrorNorms error = *problem.error(0.0);
+  EXPECT_NEAR(error.l2, serial_error.l2, 1e-9);
+  EXPECT_NEAR(error.max, serial_error.max, 1e-9);
+  EXPECT_LT(error.max, 0.05);  // second order on 12 x 10 x 8: the solve, not only agreement
+  for (std::size_t i = 0; i < problem.field().size(); ++i)
+    ASSERT_NEAR(problem.field()[i], serial.field()[mine.local.global_cell[i]], 1e-9);
+}
+
+TEST(DistributedScalarProblem, RefusesWhatDoesNotRunAcrossRanksYet) {
+  if (world().size() == 1) return;
+  const Mesh whole = read_gmsh(fixtures() / "gmsh" / "cube_tet_h4.msh");
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const MeshGeometry g = compute_geometry(mine.local.mesh);
+  ScalarBoundary b;
+  for (const auto& patch : mine.local.mesh.patches)
+    b.patches.push_back({patch.neighbour_rank >= 0 ? BoundaryType::processor : BoundaryType::fixed_value,
+                         std::vector<double>(patch.neighbour_rank >= 0 ? 0 : patch.size, 0.0)});
+  EXPECT_THROW(ScalarProblem(mine.local.mesh, g, b, {}, ScalarProblemSettings{}, world()), std::invalid_argument);
 }
 
 }  // namespace

@@ -155,5 +155,31 @@ TEST(Decomposition, PartsRebuildUnstructuredMeshes) {
   }
 }
 
+TEST(Decomposition, APartPacksAndUnpacksWhole) {
+  const Mesh mesh = read_polymesh(test::fixtures() / "polymesh" / "cube_poly_n4");
+  const auto part = decompose_cells(mesh, compute_geometry(mesh), {DecompositionMethod::metis, 3, {}});
+  const LocalMesh local = extract_local_mesh(mesh, part, 1);
+  const std::vector<std::byte> bytes = pack_local_mesh(local);
+  const LocalMesh back = unpack_local_mesh(bytes);
+  EXPECT_EQ(back.mesh.face_vertices, local.mesh.face_vertices);
+  EXPECT_EQ(back.mesh.face_offsets, local.mesh.face_offsets);
+  EXPECT_EQ(back.mesh.owner, local.mesh.owner);
+  EXPECT_EQ(back.mesh.neighbour, local.mesh.neighbour);
+  EXPECT_EQ(back.mesh.n_cells, local.mesh.n_cells);
+  EXPECT_EQ(back.mesh.description, local.mesh.description);
+  ASSERT_EQ(back.mesh.points.size(), local.mesh.points.size());
+  for (std::size_t i = 0; i < back.mesh.points.size(); ++i) EXPECT_EQ(mag(back.mesh.points[i] - local.mesh.points[i]), 0.0);
+  ASSERT_EQ(back.mesh.patches.size(), local.mesh.patches.size());
+  for (std::size_t i = 0; i < back.mesh.patches.size(); ++i) {
+    EXPECT_EQ(back.mesh.patches[i].name, local.mesh.patches[i].name);
+    EXPECT_EQ(back.mesh.patches[i].neighbour_rank, local.mesh.patches[i].neighbour_rank);
+    EXPECT_EQ(back.mesh.patches[i].start, local.mesh.patches[i].start);
+  }
+  EXPECT_EQ(back.global_cell, local.global_cell);
+  EXPECT_EQ(back.global_face, local.global_face);
+  EXPECT_THROW(unpack_local_mesh(std::span(bytes).first(bytes.size() - 3)), std::runtime_error);
+  EXPECT_THROW(unpack_local_mesh(std::span(bytes).subspan(1)), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace fvmmini
