@@ -215,6 +215,19 @@ void add_output_keys(CaseSchema& schema) {
       });
 }
 
+void add_decomposition_keys(CaseSchema& schema) {
+  KeySpec& d = schema.root().add("decomposition", KeyType::map,
+                                 "how the mesh is split over the ranks of mpirun -np N (one part per rank)");
+  d.add("method", KeyType::enumeration,
+        "metis: METIS k-way on the cell graph; simple: cuts along x, then y, then z (OpenFOAM's simple)")
+      .default_value("metis")
+      .values({"metis", "simple"});
+  d.add("n", KeyType::int3, "simple: parts along x, y and z; their product is the number of ranks")
+      .required()
+      .min(1)
+      .when("method", {"simple"});
+}
+
 void add_mesh_checks(CaseSchema& schema) {
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     if (c.get_string("mesh.type") != "box") return;
@@ -259,6 +272,7 @@ CaseSchema build_schema() {
   add_physics(schema);
   add_discretisation_keys(schema);
   add_output_keys(schema);
+  add_decomposition_keys(schema);
   add_mesh_checks(schema);
   return schema;
 }

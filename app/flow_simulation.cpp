@@ -221,8 +221,9 @@ class FlowSimulation final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
-                                                 const Mesh& mesh, const MeshGeometry& geometry, PhaseTimer& timer) {
-  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, timer);
+                                                 const Mesh& mesh, const MeshGeometry& geometry,
+                                                 std::span<const label>, PhaseTimer& timer) {
+  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, timer);  // one rank (run_case)
 }
 
 }  // namespace fvmmini

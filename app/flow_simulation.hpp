@@ -4,6 +4,7 @@
 // steady-state detection over a window of steps, VTK and the centreline samples.
 
 #include <memory>
+#include <span>
 
 #include "app/simulation.hpp"
 
@@ -12,6 +13,7 @@ namespace fvmmini {
 /// The flow operators and step (both linear solvers built once), timing "setup".
 /// @throws SolverSetupError (naming the field) for solver settings that do not fit a matrix
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
-                                                 const Mesh& mesh, const MeshGeometry& geometry, PhaseTimer& timer);
+                                                 const Mesh& mesh, const MeshGeometry& geometry,
+                                                 std::span<const label> global_cell, PhaseTimer& timer);
 
 }  // namespace fvmmini

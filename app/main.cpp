@@ -1,5 +1,6 @@
 // fvmmini: the command line. Reads and validates a case, then either checks it
-// (--dry-run: mesh check, sizes and the resolved case, nothing solved or written) or runs it.
+// (--dry-run: mesh check, sizes and the resolved case, nothing solved or written) or runs it,
+// alone or as one of the ranks of mpirun -np N (each rank reads the case; rank 0 reports).
 // Exit status: 0 success, 1 run-time failure (I/O, mesh, solver, device), 2 usage or case error.
 
 #include <cstdio>
@@ -9,12 +10,14 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
 #include "app/case_mesh.hpp"
 #include "app/format_reference.hpp"
 #include "app/progress.hpp"
+#include "app/rank_failure.hpp"
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
 #include "solvers/linear_solver.hpp"
@@ -57,7 +60,12 @@ int dry_run(const fvmmini::ResolvedCase& resolved, bool quiet) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"fvmmini: an unstructured finite-volume miniapp (pressure-type solves on CPU or GPU)", "fvmmini"};
+  fvmmini::CommSession ranks_session(argc, argv);  // MPI, when mpirun started this process
+  const fvmmini::Communicator& ranks = fvmmini::Communicator::world();
+  CLI::App app{"fvmmini: an unstructured finite-volume miniapp (pressure-type solves on CPU or GPU).\n"
+               "mpirun -np N fvmmini CASE runs it on N ranks, each on its part of the mesh (poisson and diffusion; "
+               "see the case key decomposition)",
+               "fvmmini"};
   std::string case_file;
   std::vector<std::string> overrides;
   bool dry = false;
@@ -79,11 +87,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
+    return ranks.is_root() ? app.exit(e) : 0;  // --help, --version
   } catch (const CLI::ParseError& e) {
-    print_error(std::string(e.what()) + " (see fvmmini --help)");
+    if (ranks.is_root()) print_error(std::string(e.what()) + " (see fvmmini --help)");
     return exit_usage;
   }
+  if (!ranks.is_root() && (list_formats || dry || case_file.empty())) return list_formats || dry ? 0 : exit_usage;
 
   if (list_formats) {
     std::cout << fvmmini::format_reference_markdown();
@@ -113,15 +122,26 @@ int main(int argc, char** argv) {
     context.tty = fvmmini::stdout_is_terminal();
     context.version = FVMMINI_VERSION;
     context.command_line = command_line;
+    context.ranks = &ranks;
     return fvmmini::run_case(resolved, context);
-  } catch (const fvmmini::CaseError& e) {
-    return report_case_error(e);
+  } catch (const fvmmini::CollectiveFailure& e) {  // every rank has it: the root says it
+    if (ranks.is_root()) print_error(e.what());
+    return e.status();
+  } catch (const fvmmini::CaseError& e) {  // the case and the root's mesh: every rank or the root alone
+    if (ranks.is_root()) return report_case_error(e);
+    return exit_usage;
   } catch (const fvmmini::MeshError& e) {
-    print_error(std::string("mesh: ") + e.what());
-  } catch (const fvmmini::SolverError& e) {
-    print_error(std::string("solver: ") + e.what());
+    if (ranks.is_root()) print_error(std::string("mesh: ") + e.what());
+  } catch (const fvmmini::SolverError& e) {  // the solvers' checks are collective
+    if (ranks.is_root()) print_error(std::string("solver: ") + e.what());
   } catch (const std::exception& e) {
-    print_error(e.what());
+    if (!ranks.distributed()) {
+      print_error(e.what());
+      return exit_failure;
+    }
+    // --- one rank's own failure (a file it could not write): the others may wait for it
+    print_error(fmt::format("rank {}: {}", ranks.rank(), e.what()));
+    ranks.abort(exit_failure);
   }
   return exit_failure;
 }

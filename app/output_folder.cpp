@@ -109,10 +109,17 @@ void take_lock(const std::filesystem::path& directory, const std::filesystem::pa
 
 /// Whether `name` is a file some run writes in its output folder.
 bool is_run_output(const std::string& name, const std::string& summary_name) {
+  // fields_NNNNNN.vtu, and on several ranks fields_NNNNNN_<rank>.vtu and fields_NNNNNN.pvtu
   const std::string series = std::string(fields_basename) + "_";
-  if (name.size() > series.size() + 4 && name.starts_with(series) && name.ends_with(".vtu")) {
-    const std::string number = name.substr(series.size(), name.size() - series.size() - 4);
-    if (number.find_first_not_of("0123456789") == std::string::npos) return true;
+  for (const std::string extension : {".vtu", ".pvtu"}) {
+    if (name.size() <= series.size() + extension.size() || !name.starts_with(series) || !name.ends_with(extension))
+      continue;
+    const std::string number = name.substr(series.size(), name.size() - series.size() - extension.size());
+    const auto underscore = extension == ".vtu" ? number.find('_') : std::string::npos;
+    const bool digits = number.find_first_not_of("0123456789_") == std::string::npos;
+    if (digits && number.find('_', underscore == std::string::npos ? 0 : underscore + 1) == std::string::npos &&
+        underscore != 0 && underscore + 1 != number.size())
+      return true;
   }
   return name == std::string(fields_basename) + ".pvd" || name == centrelines_name ||
          (!summary_name.empty() && name == summary_name) || is_temporary_name(name);

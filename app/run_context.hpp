@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include "comm/communicator.hpp"
+
 namespace fvmmini {
 
 struct RunContext {
@@ -15,6 +17,10 @@ struct RunContext {
   bool tty = false;    ///< standard output is a terminal: a progress line may be drawn (unless quiet)
   std::string version;       ///< "0.1.0"
   std::string command_line;  ///< the arguments as given, for the summary
+  /// The ranks of the run (mpirun -np N: N, each running this case on its part of the mesh).
+  const Communicator* ranks = &Communicator::serial();
+  /// Only the root writes the log, the progress line and the summary.
+  bool speaks() const { return ranks->is_root(); }
 };
 
 }  // namespace fvmmini

@@ -22,6 +22,10 @@ ScalarBoundary scalar_boundary(const ResolvedCase& c, const Mesh& mesh, std::vec
   ScalarBoundary boundary;
   exact.assign(mesh.patches.size(), false);
   for (size_t p = 0; p < mesh.patches.size(); ++p) {
+    if (mesh.patches[p].neighbour_rank >= 0) {  // a processor patch of this rank's part: coupled
+      boundary.patches.push_back({BoundaryType::processor, {}});
+      continue;
+    }
     const std::string key = "boundaryField." + mesh.patches[p].name;
     PatchCondition bc{parse_boundary_type(c.get_string(key + ".type")), {}};
     if (bc.type == BoundaryType::fixed_value) {
@@ -84,19 +88,21 @@ struct NonOrthogonalLoopRecord {
 class ScalarSimulation final : public Simulation {
  public:
   ScalarSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
-                   PhaseTimer& timer)
+                   std::span<const label> global_cell, PhaseTimer& timer)
       : mesh_(mesh),
         settings_(scalar_problem_settings(c)) {
+    const Communicator& ranks = *context.ranks;
     {
       auto timing = timer.measure("assembly");
       std::vector<bool> exact;
       ScalarBoundary boundary = scalar_boundary(c, mesh, exact);
-      problem_.emplace(mesh, geometry, std::move(boundary), std::move(exact), settings_);
+      problem_.emplace(mesh, geometry, std::move(boundary), std::move(exact), settings_, ranks);
     }
     {
       auto timing = timer.measure("solver setup");
       try {
-        solver_ = make_linear_solver(problem_->matrix(), solver_settings(c, "T"));
+        solver_ = ranks.distributed() ? make_distributed_linear_solver(problem_->system(), solver_settings(c, "T"), ranks)
+                                      : make_linear_solver(problem_->matrix(), solver_settings(c, "T"));
       } catch (const SolverSetupError&) {
         throw;
       } catch (const std::invalid_argument& e) {
@@ -104,9 +110,10 @@ class ScalarSimulation final : public Simulation {
       }
     }
 #if FVMMINI_HAVE_VTK
-    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, context.output_directory, fields_basename);
+    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, context.output_directory, fields_basename, ranks,
+                                               std::vector<label>(global_cell.begin(), global_cell.end()));
 #else
-    (void)context;
+    (void)global_cell;
 #endif
   }
 
@@ -183,8 +190,9 @@ class ScalarSimulation final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> make_scalar_simulation(const ResolvedCase& resolved, const RunContext& context,
-                                                   const Mesh& mesh, const MeshGeometry& geometry, PhaseTimer& timer) {
-  return std::make_unique<ScalarSimulation>(resolved, context, mesh, geometry, timer);
+                                                   const Mesh& mesh, const MeshGeometry& geometry,
+                                                   std::span<const label> global_cell, PhaseTimer& timer) {
+  return std::make_unique<ScalarSimulation>(resolved, context, mesh, geometry, global_cell, timer);
 }
 
 }  // namespace fvmmini

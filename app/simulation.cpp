@@ -1,5 +1,7 @@
 #include "app/simulation.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 
@@ -9,7 +11,9 @@
 #include "app/case_mesh.hpp"
 #include "app/output_folder.hpp"
 #include "app/progress.hpp"
+#include "app/rank_failure.hpp"
 #include "app/settings_keys.hpp"
+#include "mesh/decomposition.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
 
@@ -44,12 +48,19 @@ class Run {
   Run(const ResolvedCase& c, const RunContext& context) : c_(c), context_(context), summary_(c, context) {}
 
   int operator()(const SimulationFactory& make) {
+    // --- the root builds and checks the whole mesh; on several ranks it sends each its part
     Mesh mesh;
     MeshGeometry geometry;
-    build_checked_mesh(c_, timer_, verbose(), mesh, geometry);
-    summary_.set_mesh(mesh);
-    set_up(make, mesh, geometry);
-    say(fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces()));
+    on_root_for_all(
+        ranks(), [&] { build_checked_mesh(c_, timer_, verbose(), mesh, geometry); },
+        [](const std::exception& e) { return dynamic_cast<const CaseError*>(&e) ? 2 : 1; });
+    const std::string mesh_line =
+        fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces());
+    if (ranks().is_root()) summary_.set_mesh(mesh);
+    if (ranks().distributed()) decompose(mesh, geometry);
+    set_up(make, mesh, geometry, global_cell_);
+    say(mesh_line);
+    say(decomposition_lines_);
     say(simulation_->describe());
     try {
       if (simulation_->transient())
@@ -64,7 +75,49 @@ class Run {
   }
 
  private:
-  bool verbose() const { return !context_.quiet; }
+  bool verbose() const { return !context_.quiet && context_.speaks(); }
+  const Communicator& ranks() const { return *context_.ranks; }
+
+  /// The whole mesh (the root's) becomes this rank's part: decomposition.* of the case, one part
+  /// per rank; the log and the summary get the partition's figures.
+  void decompose(Mesh& mesh, MeshGeometry& geometry) {
+    auto timing = timer_.measure("decomposition");
+    DecompositionSettings settings;
+    settings.method = c_.get_string("decomposition.method") == "simple" ? DecompositionMethod::simple
+                                                                        : DecompositionMethod::metis;
+    if (settings.method == DecompositionMethod::simple) {
+      const auto n = c_.get_int3("decomposition.n");
+      for (int i = 0; i < 3; ++i) settings.simple_parts[i] = static_cast<int>(std::min<std::int64_t>(n[i], 1 << 30));
+    }
+    DistributedMesh part;
+    try {
+      part = distribute_mesh(ranks().is_root() ? &mesh : nullptr, ranks().is_root() ? &geometry : nullptr, settings,
+                             ranks());
+    } catch (const std::invalid_argument& e) {  // the same on every rank: the root's decomposition failed
+      throw CollectiveFailure(std::string(e.what()) + " (decomposition." +
+                                  (settings.method == DecompositionMethod::simple ? "n" : "method") + ", mpirun -np " +
+                                  std::to_string(ranks().size()) + ")",
+                              2);
+    }
+    mesh = std::move(part.local.mesh);
+    global_cell_ = std::move(part.local.global_cell);
+    geometry = compute_geometry(mesh);
+    const DecompositionFigures& d = part.figures;
+    const auto [fewest, most] = std::minmax_element(d.cells.begin(), d.cells.end());
+    const auto [least_shared, most_shared] = std::minmax_element(d.processor_faces.begin(), d.processor_faces.end());
+    decomposition_lines_ = fmt::format(
+        "Decomposition: {} into {} ranks: {} to {} cells a rank (imbalance {:.1f} %), {} to {} processor faces a "
+        "rank, {} to {} neighbours\n",
+        c_.get_string("decomposition.method"), ranks().size(), *fewest, *most, 100.0 * d.imbalance, *least_shared,
+        *most_shared, *std::min_element(d.neighbours.begin(), d.neighbours.end()),
+        *std::max_element(d.neighbours.begin(), d.neighbours.end()));
+    summary_.results()["decomposition"] = {{"method", c_.get_string("decomposition.method")},
+                                           {"ranks", ranks().size()},
+                                           {"cells", d.cells},
+                                           {"processorFaces", d.processor_faces},
+                                           {"neighbours", d.neighbours},
+                                           {"imbalance", d.imbalance}};
+  }
   void say(const std::string& text) const {
     if (!verbose()) return;
     std::fputs(text.c_str(), stdout);
@@ -72,20 +125,23 @@ class Run {
   }
 
   /// The physics, then the output folder: a set-up that fails leaves nothing behind.
-  void set_up(const SimulationFactory& make, const Mesh& mesh, const MeshGeometry& geometry) {
+  void set_up(const SimulationFactory& make, const Mesh& mesh, const MeshGeometry& geometry,
+              std::span<const label> global_cell) {
     try {
-      simulation_ = make(c_, context_, mesh, geometry, timer_);
+      simulation_ = make(c_, context_, mesh, geometry, global_cell, timer_);
     } catch (const SolverSetupError& e) {
       // settings that do not fit this mesh's matrix (dia on a renumbered mesh, Staircase alpha): a case error
       const std::string key = "solvers." + e.field();
       throw CaseError(c_.where(key), key + ": " + e.what());
     }
+    // --- the root holds the folder; the other ranks write their pieces into it once it is ready
     const std::string name = c_.get_string("output.summary");
-    output_.emplace(context_.output_directory, name);
-    if (output_->removed() > 0)
+    on_root_for_all(
+        ranks(), [&] { output_.emplace(context_.output_directory, name); }, [](const std::exception&) { return 1; });
+    if (output_ && output_->removed() > 0)
       say(fmt::format("Output folder {}: removed {} file(s) of an earlier run\n", output_->path().string(),
                       output_->removed()));
-    if (!name.empty()) summary_path_ = context_.output_directory / name;
+    if (!name.empty() && ranks().is_root()) summary_path_ = context_.output_directory / name;
   }
 
   void write(double time, double dt) {
@@ -106,7 +162,7 @@ class Run {
     const TimeControls tc = time_controls(c_);
     say("\nStarting time loop\n\n");
     TimeSchedule clock(tc.start, tc.end, tc.write_interval);
-    ProgressLine progress(context_.tty && verbose());
+    ProgressLine progress(context_.tty && verbose());  // the root's only
     time_ = tc.start;
     write(time_, 0.0);
     double wanted = tc.delta_t;
@@ -140,7 +196,7 @@ class Run {
     summary_.results()["stoppedAt"] = {{"time", time_}, {"step", step_}};
     simulation_->finish(summary_, true);
     try {
-      summary_.finish(timer_, "failed", message, summary_path_);
+      if (ranks().is_root()) summary_.finish(timer_, "failed", message, summary_path_);
     } catch (const std::exception& also) {
       // the first error is the one to report; this one follows from it (an unwritable folder)
       std::fputs(fmt::format("fvmmini: warning: {}\n", also.what()).c_str(), stderr);
@@ -158,7 +214,7 @@ class Run {
     else
       say(fmt::format("End: {:.3f} s wall\n\n", timer_.wall_seconds()));
     say(timer_.format_table());
-    summary_.finish(timer_, "completed", {}, summary_path_);
+    if (ranks().is_root()) summary_.finish(timer_, "completed", {}, summary_path_);
   }
 
   const ResolvedCase& c_;
@@ -167,7 +223,9 @@ class Run {
   RunSummary summary_;
   std::filesystem::path summary_path_;
   std::unique_ptr<Simulation> simulation_;
-  std::optional<OutputFolder> output_;  ///< held (locked) from set-up to the end of the run
+  std::optional<OutputFolder> output_;  ///< held (locked) by the root from set-up to the end of the run
+  std::string decomposition_lines_;     ///< the log's partition figures (several ranks)
+  std::vector<label> global_cell_;      ///< several ranks: this rank's cells' numbers in the whole mesh
   double time_ = 0.0;
   double dt_ = 0.0;
   long long step_ = 0;

@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,10 +50,12 @@ class Simulation {
   virtual std::string failure_hint() const { return {}; }
 };
 
-/// Builds the physics on the checked mesh, timing its set-up phases on `timer`.
+/// Builds the physics on the checked mesh (on several ranks, this rank's part, global_cell the
+/// numbers of its cells in the whole mesh; empty on one rank), timing its set-up phases on `timer`.
 /// @throws SolverSetupError for solver settings that do not fit a matrix (a case error at solvers.<field>)
-using SimulationFactory = std::function<std::unique_ptr<Simulation>(const ResolvedCase&, const RunContext&,
-                                                                    const Mesh&, const MeshGeometry&, PhaseTimer&)>;
+using SimulationFactory =
+    std::function<std::unique_ptr<Simulation>(const ResolvedCase&, const RunContext&, const Mesh&, const MeshGeometry&,
+                                              std::span<const label> global_cell, PhaseTimer&)>;
 
 /// Run the case under `make`'s physics. @return 0 on success; throws CaseError (set-up that does
 /// not fit the mesh), MeshError, SolverError (with the time and step where it happened) or

@@ -6,6 +6,7 @@
 #include <vtkCellData.h>
 #include <vtkCellType.h>
 #include <vtkDoubleArray.h>
+#include <vtkIntArray.h>
 #include <vtkErrorCode.h>
 #include <vtkNew.h>
 #include <vtkObject.h>
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -22,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "app/atomic_file.hpp"
+#include "app/rank_failure.hpp"
 #include "app/scalar_text.hpp"
 
 namespace fvmmini {
@@ -152,6 +155,33 @@ struct VtkSeriesWriter::Impl {
   VtkCellTypeCounts counts;
   std::vector<std::pair<double, std::string>> written;  ///< (time, file name) of every .vtu so far
 
+  const Communicator* ranks = nullptr;
+  std::vector<label> global_cell;  ///< several ranks: the cell field globalCell
+
+  bool pieces() const { return ranks->distributed(); }
+
+  /// The root's index of one time's pieces, with the arrays each piece holds.
+  std::string parallel_index_text(std::size_t number, const std::vector<std::pair<std::string, int>>& arrays) const {
+    std::string text =
+        "<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\" "
+        "header_type=\"UInt64\">\n"
+        "  <PUnstructuredGrid GhostLevel=\"0\">\n"
+        "    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n    </PPoints>\n"
+        "    <PCellData>\n";
+    for (const auto& [name, components] : arrays)
+      text += fmt::format("      <PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
+                          name == "globalCell" ? "Int32" : "Float64", name, components);
+    text += "    </PCellData>\n";
+    for (int rank = 0; rank < ranks->size(); ++rank)
+      text += fmt::format("    <Piece Source=\"{}\"/>\n", piece_name(number, rank));
+    text += "  </PUnstructuredGrid>\n</VTKFile>\n";
+    return text;
+  }
+  std::string piece_name(std::size_t number, int rank) const {
+    return fmt::format("{}_{:06d}_{}.vtu", basename, number, rank);
+  }
+
   std::string collection_text() const {
     std::string text =
         "<?xml version=\"1.0\"?>\n"
@@ -164,11 +194,16 @@ struct VtkSeriesWriter::Impl {
   }
 };
 
-VtkSeriesWriter::VtkSeriesWriter(const Mesh& mesh, std::filesystem::path directory, std::string basename)
+VtkSeriesWriter::VtkSeriesWriter(const Mesh& mesh, std::filesystem::path directory, std::string basename,
+                                 const Communicator& ranks, std::vector<label> global_cell)
     : impl_(std::make_unique<Impl>()) {
   impl_->directory = std::move(directory);
   impl_->basename = std::move(basename);
   impl_->n_cells = mesh.n_cells;
+  impl_->ranks = &ranks;
+  impl_->global_cell = std::move(global_cell);
+  if (ranks.distributed() && impl_->global_cell.size() != static_cast<std::size_t>(mesh.n_cells))
+    throw std::invalid_argument("VTK output: a rank's piece needs the whole-mesh number of each of its cells");
 
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();
@@ -274,13 +309,60 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
     data->AddArray(array);
   }
 
+  if (impl_->pieces()) {
+    vtkNew<vtkIntArray> array;
+    array->SetName("globalCell");
+    array->SetNumberOfComponents(1);
+    array->SetNumberOfTuples(impl_->n_cells);
+    for (label c = 0; c < impl_->n_cells; ++c) array->SetValue(c, impl_->global_cell[c]);
+    data->AddArray(array);
+  }
+  if (!impl_->pieces()) {
+    const std::string file = fmt::format("{}_{:06d}.vtu", impl_->basename, impl_->written.size());
+    write_grid(impl_->directory / file);
+    impl_->written.emplace_back(time, file);
+    write_file_atomically(collection_path(), impl_->collection_text());
+    return impl_->directory / file;
+  }
+
+  // --- Several ranks: every piece, then (once all are whole) the root's index and collection
+  const Communicator& ranks = *impl_->ranks;
+  const std::size_t number = impl_->written.size();
+  bool written = true;
+  try {
+    write_grid(impl_->directory / impl_->piece_name(number, ranks.rank()));
+  } catch (const std::exception& e) {
+    written = false;
+    std::fputs(fmt::format("fvmmini: error: rank {}: {}\n", ranks.rank(), e.what()).c_str(), stderr);
+  }
+  const std::vector<long long> all = ranks.gather(static_cast<long long>(written));
+  const auto failed = std::find(all.begin(), all.end(), 0LL);
+  if (failed != all.end())
+    throw CollectiveFailure(fmt::format("rank {} could not write its piece of the fields at time {} (its reason above)",
+                                        failed - all.begin(), format_real(time)),
+                            1);
+  const std::string index = fmt::format("{}_{:06d}.pvtu", impl_->basename, number);
+  impl_->written.emplace_back(time, index);
+  on_root_for_all(
+      ranks,
+      [&] {
+        std::vector<std::pair<std::string, int>> arrays;
+        for (const auto& field : scalars) arrays.emplace_back(field.name, 1);
+        for (const auto& field : vectors) arrays.emplace_back(field.name, 3);
+        arrays.emplace_back("globalCell", 1);
+        write_file_atomically(impl_->directory / index, impl_->parallel_index_text(number, arrays));
+        write_file_atomically(collection_path(), impl_->collection_text());
+      },
+      [](const std::exception&) { return 1; });
+  return impl_->directory / index;
+}
+
+void VtkSeriesWriter::write_grid(const std::filesystem::path& target) {
   std::error_code ec;
   std::filesystem::create_directories(impl_->directory, ec);
   if (ec) throw std::runtime_error("cannot create " + impl_->directory.string() + ": " + ec.message());
 
-  // --- The .vtu, then the collection that lists it; each complete before it takes its name.
-  const std::string file = fmt::format("{}_{:06d}.vtu", impl_->basename, impl_->written.size());
-  const std::filesystem::path target = impl_->directory / file;
+  // --- The .vtu, complete before it takes its name.
   replace_file_atomically(target, [&](const std::filesystem::path& temporary) {
     // --- Open it ourselves first: VTK says that it failed, the system says why.
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -304,9 +386,6 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
                                std::to_string(code) + ")");
     }
   });
-  impl_->written.emplace_back(time, file);
-  write_file_atomically(collection_path(), impl_->collection_text());
-  return target;
 }
 
 }  // namespace fvmmini

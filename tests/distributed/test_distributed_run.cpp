@@ -1,0 +1,190 @@
+// fvmmini under mpiexec -n N against the same case on one rank: the manufactured Poisson and
+// diffusion problems give the serial answer, the .pvtu's pieces put together give the serial
+// field, and what cannot run across ranks ends every rank with one clear message.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#if FVMMINI_HAVE_VTK
+#include <vtkCellData.h>
+#include <vtkDataArray.h>
+#include <vtkNew.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLPUnstructuredGridReader.h>
+#include <vtkXMLUnstructuredGridReader.h>
+#endif
+
+#include "tests/app/temp_folder.hpp"
+
+namespace fvmmini {
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// fvmmini on `ranks` ranks (0: without mpiexec) in `folder`; killed after two minutes.
+Outcome run(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments) {
+  std::string command = "cd '" + folder.string() +
+                        "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 timeout -s KILL 120 ";
+  if (ranks > 0) command += "'" FVMMINI_MPIEXEC "' -n " + std::to_string(ranks) + " --oversubscribe ";
+  command += "'" FVMMINI_EXECUTABLE "'";
+  for (const auto& argument : arguments) command += " '" + argument + "'";
+  command += " > out.log 2> err.log";
+  const int raw = std::system(command.c_str());
+  Outcome outcome;
+  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  outcome.out = read_text(folder / "out.log");
+  outcome.err = read_text(folder / "err.log");
+  return outcome;
+}
+
+void write_case(const std::filesystem::path& file, const std::string& physics, const std::string& extra = "") {
+  std::ofstream(file) << "mesh:\n  type: box\n  cells: [10, 9, 8]\n"
+                         "  patches:\n    walls: {sides: [xmin, xmax, ymin, ymax, zmin, zmax], type: wall}\n"
+                         "physics:\n  type: " << physics << "\n  manufactured: sine\n"
+                      << "boundaryField:\n  walls: {type: fixedValue, value: exact}\n"
+                         "solvers:\n  T: {preconditioner: diagonal, tolerance: 1e-12, maxIter: 2000}\n"
+                      << (physics == "diffusion" ? "time: {deltaT: 0.01, endTime: 0.05, writeInterval: 0.05}\n" : "")
+                      << extra;
+}
+
+nlohmann::json summary(const std::filesystem::path& folder) {
+  return nlohmann::json::parse(read_text(folder / "summary.json"));
+}
+
+#if FVMMINI_HAVE_VTK
+/// T by whole-mesh cell: from the serial .vtu (cell order) or the .pvtu's pieces (globalCell).
+std::map<long, double> field_by_cell(const std::filesystem::path& file) {
+  vtkUnstructuredGrid* grid = nullptr;
+  vtkNew<vtkXMLUnstructuredGridReader> serial;
+  vtkNew<vtkXMLPUnstructuredGridReader> parallel;
+  if (file.extension() == ".pvtu") {
+    parallel->SetFileName(file.c_str());
+    parallel->Update();
+    grid = parallel->GetOutput();
+  } else {
+    serial->SetFileName(file.c_str());
+    serial->Update();
+    grid = serial->GetOutput();
+  }
+  std::map<long, double> t;
+  vtkDataArray* values = grid->GetCellData()->GetArray("T");
+  vtkDataArray* cells = grid->GetCellData()->GetArray("globalCell");
+  if (!values) return t;
+  for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c)
+    t[cells ? static_cast<long>(cells->GetTuple1(c)) : static_cast<long>(c)] = values->GetTuple1(c);
+  return t;
+}
+#endif
+
+TEST(DistributedRun, ManufacturedPoissonOnSeveralRanksLikeOneRank) {
+  testing::TempFolder folder;
+  write_case(folder.path() / "case.yaml", "poisson");
+  const Outcome alone = run(folder.path(), 0, {"case.yaml", "--set", "output.directory=one"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const auto one = summary(folder.path() / "one");
+  for (int ranks : {1, 2, 3, 4}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    const std::string out = "ranks" + std::to_string(ranks);
+    const Outcome outcome = run(folder.path(), ranks, {"case.yaml", "--set", "output.directory=" + out});
+    ASSERT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_EQ(outcome.err, "");
+    // --- the log once (rank 0), with the partition
+    EXPECT_EQ(outcome.out.find("Solving for T"), outcome.out.rfind("Solving for T")) << outcome.out;
+    if (ranks > 1) {
+      EXPECT_NE(outcome.out.find("Decomposition: metis into " + std::to_string(ranks)), std::string::npos);
+    }
+    const auto s = summary(folder.path() / out);
+    EXPECT_NEAR(s["results"]["error"]["l2"].get<double>(), one["results"]["error"]["l2"].get<double>(), 1e-10);
+    EXPECT_NEAR(s["results"]["error"]["max"].get<double>(), one["results"]["error"]["max"].get<double>(), 1e-10);
+    if (ranks > 1) {
+      EXPECT_EQ(s["results"]["decomposition"]["ranks"].get<int>(), ranks);
+      long cells = 0;
+      for (const auto& c : s["results"]["decomposition"]["cells"]) cells += c.get<long>();
+      EXPECT_EQ(cells, 720);
+    }
+#if FVMMINI_HAVE_VTK
+    // --- the pieces put together: the serial field, cell by cell
+    const auto serial = field_by_cell(folder.path() / "one" / "fields_000000.vtu");
+    const auto joined =
+        field_by_cell(folder.path() / out / (ranks > 1 ? "fields_000000.pvtu" : "fields_000000.vtu"));
+    ASSERT_EQ(joined.size(), serial.size());
+    for (const auto& [cell, value] : serial) ASSERT_NEAR(joined.at(cell), value, 1e-9) << "cell " << cell;
+#endif
+  }
+}
+
+TEST(DistributedRun, DiffusionAndTheSimpleSplitLikeOneRank) {
+  testing::TempFolder folder;
+  write_case(folder.path() / "case.yaml", "diffusion", "decomposition: {method: simple, n: [2, 1, 2]}\n");
+  const Outcome alone = run(folder.path(), 0, {"case.yaml", "--set", "output.directory=one"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const Outcome four = run(folder.path(), 4, {"case.yaml", "--set", "output.directory=four"});
+  ASSERT_EQ(four.status, 0) << four.err;
+  EXPECT_NE(four.out.find("Decomposition: simple into 4 ranks: 180 to 180 cells"), std::string::npos) << four.out;
+  const auto one = summary(folder.path() / "one"), s = summary(folder.path() / "four");
+  EXPECT_NEAR(s["results"]["error"]["l2"].get<double>(), one["results"]["error"]["l2"].get<double>(), 1e-10);
+  EXPECT_EQ(s["results"]["steps"], one["results"]["steps"]);
+  // --- a split that is not the number of ranks: a case error on every rank, said once
+  const Outcome three = run(folder.path(), 3, {"case.yaml", "--set", "output.directory=three"});
+  EXPECT_EQ(three.status, 2);
+  EXPECT_NE(three.err.find("simple split (2 1 2) is not 3 parts"), std::string::npos) << three.err;
+  EXPECT_EQ(three.err.find("fvmmini: error"), three.err.rfind("fvmmini: error")) << three.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "three"));
+}
+
+TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
+  testing::TempFolder folder;
+  // --- more ranks than cells
+  std::ofstream(folder.path() / "tiny.yaml") << "mesh: {type: box, cells: [2, 1, 1]}\n"
+                                                "physics: {type: poisson, source: 1}\n"
+                                                "boundaryField:\n"
+                                                "  xmin: {type: fixedValue, value: 0}\n"
+                                                "  xmax: {type: fixedValue, value: 0}\n"
+                                                "  ymin: {type: zeroGradient}\n  ymax: {type: zeroGradient}\n"
+                                                "  zmin: {type: zeroGradient}\n  zmax: {type: zeroGradient}\n"
+                                                "output: {directory: tiny}\n";
+  const Outcome tiny = run(folder.path(), 3, {"tiny.yaml"});
+  EXPECT_EQ(tiny.status, 2) << tiny.err;
+  EXPECT_NE(tiny.err.find("3 parts for a mesh of 2 cells"), std::string::npos) << tiny.err;
+  EXPECT_EQ(tiny.err.find("fvmmini: error"), tiny.err.rfind("fvmmini: error")) << tiny.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "tiny"));
+  // --- a case error (a mistyped key) read by every rank: said once
+  const Outcome typo = run(folder.path(), 2, {"tiny.yaml", "--set", "decomposition.methd=metis"});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("did you mean 'method'"), std::string::npos) << typo.err;
+  EXPECT_EQ(typo.err.find("unknown key"), typo.err.rfind("unknown key")) << typo.err;
+  // --- the incompressible step is not distributed yet
+  std::ofstream(folder.path() / "flow.yaml") << "mesh: {type: box, cells: [4, 4, 1], patches: {lid: {sides: [ymax], "
+                                                "type: wall}, walls: {sides: [xmin, xmax, ymin], type: wall}, "
+                                                "frontAndBack: {sides: [zmin, zmax], type: empty}}}\n"
+                                                "physics: {type: incompressible, nu: 0.01}\n"
+                                                "boundaryField:\n  lid: {type: wall, velocity: [1, 0, 0]}\n"
+                                                "  walls: {type: wall}\n  frontAndBack: {type: empty}\n"
+                                                "time: {endTime: 0.1, deltaT: 0.01, writeInterval: 0.1}\n";
+  const Outcome flow = run(folder.path(), 2, {"flow.yaml"});
+  EXPECT_EQ(flow.status, 2) << flow.err;
+  EXPECT_NE(flow.err.find("incompressible does not run across ranks yet"), std::string::npos) << flow.err;
+}
+
+}  // namespace
+}  // namespace fvmmini
