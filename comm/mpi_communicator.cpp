@@ -29,6 +29,13 @@ constexpr int halo_tag = 71;
 constexpr int bytes_tag = 72;
 
 template <class T>
+T all_reduce(T value, MPI_Datatype type, MPI_Op op) {
+  T result{};
+  FVMMINI_MPI(MPI_Allreduce(&value, &result, 1, type, op, MPI_COMM_WORLD));
+  return result;
+}
+
+template <class T>
 std::vector<T> gather_all(T value, MPI_Datatype type, int size) {
   std::vector<T> all(static_cast<std::size_t>(size));
   FVMMINI_MPI(MPI_Allgather(&value, 1, type, all.data(), 1, type, MPI_COMM_WORLD));
@@ -36,18 +43,6 @@ std::vector<T> gather_all(T value, MPI_Datatype type, int size) {
 }
 
 }  // namespace
-
-Communicator& Communicator::world_storage() {
-  static Communicator world(0, 1, false);
-  return world;
-}
-
-const Communicator& Communicator::world() { return world_storage(); }
-
-const Communicator& Communicator::serial() {
-  static const Communicator alone(0, 1, false);
-  return alone;
-}
 
 void Communicator::sum(std::span<double> values) const {
   if (!mpi_ || values.empty()) return;
@@ -68,32 +63,16 @@ double Communicator::sum(double value) const {
 }
 
 long long Communicator::sum(long long value) const {
-  if (!mpi_) return value;
-  long long total = 0;
-  FVMMINI_MPI(MPI_Allreduce(&value, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-  return total;
+  return mpi_ ? all_reduce(value, MPI_LONG_LONG, MPI_SUM) : value;  // integers: exact in any order
 }
 
-double Communicator::max(double value) const {
-  if (!mpi_) return value;
-  double result = 0.0;
-  FVMMINI_MPI(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return result;
-}
+double Communicator::max(double value) const { return mpi_ ? all_reduce(value, MPI_DOUBLE, MPI_MAX) : value; }
 
 long long Communicator::max(long long value) const {
-  if (!mpi_) return value;
-  long long result = 0;
-  FVMMINI_MPI(MPI_Allreduce(&value, &result, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
-  return result;
+  return mpi_ ? all_reduce(value, MPI_LONG_LONG, MPI_MAX) : value;
 }
 
-bool Communicator::any(bool value) const {
-  if (!mpi_) return value;
-  int local = value ? 1 : 0, result = 0;
-  FVMMINI_MPI(MPI_Allreduce(&local, &result, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD));
-  return result != 0;
-}
+bool Communicator::any(bool value) const { return mpi_ ? all_reduce(value ? 1 : 0, MPI_INT, MPI_LOR) != 0 : value; }
 
 std::vector<double> Communicator::gather(double value) const {
   if (!mpi_) return {value};

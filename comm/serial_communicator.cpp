@@ -10,18 +10,6 @@
 
 namespace fvmmini {
 
-Communicator& Communicator::world_storage() {
-  static Communicator world(0, 1, false);
-  return world;
-}
-
-const Communicator& Communicator::world() { return world_storage(); }
-
-const Communicator& Communicator::serial() {
-  static const Communicator alone(0, 1, false);
-  return alone;
-}
-
 void Communicator::sum(std::span<double>) const {}
 double Communicator::sum(double value) const { return value; }
 long long Communicator::sum(long long value) const { return value; }

@@ -14,39 +14,24 @@
 #include <regex>
 #include <sstream>
 
+#include "run_command.hpp"
 #include "temp_folder.hpp"
 
 namespace fvmmini {
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::Outcome;
+using testing::read_text;
 
 /// Run fvmmini with `arguments` (each single-quoted) in `folder`, `environment` (shell text: "NAME=value ...",
 /// or limits such as "ulimit -f 1;") put before it; stdout and stderr go to files outside it. A run past `seconds` is killed (status 137), so that
 /// a hang fails the test instead of hanging it.
 Outcome run_fvmmini(const std::filesystem::path& folder, const std::vector<std::string>& arguments,
                     int seconds = 600, const std::string& environment = "") {
-  static const testing::TempFolder logs;
   std::string command = "cd '" + folder.string() + "' && " + environment + " timeout -s KILL " +
                         std::to_string(seconds) + " '" FVMMINI_EXECUTABLE "'";
   for (const auto& argument : arguments) command += " '" + argument + "'";
-  command += " > '" + (logs.path() / "out").string() + "' 2> '" + (logs.path() / "err").string() + "'";
-  const int raw = std::system(command.c_str());
-  Outcome outcome;
-  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  outcome.out = read_text(logs.path() / "out");
-  outcome.err = read_text(logs.path() / "err");
-  return outcome;
+  return testing::run_command(command);
 }
 
 std::vector<std::string> folder_entries(const std::filesystem::path& folder) {

@@ -24,22 +24,13 @@
 #include <vtkXMLUnstructuredGridReader.h>
 #endif
 
-#include "tests/app/temp_folder.hpp"
+#include "tests/app/run_command.hpp"
 
 namespace fvmmini {
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::Outcome;
+using testing::read_text;
 
 /// fvmmini on `ranks` ranks (0: without mpiexec) in `folder`; killed after two minutes.
 Outcome run(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments) {
@@ -48,13 +39,7 @@ Outcome run(const std::filesystem::path& folder, int ranks, const std::vector<st
   if (ranks > 0) command += "'" FVMMINI_MPIEXEC "' -n " + std::to_string(ranks) + " --oversubscribe ";
   command += "'" FVMMINI_EXECUTABLE "'";
   for (const auto& argument : arguments) command += " '" + argument + "'";
-  command += " > out.log 2> err.log";
-  const int raw = std::system(command.c_str());
-  Outcome outcome;
-  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  outcome.out = read_text(folder / "out.log");
-  outcome.err = read_text(folder / "err.log");
-  return outcome;
+  return testing::run_command(command);
 }
 
 void write_case(const std::filesystem::path& file, const std::string& physics, const std::string& extra = "") {

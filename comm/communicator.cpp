@@ -1,6 +1,6 @@
-// What both builds share: whether an MPI launcher started this process (the variables
-// OpenMPI's, PMI's and PMIx's launchers set, so that a plain run never starts MPI), and the
-// check of a point-to-point partner.
+// What both builds share: the world and serial communicators, the check of a point-to-point
+// partner, and whether an MPI launcher started this process (the variables OpenMPI's, PMI's and
+// PMIx's launchers set, so that a plain run never starts MPI).
 
 #include <cstdlib>
 #include <stdexcept>
@@ -9,6 +9,18 @@
 #include "comm/communicator.hpp"
 
 namespace fvmmini {
+
+Communicator& Communicator::world_storage() {
+  static Communicator world(0, 1, false);
+  return world;
+}
+
+const Communicator& Communicator::world() { return world_storage(); }
+
+const Communicator& Communicator::serial() {
+  static const Communicator alone(0, 1, false);
+  return alone;
+}
 
 void Communicator::check_other_rank(int rank, const char* what) const {
   if (rank < 0 || rank >= size_ || rank == rank_)
