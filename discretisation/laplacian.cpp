@@ -38,8 +38,6 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
     processor_faces_.assign(processor->faces().begin(), processor->faces().end());
     const std::vector<Vec3> across = processor->across(g.cell_centres);
     for (std::size_t k = 0; k < processor_faces_.size(); ++k) far_end[processor_faces_[k] - n_internal] = across[k];
-  } else if (processor) {
-    processor->across(g.cell_centres);  // collective: a rank without processor faces takes part too
   }
   boundary_coeffs_.resize(mesh.n_faces() - n_internal);
   for (label f = n_internal; f < mesh.n_faces(); ++f) {

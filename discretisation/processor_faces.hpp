@@ -23,7 +23,8 @@ class ProcessorFaces {
   std::span<const label> faces() const { return faces_; }
   bool empty() const { return faces_.empty(); }
 
-  /// The value of the cell across each processor face. Collective: every rank calls it together.
+  /// The value of the cell across each processor face: each rank with processor faces calls it
+  /// together with its neighbours.
   void across(std::span<const double> cell_values, std::span<double> face_values);
   /// The same for vectors (the cell centres across, for the face coefficients).
   std::vector<Vec3> across(std::span<const Vec3> cell_values);
