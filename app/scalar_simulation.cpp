@@ -1,5 +1,6 @@
 #include "app/scalar_simulation.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -92,6 +93,11 @@ class ScalarSimulation final : public Simulation {
       : mesh_(mesh),
         settings_(scalar_problem_settings(c)) {
     const Communicator& ranks = *context.ranks;
+    if (ranks.distributed()) {  // the reference cell's number on the rank that has it, -1 elsewhere
+      const auto at = std::lower_bound(global_cell.begin(), global_cell.end(), settings_.reference_cell);
+      settings_.reference_cell =
+          at != global_cell.end() && *at == settings_.reference_cell ? static_cast<label>(at - global_cell.begin()) : -1;
+    }
     {
       auto timing = timer.measure("assembly");
       std::vector<bool> exact;

@@ -19,9 +19,7 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
   if (comm.distributed() && comm.any(!laplacian_.is_orthogonal()))
     throw std::invalid_argument("a non-orthogonal mesh does not run across ranks yet (the deferred correction "
                                 "across processor patches): run it on one rank");
-  if (comm.distributed() && !s.transient && !boundary_.has_fixed_value())
-    throw std::invalid_argument("a steady problem with no fixedValue patch (pinned by discretisation.referenceCell) "
-                                "does not run across ranks yet: run it on one rank");
+
   if (exact_patches_.size() != mesh.patches.size()) exact_patches_.resize(mesh.patches.size(), false);
   const bool any_exact = std::find(exact_patches_.begin(), exact_patches_.end(), true) != exact_patches_.end();
   if (any_exact && !s.manufactured) throw std::invalid_argument("boundary value 'exact' needs physics.manufactured");
@@ -42,11 +40,13 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
   system_.interfaces = processor_.interfaces(laplacian_.processor_couplings(s.diffusivity));
   if (s.transient)
     for (label c = 0; c < mesh.n_cells; ++c) matrix.diag[c] += g.cell_volumes[c] / s.delta_t;
-  if (!s.transient && !boundary_.has_fixed_value()) {
-    if (s.reference_cell < 0 || s.reference_cell >= mesh.n_cells)
+  if (pinned()) {
+    // on several ranks the cell is on one of them (-1 on the others), and on exactly one
+    const bool here = s.reference_cell >= 0 && s.reference_cell < mesh.n_cells;
+    if (comm.sum(static_cast<long long>(here)) != 1)
       throw std::invalid_argument("referenceCell " + std::to_string(s.reference_cell) + " is not a cell (0.." +
                                   std::to_string(mesh.n_cells - 1) + ")");
-    matrix.diag[s.reference_cell] *= 2.0;  // OpenFOAM's setReference; the source gets diag * value in advance()
+    if (here) matrix.diag[s.reference_cell] *= 2.0;  // OpenFOAM's setReference; the source gets diag * value in advance()
   }
 
   // --- initial field
@@ -81,7 +81,7 @@ ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
   laplacian_.add_boundary_source(s.diffusivity, boundary_, rhs_);
   if (s.transient)
     for (label c = 0; c < n; ++c) rhs_[c] += geometry_.cell_volumes[c] / s.delta_t * field_[c];
-  if (!s.transient && !boundary_.has_fixed_value())
+  if (pinned() && s.reference_cell >= 0)
     rhs_[s.reference_cell] += 0.5 * system_.local.diag[s.reference_cell] * s.reference_value;
 
   // --- solve, then re-solve with the deferred non-orthogonal correction from the latest field

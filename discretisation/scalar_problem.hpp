@@ -27,7 +27,8 @@ struct ScalarProblemSettings {
   int non_orthogonal_correctors = 50;       ///< the most correctors (re-solves) per solve
   double non_orthogonal_tolerance = 1e-6;  ///< stop once a corrector's initial residual is below this
   bool non_orthogonal_must_converge = false;  ///< the run (not ScalarProblem) fails on a loop ending above it
-  label reference_cell = 0;   ///< used only when no patch fixes the value
+  label reference_cell = 0;   ///< used only when no patch fixes the value; on a rank's part, the
+                              ///< cell's local number on the rank that has it and -1 on the others
   double reference_value = 0.0;
 };
 
@@ -84,7 +85,7 @@ class ScalarProblem {
   /// is the run's ranks: the matrix couples across the processor patches, and the error norms and
   /// checks are over all ranks. Every rank constructs and advances its problem together.
   /// @throws std::invalid_argument also for what does not run across ranks yet: a non-orthogonal
-  ///         mesh (the deferred correction) or a steady problem pinned by a reference cell
+  ///         mesh (the deferred correction)
   ScalarProblem(const Mesh& mesh, const MeshGeometry& geometry, ScalarBoundary boundary,
                 std::vector<bool> exact_patches, const ScalarProblemSettings& settings,
                 const Communicator& comm = Communicator::serial());
@@ -108,6 +109,8 @@ class ScalarProblem {
 
  private:
   void refresh_exact_boundary(double time);
+  /// A steady problem with no fixed value: the reference cell pins the level.
+  bool pinned() const { return !settings_.transient && !boundary_.has_fixed_value(); }
 
   const Mesh& mesh_;
   const MeshGeometry& geometry_;

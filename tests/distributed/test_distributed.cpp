@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -412,6 +413,43 @@ TEST(DistributedScalarProblem, ManufacturedPoissonLikeTheSerialRun) {
   EXPECT_LT(error.max, 0.05);  // second order on 12 x 10 x 8: the solve, not only agreement
   for (std::size_t i = 0; i < problem.field().size(); ++i)
     ASSERT_NEAR(problem.field()[i], serial.field()[mine.local.global_cell[i]], 1e-9);
+}
+
+TEST(DistributedScalarProblem, APinnedReferenceCellLikeTheSerialRun) {
+  // --- zeroGradient everywhere, a uniform source: the level is pinned at whole-mesh cell 17
+  const Mesh whole = box(9, 8, 7);
+  ScalarProblemSettings s;
+  s.source = 1.0;
+  s.reference_cell = 17;
+  s.reference_value = 2.0;
+  auto walls = [](const Mesh& mesh) {
+    ScalarBoundary b;
+    for (const auto& patch : mesh.patches)
+      b.patches.push_back({patch.neighbour_rank >= 0 ? BoundaryType::processor : BoundaryType::zero_gradient, {}});
+    return b;
+  };
+  SolverSettings solver = cg_settings(Preconditioner::diagonal);
+  solver.tolerance = 1e-12;
+  const MeshGeometry whole_g = compute_geometry(whole);
+  ScalarProblem serial(whole, whole_g, walls(whole), {}, s);
+  auto serial_solver = make_linear_solver(serial.matrix(), solver);
+  serial.advance(*serial_solver, 0.0);
+
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const auto& cells = mine.local.global_cell;
+  const auto at = std::find(cells.begin(), cells.end(), 17);
+  ScalarProblemSettings local = s;
+  local.reference_cell = at == cells.end() ? -1 : static_cast<label>(at - cells.begin());
+  const MeshGeometry g = compute_geometry(mine.local.mesh);
+  ScalarProblem problem(mine.local.mesh, g, walls(mine.local.mesh), {}, local, world());
+  auto distributed_solver = make_distributed_linear_solver(problem.system(), solver, world());
+  EXPECT_TRUE(problem.advance(*distributed_solver, 0.0).solves.front().converged);
+  const double scale = *std::max_element(serial.field().begin(), serial.field().end());
+  for (std::size_t i = 0; i < problem.field().size(); ++i)
+    ASSERT_NEAR(problem.field()[i], serial.field()[cells[i]], 1e-8 * scale) << "cell " << cells[i];
+  // --- no rank, or a cell on none: refused on every rank
+  local.reference_cell = -1;
+  EXPECT_THROW(ScalarProblem(mine.local.mesh, g, walls(mine.local.mesh), {}, local, world()), std::invalid_argument);
 }
 
 TEST(DistributedScalarProblem, RefusesWhatDoesNotRunAcrossRanksYet) {

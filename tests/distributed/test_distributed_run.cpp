@@ -140,6 +140,27 @@ TEST(DistributedRun, DiffusionAndTheSimpleSplitLikeOneRank) {
   EXPECT_FALSE(std::filesystem::exists(folder.path() / "three"));
 }
 
+TEST(DistributedRun, APinnedReferenceCellLikeOneRank) {
+  testing::TempFolder folder;
+  std::ofstream(folder.path() / "case.yaml") << "mesh: {type: box, cells: [8, 7, 6], patches: {walls: {sides: [xmin, "
+                                                "xmax, ymin, ymax, zmin, zmax], type: wall}}}\n"
+                                                "physics: {type: poisson, source: 1}\n"
+                                                "boundaryField: {walls: {type: zeroGradient}}\n"
+                                                "discretisation: {referenceCell: 123, referenceValue: 2}\n"
+                                                "solvers: {T: {preconditioner: diagonal, tolerance: 1e-12}}\n";
+  const Outcome alone = run(folder.path(), 0, {"case.yaml", "--set", "output.directory=one"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const Outcome three = run(folder.path(), 3, {"case.yaml", "--set", "output.directory=three"});
+  ASSERT_EQ(three.status, 0) << three.err;
+#if FVMMINI_HAVE_VTK
+  const auto serial = field_by_cell(folder.path() / "one" / "fields_000000.vtu");
+  const auto joined = field_by_cell(folder.path() / "three" / "fields_000000.pvtu");
+  ASSERT_EQ(joined.size(), serial.size());
+  EXPECT_NEAR(joined.at(123), serial.at(123), 1e-9);
+  for (const auto& [cell, value] : serial) ASSERT_NEAR(joined.at(cell), value, 1e-7) << "cell " << cell;
+#endif
+}
+
 TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
   testing::TempFolder folder;
   // --- more ranks than cells
