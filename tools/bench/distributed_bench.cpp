@@ -1,0 +1,231 @@
+// fvmmini-dist-bench: the pressure-type solve across MPI ranks on the reference backend, run
+// under mpirun -np N. Rank 0 builds the N^3 box (FVM Laplacian, fixedValue walls) and sends each
+// rank its part, as fvmmini does; each assembles its matrix and interfaces. It times the CG to
+// the tolerance (iterations, time per iteration) and, apart, what one iteration is made of: the
+// local SpMV, the halo exchange with the couplings (a full distributed SpMV minus the local one),
+// one sum over the ranks (a CG iteration makes two, three with an applied preconditioner) and
+// one application of the preconditioner on the rank's block; each the slowest rank's median.
+// With one rank it also times the serial path (make_linear_solver) on the same matrix.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "comm/communicator.hpp"
+#include "discretisation/laplacian.hpp"
+#include "discretisation/processor_faces.hpp"
+#include "mesh/box_generator.hpp"
+#include "mesh/decomposition.hpp"
+#include "registry/distributed_operator.hpp"
+#include "registry/format_registry.hpp"
+#include "registry/preconditioner.hpp"
+#include "solvers/linear_solver.hpp"
+
+namespace fvmmini {
+namespace {
+
+using json = nlohmann::json;
+
+struct Options {
+  int box = 64;
+  std::string method = "metis";
+  std::string format = "csr";
+  std::string ordering = "none";
+  std::string preconditioner = "diagonal";
+  double tolerance = 1e-6;
+  int repeats = 20;
+  int solves = 3;
+  std::string json_path, csv_path;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The median of `repeats` timings of f, the slowest rank's (the one the others wait for).
+template <class F>
+double slowest_median(const Communicator& comm, int repeats, F&& f) {
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    comm.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    times.push_back(seconds_since(start));
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return comm.max(times[times.size() / 2]);
+}
+
+int run(const Options& o) {
+  const Communicator& comm = Communicator::world();
+  // --- the whole box on rank 0, each rank's part from it
+  BoxSpec spec;
+  spec.cells = {o.box, o.box, o.box};
+  Mesh whole;
+  MeshGeometry whole_geometry;
+  if (comm.is_root()) {
+    whole = generate_box(spec);
+    whole_geometry = compute_geometry(whole);
+  }
+  DecompositionSettings d;
+  d.method = o.method == "simple" ? DecompositionMethod::simple : DecompositionMethod::metis;
+  d.simple_parts = {comm.size(), 1, 1};
+  const auto set_up_start = std::chrono::steady_clock::now();
+  DistributedMesh part = distribute_mesh(comm.is_root() ? &whole : nullptr, comm.is_root() ? &whole_geometry : nullptr,
+                                         d, comm);
+  whole = Mesh{};
+  const Mesh& mesh = part.local.mesh;
+  const MeshGeometry geometry = compute_geometry(mesh);
+  ProcessorFaces processor(mesh, comm);
+  const Laplacian laplacian(mesh, geometry, &processor);
+  ScalarBoundary boundary;
+  for (const Patch& p : mesh.patches)
+    boundary.patches.push_back({p.neighbour_rank >= 0 ? BoundaryType::processor : BoundaryType::fixed_value,
+                                std::vector<double>(p.neighbour_rank >= 0 ? 0 : p.size, 0.0)});
+  DistributedLdu system;
+  laplacian.assemble(1.0, boundary, system.local);
+  system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
+  const double set_up_seconds = comm.max(seconds_since(set_up_start));
+
+  SolverSettings s;
+  s.preconditioner = parse_preconditioner(o.preconditioner);
+  s.tolerance = o.tolerance;
+  s.max_iter = 100000;
+  s.format = o.format;
+  s.ordering = o.ordering;
+  const label n = mesh.n_cells;
+  std::vector<double> b(static_cast<std::size_t>(n));
+  for (label c = 0; c < n; ++c) b[c] = geometry.cell_volumes[c];  // a unit source
+
+  // --- the solve to the tolerance, `solves` times (the fastest kept)
+  auto solver = make_distributed_linear_solver(system, s, comm);
+  const auto time_solves = [&](LinearSolver& solver_to_time, SolverPerformance& perf) {
+    double best = 1e300;
+    for (int k = 0; k < o.solves; ++k) {
+      std::vector<double> x(static_cast<std::size_t>(n), 0.0);
+      comm.barrier();
+      const auto start = std::chrono::steady_clock::now();
+      perf = solver_to_time.solve(x, b, "p");
+      best = std::min(best, comm.max(seconds_since(start)));
+    }
+    return best;
+  };
+  SolverPerformance perf;
+  const double solve_seconds = time_solves(*solver, perf);
+  const double per_iteration = perf.iterations > 0 ? solve_seconds / perf.iterations : 0.0;
+
+  // --- one iteration's parts, apart
+  const auto local = make_reference_operator(system.local, prepare_format(system.local, s.format, s.ordering, {}));
+  const Permutation& order = local->prepared().permutation;
+  const DistributedOperator a(*local, order.old_to_new, system.interfaces, comm);
+  std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto& v : x) v = u(rng);
+  const double local_spmv = slowest_median(comm, o.repeats, [&] { local->multiply(x, y); });
+  const double full_spmv = slowest_median(comm, o.repeats, [&] { a.multiply(x, y); });
+  double pair[2] = {1.0, 2.0};
+  const double reduction = slowest_median(comm, o.repeats * 10, [&] { comm.sum(pair); });
+  double preconditioner = 0.0;
+  if (is_applied(s.preconditioner)) {
+    HostPreconditioner m(system.local, order, s, local->prepared().position_before_grouping);
+    preconditioner = slowest_median(comm, o.repeats, [&] { m.apply(*local, x, y); });
+  }
+  const int sums = is_applied(s.preconditioner) ? 3 : 2;
+  const double halo = std::max(0.0, full_spmv - local_spmv);
+  const double other = std::max(0.0, per_iteration - full_spmv - sums * reduction - preconditioner);
+
+  // --- the serial path on one rank: the same matrix through make_linear_solver
+  double serial_per_iteration = 0.0;
+  if (!comm.distributed()) {
+    auto serial = make_linear_solver(system.local, s);
+    SolverPerformance serial_perf;
+    const double t = time_solves(*serial, serial_perf);
+    serial_per_iteration = serial_perf.iterations > 0 ? t / serial_perf.iterations : 0.0;
+  }
+
+  const long long interface_faces = comm.sum(static_cast<long long>(a.interface_faces()));
+  if (!comm.is_root()) return 0;
+  const auto& f = part.figures;
+  json result = {{"benchmark", "fvmmini-dist-bench"},
+                 {"git_revision", FVMMINI_GIT_REVISION},
+                 {"matrix", fmt::format("box {}^3 FVM Laplacian, fixedValue walls", o.box)},
+                 {"rows", static_cast<long long>(o.box) * o.box * o.box},
+                 {"ranks", comm.size()},
+                 {"decomposition", {{"method", o.method}, {"cells", f.cells}, {"processor_faces", f.processor_faces},
+                                    {"imbalance", f.imbalance}}},
+                 {"solver", {{"format", o.format}, {"ordering", o.ordering}, {"preconditioner", o.preconditioner},
+                             {"tolerance", o.tolerance}, {"describe", solver->describe()}}},
+                 {"set_up_seconds", set_up_seconds},
+                 {"iterations", perf.iterations},
+                 {"converged", perf.converged},
+                 {"final_residual", perf.final_residual},
+                 {"solve_seconds", solve_seconds},
+                 {"seconds_per_iteration", per_iteration},
+                 {"split_seconds_per_iteration",
+                  {{"local_spmv", local_spmv}, {"halo", halo}, {"reductions", sums * reduction},
+                   {"preconditioner", preconditioner}, {"vector_passes_and_rest", other}}},
+                 {"interface_faces", interface_faces}};
+  if (serial_per_iteration > 0)
+    result["serial_path"] = {{"seconds_per_iteration", serial_per_iteration},
+                             {"ratio", per_iteration / serial_per_iteration}};
+
+  std::printf("ranks %d, box %d^3, %s %s, %s: %d iterations to %g, %.4g s (%.4g ms an iteration)\n", comm.size(), o.box,
+              o.format.c_str(), o.ordering.c_str(), o.preconditioner.c_str(), perf.iterations, o.tolerance,
+              solve_seconds, 1e3 * per_iteration);
+  std::printf("  per iteration: local SpMV %.4g ms, halo %.4g ms, %d sums %.4g ms, preconditioner %.4g ms, vector "
+              "passes and the rest %.4g ms\n",
+              1e3 * local_spmv, 1e3 * halo, sums, 1e3 * sums * reduction, 1e3 * preconditioner, 1e3 * other);
+  std::printf("  cells a rank %d to %d (imbalance %.1f %%), %lld processor faces in all\n",
+              *std::min_element(f.cells.begin(), f.cells.end()), *std::max_element(f.cells.begin(), f.cells.end()),
+              100.0 * f.imbalance, interface_faces / 2);
+  if (serial_per_iteration > 0)
+    std::printf("  serial path (make_linear_solver): %.4g ms an iteration; distributed path / serial %.3f\n",
+                1e3 * serial_per_iteration, per_iteration / serial_per_iteration);
+  if (!o.json_path.empty()) std::ofstream(o.json_path) << result.dump(2) << '\n';
+  if (!o.csv_path.empty()) {
+    std::ofstream csv(o.csv_path);
+    csv << "ranks,rows,iterations,seconds_per_iteration,local_spmv,halo,reductions,preconditioner,rest\n"
+        << fmt::format("{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", comm.size(), result["rows"].get<long long>(),
+                       perf.iterations, per_iteration, local_spmv, halo, sums * reduction, preconditioner, other);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace fvmmini
+
+int main(int argc, char** argv) {
+  fvmmini::CommSession session(argc, argv);
+  CLI::App app{"fvmmini-dist-bench: the CG across MPI ranks (reference backend) and what an iteration is made of; "
+               "run under mpirun -np N"};
+  fvmmini::Options o;
+  app.add_option("--box", o.box, "the N^3 box")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--method", o.method, "decomposition: metis or simple (slabs along x)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"metis", "simple"}));
+  app.add_option("--format", o.format, "the local block's format (reference kernel)")->capture_default_str();
+  app.add_option("--ordering", o.ordering, "the local block's ordering")->capture_default_str();
+  app.add_option("--preconditioner", o.preconditioner, "none, diagonal, DIC, mcsgs or GAMG (on each rank's block)")
+      ->capture_default_str();
+  app.add_option("--tolerance", o.tolerance, "CG tolerance on the normalised residual")->capture_default_str();
+  app.add_option("--repeats", o.repeats, "timed runs of each part (median)")->capture_default_str();
+  app.add_option("--solves", o.solves, "timed solves (fastest kept)")->capture_default_str();
+  app.add_option("--json", o.json_path, "write the results as JSON (rank 0)");
+  app.add_option("--csv", o.csv_path, "write one CSV row (rank 0)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return fvmmini::run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fvmmini-dist-bench: error: %s\n", e.what());
+    fvmmini::Communicator::world().abort(1);
+  }
+}
