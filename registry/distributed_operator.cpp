@@ -97,6 +97,11 @@ void DistributedOperator::refresh_interfaces(const std::vector<ProcessorInterfac
   }
 }
 
+void DistributedOperator::exchange_halo(std::span<const double> x) const {
+  start_exchange(x);
+  halo_.finish();
+}
+
 std::size_t DistributedOperator::interface_faces() const {
   std::size_t faces = 0;
   for (const auto& i : interfaces_) faces += i.rows.size();

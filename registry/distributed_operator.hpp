@@ -36,6 +36,8 @@ class DistributedOperator final : public HostOperator {
 
   /// Shared faces over all interfaces of this rank.
   std::size_t interface_faces() const;
+  /// The halo exchange of x alone, without the products (what a benchmark's split times).
+  void exchange_halo(std::span<const double> x) const;
 
  private:
   /// Sends x at the face cells and starts the exchange.
