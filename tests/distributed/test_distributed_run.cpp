@@ -29,6 +29,13 @@
 namespace fvmmini {
 namespace {
 
+/// output.vtk as this build can write it (a build without VTK refuses true)
+#if FVMMINI_HAVE_VTK
+constexpr const char* vtk = "true";
+#else
+constexpr const char* vtk = "false";
+#endif
+
 using testing::Outcome;
 using testing::read_text;
 
@@ -52,7 +59,7 @@ void write_case(const std::filesystem::path& file, const std::string& physics, c
                       << "boundaryField:\n  walls: {type: fixedValue, value: exact}\n"
                          "solvers:\n  T: {preconditioner: diagonal, tolerance: 1e-12, maxIter: 2000}\n"
                       << (physics == "diffusion" ? "time: {deltaT: 0.01, endTime: 0.05, writeInterval: 0.05}\n" : "")
-                      << extra;
+                      << "output: {vtk: " << vtk << "}\n" << extra;
 }
 
 nlohmann::json summary(const std::filesystem::path& folder) {
@@ -147,7 +154,8 @@ TEST(DistributedRun, APinnedReferenceCellLikeOneRank) {
                                                 "physics: {type: poisson, source: 1}\n"
                                                 "boundaryField: {walls: {type: zeroGradient}}\n"
                                                 "discretisation: {referenceCell: 123, referenceValue: 2}\n"
-                                                "solvers: {T: {preconditioner: diagonal, tolerance: 1e-12}}\n";
+                                                "solvers: {T: {preconditioner: diagonal, tolerance: 1e-12}}\n"
+                                             << "output: {vtk: " << vtk << "}\n";
   const Outcome alone = run(folder.path(), 0, {"case.yaml", "--set", "output.directory=one"});
   ASSERT_EQ(alone.status, 0) << alone.err;
   const Outcome three = run(folder.path(), 3, {"case.yaml", "--set", "output.directory=three"});
@@ -171,7 +179,7 @@ TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
                                                 "  xmax: {type: fixedValue, value: 0}\n"
                                                 "  ymin: {type: zeroGradient}\n  ymax: {type: zeroGradient}\n"
                                                 "  zmin: {type: zeroGradient}\n  zmax: {type: zeroGradient}\n"
-                                                "output: {directory: tiny}\n";
+                                             << "output: {directory: tiny, vtk: " << vtk << "}\n";
   const Outcome tiny = run(folder.path(), 3, {"tiny.yaml"});
   EXPECT_EQ(tiny.status, 2) << tiny.err;
   EXPECT_NE(tiny.err.find("3 parts for a mesh of 2 cells"), std::string::npos) << tiny.err;
@@ -189,7 +197,8 @@ TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
                                                 "physics: {type: incompressible, nu: 0.01}\n"
                                                 "boundaryField:\n  lid: {type: wall, velocity: [1, 0, 0]}\n"
                                                 "  walls: {type: wall}\n  frontAndBack: {type: empty}\n"
-                                                "time: {endTime: 0.1, deltaT: 0.01, writeInterval: 0.1}\n";
+                                                "time: {endTime: 0.1, deltaT: 0.01, writeInterval: 0.1}\n"
+                                             << "output: {vtk: " << vtk << "}\n";
   const Outcome flow = run(folder.path(), 2, {"flow.yaml"});
   EXPECT_EQ(flow.status, 2) << flow.err;
   EXPECT_NE(flow.err.find("incompressible does not run across ranks yet"), std::string::npos) << flow.err;
