@@ -4,12 +4,10 @@
 // CollectiveFailure: rank 0 reports it and every rank ends with the same exit status, cleanly.
 // What one rank raises alone ends the run through Communicator::abort (main.cpp).
 
-#include <cstddef>
 #include <exception>
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "comm/communicator.hpp"
 
@@ -28,24 +26,21 @@ class CollectiveFailure : public std::runtime_error {
 /// CollectiveFailure with the exit status status_of(the exception) (1 unless the caller says).
 template <class F, class Status>
 void on_root_for_all(const Communicator& comm, F&& f, Status&& status_of) {
-  std::vector<std::byte> outcome;  // empty: done; else the exit status, then the message
+  std::string outcome;  // empty: done; else the exit status, a space, the message
   std::exception_ptr error;
   if (comm.is_root()) {
     try {
       f();
     } catch (const std::exception& e) {
       error = std::current_exception();
-      const std::string text = std::to_string(status_of(e)) + " " + e.what();
-      outcome.assign(reinterpret_cast<const std::byte*>(text.data()),
-                     reinterpret_cast<const std::byte*>(text.data()) + text.size());
+      outcome = std::to_string(status_of(e)) + " " + e.what();
     }
   }
   comm.broadcast(outcome);
   if (outcome.empty()) return;
   if (error) std::rethrow_exception(error);
-  const std::string text(reinterpret_cast<const char*>(outcome.data()), outcome.size());
-  const auto space = text.find(' ');
-  throw CollectiveFailure(text.substr(space + 1), std::stoi(text.substr(0, space)));
+  const auto space = outcome.find(' ');
+  throw CollectiveFailure(outcome.substr(space + 1), std::stoi(outcome.substr(0, space)));
 }
 
 }  // namespace fvmmini

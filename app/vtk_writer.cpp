@@ -161,7 +161,12 @@ struct VtkSeriesWriter::Impl {
   bool pieces() const { return ranks->distributed(); }
 
   /// The root's index of one time's pieces, with the arrays each piece holds.
-  std::string parallel_index_text(std::size_t number, const std::vector<std::pair<std::string, int>>& arrays) const {
+  struct ArrayInfo {
+    std::string name;
+    int components;
+    const char* type;  ///< VTK's name of the value type
+  };
+  std::string parallel_index_text(std::size_t number, const std::vector<ArrayInfo>& arrays) const {
     std::string text =
         "<?xml version=\"1.0\"?>\n"
         "<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\" "
@@ -169,9 +174,9 @@ struct VtkSeriesWriter::Impl {
         "  <PUnstructuredGrid GhostLevel=\"0\">\n"
         "    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n    </PPoints>\n"
         "    <PCellData>\n";
-    for (const auto& [name, components] : arrays)
-      text += fmt::format("      <PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
-                          name == "globalCell" ? "Int32" : "Float64", name, components);
+    for (const auto& [name, components, type] : arrays)
+      text += fmt::format("      <PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n", type, name,
+                          components);
     text += "    </PCellData>\n";
     for (int rank = 0; rank < ranks->size(); ++rank)
       text += fmt::format("    <Piece Source=\"{}\"/>\n", piece_name(number, rank));
@@ -346,10 +351,10 @@ std::filesystem::path VtkSeriesWriter::write(double time, const std::vector<Scal
   on_root_for_all(
       ranks,
       [&] {
-        std::vector<std::pair<std::string, int>> arrays;
-        for (const auto& field : scalars) arrays.emplace_back(field.name, 1);
-        for (const auto& field : vectors) arrays.emplace_back(field.name, 3);
-        arrays.emplace_back("globalCell", 1);
+        std::vector<Impl::ArrayInfo> arrays;
+        for (const auto& field : scalars) arrays.push_back({field.name, 1, "Float64"});
+        for (const auto& field : vectors) arrays.push_back({field.name, 3, "Float64"});
+        arrays.push_back({"globalCell", 1, "Int32"});  // vtkIntArray
         write_file_atomically(impl_->directory / index, impl_->parallel_index_text(number, arrays));
         write_file_atomically(collection_path(), impl_->collection_text());
       },

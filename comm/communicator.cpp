@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "comm/communicator.hpp"
 
@@ -20,6 +21,14 @@ const Communicator& Communicator::world() { return world_storage(); }
 const Communicator& Communicator::serial() {
   static const Communicator alone(0, 1, false);
   return alone;
+}
+
+void Communicator::broadcast(std::string& text, int root) const {
+  if (size_ == 1) return;
+  std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(text.data()),
+                               reinterpret_cast<const std::byte*>(text.data()) + text.size());
+  broadcast(bytes, root);
+  text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 void Communicator::check_other_rank(int rank, const char* what) const {

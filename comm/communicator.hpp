@@ -39,6 +39,8 @@ class Communicator {
 
   /// root's bytes on every rank (resized to root's length).
   void broadcast(std::vector<std::byte>& bytes, int root = 0) const;
+  /// root's text on every rank.
+  void broadcast(std::string& text, int root = 0) const;
   /// Point to point, blocking, for set-up data (a mesh piece): the length travels first.
   /// @throws std::invalid_argument for this rank itself or one that is not in the run
   void send(int to, std::span<const std::byte> bytes) const;

@@ -293,7 +293,7 @@ DistributedMesh distribute_mesh(const Mesh* whole, const MeshGeometry* geometry,
   DistributedMesh result;
   // --- the root decomposes; its error, if any, goes to every rank first
   std::vector<int> part;
-  std::vector<std::byte> status;
+  std::string failure;
   if (comm.is_root()) {
     try {
       if (!whole || !geometry) throw std::logic_error("distribute_mesh: the root has no mesh");
@@ -302,14 +302,11 @@ DistributedMesh distribute_mesh(const Mesh* whole, const MeshGeometry* geometry,
       part = decompose_cells(*whole, *geometry, s);
       result.figures = decomposition_figures(*whole, part, comm.size());
     } catch (const std::exception& e) {
-      const std::string message = e.what();
-      status.assign(reinterpret_cast<const std::byte*>(message.data()),
-                    reinterpret_cast<const std::byte*>(message.data()) + message.size());
+      failure = e.what();
     }
   }
-  comm.broadcast(status);
-  if (!status.empty())
-    throw std::invalid_argument(std::string(reinterpret_cast<const char*>(status.data()), status.size()));
+  comm.broadcast(failure);
+  if (!failure.empty()) throw std::invalid_argument(failure);
 
   // --- each rank's part from the root; the figures to all
   if (comm.is_root()) {
