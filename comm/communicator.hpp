@@ -23,6 +23,8 @@ class Communicator {
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
   bool distributed() const { return size_ > 1; }
+  /// This rank's place among the ranks on its host (0 alone): which of the host's GPUs it takes.
+  int node_rank() const { return node_rank_; }
 
   /// Each value summed over the ranks, in place. Deterministic: every rank's values are gathered
   /// and added in rank order, so every rank and every run with this many ranks gets the same bits.
@@ -36,6 +38,8 @@ class Communicator {
   /// Every rank's value, in rank order, on every rank.
   std::vector<double> gather(double value) const;
   std::vector<long long> gather(long long value) const;
+  /// Every rank's values (each rank the same count), rank r's from r * values.size().
+  std::vector<double> gather(std::span<const double> values) const;
 
   /// root's bytes on every rank (resized to root's length).
   void broadcast(std::vector<std::byte>& bytes, int root = 0) const;
@@ -50,13 +54,15 @@ class Communicator {
   [[noreturn]] void abort(int status) const;
 
  private:
-  Communicator(int rank, int size, bool mpi) : rank_(rank), size_(size), mpi_(mpi) {}
+  Communicator(int rank, int size, bool mpi, int node_rank = 0)
+      : rank_(rank), size_(size), node_rank_(node_rank), mpi_(mpi) {}
   static Communicator& world_storage();
   /// @throws std::invalid_argument unless `rank` is another rank of this communicator
   void check_other_rank(int rank, const char* what) const;
   friend class CommSession;
   int rank_ = 0;
   int size_ = 1;
+  int node_rank_ = 0;
   bool mpi_ = false;
 };
 

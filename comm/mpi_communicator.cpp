@@ -44,12 +44,20 @@ std::vector<T> gather_all(T value, MPI_Datatype type, int size) {
 
 }  // namespace
 
+std::vector<double> Communicator::gather(std::span<const double> values) const {
+  if (!mpi_) return {values.begin(), values.end()};
+  const auto n = values.size();
+  std::vector<double> all(n * static_cast<std::size_t>(size_));
+  if (n > 0)
+    FVMMINI_MPI(MPI_Allgather(values.data(), static_cast<int>(n), MPI_DOUBLE, all.data(), static_cast<int>(n),
+                              MPI_DOUBLE, MPI_COMM_WORLD));
+  return all;
+}
+
 void Communicator::sum(std::span<double> values) const {
   if (!mpi_ || values.empty()) return;
   const auto n = values.size();
-  std::vector<double> all(n * static_cast<std::size_t>(size_));
-  FVMMINI_MPI(MPI_Allgather(values.data(), static_cast<int>(n), MPI_DOUBLE, all.data(), static_cast<int>(n),
-                            MPI_DOUBLE, MPI_COMM_WORLD));
+  const std::vector<double> all = gather(std::span<const double>(values));
   for (std::size_t k = 0; k < n; ++k) {
     double total = 0.0;
     for (int r = 0; r < size_; ++r) total += all[static_cast<std::size_t>(r) * n + k];
@@ -141,7 +149,13 @@ CommSession::CommSession(int& argc, char**& argv) {
   int rank = 0, size = 1;
   FVMMINI_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   FVMMINI_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  Communicator::world_storage() = Communicator(rank, size, true);
+  // --- the ranks sharing this host (its memory), to give each its own GPU
+  MPI_Comm host = MPI_COMM_NULL;
+  int node_rank = 0;
+  FVMMINI_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host));
+  FVMMINI_MPI(MPI_Comm_rank(host, &node_rank));
+  FVMMINI_MPI(MPI_Comm_free(&host));
+  Communicator::world_storage() = Communicator(rank, size, true, node_rank);
 }
 
 CommSession::~CommSession() {

@@ -18,6 +18,7 @@ long long Communicator::max(long long value) const { return value; }
 bool Communicator::any(bool value) const { return value; }
 std::vector<double> Communicator::gather(double value) const { return {value}; }
 std::vector<long long> Communicator::gather(long long value) const { return {value}; }
+std::vector<double> Communicator::gather(std::span<const double> values) const { return {values.begin(), values.end()}; }
 void Communicator::broadcast(std::vector<std::byte>&, int) const {}
 void Communicator::send(int to, std::span<const std::byte>) const { check_other_rank(to, "send"); }
 std::vector<std::byte> Communicator::receive(int from) const {

@@ -55,6 +55,10 @@ const std::vector<std::string>& precision_names() {
   static const std::vector<std::string> names{"double", "mixed"};
   return names;
 }
+const std::vector<std::string>& transport_names() {
+  static const std::vector<std::string> names{"auto", "nccl", "mpi"};
+  return names;
+}
 const std::string& name(KrylovSolver solver) { return krylov_solver_names().at(static_cast<std::size_t>(solver)); }
 const std::string& name(Preconditioner p) { return preconditioner_names().at(static_cast<std::size_t>(p)); }
 const std::string& name(Backend backend) { return backend_names().at(static_cast<std::size_t>(backend)); }
@@ -80,6 +84,8 @@ L2WindowSetting parse_l2_window(const std::string& text) {
 }
 const std::string& name(Precision precision) { return precision_names().at(static_cast<std::size_t>(precision)); }
 Precision parse_precision(const std::string& text) { return parse_name<Precision>(precision_names(), text, "precision"); }
+const std::string& name(Transport transport) { return transport_names().at(static_cast<std::size_t>(transport)); }
+Transport parse_transport(const std::string& text) { return parse_name<Transport>(transport_names(), text, "transport"); }
 
 std::vector<std::pair<label, label>> level_size_histogram(const std::vector<label>& level_sizes) {
   std::vector<std::pair<label, label>> buckets;  // by ascending 2^k

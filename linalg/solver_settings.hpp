@@ -44,6 +44,10 @@ enum class L2WindowSetting { automatic, on, off };
 /// values, 16-bit column offsets where a slice's fit, vectors and sums in float64), the residual
 /// replaced with the float64 matrix's whenever it fell tenfold and before the solve may stop.
 enum class Precision { full, mixed };
+/// How a cuda solve across ranks moves its halos and sums: nccl (device buffers on the solver's
+/// stream, one GPU per rank), mpi (host staging: device to host, MPI, host to device), or automatic
+/// ("auto": nccl where the build has it and no two ranks share a GPU, else mpi).
+enum class Transport { automatic, nccl, mpi };
 /// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
 enum class Backend { reference, cuda, automatic };
 
@@ -58,6 +62,7 @@ const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::vector<std::string>& l2_window_names();        ///< auto, on, off
 const std::vector<std::string>& precision_names();        ///< double, mixed
+const std::vector<std::string>& transport_names();        ///< auto, nccl, mpi
 const std::string& name(KrylovSolver solver);
 const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);
@@ -65,6 +70,7 @@ const std::string& name(TriangularSolve solve);
 const std::string& name(Smoother smoother);
 const std::string& name(L2WindowSetting setting);
 const std::string& name(Precision precision);
+const std::string& name(Transport transport);
 KrylovSolver parse_krylov_solver(const std::string& text);
 Preconditioner parse_preconditioner(const std::string& text);
 Backend parse_backend(const std::string& text);
@@ -72,6 +78,7 @@ TriangularSolve parse_triangular_solve(const std::string& text);
 Smoother parse_smoother(const std::string& text);
 L2WindowSetting parse_l2_window(const std::string& text);
 Precision parse_precision(const std::string& text);
+Transport parse_transport(const std::string& text);
 
 /// GAMG's keys, as OpenFOAM names them where it has the concept. The V-cycle is symmetric (pre-
 /// and post-sweeps equal) and the same each application, so that it is a valid preconditioner of
@@ -136,6 +143,7 @@ struct SolverSettings {
   Backend backend = Backend::reference;
   L2WindowSetting l2_window = L2WindowSetting::automatic;  ///< cuda only
   Precision precision = Precision::full;                   ///< cuda only
+  Transport transport = Transport::automatic;              ///< cuda across ranks only
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
@@ -177,6 +185,11 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    "offsets where they fit, and replaces its residual with the float64 matrix's; formats with a "
                    "mixed kernel: staircase, sell); the reference backend solves in double",
                    precision_names(), parse_precision, name);
+  keys.enumeration("transport", s.transport,
+                   "cuda across ranks (mpirun): nccl (halos and sums in device buffers, one GPU per rank), mpi "
+                   "(through host copies; ranks may share a GPU), or auto (nccl where the build has it and no two "
+                   "ranks share a GPU, else mpi); ignored on one rank and by the reference backend",
+                   transport_names(), parse_transport, name);
 }
 
 /// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.

@@ -172,12 +172,9 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
 std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
                                                              const SolverSettings& requested,
                                                              const Communicator& comm) {
-  SolverSettings asked = requested;
-  if (asked.backend == Backend::automatic) asked.backend = Backend::reference;
-  if (asked.backend == Backend::cuda)
-    throw SolverError("backend cuda: the device solvers do not run across ranks yet (backend reference does)");
-  const SolverSettings s = resolve_solver_settings(asked);
-  const std::string note = requested.backend == Backend::automatic ? " (auto: the solvers across ranks)" : "";
+  std::string note;
+  const SolverSettings s = resolve_solver_settings(requested, &note);
+  if (s.backend == Backend::cuda) return cuda::make_cuda_distributed_linear_solver(system, s, comm);
   return make_reference_solver(system.local, s, note, &system, &comm);
 }
 

@@ -34,11 +34,13 @@ std::vector<std::string> format_backends(const std::string& format);
 std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
 
 /// The solver of one rank's piece of a matrix decomposed over the ranks of comm (every rank calls
-/// this, and then every solve, together): the reference CG on the local block in the format the
-/// settings ask for, coupled through the processor interfaces (registry/distributed_operator.hpp),
-/// its sums over all ranks, the preconditioner on the rank's own block. Vectors are the rank's
-/// rows. comm must outlive the solver.
-/// @throws as make_linear_solver; SolverError for backend cuda, whose solvers are not distributed yet
+/// this, and then every solve, together): the CG of the backend the settings resolve to (as
+/// make_linear_solver) on the local block in the format they ask for, coupled through the
+/// processor interfaces (reference: registry/distributed_operator.hpp; cuda:
+/// kernels/cuda/device_ranks.hpp over the settings' transport), its sums over all ranks, the
+/// preconditioner on the rank's own block. Vectors are the rank's rows. comm must outlive the
+/// solver.
+/// @throws as make_linear_solver; SolverError for a transport the build or the ranks cannot use
 std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
                                                              const SolverSettings& settings,
                                                              const Communicator& comm);

@@ -12,6 +12,10 @@
 // tenfold since the last replacement, r is replaced with b - A x from the float64 matrix (z and
 // r.z with it; p stays); when the recursive residual says converged, the float64 one decides,
 // and a solve it does not pass goes on from p = z.
+// Across ranks (DeviceRanks): every product adds the halo's couplings, the dot product is taken
+// apart from the SpMV, and each finalize kernel reduces every rank's totals (gathered in rank
+// order) instead of its own partials, so all ranks hold the same scalars and take the same
+// steps; iterations are launched directly, not from graphs.
 
 #include "kernels/cuda/device_cg.hpp"
 
@@ -22,6 +26,7 @@
 #include "kernels/cuda/cg_state.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
@@ -239,8 +244,9 @@ __global__ void fill_kernel(long long n, double value, double* __restrict__ a) {
 }  // namespace
 
 struct DeviceCg::Impl {
-  Impl(DeviceMatrix& m)
+  Impl(DeviceMatrix& m, DeviceRanks* r)
       : matrix(m),
+        ranks(r),
         spmv(m.spmv()),
         n(m.n_rows()),
         x(n),
@@ -259,6 +265,7 @@ struct DeviceCg::Impl {
         checks{Event(true), Event(true)} {}
 
   DeviceMatrix& matrix;
+  DeviceRanks* ranks;  ///< the other ranks' rows (a solve across ranks), or null
   DeviceSpmv& spmv;
   label n;
   DeviceBuffer<double> x, b, r, p, q, z, inv_diag, row_sums;
@@ -311,22 +318,50 @@ struct DeviceCg::Impl {
 
   const int* status() { return &state.data()->status; }
 
+  /// y = A x with the float64 matrix (or the float32 twin), the halo's couplings added across ranks.
+  void multiply(const double* x_in, double* y, bool twin = false) {
+    cudaStream_t s = stream.get();
+    if (ranks) ranks->start_halo(x_in, s);
+    if (twin)
+      mixed->apply(x_in, y, s);
+    else
+      spmv.apply(x_in, y, s);
+    if (ranks) ranks->finish_halo(y, s);
+  }
+
+  /// What a finalize kernel reduces: the k values' `count` per-block partials here, or across
+  /// ranks every rank's totals of them (the same layout, one partial a rank).
+  struct Partials {
+    const double* data;
+    int count;
+  };
+  Partials over_ranks(int count, int k) {
+    if (!ranks) return {partials.data(), count};
+    return {ranks->gather_totals(partials.data(), count, k, stream.get()), ranks->communicator().size()};
+  }
+  /// The rows of the whole system (the mean of x is over all of them).
+  long long total_rows() const { return ranks ? ranks->total_rows() : n; }
+
   /// out = M^-1 r and r.out: rz when `initial`, else beta = r.out / rz (applied preconditioner only;
   /// both skip once the CG stopped).
   void enqueue_preconditioned(double* out, bool initial) {
     cudaStream_t s = stream.get();
     preconditioner->apply(r.data(), out, status(), s);
-    const int count = enqueue_dot_partials(n, r.data(), out, partials.data(), s);
-    rz_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data(), initial);
+    const Partials rz = over_ranks(enqueue_dot_partials(n, r.data(), out, partials.data(), s), 1);
+    rz_finalize<<<1, finalize_block, 0, s>>>(rz.data, rz.count, state.data(), initial);
     FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
   }
 
   void enqueue_iteration(const double* m_inv, CgStop stop) {
     cudaStream_t s = stream.get();
     const int grid = vector_grid(n);
-    // --- q = A p; alpha = r.z / p.q
+    // --- q = A p; alpha = r.z / p.q (across ranks: the local product while the halo travels,
+    //     the dot product apart, as the couplings change q after the local kernel)
     int count = spmv.dot_partial_count();
-    if (mixed) {
+    if (ranks) {
+      multiply(p.data(), q.data(), mixed != nullptr);
+      count = enqueue_dot_partials(n, p.data(), q.data(), partials.data(), s);
+    } else if (mixed) {
       mixed->apply_with_dot(p.data(), q.data(), partials.data(), s);
       count = mixed->dot_partial_count();
     } else if (count > 0) {
@@ -335,13 +370,15 @@ struct DeviceCg::Impl {
       spmv.apply(p.data(), q.data(), s);
       count = enqueue_dot_partials(n, p.data(), q.data(), partials.data(), s);
     }
-    alpha_finalize<<<1, finalize_block, 0, s>>>(partials.data(), count, state.data());
+    const Partials pq = over_ranks(count, 1);
+    alpha_finalize<<<1, finalize_block, 0, s>>>(pq.data, pq.count, state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(alpha_finalize);
     // --- r -= alpha q; residual = |r|_1 / normFactor; beta
     update_kernel<<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
     FVMMINI_CUDA_CHECK_LAUNCH(update_kernel);
     const bool applied = preconditioner != nullptr;
-    residual_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop, applied);
+    const Partials rr = over_ranks(grid, 2);
+    residual_finalize<<<1, finalize_block, 0, s>>>(rr.data, rr.count, state.data(), history.data(), stop, applied);
     FVMMINI_CUDA_CHECK_LAUNCH(residual_finalize);
     // --- z = M^-1 r; beta = r.z / rz
     if (applied) enqueue_preconditioned(z.data(), false);
@@ -360,6 +397,12 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
                        graph_m_inv == m_inv && graph_preconditioner == preconditioner &&
                        graph_history == history.data() && graph_interval == check_interval &&
                        graph_window == window;
+  // --- across ranks no graph: the MPI transport's host waits cannot be captured, and NCCL's
+  //     groups are launched directly too
+  if (ranks) {
+    for (int k = 0; k < count; ++k) enqueue_iteration(m_inv, stop);
+    return;
+  }
   if (!current && !graphs_failed) {
     const bool captured =
         batch_graph.capture(
@@ -426,12 +469,13 @@ void DeviceCg::Impl::enqueue_replacement(const double* m_inv, CgStop stop, bool 
   cudaStream_t s = stream.get();
   const int grid = vector_grid(n);
   const bool applied = preconditioner != nullptr;
-  spmv.apply(x.data(), q.data(), s);
+  multiply(x.data(), q.data());
   replace_kernel<<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), m_inv, r.data(), state.data(), final_check,
                                                partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(replace_kernel);
-  replace_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop,
-                                                final_check, applied);
+  const Partials rr = over_ranks(grid, 2);
+  replace_finalize<<<1, finalize_block, 0, s>>>(rr.data, rr.count, state.data(), history.data(), stop, final_check,
+                                                applied);
   FVMMINI_CUDA_CHECK_LAUNCH(replace_finalize);
   // --- z = M^-1 r and r.z afresh
   if (applied) enqueue_preconditioned(z.data(), true);
@@ -441,7 +485,8 @@ void DeviceCg::Impl::enqueue_replacement(const double* m_inv, CgStop stop, bool 
   ++replacements;
 }
 
-DeviceCg::DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal) : impl_(std::make_unique<Impl>(matrix)) {
+DeviceCg::DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal, DeviceRanks* ranks)
+    : impl_(std::make_unique<Impl>(matrix, ranks)) {
   refresh(diagonal);
 }
 
@@ -454,22 +499,24 @@ void DeviceCg::refresh(std::span<const double> diagonal) {
   std::vector<double> inv(m.n);
   for (label i = 0; i < m.n; ++i) inv[i] = 1.0 / diagonal[i];
   m.inv_diag.upload(inv);
-  if (m.n == 0) return;
+  if (m.n == 0 && !m.ranks) return;
   m.diagonal_on_host = true;
-  // --- row sums s = A 1, for the normalisation and the singularity test
+  // --- row sums s = A 1, for the normalisation and the singularity test (across ranks: singular
+  //     when every rank's rows are)
   m.enqueue_row_sums();
   m.stream.synchronize();
   std::vector<double> sums(m.n);
   m.row_sums.download(sums);
   m.singular = cg_singular(sums, diagonal);
+  if (m.ranks) m.singular = m.ranks->communicator().all(m.singular);
 }
 
 void DeviceCg::Impl::enqueue_row_sums() {
-  if (n == 0) return;
+  if (n == 0 && !ranks) return;
   cudaStream_t s = stream.get();
   fill_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, 1.0, p.data());
   FVMMINI_CUDA_CHECK_LAUNCH(fill_kernel);
-  spmv.apply(p.data(), row_sums.data(), s);
+  multiply(p.data(), row_sums.data());
 }
 
 void DeviceCg::refresh_on_device() {
@@ -484,12 +531,20 @@ const double* DeviceCg::row_sums_device() const { return impl_->row_sums.data();
 void DeviceCg::check_solvable(const SolverSettings& settings) const { impl_->check_solvable(settings); }
 
 void DeviceCg::Impl::check_solvable(const SolverSettings& settings) const {
-  if (n == 0) return;
+  if (n == 0 && !ranks) return;
   if (singular) throw cg_error({CgStatus::singular});
-  if (settings.preconditioner == Preconditioner::diagonal && diagonal_on_host) {
-    const label row = cg_nonpositive_diagonal(diagonal);
+  if (settings.preconditioner != Preconditioner::diagonal || !diagonal_on_host) return;
+  const label row = cg_nonpositive_diagonal(diagonal);
+  if (!ranks) {
     if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diagonal[row], row});
+    return;
   }
+  // --- across ranks every rank names the first rank's entry
+  const Communicator& comm = ranks->communicator();
+  const std::vector<long long> rows = comm.gather(static_cast<long long>(row));
+  const std::vector<double> values = comm.gather(row >= 0 ? diagonal[row] : 0.0);
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (rows[k] >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, values[k], static_cast<label>(rows[k])});
 }
 
 double* DeviceCg::x_device() { return impl_->x.data(); }
@@ -540,7 +595,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   history_host.clear();
   history_stale = false;
   iterations_ms = 0.0;
-  if (n == 0) {
+  if (n == 0 && !ranks) {
     perf.converged = true;
     return perf;
   }
@@ -557,15 +612,17 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   const L2WindowScope window_scope(s, window);
 
   // --- x̄ = mean(x); r = b - A x; p = M^-1 r; the initial residual and the stopping tests
-  spmv.apply(x.data(), q.data(), s);
+  multiply(x.data(), q.data());
   sum_kernel<<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(sum_kernel);
-  mean_finalize<<<1, finalize_block, 0, s>>>(n, partials.data(), grid, state.data());
+  const Partials sum_x = over_ranks(grid, 1);
+  mean_finalize<<<1, finalize_block, 0, s>>>(total_rows(), sum_x.data, sum_x.count, state.data());
   FVMMINI_CUDA_CHECK_LAUNCH(mean_finalize);
   initial_residual_kernel<<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), row_sums.data(), m_inv, r.data(),
                                                         p.data(), state.data(), partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
-  initial_finalize<<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), history.data(), stop);
+  const Partials initial = over_ranks(grid, 3);
+  initial_finalize<<<1, finalize_block, 0, s>>>(initial.data, initial.count, state.data(), history.data(), stop);
   FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
   // --- p = M^-1 r; rz = r.p
   if (applied) enqueue_preconditioned(p.data(), true);

@@ -18,12 +18,15 @@ struct CUstream_st;  // cudaStream_t, without the CUDA headers
 namespace fvmmini::cuda {
 
 class DevicePreconditioner;
+class DeviceRanks;
 
 class DeviceCg {
  public:
   /// @param[in] matrix on the device; must outlive this object
   /// @param[in] diagonal the matrix diagonal in the matrix's ordering (Jacobi, singularity check)
-  DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal);
+  /// @param[in] ranks across ranks (matrix is the rank's block): the halo and the sums over ranks,
+  ///            every solve then collective; null on one rank. Must outlive this object
+  DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal, DeviceRanks* ranks = nullptr);
   ~DeviceCg();
   DeviceCg(const DeviceCg&) = delete;
   DeviceCg& operator=(const DeviceCg&) = delete;

@@ -10,6 +10,8 @@ namespace {
 class CudaLinearSolver final : public LinearSolver {
  public:
   CudaLinearSolver(const LduMatrix& matrix, const SolverSettings& settings) : solver_(matrix, settings) {}
+  CudaLinearSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm)
+      : solver_(system, settings, comm) {}
 
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) override {
     return solver_.solve(x, b, field);
@@ -22,6 +24,8 @@ class CudaLinearSolver final : public LinearSolver {
   }
 
   void update_coefficients(const LduMatrix& matrix) override { solver_.update_coefficients(matrix); }
+
+  void update_distributed(const DistributedLdu& system) override { solver_.update_distributed(system); }
 
   std::string describe() const override { return solver_.describe(); }
 
@@ -41,6 +45,12 @@ bool cuda_device_ready() { return cuda_device_available(); }
 
 std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix& matrix, const SolverSettings& settings) {
   return std::make_unique<CudaLinearSolver>(matrix, settings);
+}
+
+std::unique_ptr<LinearSolver> make_cuda_distributed_linear_solver(const DistributedLdu& system,
+                                                                  const SolverSettings& settings,
+                                                                  const Communicator& comm) {
+  return std::make_unique<CudaLinearSolver>(system, settings, comm);
 }
 
 }  // namespace fvmmini::cuda

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "comm/communicator.hpp"
+#include "linalg/distributed_ldu.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
@@ -23,5 +25,13 @@ bool cuda_device_ready();
 ///         with no CUDA kernel; CudaError when no CUDA device is available; SolverError in a build
 ///         without the CUDA backend
 std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
+
+/// The same for a rank's piece of a matrix decomposed over comm's ranks (every rank calls it, then
+/// every solve, together): its GPU chosen by node rank, the CG coupled through the processor
+/// interfaces by settings.transport (nccl or mpi; auto picks), the preconditioner on the rank's
+/// block. @throws as make_cuda_linear_solver; SolverError for a transport that cannot be used
+std::unique_ptr<LinearSolver> make_cuda_distributed_linear_solver(const DistributedLdu& system,
+                                                                  const SolverSettings& settings,
+                                                                  const Communicator& comm);
 
 }  // namespace fvmmini::cuda

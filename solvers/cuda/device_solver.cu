@@ -11,6 +11,7 @@
 #include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/l2_window.hpp"
 #include "kernels/cuda/reduction.cuh"
@@ -114,8 +115,21 @@ std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return
 
 }  // namespace
 
+/// The interfaces with their face cells in the operator's numbering (the device matrix's rows).
+std::vector<ProcessorInterface> in_operator_rows(const std::vector<ProcessorInterface>& interfaces,
+                                                 const Permutation& permutation) {
+  std::vector<ProcessorInterface> mapped = interfaces;
+  if (permutation.is_identity()) return mapped;
+  for (auto& i : mapped)
+    for (label& row : i.face_cells)
+      if (row >= 0 && row < static_cast<label>(permutation.old_to_new.size())) row = permutation.old_to_new[row];
+  return mapped;
+}
+
 struct DeviceSolver::Impl {
-  Impl(const LduMatrix& matrix, const SolverSettings& s)
+  /// @param system, comm a rank's piece of a decomposed matrix (matrix its local block), or null
+  Impl(const LduMatrix& matrix, const SolverSettings& s, const DistributedLdu* system = nullptr,
+       const Communicator* comm = nullptr)
       : settings(s),
         l2_window(keeps_l2_window(s, matrix.n_rows())),
         prepared(prepare_format(matrix, s.format, s.ordering, s.format_parameters, 1,
@@ -132,7 +146,13 @@ struct DeviceSolver::Impl {
         join(true),
         device_name(cuda::describe(device_info())) {
     permute_to_new(prepared.permutation, matrix.diag, diagonal);
-    cg = std::make_unique<DeviceCg>(device, diagonal);
+    if (system) {
+      settings.transport = resolve_transport(s.transport, *comm);
+      ranks = std::make_unique<DeviceRanks>(*comm, settings.transport,
+                                            in_operator_rows(system->interfaces, prepared.permutation),
+                                            matrix.n_rows());
+    }
+    cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
     if (s.preconditioner == Preconditioner::GAMG)
       preconditioner = std::make_unique<DeviceGamg>(matrix, prepared.permutation, s, device.spmv(),
                                                     prepared.position_before_grouping);
@@ -154,7 +174,8 @@ struct DeviceSolver::Impl {
     const int k = static_cast<int>(systems);
     const bool fused = settings.preconditioner == Preconditioner::none ||
                        settings.preconditioner == Preconditioner::diagonal;
-    if (k < 2 || k > device.spmv().max_block() || !fused || device.spmv().dot_partial_count() == 0 || device.mixed())
+    if (k < 2 || k > device.spmv().max_block() || !fused || device.spmv().dot_partial_count() == 0 || device.mixed() ||
+        ranks)
       return nullptr;
     if (!block || block->vectors() != k) block = std::make_unique<DeviceBlockCg>(*cg, k);
     return block.get();
@@ -179,7 +200,8 @@ struct DeviceSolver::Impl {
   DeviceBuffer<long long> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
   DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
   std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
-  std::unique_ptr<DeviceCg> cg;              ///< refers to device
+  std::unique_ptr<DeviceRanks> ranks;        ///< the halo and the sums across ranks, or null
+  std::unique_ptr<DeviceCg> cg;              ///< refers to device and ranks
   std::unique_ptr<DeviceBlockCg> block;      ///< refers to cg; made by block_cg()
   Event fork, join;
   std::string device_name;
@@ -189,6 +211,12 @@ struct DeviceSolver::Impl {
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {
   if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
   impl_ = std::make_unique<Impl>(matrix, settings);
+}
+
+DeviceSolver::DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm) {
+  if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
+  select_device(comm.node_rank());
+  impl_ = std::make_unique<Impl>(system.local, settings, &system, &comm);
 }
 
 DeviceSolver::~DeviceSolver() = default;
@@ -294,6 +322,12 @@ void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   if (m.preconditioner) m.preconditioner->refresh(matrix);
 }
 
+void DeviceSolver::update_distributed(const DistributedLdu& system) {
+  if (!impl_->ranks) throw std::logic_error("update_distributed: this solver was not made across ranks");
+  update_coefficients(system.local);
+  impl_->ranks->refresh_coefficients(in_operator_rows(system.interfaces, impl_->prepared.permutation));
+}
+
 void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   Impl& m = *impl_;
   const int n = m.device.n_rows();
@@ -330,7 +364,12 @@ std::string DeviceSolver::describe() const {
           ? ", precision mixed (16-bit columns on " +
                 std::to_string(std::lround(100.0 * m.device.narrow_fraction())) + " % of entries)"
           : "";
-  return "backend cuda on " + m.device_name + ", " + fvmmini::describe(m.prepared) + precision +
+  const std::string ranks =
+      m.ranks ? ", " + std::to_string(m.ranks->communicator().size()) + " ranks over " + name(m.settings.transport) +
+                    " (" + std::to_string(m.ranks->interface_faces()) + " processor faces on rank " +
+                    std::to_string(m.ranks->communicator().rank()) + "), preconditioner on each rank's block"
+              : "";
+  return "backend cuda on " + m.device_name + ranks + ", " + fvmmini::describe(m.prepared) + precision +
          (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info()) +
          describe_tuning(m.prepared);
 }

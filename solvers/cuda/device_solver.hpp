@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "kernels/cuda/device_matrix.hpp"
+#include "linalg/distributed_ldu.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/solver_settings.hpp"
 #include "registry/format_registry.hpp"
@@ -40,6 +42,13 @@ class DeviceSolver {
   /// @throws std::invalid_argument for an unknown format, ordering or preconditioner, or a format
   ///         with no CUDA kernel; CudaError when no CUDA device is available
   DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings);
+  /// A rank's piece of a matrix decomposed over comm's ranks (every rank constructs, and then
+  /// solves, together): the rank takes its host's GPU by node rank, its block is built and
+  /// uploaded as above, and its CG is coupled to the other ranks through the processor interfaces
+  /// by settings.transport (resolve_transport); the preconditioner acts on the rank's block.
+  /// Solves take the rank's rows. comm must outlive the solver.
+  /// @throws as above; SolverError for a transport this build or these ranks cannot use
+  DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm);
   ~DeviceSolver();
   DeviceSolver(DeviceSolver&&) noexcept;
   DeviceSolver(const DeviceSolver&) = delete;
@@ -70,6 +79,9 @@ class DeviceSolver {
 
   /// New coefficients on the same addressing, from the host: only values are uploaded.
   void update_coefficients(const LduMatrix& matrix);
+  /// The same for a rank's piece: the block's values and the interfaces' coefficients.
+  /// @throws SolverError for a solver made without ranks
+  void update_distributed(const DistributedLdu& system);
 
   /// A new diagonal (device vector, mesh numbering, every entry positive), set on the device
   /// once the work queued on `caller` is done; the off-diagonal entries stay.

@@ -13,4 +13,9 @@ std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix&, const So
   throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
 }
 
+std::unique_ptr<LinearSolver> make_cuda_distributed_linear_solver(const DistributedLdu&, const SolverSettings&,
+                                                                  const Communicator&) {
+  throw SolverError("backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
+}
+
 }  // namespace fvmmini::cuda

@@ -24,7 +24,9 @@
 #include "mesh/polymesh_reader.hpp"
 #include "registry/distributed_operator.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
 #include "solvers/linear_solver.hpp"
+#include "tests/require_gpu.hpp"
 
 namespace fvmmini {
 namespace {
@@ -305,9 +307,149 @@ TEST(DistributedCg, EveryRankStopsOnTheSameError) {
         }
       },
       SolverError);
-  SolverSettings cuda = cg_settings(Preconditioner::none);
-  cuda.backend = Backend::cuda;
-  EXPECT_THROW(make_distributed_linear_solver(p.system, cuda, world()), SolverError);
+  if (!cuda::cuda_device_ready()) {
+    SolverSettings cuda = cg_settings(Preconditioner::none);
+    cuda.backend = Backend::cuda;
+    EXPECT_THROW(make_distributed_linear_solver(p.system, cuda, world()), SolverError);
+  }
+}
+
+// --- the cuda backend across ranks (skipped without a GPU unless FVMMINI_REQUIRE_GPU=1): the
+//     device CG with its halo and sums over each transport, against the reference solver of the
+//     same pieces
+
+/// Whether this run has a GPU; a test without one skips, or fails when a GPU is required.
+bool gpu_or_skip() {
+  if (cuda::cuda_device_ready()) return true;
+  if (test::gpu_required()) ADD_FAILURE() << "FVMMINI_REQUIRE_GPU=1 but no CUDA device or driver";
+  return false;
+}
+
+SolverSettings device_settings(Preconditioner pc, Transport transport, const std::string& format = "staircase",
+                               const std::string& ordering = "cm") {
+  SolverSettings s = cg_settings(pc, format, ordering);
+  s.backend = Backend::cuda;
+  s.transport = transport;
+  return s;
+}
+
+/// The device solver over `transport`, or null (every rank alike) where this build or these ranks
+/// cannot use it: NCCL not built, or ranks sharing a GPU.
+std::unique_ptr<LinearSolver> device_solver(const DistributedLdu& system, const SolverSettings& s) {
+  try {
+    return make_distributed_linear_solver(system, s, world());
+  } catch (const SolverError& e) {
+    const std::string why = e.what();
+    if (s.transport == Transport::nccl &&
+        (why.find("has no NCCL") != std::string::npos || why.find("same GPU") != std::string::npos))
+      return nullptr;
+    throw;
+  }
+}
+
+TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  const Mesh mesh = box(14, 12, 10);
+  const Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  const label n = p.whole.n_rows();
+  const auto x_true = random_vector(n, 9);
+  std::vector<double> b(static_cast<std::size_t>(n));
+  reference::ldu_spmv(p.whole, x_true, b);
+  const auto b_mine = restrict_to(b, p.rows);
+  int transports = 0;
+  for (Transport transport : {Transport::mpi, Transport::nccl, Transport::automatic})
+    for (Preconditioner pc :
+         {Preconditioner::none, Preconditioner::diagonal, Preconditioner::DIC, Preconditioner::mcsgs, Preconditioner::GAMG})
+      for (const auto& [format, ordering] :
+           std::vector<std::pair<std::string, std::string>>{{"staircase", "cm"}, {"csr", "none"}}) {
+        SCOPED_TRACE(name(transport) + " " + name(pc) + " " + format + " " + ordering);
+        auto device = device_solver(p.system, device_settings(pc, transport, format, ordering));
+        if (!device) continue;
+        transports += pc == Preconditioner::none && format == "csr";
+        auto reference = make_distributed_linear_solver(p.system, cg_settings(pc, format, ordering), world());
+        std::vector<double> x_ref(p.rows.size(), 0.0), x(p.rows.size(), 0.0);
+        const SolverPerformance host = reference->solve(x_ref, b_mine, "p");
+        const SolverPerformance gpu = device->solve(x, b_mine, "p");
+        EXPECT_TRUE(gpu.converged);
+        EXPECT_LT(gpu.final_residual, 1e-12);
+        EXPECT_NEAR(gpu.initial_residual, host.initial_residual, 1e-12 * host.initial_residual);
+        EXPECT_LE(std::abs(gpu.iterations - host.iterations), 2 + host.iterations / 10)
+            << gpu.iterations << " against " << host.iterations;
+        double worst = 0.0;
+        for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
+        EXPECT_LT(world().max(worst), 1e-8);
+        // every rank the same residual; the same solve again the same bits
+        EXPECT_EQ(world().max(gpu.final_residual), gpu.final_residual);
+        std::vector<double> again(p.rows.size(), 0.0);
+        const SolverPerformance repeat = device->solve(again, b_mine, "p");
+        EXPECT_EQ(repeat.iterations, gpu.iterations);
+        EXPECT_EQ(again, x);
+        const std::string said = device->describe();
+        EXPECT_NE(said.find("backend cuda"), std::string::npos) << said;
+        if (world().distributed()) {
+          EXPECT_NE(said.find(" ranks over "), std::string::npos) << said;
+        }
+      }
+  EXPECT_GE(transports, 2);  // mpi and auto at least
+}
+
+TEST(DistributedCudaCg, NewValuesSolveLikeAFreshSolver) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  const Mesh mesh = box(10, 9, 8);
+  Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  const SolverSettings s = device_settings(Preconditioner::DIC, Transport::automatic);
+  auto solver = make_distributed_linear_solver(p.system, s, world());
+  LduMatrix changed = p.whole;
+  for (auto& v : changed.upper) v *= 0.5;
+  for (auto& v : changed.diag) v = 0.5 * v + 1.0;
+  const DistributedLdu next = distribute_ldu(changed, p.part, world().rank());
+  solver->update_distributed(next);
+  auto fresh = make_distributed_linear_solver(next, s, world());
+  const auto b = restrict_to(random_vector(changed.n_rows(), 4), p.rows);
+  std::vector<double> x1(b.size(), 0.0), x2(b.size(), 0.0);
+  const auto a = solver->solve(x1, b, "p");
+  const auto c = fresh->solve(x2, b, "p");
+  EXPECT_EQ(a.iterations, c.iterations);
+  EXPECT_EQ(x1, x2);
+}
+
+TEST(DistributedCudaCg, MixedPrecisionReachesTheToleranceAcrossRanks) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  const Mesh mesh = box(16, 14, 12);
+  const Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  SolverSettings s = device_settings(Preconditioner::diagonal, Transport::automatic);
+  s.precision = Precision::mixed;
+  s.tolerance = 1e-10;
+  auto solver = make_distributed_linear_solver(p.system, s, world());
+  const auto x_true = random_vector(p.whole.n_rows(), 5);
+  std::vector<double> b(x_true.size());
+  reference::ldu_spmv(p.whole, x_true, b);
+  std::vector<double> x(p.rows.size(), 0.0);
+  const auto perf = solver->solve(x, restrict_to(b, p.rows), "p");
+  EXPECT_TRUE(perf.converged);
+  EXPECT_LT(perf.final_residual, 1e-10);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
+  EXPECT_LT(world().max(worst), 1e-6);
+}
+
+TEST(DistributedCudaCg, EveryRankStopsOnTheSameError) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  const Mesh mesh = box(6, 6, 6);
+  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+    SCOPED_TRACE(name(transport));
+    const Piece neumann = piece_of(mesh, {DecompositionMethod::metis, 1, {}}, BoundaryType::zero_gradient);
+    auto singular = make_distributed_linear_solver(neumann.system, device_settings(Preconditioner::none, transport),
+                                                   world());
+    std::vector<double> x(neumann.rows.size(), 0.0), b(neumann.rows.size(), 1.0);
+    EXPECT_THROW(singular->solve(x, b, "p"), SolverError);
+    Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+    if (world().rank() == world().size() - 1) p.system.local.diag[0] = -1.0;
+    auto jacobi = make_distributed_linear_solver(p.system, device_settings(Preconditioner::diagonal, transport),
+                                                 world());
+    std::vector<double> y(p.rows.size(), 0.0), c(p.rows.size(), 1.0);
+    EXPECT_THROW(jacobi->solve(y, c, "p"), SolverError);
+  }
 }
 
 /// The whole mesh on the root only, as a run has it.

@@ -1,0 +1,273 @@
+#include "kernels/cuda/device_ranks.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/rank_transport.cuh"
+#include "kernels/cuda/reduction.cuh"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+constexpr int max_totals = 4;  ///< the most values gather_totals takes at once
+
+/// send[k] = x[rows[k]].
+__global__ void pack_kernel(long long n, const int* __restrict__ rows, const double* __restrict__ x,
+                            double* __restrict__ send) {
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<long long>(gridDim.x) * blockDim.x)
+    send[k] = x[rows[k]];
+}
+
+/// y[row] += coefficients[f] recv[f] over the faces f of each row on an interface, a thread a row
+/// adding its faces in face order (as the reference operator adds them).
+__global__ void couple_kernel(int n, const int* __restrict__ rows, const int* __restrict__ start,
+                              const int* __restrict__ faces, const double* __restrict__ coefficients,
+                              const double* __restrict__ recv, double* __restrict__ y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    double sum = y[rows[i]];
+    for (int k = start[i]; k < start[i + 1]; ++k) sum += coefficients[faces[k]] * recv[faces[k]];
+    y[rows[i]] = sum;
+  }
+}
+
+/// local[j] = the total of value j's count partials (one block, fixed order).
+template <int K>
+__global__ void __launch_bounds__(1024) totals_kernel(const double* __restrict__ partials, int count,
+                                                      double* __restrict__ local) {
+  const Sums<K> s = reduce_partials<K>(partials, count);
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int j = 0; j < K; ++j) local[j] = s.v[j];
+}
+
+/// MPI with host staging: the halo through HaloExchange's host buffers, the totals through
+/// Communicator::gather. The host waits for the device before each send.
+class MpiTransport final : public RankTransport {
+ public:
+  MpiTransport(const Communicator& comm, const HaloPattern& pattern)
+      : comm_(comm), pattern_(pattern), halo_(comm, pattern.neighbours, counts(pattern), counts(pattern)) {}
+
+  void start(const double* send, double* /*recv*/, cudaStream_t stream) override {
+    for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
+      std::span<double> host = halo_.send_buffer(i);
+      FVMMINI_CUDA_CHECK(cudaMemcpyAsync(host.data(), send + pattern_.offsets[i], host.size_bytes(),
+                                         cudaMemcpyDeviceToHost, stream));
+    }
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+    halo_.start();
+  }
+
+  void finish(double* recv, cudaStream_t stream) override {
+    halo_.finish();
+    for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
+      const std::span<const double> host = halo_.received(i);
+      FVMMINI_CUDA_CHECK(cudaMemcpyAsync(recv + pattern_.offsets[i], host.data(), host.size_bytes(),
+                                         cudaMemcpyHostToDevice, stream));
+    }
+    // the host buffers are refilled by the next start, after a synchronisation: the copies are done by then
+  }
+
+  void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) override {
+    double values[max_totals];
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(values, local, sizeof(double) * k, cudaMemcpyDeviceToHost, stream));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<double> all = comm_.gather(std::span<const double>(values, static_cast<std::size_t>(k)));
+    const int ranks = comm_.size();
+    staged_.resize(all.size());
+    for (int r = 0; r < ranks; ++r)
+      for (int j = 0; j < k; ++j) staged_[static_cast<std::size_t>(j) * ranks + r] = all[static_cast<std::size_t>(r) * k + j];
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(gathered, staged_.data(), staged_.size() * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));  // staged_ is reused by the next call
+  }
+
+ private:
+  static std::vector<std::size_t> counts(const HaloPattern& p) {
+    std::vector<std::size_t> c;
+    for (std::size_t i = 0; i < p.neighbours.size(); ++i) c.push_back(p.count(i));
+    return c;
+  }
+  const Communicator& comm_;
+  HaloPattern pattern_;
+  HaloExchange halo_;
+  std::vector<double> staged_;
+};
+
+/// A value that names this rank's GPU among all ranks': its host and the device's UUID.
+long long gpu_identity() {
+  int device = 0;
+  FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  FVMMINI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string id = std::string(host) + "/" + std::string(prop.uuid.bytes, sizeof prop.uuid.bytes);
+  return static_cast<long long>(std::hash<std::string>{}(id));
+}
+
+}  // namespace
+
+void select_device(int node_rank) {
+  int count = 0;
+  FVMMINI_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count < 1) throw CudaError("select_device: no CUDA device");
+  FVMMINI_CUDA_CHECK(cudaSetDevice(node_rank % count));
+}
+
+bool ranks_share_a_gpu(const Communicator& comm) {
+  std::vector<long long> ids = comm.gather(gpu_identity());
+  std::sort(ids.begin(), ids.end());
+  return std::adjacent_find(ids.begin(), ids.end()) != ids.end();
+}
+
+Transport resolve_transport(Transport asked, const Communicator& comm) {
+  if (asked == Transport::mpi) return asked;
+  const bool shared = ranks_share_a_gpu(comm);
+  if (asked == Transport::automatic) return nccl_built() && !shared ? Transport::nccl : Transport::mpi;
+  if (!nccl_built())
+    throw SolverError("transport nccl: this build has no NCCL (it was not found at configure time); use mpi");
+  if (shared) throw SolverError("transport nccl: two ranks run on the same GPU (NCCL needs one GPU a rank); use mpi");
+  return asked;
+}
+
+struct DeviceRanks::Impl {
+  Impl(const Communicator& c, Transport t, const std::vector<ProcessorInterface>& interfaces, int n_rows)
+      : comm(c), transport(t) {
+    HaloPattern pattern;
+    pattern.offsets.push_back(0);
+    std::vector<int> host_rows;
+    std::vector<double> host_coefficients;
+    for (const auto& i : interfaces) {
+      if (i.neighbour_rank < 0 || i.neighbour_rank >= c.size() || i.neighbour_rank == c.rank())
+        throw std::invalid_argument("DeviceRanks: interface to rank " + std::to_string(i.neighbour_rank) +
+                                    ", not another rank of " + std::to_string(c.size()));
+      if (i.coefficients.size() != i.face_cells.size())
+        throw std::invalid_argument("DeviceRanks: interface to rank " + std::to_string(i.neighbour_rank) +
+                                    ": one coefficient per face needed");
+      for (label row : i.face_cells) {
+        if (row < 0 || row >= n_rows)
+          throw std::invalid_argument("DeviceRanks: interface to rank " + std::to_string(i.neighbour_rank) +
+                                      ": face cell " + std::to_string(row) + " is not one of the " +
+                                      std::to_string(n_rows) + " rows");
+        host_rows.push_back(row);
+      }
+      host_coefficients.insert(host_coefficients.end(), i.coefficients.begin(), i.coefficients.end());
+      pattern.neighbours.push_back(i.neighbour_rank);
+      pattern.offsets.push_back(host_rows.size());
+      face_counts.push_back(i.face_cells.size());
+    }
+    faces = host_rows.size();
+    rows = DeviceBuffer<int>(std::span<const int>(host_rows));
+    // --- the rows on an interface, each with its faces in face order (couple_kernel)
+    std::vector<int> order(faces);
+    for (std::size_t f = 0; f < faces; ++f) order[f] = static_cast<int>(f);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return host_rows[a] < host_rows[b]; });
+    std::vector<int> unique_rows, start{0};
+    for (std::size_t k = 0; k < faces; ++k) {
+      if (k == 0 || host_rows[order[k]] != host_rows[order[k - 1]]) {
+        if (k > 0) start.push_back(static_cast<int>(k));
+        unique_rows.push_back(host_rows[order[k]]);
+      }
+    }
+    start.push_back(static_cast<int>(faces));
+    if (faces == 0) start = {0};
+    coupled_rows = static_cast<int>(unique_rows.size());
+    couple_rows = DeviceBuffer<int>(std::span<const int>(unique_rows));
+    couple_start = DeviceBuffer<int>(std::span<const int>(start));
+    couple_faces = DeviceBuffer<int>(std::span<const int>(order));
+    coefficients = DeviceBuffer<double>(std::span<const double>(host_coefficients));
+    send = DeviceBuffer<double>(std::max<std::size_t>(faces, 1));
+    recv = DeviceBuffer<double>(std::max<std::size_t>(faces, 1));
+    local = DeviceBuffer<double>(max_totals);
+    gathered = DeviceBuffer<double>(static_cast<std::size_t>(max_totals) * c.size());
+    total_rows = c.sum(static_cast<long long>(n_rows));
+    link = transport == Transport::nccl ? make_nccl_transport(c, pattern)
+                                        : std::unique_ptr<RankTransport>(new MpiTransport(c, pattern));
+  }
+
+  const Communicator& comm;
+  Transport transport;
+  std::size_t faces = 0;
+  std::vector<std::size_t> face_counts;  ///< per interface
+  long long total_rows = 0;
+  DeviceBuffer<int> rows;             ///< the face cells, interface after interface
+  int coupled_rows = 0;               ///< distinct rows among them
+  DeviceBuffer<int> couple_rows, couple_start, couple_faces;  ///< each such row's faces (CSR-like)
+  DeviceBuffer<double> coefficients;  ///< A(row, the row across) at each face
+  DeviceBuffer<double> send, recv;    ///< x at the face cells; the neighbours' x across them
+  DeviceBuffer<double> local;         ///< this rank's totals (gather_totals)
+  DeviceBuffer<double> gathered;      ///< every rank's, value-major
+  std::unique_ptr<RankTransport> link;
+};
+
+DeviceRanks::DeviceRanks(const Communicator& comm, Transport transport,
+                         const std::vector<ProcessorInterface>& interfaces, int n_rows)
+    : impl_(std::make_unique<Impl>(comm, transport, interfaces, n_rows)) {
+  if (transport != Transport::nccl && transport != Transport::mpi)
+    throw std::invalid_argument("DeviceRanks: the transport must be nccl or mpi (resolve_transport)");
+}
+
+DeviceRanks::~DeviceRanks() = default;
+
+const Communicator& DeviceRanks::communicator() const { return impl_->comm; }
+Transport DeviceRanks::transport() const { return impl_->transport; }
+long long DeviceRanks::total_rows() const { return impl_->total_rows; }
+std::size_t DeviceRanks::interface_faces() const { return impl_->faces; }
+
+void DeviceRanks::start_halo(const double* x, CUstream_st* stream) {
+  Impl& m = *impl_;
+  const auto n = static_cast<long long>(m.faces);
+  if (n > 0) {
+    pack_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, m.rows.data(), x, m.send.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(pack_kernel);
+  }
+  m.link->start(m.send.data(), m.recv.data(), stream);
+}
+
+void DeviceRanks::finish_halo(double* y, CUstream_st* stream) {
+  Impl& m = *impl_;
+  m.link->finish(m.recv.data(), stream);
+  const auto n = static_cast<long long>(m.faces);
+  if (n == 0) return;
+  couple_kernel<<<vector_grid(m.coupled_rows), reduce_block, 0, stream>>>(
+      m.coupled_rows, m.couple_rows.data(), m.couple_start.data(), m.couple_faces.data(), m.coefficients.data(),
+      m.recv.data(), y);
+  FVMMINI_CUDA_CHECK_LAUNCH(couple_kernel);
+}
+
+const double* DeviceRanks::gather_totals(const double* partials, int count, int k, CUstream_st* stream) {
+  Impl& m = *impl_;
+  switch (k) {
+    case 1: totals_kernel<1><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
+    case 2: totals_kernel<2><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
+    case 3: totals_kernel<3><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
+    case 4: totals_kernel<4><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
+    default: throw std::invalid_argument("DeviceRanks::gather_totals: 1 to 4 values at once");
+  }
+  FVMMINI_CUDA_CHECK_LAUNCH(totals_kernel);
+  m.link->all_gather(m.local.data(), m.gathered.data(), k, stream);
+  return m.gathered.data();
+}
+
+void DeviceRanks::refresh_coefficients(const std::vector<ProcessorInterface>& interfaces) {
+  Impl& m = *impl_;
+  if (interfaces.size() != m.face_counts.size())
+    throw std::invalid_argument("DeviceRanks::refresh_coefficients: another set of interfaces");
+  std::vector<double> host;
+  for (std::size_t i = 0; i < interfaces.size(); ++i) {
+    if (interfaces[i].coefficients.size() != m.face_counts[i])
+      throw std::invalid_argument("DeviceRanks::refresh_coefficients: another set of faces");
+    host.insert(host.end(), interfaces[i].coefficients.begin(), interfaces[i].coefficients.end());
+  }
+  m.coefficients.upload(std::span<const double>(host));
+}
+
+}  // namespace fvmmini::cuda

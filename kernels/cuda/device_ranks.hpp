@@ -1,0 +1,75 @@
+#pragma once
+// A rank's device side of a CG across ranks: the processor interfaces' halo (x at the face cells
+// packed on the device, sent, the neighbours' values received and their couplings added to A x)
+// and the sums over ranks of the CG's per-block partials, through NCCL (device buffers, on the
+// solver's stream, the halo on a side stream while the local product runs) or MPI with host
+// staging (device to host, MPI, host to device). Every rank computes the same totals from the
+// same gathered values in rank order, so every rank takes the same steps. Plain C++ interface.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "linalg/distributed_ldu.hpp"
+#include "linalg/solver_settings.hpp"
+
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
+
+namespace fvmmini::cuda {
+
+/// Whether this build has the NCCL transport (NCCL found at configure time).
+bool nccl_built();
+
+/// Makes the node_rank-th GPU of the host (round robin over them) this process's device. Call
+/// before the first CUDA work of a rank. @throws CudaError without a device
+void select_device(int node_rank);
+
+/// Whether two ranks of comm run on the same GPU (the same device of the same host). Collective.
+bool ranks_share_a_gpu(const Communicator& comm);
+
+/// transport auto made concrete: nccl where the build has it and no two ranks share a GPU, else
+/// mpi. Collective. @throws SolverError for nccl in a build without it, or with ranks sharing a GPU
+Transport resolve_transport(Transport asked, const Communicator& comm);
+
+class DeviceRanks {
+ public:
+  /// @param interfaces the rank's processor interfaces, face cells already in the operator's
+  ///        ordering (the device matrix's rows)
+  /// @param transport nccl or mpi (resolve_transport)
+  /// @param n_rows the rank's rows (their total over the ranks is taken here: collective)
+  /// @throws std::invalid_argument for a face cell outside the rows or an interface to this rank
+  DeviceRanks(const Communicator& comm, Transport transport, const std::vector<ProcessorInterface>& interfaces,
+              int n_rows);
+  ~DeviceRanks();
+  DeviceRanks(const DeviceRanks&) = delete;
+  DeviceRanks& operator=(const DeviceRanks&) = delete;
+
+  const Communicator& communicator() const;
+  Transport transport() const;
+  long long total_rows() const;
+  /// Shared faces over all of this rank's interfaces.
+  std::size_t interface_faces() const;
+
+  /// x (device, the operator's rows) at the face cells sent to the neighbours, their values
+  /// received; the local product may be queued on `stream` between this and finish_halo.
+  void start_halo(const double* x, CUstream_st* stream);
+  /// y += the couplings to the values received, on `stream` once they are there.
+  void finish_halo(double* y, CUstream_st* stream);
+
+  /// The totals over ranks of k values (k <= 4), each given as `count` per-block partials
+  /// (partials[j * count + b], the layout of write_block_partials): returns a device array of
+  /// k * size() partials in the same layout (value j of rank r at j * size() + r), which the
+  /// CG's finalize kernels reduce as they reduce their own partials. Valid until the next call.
+  const double* gather_totals(const double* partials, int count, int k, CUstream_st* stream);
+
+  /// New coefficients on the same faces (a new time step's matrix).
+  /// @throws std::invalid_argument for another set of interfaces or faces
+  void refresh_coefficients(const std::vector<ProcessorInterface>& interfaces);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,88 @@
+// RankTransport on NCCL (built where NCCL was found): one NCCL communicator over the run's ranks,
+// made from a unique id that rank 0 broadcasts through MPI. The halo's sends and receives are one
+// NCCL group on a side stream, forked from and joined to the solver's stream by events, so the
+// local product runs meanwhile; the totals are one group of all-gathers on the solver's stream.
+// No host round trip.
+
+#include <nccl.h>
+
+#include <cstring>
+#include <string>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_ranks.hpp"
+#include "kernels/cuda/rank_transport.cuh"
+#include "linalg/solver_settings.hpp"
+
+#define FVMMINI_NCCL_CHECK(call)                                                                               \
+  do {                                                                                                         \
+    const ncclResult_t fvmmini_nccl_ = (call);                                                                 \
+    if (fvmmini_nccl_ != ncclSuccess)                                                                          \
+      throw ::fvmmini::cuda::CudaError(std::string("NCCL error (") + ncclGetErrorString(fvmmini_nccl_) + ") in " + \
+                                       #call + " at " + __FILE__ + ":" + std::to_string(__LINE__));            \
+  } while (0)
+
+namespace fvmmini::cuda {
+
+namespace {
+
+class NcclTransport final : public RankTransport {
+ public:
+  NcclTransport(const Communicator& comm, const HaloPattern& pattern) : pattern_(pattern), ready_(true), done_(true) {
+    ncclUniqueId id{};
+    if (comm.is_root()) FVMMINI_NCCL_CHECK(ncclGetUniqueId(&id));
+    std::vector<std::byte> bytes(sizeof id);
+    std::memcpy(bytes.data(), &id, sizeof id);
+    comm.broadcast(bytes);
+    std::memcpy(&id, bytes.data(), sizeof id);
+    FVMMINI_NCCL_CHECK(ncclCommInitRank(&nccl_, comm.size(), id, comm.rank()));
+  }
+  ~NcclTransport() override {
+    if (nccl_) ncclCommDestroy(nccl_);
+  }
+
+  void start(const double* send, double* recv, cudaStream_t stream) override {
+    ready_.record(stream);
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(side_.get(), ready_.get(), 0));
+    FVMMINI_NCCL_CHECK(ncclGroupStart());
+    for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
+      FVMMINI_NCCL_CHECK(ncclSend(send + pattern_.offsets[i], pattern_.count(i), ncclDouble, pattern_.neighbours[i],
+                                  nccl_, side_.get()));
+      FVMMINI_NCCL_CHECK(ncclRecv(recv + pattern_.offsets[i], pattern_.count(i), ncclDouble, pattern_.neighbours[i],
+                                  nccl_, side_.get()));
+    }
+    FVMMINI_NCCL_CHECK(ncclGroupEnd());
+    done_.record(side_.get());
+  }
+
+  void finish(double*, cudaStream_t stream) override {
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
+  }
+
+  void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) override {
+    int ranks = 0;
+    FVMMINI_NCCL_CHECK(ncclCommCount(nccl_, &ranks));
+    FVMMINI_NCCL_CHECK(ncclGroupStart());
+    for (int j = 0; j < k; ++j)
+      FVMMINI_NCCL_CHECK(ncclAllGather(local + j, gathered + static_cast<std::size_t>(j) * ranks, 1, ncclDouble,
+                                       nccl_, stream));
+    FVMMINI_NCCL_CHECK(ncclGroupEnd());
+  }
+
+ private:
+  HaloPattern pattern_;
+  ncclComm_t nccl_ = nullptr;
+  Stream side_;
+  Event ready_, done_;
+};
+
+}  // namespace
+
+bool nccl_built() { return true; }
+
+std::unique_ptr<RankTransport> make_nccl_transport(const Communicator& comm, const HaloPattern& pattern) {
+  return std::make_unique<NcclTransport>(comm, pattern);
+}
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,40 @@
+#pragma once
+// How DeviceRanks (device_ranks.hpp) moves device data between ranks: NCCL (nccl_transport.cu,
+// built where NCCL was found) or MPI through host copies (device_ranks.cu). Internal to the CUDA
+// library.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "comm/communicator.hpp"
+
+namespace fvmmini::cuda {
+
+/// The halo's shape: with neighbours[i], send counts[i] doubles from offsets[i] of the send buffer
+/// and receive as many at offsets[i] of the receive buffer (both sides list the same faces).
+struct HaloPattern {
+  std::vector<int> neighbours;
+  std::vector<std::size_t> offsets;  ///< one more than neighbours: offsets.back() is the total
+  std::size_t count(std::size_t i) const { return offsets[i + 1] - offsets[i]; }
+};
+
+class RankTransport {
+ public:
+  virtual ~RankTransport() = default;
+  /// Sends send[] and receives into recv[] (device buffers of the pattern's total), ordered after
+  /// the work queued on `stream` so far; work queued on `stream` afterwards may run meanwhile.
+  virtual void start(const double* send, double* recv, cudaStream_t stream) = 0;
+  /// Work queued on `stream` after this sees recv[] complete.
+  virtual void finish(double* recv, cudaStream_t stream) = 0;
+  /// gathered[j * ranks + r] = local[j] of rank r for j < k (device arrays), on `stream`.
+  virtual void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) = 0;
+};
+
+/// NCCL: a communicator over comm's ranks (one GPU each; the current device), the halo on a side
+/// stream. @throws SolverError in a build without NCCL
+std::unique_ptr<RankTransport> make_nccl_transport(const Communicator& comm, const HaloPattern& pattern);
+
+}  // namespace fvmmini::cuda
