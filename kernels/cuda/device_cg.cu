@@ -15,7 +15,8 @@
 // Across ranks (DeviceRanks): every product adds the halo's couplings, the dot product is taken
 // apart from the SpMV, and each finalize kernel reduces every rank's totals (gathered in rank
 // order) instead of its own partials, so all ranks hold the same scalars and take the same
-// steps; iterations are launched directly, not from graphs.
+// steps; over NCCL the iterations are captured in graphs as on one rank, over MPI (whose host
+// waits for each exchange) launched directly.
 
 #include "kernels/cuda/device_cg.hpp"
 
@@ -397,9 +398,8 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
                        graph_m_inv == m_inv && graph_preconditioner == preconditioner &&
                        graph_history == history.data() && graph_interval == check_interval &&
                        graph_window == window;
-  // --- across ranks no graph: the MPI transport's host waits cannot be captured, and NCCL's
-  //     groups are launched directly too
-  if (ranks) {
+  // --- across ranks over MPI no graph: its host waits cannot be captured (NCCL's can)
+  if (ranks && !ranks->capturable()) {
     for (int k = 0; k < count; ++k) enqueue_iteration(m_inv, stop);
     return;
   }
@@ -411,7 +411,8 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
             },
             window) &&
         single_graph.capture(s, [&] { enqueue_iteration(m_inv, stop); }, window);
-    graphs_failed = !captured;
+    // across ranks all capture or none does: every rank must queue the same NCCL calls
+    graphs_failed = ranks ? !ranks->communicator().all(captured) : !captured;
     graph_stop = stop;
     graph_m_inv = m_inv;
     graph_preconditioner = preconditioner;

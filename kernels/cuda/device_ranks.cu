@@ -55,6 +55,8 @@ class MpiTransport final : public RankTransport {
   MpiTransport(const Communicator& comm, const HaloPattern& pattern)
       : comm_(comm), pattern_(pattern), halo_(comm, pattern.neighbours, counts(pattern), counts(pattern)) {}
 
+  bool capturable() const override { return false; }
+
   void start(const double* send, double* /*recv*/, cudaStream_t stream) override {
     for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
       std::span<double> host = halo_.send_buffer(i);
@@ -219,6 +221,7 @@ DeviceRanks::~DeviceRanks() = default;
 
 const Communicator& DeviceRanks::communicator() const { return impl_->comm; }
 Transport DeviceRanks::transport() const { return impl_->transport; }
+bool DeviceRanks::capturable() const { return impl_->link->capturable(); }
 long long DeviceRanks::total_rows() const { return impl_->total_rows; }
 std::size_t DeviceRanks::interface_faces() const { return impl_->faces; }
 

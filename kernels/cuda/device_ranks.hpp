@@ -47,6 +47,8 @@ class DeviceRanks {
 
   const Communicator& communicator() const;
   Transport transport() const;
+  /// Whether the work it queues can be captured in a CUDA graph (nccl; mpi's host waits cannot).
+  bool capturable() const;
   long long total_rows() const;
   /// Shared faces over all of this rank's interfaces.
   std::size_t interface_faces() const;

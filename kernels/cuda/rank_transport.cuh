@@ -24,6 +24,8 @@ struct HaloPattern {
 class RankTransport {
  public:
   virtual ~RankTransport() = default;
+  /// Whether what it queues can be captured in a CUDA graph (no host wait inside).
+  virtual bool capturable() const = 0;
   /// Sends send[] and receives into recv[] (device buffers of the pattern's total), ordered after
   /// the work queued on `stream` so far; work queued on `stream` afterwards may run meanwhile.
   virtual void start(const double* send, double* recv, cudaStream_t stream) = 0;
