@@ -119,6 +119,10 @@ void LinearSolver::update_distributed(const DistributedLdu&) {
   throw std::logic_error("LinearSolver: a solver of one whole matrix has no processor interfaces");
 }
 
+IterationParts LinearSolver::time_iteration_parts(int) {
+  throw std::logic_error("LinearSolver: a solver of one whole matrix has no iteration across ranks to split");
+}
+
 std::vector<SolverPerformance> LinearSolver::solve_block(std::span<const std::span<double>> x,
                                                        std::span<const std::span<const double>> b,
                                                        std::span<const std::string> fields) {

@@ -263,6 +263,18 @@ class SolverSetupError : public std::invalid_argument {
   std::string field_;
 };
 
+/// What one CG iteration across ranks is made of (fvmmini-dist-bench's split), each part the
+/// slowest rank's median in seconds: the local block's SpMV, the halo exchange alone (the
+/// product overlaps it with the local rows), one sum over the ranks (an iteration makes
+/// sums_per_iteration of them) and one application of the preconditioner on the rank's block.
+struct IterationParts {
+  double local_spmv = 0.0;
+  double halo = 0.0;
+  double sum = 0.0;
+  int sums_per_iteration = 2;
+  double preconditioner = 0.0;
+};
+
 class LinearSolver {
  public:
   virtual ~LinearSolver() = default;
@@ -285,6 +297,9 @@ class LinearSolver {
   /// coefficients of the local block and of its processor interfaces, on the same faces.
   /// @throws std::logic_error for a solver that is not distributed
   virtual void update_distributed(const DistributedLdu& system);
+  /// A solver across ranks times its iteration's parts, `repeats` runs of each (collective).
+  /// @throws std::logic_error for a solver that is not distributed
+  virtual IterationParts time_iteration_parts(int repeats);
 
   /// One line for the log: backend, format, ordering and their parameters.
   virtual std::string describe() const = 0;

@@ -8,6 +8,7 @@
 #include "registry/distributed_operator.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/reference_cg.hpp"
+#include "comm/slowest_median.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
 
 namespace fvmmini {
@@ -90,11 +91,29 @@ class ReferenceSolver final : public LinearSolver {
     update_coefficients(system.local);
     distributed_->refresh_interfaces(system.interfaces);
   }
+  IterationParts time_iteration_parts(int repeats) override {
+    if (!distributed_) return LinearSolver::time_iteration_parts(repeats);  // throws
+    const Communicator& comm = distributed_->communicator();
+    const label n = op_->n_rows();
+    std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
+    for (label i = 0; i < n; ++i) x[i] = 1.0 + 0.125 * (i % 7);
+    IterationParts parts;
+    parts.local_spmv = slowest_median(comm, repeats, [&] { op_->multiply(x, y); });
+    parts.halo = slowest_median(comm, repeats, [&] { distributed_->exchange_halo(x); });
+    double pair[2] = {1.0, 2.0};
+    parts.sum = slowest_median(comm, 10 * repeats, [&] { comm.sum(pair); });
+    if (preconditioner_.applied()) {
+      parts.sums_per_iteration = 3;
+      parts.preconditioner = slowest_median(comm, repeats, [&] { preconditioner_.apply(*op_, x, y); });
+    }
+    return parts;
+  }
   std::string describe() const override {
     // the note first: GAMG's description ends with its hierarchy, a line per level, then tuning's lines
     const std::string ranks =
-        distributed_ ? fmt::format(", {} ranks ({} processor faces on rank {}), preconditioner on each rank's block",
-                                   distributed_->communicator().size(), distributed_->interface_faces(),
+        distributed_ ? fmt::format(", {} rank{} ({} processor faces on rank {}), preconditioner on each rank's block",
+                                   distributed_->communicator().size(),
+                                   distributed_->communicator().size() == 1 ? "" : "s", distributed_->interface_faces(),
                                    distributed_->communicator().rank())
                      : std::string();
     return fmt::format("backend reference{}{}, {}, preconditioner {}{}", note_, ranks,

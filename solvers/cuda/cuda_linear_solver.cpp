@@ -27,6 +27,8 @@ class CudaLinearSolver final : public LinearSolver {
 
   void update_distributed(const DistributedLdu& system) override { solver_.update_distributed(system); }
 
+  IterationParts time_iteration_parts(int repeats) override { return solver_.time_iteration_parts(repeats); }
+
   std::string describe() const override { return solver_.describe(); }
 
   PreconditionerInfo preconditioner_info() const override { return solver_.preconditioner_info(); }

@@ -17,9 +17,11 @@
 #include "kernels/cuda/reduction.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
 #include "solvers/cuda/device_gamg.hpp"
+#include "comm/slowest_median.hpp"
 #include "registry/format_registry.hpp"
 #include "registry/preconditioner.hpp"
 #include "linalg/block_vectors.hpp"
+#include "linalg/cg_rules.hpp"
 
 namespace fvmmini::cuda {
 
@@ -328,6 +330,41 @@ void DeviceSolver::update_distributed(const DistributedLdu& system) {
   impl_->ranks->refresh_coefficients(in_operator_rows(system.interfaces, impl_->prepared.permutation));
 }
 
+IterationParts DeviceSolver::time_iteration_parts(int repeats) {
+  Impl& m = *impl_;
+  if (!m.ranks) throw std::logic_error("time_iteration_parts: this solver was not made across ranks");
+  const Communicator& comm = m.ranks->communicator();
+  const int n = m.device.n_rows();
+  cudaStream_t s = m.cg->stream();
+  std::vector<double> host(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) host[i] = 1.0 + 0.125 * (i % 7);
+  DeviceBuffer<double> x{std::span<const double>(host)}, y(n), partials(2 * vector_grid(n));
+  FVMMINI_CUDA_CHECK(cudaMemset(partials.data(), 0, partials.bytes()));
+  const auto synchronised = [&](auto&& enqueue) {
+    return [&, enqueue] {
+      enqueue();
+      FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
+    };
+  };
+  IterationParts parts;
+  parts.local_spmv = slowest_median(comm, repeats, synchronised([&] { m.device.spmv().apply(x.data(), y.data(), s); }));
+  parts.halo = slowest_median(comm, repeats, synchronised([&] {
+                                m.ranks->start_halo(x.data(), s);
+                                m.ranks->finish_halo(y.data(), s);
+                              }));
+  // one of the CG's sums: two values' per-block partials to every rank's totals
+  parts.sum = slowest_median(comm, 10 * repeats,
+                             synchronised([&] { m.ranks->gather_totals(partials.data(), vector_grid(n), 2, s); }));
+  if (m.preconditioner) {
+    parts.sums_per_iteration = 3;
+    const int running = static_cast<int>(CgStatus::running);
+    DeviceBuffer<int> status{std::span<const int>(&running, 1)};
+    parts.preconditioner = slowest_median(
+        comm, repeats, synchronised([&] { m.preconditioner->apply(x.data(), y.data(), status.data(), s); }));
+  }
+  return parts;
+}
+
 void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   Impl& m = *impl_;
   const int n = m.device.n_rows();
@@ -365,7 +402,8 @@ std::string DeviceSolver::describe() const {
                 std::to_string(std::lround(100.0 * m.device.narrow_fraction())) + " % of entries)"
           : "";
   const std::string ranks =
-      m.ranks ? ", " + std::to_string(m.ranks->communicator().size()) + " ranks over " + name(m.settings.transport) +
+      m.ranks ? ", " + std::to_string(m.ranks->communicator().size()) +
+                    (m.ranks->communicator().size() == 1 ? " rank" : " ranks") + " over " + name(m.settings.transport) +
                     " (" + std::to_string(m.ranks->interface_faces()) + " processor faces on rank " +
                     std::to_string(m.ranks->communicator().rank()) + "), preconditioner on each rank's block"
               : "";

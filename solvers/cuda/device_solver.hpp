@@ -82,6 +82,9 @@ class DeviceSolver {
   /// The same for a rank's piece: the block's values and the interfaces' coefficients.
   /// @throws SolverError for a solver made without ranks
   void update_distributed(const DistributedLdu& system);
+  /// What an iteration across ranks is made of (IterationParts), timed on the device.
+  /// @throws std::logic_error for a solver made without ranks
+  IterationParts time_iteration_parts(int repeats);
 
   /// A new diagonal (device vector, mesh numbering, every entry positive), set on the device
   /// once the work queued on `caller` is done; the off-diagonal entries stay.

@@ -285,6 +285,32 @@ TEST(DistributedCg, NewValuesSolveLikeAFreshSolver) {
   EXPECT_THROW(whole->update_distributed(next), std::logic_error);
 }
 
+/// The parts of an iteration a solver across ranks times (fvmmini-dist-bench's split).
+void expect_iteration_parts(LinearSolver& solver, bool applied) {
+  const IterationParts parts = solver.time_iteration_parts(3);
+  EXPECT_GT(parts.local_spmv, 0.0);
+  EXPECT_GE(parts.halo, 0.0);
+  EXPECT_GT(parts.sum, 0.0);
+  EXPECT_EQ(parts.sums_per_iteration, applied ? 3 : 2);
+  if (applied) {
+    EXPECT_GT(parts.preconditioner, 0.0);
+  } else {
+    EXPECT_EQ(parts.preconditioner, 0.0);
+  }
+  // the slowest rank's: the same figures on every rank
+  EXPECT_EQ(world().max(parts.local_spmv), parts.local_spmv);
+}
+
+TEST(DistributedCg, TimesTheIterationsParts) {
+  const Piece p = piece_of(box(12, 10, 8), {DecompositionMethod::metis, 1, {}});
+  for (Preconditioner pc : {Preconditioner::diagonal, Preconditioner::DIC}) {
+    auto solver = make_distributed_linear_solver(p.system, cg_settings(pc), world());
+    expect_iteration_parts(*solver, pc == Preconditioner::DIC);
+  }
+  auto whole = make_linear_solver(p.whole, cg_settings(Preconditioner::none));
+  EXPECT_THROW(whole->time_iteration_parts(3), std::logic_error);
+}
+
 TEST(DistributedCg, EveryRankStopsOnTheSameError) {
   const Mesh mesh = box(6, 6, 6);
   // --- zeroGradient everywhere: singular over all ranks, though no rank alone knows it
@@ -431,6 +457,15 @@ TEST(DistributedCudaCg, MixedPrecisionReachesTheToleranceAcrossRanks) {
   double worst = 0.0;
   for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
   EXPECT_LT(world().max(worst), 1e-6);
+}
+
+TEST(DistributedCudaCg, TimesTheIterationsParts) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  const Piece p = piece_of(box(12, 10, 8), {DecompositionMethod::metis, 1, {}});
+  for (Preconditioner pc : {Preconditioner::diagonal, Preconditioner::GAMG}) {
+    auto solver = make_distributed_linear_solver(p.system, device_settings(pc, Transport::automatic), world());
+    expect_iteration_parts(*solver, pc == Preconditioner::GAMG);
+  }
 }
 
 TEST(DistributedCudaCg, EveryRankStopsOnTheSameError) {

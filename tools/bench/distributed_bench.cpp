@@ -5,16 +5,15 @@
 // local SpMV, the halo exchange alone (the distributed SpMV overlaps it with the local rows),
 // one sum over the ranks (a CG iteration makes two, three with an applied preconditioner) and
 // one application of the preconditioner on the rank's block; each the slowest rank's median.
-// The rest of an iteration (vector passes, the couplings, waiting) is what those leave. The split
-// is measured on the reference backend; on cuda the bench gives the solve and its time per
-// iteration.
+// The rest of an iteration (vector passes, the couplings, waiting) is what those leave. The solver
+// times the parts on its own backend (LinearSolver::time_iteration_parts; on cuda each part
+// synchronised with the device).
 // With one rank it also times the serial path (make_linear_solver) on the same matrix.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,9 +26,6 @@
 #include "discretisation/processor_faces.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/decomposition.hpp"
-#include "registry/distributed_operator.hpp"
-#include "registry/format_registry.hpp"
-#include "registry/preconditioner.hpp"
 #include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
@@ -53,20 +49,6 @@ struct Options {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// The median of `repeats` timings of f, the slowest rank's (the one the others wait for).
-template <class F>
-double slowest_median(const Communicator& comm, int repeats, F&& f) {
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    comm.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(seconds_since(start));
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return comm.max(times[times.size() / 2]);
 }
 
 int run(const Options& o) {
@@ -108,7 +90,6 @@ int run(const Options& o) {
   s.ordering = o.ordering;
   s.backend = parse_backend(o.backend);
   s.transport = parse_transport(o.transport);
-  const bool split = s.backend == Backend::reference;
   const label n = mesh.n_cells;
   std::vector<double> b(static_cast<std::size_t>(n));
   for (label c = 0; c < n; ++c) b[c] = geometry.cell_volumes[c];  // a unit source
@@ -130,26 +111,12 @@ int run(const Options& o) {
   const double solve_seconds = time_solves(*solver, perf);
   const double per_iteration = perf.iterations > 0 ? solve_seconds / perf.iterations : 0.0;
 
-  // --- one iteration's parts, apart
-  const auto local = make_reference_operator(system.local, prepare_format(system.local, s.format, s.ordering, {}));
-  const Permutation& order = local->prepared().permutation;
-  const DistributedOperator a(*local, order.old_to_new, system.interfaces, comm);
-  std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (auto& v : x) v = u(rng);
-  const int timed = split ? o.repeats : 0;
-  const double local_spmv = split ? slowest_median(comm, timed, [&] { local->multiply(x, y); }) : 0.0;
-  const double halo = split ? slowest_median(comm, timed, [&] { a.exchange_halo(x); }) : 0.0;
-  double pair[2] = {1.0, 2.0};
-  const double reduction = split ? slowest_median(comm, timed * 10, [&] { comm.sum(pair); }) : 0.0;
-  double preconditioner = 0.0;
-  if (split && is_applied(s.preconditioner)) {
-    HostPreconditioner m(system.local, order, s, local->prepared().position_before_grouping);
-    preconditioner = slowest_median(comm, o.repeats, [&] { m.apply(*local, x, y); });
-  }
-  const int sums = is_applied(s.preconditioner) ? 3 : 2;
-  const double other = split ? per_iteration - local_spmv - halo - sums * reduction - preconditioner : 0.0;
+  // --- one iteration's parts, apart, timed by the solver on its backend
+  const IterationParts parts = solver->time_iteration_parts(o.repeats);
+  const double local_spmv = parts.local_spmv, halo = parts.halo, preconditioner = parts.preconditioner;
+  const int sums = parts.sums_per_iteration;
+  const double reduction = parts.sum;
+  const double other = per_iteration - local_spmv - halo - sums * reduction - preconditioner;
 
   // --- the serial path on one rank: the same matrix through make_linear_solver
   double serial_per_iteration = 0.0;
@@ -160,7 +127,9 @@ int run(const Options& o) {
     serial_per_iteration = serial_perf.iterations > 0 ? t / serial_perf.iterations : 0.0;
   }
 
-  const long long interface_faces = comm.sum(static_cast<long long>(a.interface_faces()));
+  long long shared = 0;
+  for (const auto& i : system.interfaces) shared += static_cast<long long>(i.face_cells.size());
+  const long long interface_faces = comm.sum(shared);
   if (!comm.is_root()) return 0;
   const auto& f = part.figures;
   json result = {{"benchmark", "fvmmini-dist-bench"},
@@ -179,11 +148,10 @@ int run(const Options& o) {
                  {"final_residual", perf.final_residual},
                  {"solve_seconds", solve_seconds},
                  {"seconds_per_iteration", per_iteration},
+                 {"split_seconds_per_iteration",
+                  {{"local_spmv", local_spmv}, {"halo", halo}, {"reductions", sums * reduction},
+                   {"preconditioner", preconditioner}, {"vector_passes_and_rest", other}}},
                  {"interface_faces", interface_faces}};
-  if (split)
-    result["split_seconds_per_iteration"] = {{"local_spmv", local_spmv}, {"halo", halo},
-                                             {"reductions", sums * reduction}, {"preconditioner", preconditioner},
-                                             {"vector_passes_and_rest", other}};
   if (serial_per_iteration > 0)
     result["serial_path"] = {{"seconds_per_iteration", serial_per_iteration},
                              {"ratio", per_iteration / serial_per_iteration}};
@@ -192,7 +160,7 @@ int run(const Options& o) {
               o.format.c_str(), o.ordering.c_str(), o.preconditioner.c_str(), perf.iterations, o.tolerance,
               solve_seconds, 1e3 * per_iteration);
   std::printf("  %s\n", solver->describe().c_str());
-  if (split) std::printf("  per iteration: local SpMV %.4g ms, halo %.4g ms, %d sums %.4g ms, preconditioner %.4g ms, vector "
+  std::printf("  per iteration: local SpMV %.4g ms, halo %.4g ms, %d sums %.4g ms, preconditioner %.4g ms, vector "
               "passes and the rest %.4g ms\n",
               1e3 * local_spmv, 1e3 * halo, sums, 1e3 * sums * reduction, 1e3 * preconditioner, 1e3 * other);
   std::printf("  cells a rank %d to %d (imbalance %.1f %%), %lld processor faces in all\n",
@@ -202,7 +170,7 @@ int run(const Options& o) {
     std::printf("  serial path (make_linear_solver): %.4g ms an iteration; distributed path / serial %.3f\n",
                 1e3 * serial_per_iteration, per_iteration / serial_per_iteration);
   if (!o.json_path.empty()) std::ofstream(o.json_path) << result.dump(2) << '\n';
-  if (!o.csv_path.empty() && split) {
+  if (!o.csv_path.empty()) {
     std::ofstream csv(o.csv_path);
     csv << "ranks,rows,iterations,seconds_per_iteration,local_spmv,halo,reductions,preconditioner,rest\n"
         << fmt::format("{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", comm.size(), result["rows"].get<long long>(),
@@ -216,8 +184,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   fvmmini::CommSession session(argc, argv);
-  CLI::App app{"fvmmini-dist-bench: the CG across MPI ranks and what an iteration is made of (the split on the "
-               "reference backend); run under mpirun -np N"};
+  CLI::App app{"fvmmini-dist-bench: the CG across MPI ranks and what an iteration is made of; run under mpirun -np N"};
   fvmmini::Options o;
   app.add_option("--box", o.box, "the N^3 box")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--method", o.method, "decomposition: metis or simple (slabs along x)")
