@@ -220,21 +220,50 @@ SolverSettings cg_settings(Preconditioner pc, const std::string& format = "csr",
   return s;
 }
 
+/// This rank's piece of a system whose solution is known: b = A x_true, x_true random.
+struct KnownSolution {
+  Piece piece;
+  std::vector<double> x_true;  ///< the whole solution
+  std::vector<double> b, b_mine;  ///< the whole right-hand side and this rank's rows of it
+};
+
+KnownSolution known_solution(const Mesh& mesh) {
+  KnownSolution k;
+  k.piece = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
+  k.x_true = random_vector(k.piece.whole.n_rows(), 9);
+  k.b.resize(k.x_true.size());
+  reference::ldu_spmv(k.piece.whole, k.x_true, k.b);
+  k.b_mine = restrict_to(k.b, k.piece.rows);
+  return k;
+}
+
+/// A solve across ranks that gave x: near x_true on every rank, the same final residual on every
+/// rank, and the same solve again gives the same bits.
+void expect_solved_alike_on_every_rank(LinearSolver& solver, const Piece& p, const std::vector<double>& x,
+                                       const SolverPerformance& perf, const std::vector<double>& x_true,
+                                       const std::vector<double>& b_mine) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
+  EXPECT_LT(world().max(worst), 1e-8);
+  EXPECT_EQ(world().max(perf.final_residual), perf.final_residual);
+  std::vector<double> again(p.rows.size(), 0.0);
+  const SolverPerformance repeat = solver.solve(again, b_mine, "p");
+  EXPECT_EQ(repeat.iterations, perf.iterations);
+  EXPECT_EQ(again, x);
+}
+
 TEST(DistributedCg, SolvesLikeTheSerialSolve) {
-  const Mesh mesh = box(14, 12, 10);
-  const Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
-  const label n = p.whole.n_rows();
-  const auto x_true = random_vector(n, 9);
-  std::vector<double> b(static_cast<std::size_t>(n));
-  reference::ldu_spmv(p.whole, x_true, b);
-  const auto b_mine = restrict_to(b, p.rows);
+  const KnownSolution k = known_solution(box(14, 12, 10));
+  const Piece& p = k.piece;
+  const std::vector<double>& x_true = k.x_true;
+  const std::vector<double>& b_mine = k.b_mine;
 
   for (Preconditioner pc : {Preconditioner::none, Preconditioner::diagonal, Preconditioner::DIC, Preconditioner::GAMG}) {
     SCOPED_TRACE(name(pc));
     // --- the serial solve on every rank
     auto serial = make_linear_solver(p.whole, cg_settings(pc));
-    std::vector<double> x_serial(static_cast<std::size_t>(n), 0.0);
-    const SolverPerformance alone = serial->solve(x_serial, b, "p");
+    std::vector<double> x_serial(k.b.size(), 0.0);
+    const SolverPerformance alone = serial->solve(x_serial, k.b, "p");
     ASSERT_TRUE(alone.converged);
 
     auto solver = make_distributed_linear_solver(p.system, cg_settings(pc, "sell", "cm"), world());
@@ -250,37 +279,35 @@ TEST(DistributedCg, SolvesLikeTheSerialSolve) {
     } else if (world().size() == 1) {
       EXPECT_EQ(together.iterations, alone.iterations);
     }
-    double worst = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
-    EXPECT_LT(world().max(worst), 1e-8);
-    // every rank reports the same residuals; the same solve again gives the same bits
-    EXPECT_EQ(world().max(together.final_residual), together.final_residual);
-    std::vector<double> again(p.rows.size(), 0.0);
-    const SolverPerformance repeat = solver->solve(again, b_mine, "p");
-    EXPECT_EQ(repeat.iterations, together.iterations);
-    EXPECT_EQ(again, x);
+    expect_solved_alike_on_every_rank(*solver, p, x, together, x_true, b_mine);
     EXPECT_NE(solver->describe().find(world().distributed() ? "ranks" : "backend reference"), std::string::npos)
         << solver->describe();
   }
 }
 
-TEST(DistributedCg, NewValuesSolveLikeAFreshSolver) {
-  const Mesh mesh = box(10, 9, 8);
-  Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
-  auto solver = make_distributed_linear_solver(p.system, cg_settings(Preconditioner::diagonal), world());
+/// New values through update_distributed solve as a solver made on them does, bit for bit.
+/// @return the piece (its whole matrix) and the new values' pieces
+std::pair<Piece, DistributedLdu> expect_refresh_like_fresh(const SolverSettings& s) {
+  Piece p = piece_of(box(10, 9, 8), {DecompositionMethod::metis, 1, {}});
+  auto solver = make_distributed_linear_solver(p.system, s, world());
   // --- scale the whole matrix and add a diagonal: the values of a new time step
   LduMatrix changed = p.whole;
   for (auto& v : changed.upper) v *= 0.5;
   for (auto& v : changed.diag) v = 0.5 * v + 1.0;
-  const DistributedLdu next = distribute_ldu(changed, p.part, world().rank());
+  DistributedLdu next = distribute_ldu(changed, p.part, world().rank());
   solver->update_distributed(next);
-  auto fresh = make_distributed_linear_solver(next, cg_settings(Preconditioner::diagonal), world());
+  auto fresh = make_distributed_linear_solver(next, s, world());
   const auto b = restrict_to(random_vector(changed.n_rows(), 4), p.rows);
   std::vector<double> x1(b.size(), 0.0), x2(b.size(), 0.0);
   const auto a = solver->solve(x1, b, "p");
   const auto c = fresh->solve(x2, b, "p");
   EXPECT_EQ(a.iterations, c.iterations);
   EXPECT_EQ(x1, x2);
+  return {std::move(p), std::move(next)};
+}
+
+TEST(DistributedCg, NewValuesSolveLikeAFreshSolver) {
+  const auto [p, next] = expect_refresh_like_fresh(cg_settings(Preconditioner::diagonal));
   auto whole = make_linear_solver(p.whole, cg_settings(Preconditioner::none));
   EXPECT_THROW(whole->update_distributed(next), std::logic_error);
 }
@@ -375,13 +402,10 @@ std::unique_ptr<LinearSolver> device_solver(const DistributedLdu& system, const 
 
 TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
-  const Mesh mesh = box(14, 12, 10);
-  const Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
-  const label n = p.whole.n_rows();
-  const auto x_true = random_vector(n, 9);
-  std::vector<double> b(static_cast<std::size_t>(n));
-  reference::ldu_spmv(p.whole, x_true, b);
-  const auto b_mine = restrict_to(b, p.rows);
+  const KnownSolution k = known_solution(box(14, 12, 10));
+  const Piece& p = k.piece;
+  const std::vector<double>& x_true = k.x_true;
+  const std::vector<double>& b_mine = k.b_mine;
   int transports = 0;
   for (Transport transport : {Transport::mpi, Transport::nccl, Transport::automatic})
     for (Preconditioner pc :
@@ -401,15 +425,7 @@ TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
         EXPECT_NEAR(gpu.initial_residual, host.initial_residual, 1e-12 * host.initial_residual);
         EXPECT_LE(std::abs(gpu.iterations - host.iterations), 2 + host.iterations / 10)
             << gpu.iterations << " against " << host.iterations;
-        double worst = 0.0;
-        for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - x_true[p.rows[i]]));
-        EXPECT_LT(world().max(worst), 1e-8);
-        // every rank the same residual; the same solve again the same bits
-        EXPECT_EQ(world().max(gpu.final_residual), gpu.final_residual);
-        std::vector<double> again(p.rows.size(), 0.0);
-        const SolverPerformance repeat = device->solve(again, b_mine, "p");
-        EXPECT_EQ(repeat.iterations, gpu.iterations);
-        EXPECT_EQ(again, x);
+        expect_solved_alike_on_every_rank(*device, p, x, gpu, x_true, b_mine);
         const std::string said = device->describe();
         EXPECT_NE(said.find("backend cuda"), std::string::npos) << said;
         if (world().distributed()) {
@@ -421,22 +437,7 @@ TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
 
 TEST(DistributedCudaCg, NewValuesSolveLikeAFreshSolver) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
-  const Mesh mesh = box(10, 9, 8);
-  Piece p = piece_of(mesh, {DecompositionMethod::metis, 1, {}});
-  const SolverSettings s = device_settings(Preconditioner::DIC, Transport::automatic);
-  auto solver = make_distributed_linear_solver(p.system, s, world());
-  LduMatrix changed = p.whole;
-  for (auto& v : changed.upper) v *= 0.5;
-  for (auto& v : changed.diag) v = 0.5 * v + 1.0;
-  const DistributedLdu next = distribute_ldu(changed, p.part, world().rank());
-  solver->update_distributed(next);
-  auto fresh = make_distributed_linear_solver(next, s, world());
-  const auto b = restrict_to(random_vector(changed.n_rows(), 4), p.rows);
-  std::vector<double> x1(b.size(), 0.0), x2(b.size(), 0.0);
-  const auto a = solver->solve(x1, b, "p");
-  const auto c = fresh->solve(x2, b, "p");
-  EXPECT_EQ(a.iterations, c.iterations);
-  EXPECT_EQ(x1, x2);
+  expect_refresh_like_fresh(device_settings(Preconditioner::DIC, Transport::automatic));
 }
 
 TEST(DistributedCudaCg, MixedPrecisionReachesTheToleranceAcrossRanks) {

@@ -1,6 +1,7 @@
 // fvmmini under mpiexec -n N against the same case on one rank: the manufactured Poisson and
-// diffusion problems give the serial answer, the .pvtu's pieces put together give the serial
-// field, and what cannot run across ranks ends every rank with one clear message.
+// diffusion problems give the serial answer (on the reference backend, and on the cuda one where
+// a GPU is present), the .pvtu's pieces put together give the serial field, and what cannot run
+// across ranks ends every rank with one clear message.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@
 #endif
 
 #include "tests/app/run_command.hpp"
+#include "tests/require_gpu.hpp"
 
 namespace fvmmini {
 namespace {
@@ -125,6 +127,33 @@ TEST(DistributedRun, ManufacturedPoissonOnSeveralRanksLikeOneRank) {
     ASSERT_EQ(joined.size(), serial.size());
     for (const auto& [cell, value] : serial) ASSERT_NEAR(joined.at(cell), value, 1e-9) << "cell " << cell;
 #endif
+  }
+}
+
+// backend cuda across ranks (skipped without a GPU unless FVMMINI_REQUIRE_GPU=1): every rank on
+// a GPU of the host, over each transport, gives the one-rank answer
+TEST(DistributedRun, OnTheGpuLikeOneRank) {
+  testing::TempFolder folder;
+  write_case(folder.path() / "case.yaml", "poisson");
+  const Outcome alone =
+      run(folder.path(), 0, {"case.yaml", "--set", "solvers.T.backend=cuda", "--set", "output.directory=one"});
+  if (alone.status != 0 && alone.err.find("no CUDA") != std::string::npos) {
+    if (test::gpu_required()) FAIL() << "FVMMINI_REQUIRE_GPU=1 but: " << alone.err;
+    GTEST_SKIP() << "no CUDA device or backend: " << alone.err;
+  }
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const auto one = summary(folder.path() / "one");
+  for (const std::string transport : {"mpi", "auto"}) {
+    SCOPED_TRACE(transport);
+    const std::string out = "two-" + transport;
+    const Outcome two = run(folder.path(), 2, {"case.yaml", "--set", "solvers.T.backend=cuda", "--set",
+                                               "solvers.T.transport=" + transport, "--set", "output.directory=" + out});
+    ASSERT_EQ(two.status, 0) << two.err;
+    EXPECT_NE(two.out.find("backend cuda"), std::string::npos) << two.out;
+    EXPECT_NE(two.out.find("2 ranks over "), std::string::npos) << two.out;
+    const auto s = summary(folder.path() / out);
+    EXPECT_NEAR(s["results"]["error"]["l2"].get<double>(), one["results"]["error"]["l2"].get<double>(), 1e-10);
+    EXPECT_NEAR(s["results"]["error"]["max"].get<double>(), one["results"]["error"]["max"].get<double>(), 1e-10);
   }
 }
 
