@@ -1,11 +1,12 @@
 // fvmmini under mpiexec -n N against the same case on one rank: the manufactured Poisson and
 // diffusion problems give the serial answer (on the reference backend, and on the cuda one where
-// a GPU is present), the .pvtu's pieces put together give the serial field, and what cannot run
-// across ranks ends every rank with one clear message.
+// a GPU is present), the .pvtu's pieces put together give the serial field, what cannot run
+// across ranks ends every rank with one clear message, and a rank that dies ends the run.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -196,6 +197,27 @@ TEST(DistributedRun, APinnedReferenceCellLikeOneRank) {
   EXPECT_NEAR(joined.at(123), serial.at(123), 1e-9);
   for (const auto& [cell, value] : serial) ASSERT_NEAR(joined.at(cell), value, 1e-7) << "cell " << cell;
 #endif
+}
+
+TEST(DistributedRun, ARankThatDiesEndsEveryRank) {
+  testing::TempFolder folder;
+  // --- a diffusion run of a million steps; rank 1 is killed (SIGKILL) two seconds in
+  write_case(folder.path() / "long.yaml", "diffusion");
+  const std::string command =
+      "cd '" + folder.path().string() + "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 timeout -s KILL 120 '" FVMMINI_MPIEXEC "' -n 2 --oversubscribe "
+      "sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then (sleep 2; kill -KILL $$) & fi; "
+      "exec \"$0\" long.yaml --set time.endTime=10000' '" FVMMINI_EXECUTABLE "'";
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome outcome = testing::run_command(command);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // --- every rank ended, soon (no rank left waiting for the dead one), not successfully, the
+  //     launcher naming the rank and the signal; no summary that would present the run as done
+  EXPECT_LT(seconds, 60.0) << outcome.err;
+  EXPECT_NE(outcome.status, 0);
+  EXPECT_NE(outcome.err.find("rank 1"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("signal 9"), std::string::npos) << outcome.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "out" / "long" / "summary.json"));
 }
 
 TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
