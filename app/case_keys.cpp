@@ -222,6 +222,12 @@ void add_decomposition_keys(CaseSchema& schema) {
         "metis: METIS k-way on the cell graph; simple: cuts along x, then y, then z (OpenFOAM's simple)")
       .default_value("metis")
       .values({"metis", "simple"});
+  d.add("weights", KeyType::enumeration,
+        "metis: what the parts balance, cells (none) or their matrix rows' entries (rowEntries: a cell weighs 1 + "
+        "its faces to other cells, for meshes of mixed cell shapes)")
+      .default_value("none")
+      .values({"none", "rowEntries"})
+      .when("method", {"metis"});
   d.add("n", KeyType::int3, "simple: parts along x, y and z; their product is the number of ranks")
       .required()
       .min(1)

@@ -85,6 +85,8 @@ class Run {
     DecompositionSettings settings;
     settings.method = c_.get_string("decomposition.method") == "simple" ? DecompositionMethod::simple
                                                                         : DecompositionMethod::metis;
+    if (settings.method == DecompositionMethod::metis && c_.get_string("decomposition.weights") == "rowEntries")
+      settings.weights = DecompositionWeights::row_entries;
     if (settings.method == DecompositionMethod::simple) {
       const auto n = c_.get_int3("decomposition.n");
       for (int i = 0; i < 3; ++i) settings.simple_parts[i] = static_cast<int>(std::min<std::int64_t>(n[i], 1 << 30));
@@ -106,9 +108,10 @@ class Run {
     const auto [fewest, most] = std::minmax_element(d.cells.begin(), d.cells.end());
     const auto [least_shared, most_shared] = std::minmax_element(d.processor_faces.begin(), d.processor_faces.end());
     decomposition_lines_ = fmt::format(
-        "Decomposition: {} into {} ranks: {} to {} cells a rank (imbalance {:.1f} %), {} to {} processor faces a "
-        "rank, {} to {} neighbours\n",
-        c_.get_string("decomposition.method"), ranks().size(), *fewest, *most, 100.0 * d.imbalance, *least_shared,
+        "Decomposition: {} into {} ranks: {} to {} cells a rank (imbalance {:.1f} %, {:.1f} % in matrix entries), {} "
+        "to {} processor faces a rank, {} to {} neighbours\n",
+        c_.get_string("decomposition.method"), ranks().size(), *fewest, *most, 100.0 * d.imbalance,
+        100.0 * d.entry_imbalance, *least_shared,
         *most_shared, *std::min_element(d.neighbours.begin(), d.neighbours.end()),
         *std::max_element(d.neighbours.begin(), d.neighbours.end()));
     summary_.results()["decomposition"] = {{"method", c_.get_string("decomposition.method")},
@@ -116,7 +119,9 @@ class Run {
                                            {"cells", d.cells},
                                            {"processorFaces", d.processor_faces},
                                            {"neighbours", d.neighbours},
-                                           {"imbalance", d.imbalance}};
+                                           {"imbalance", d.imbalance},
+                                           {"entries", d.entries},
+                                           {"entryImbalance", d.entry_imbalance}};
   }
   void say(const std::string& text) const {
     if (!verbose()) return;

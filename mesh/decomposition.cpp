@@ -15,7 +15,7 @@ namespace fvmmini {
 
 namespace {
 
-std::vector<int> metis_parts(const Mesh& mesh, int parts) {
+std::vector<int> metis_parts(const Mesh& mesh, int parts, DecompositionWeights weights) {
   const label n = mesh.n_cells;
   // --- the cell graph in CSR: one edge per internal face, both ways
   std::vector<idx_t> xadj(static_cast<std::size_t>(n) + 1, 0);
@@ -29,13 +29,18 @@ std::vector<int> metis_parts(const Mesh& mesh, int parts) {
     adjncy[fill[mesh.owner[f]]++] = mesh.neighbour[f];
     adjncy[fill[mesh.neighbour[f]]++] = mesh.owner[f];
   }
+  // --- a cell's weight: 1, or its row's entries (the diagonal and one per face to another cell)
+  std::vector<idx_t> vwgt;
+  if (weights == DecompositionWeights::row_entries)
+    for (label c = 0; c < n; ++c) vwgt.push_back(1 + xadj[c + 1] - xadj[c]);
   idx_t nvtxs = n, ncon = 1, nparts = parts, objval = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
   options[METIS_OPTION_SEED] = 1;
   std::vector<idx_t> part(static_cast<std::size_t>(n), 0);
-  const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
+  const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.empty() ? nullptr : vwgt.data(),
+                                         nullptr, nullptr, &nparts,
                                          nullptr, nullptr, options, &objval, part.data());
   if (status != METIS_OK)
     throw std::runtime_error(fmt::format("decomposition: METIS_PartGraphKway into {} parts failed (status {})", parts,
@@ -73,7 +78,7 @@ std::vector<int> decompose_cells(const Mesh& mesh, const MeshGeometry& geometry,
                                             s.parts, mesh.n_cells));
   std::vector<int> part(static_cast<std::size_t>(mesh.n_cells), 0);
   if (s.parts > 1 && s.method == DecompositionMethod::metis) {
-    part = metis_parts(mesh, s.parts);
+    part = metis_parts(mesh, s.parts, s.weights);
   } else if (s.parts > 1) {
     const auto& n = s.simple_parts;
     if (n[0] < 1 || n[1] < 1 || n[2] < 1 || n[0] * n[1] * n[2] != s.parts)
@@ -95,10 +100,16 @@ DecompositionFigures decomposition_figures(const Mesh& mesh, std::span<const int
   DecompositionFigures d;
   d.cells.assign(static_cast<std::size_t>(parts), 0);
   d.processor_faces.assign(d.cells.size(), 0);
+  d.entries.assign(d.cells.size(), 0);
   std::vector<std::vector<bool>> touches(d.cells.size(), std::vector<bool>(d.cells.size(), false));
-  for (int p : cell_part) ++d.cells[p];
+  for (int p : cell_part) {
+    ++d.cells[p];
+    ++d.entries[p];
+  }
   for (label f = 0; f < mesh.n_internal_faces(); ++f) {
     const int a = cell_part[mesh.owner[f]], b = cell_part[mesh.neighbour[f]];
+    ++d.entries[a];
+    ++d.entries[b];
     if (a == b) continue;
     ++d.processor_faces[a];
     ++d.processor_faces[b];
@@ -107,6 +118,8 @@ DecompositionFigures decomposition_figures(const Mesh& mesh, std::span<const int
   for (const auto& row : touches) d.neighbours.push_back(static_cast<int>(std::count(row.begin(), row.end(), true)));
   const double mean = static_cast<double>(mesh.n_cells) / parts;
   d.imbalance = mean > 0 ? *std::max_element(d.cells.begin(), d.cells.end()) / mean - 1.0 : 0.0;
+  const double mean_entries = static_cast<double>(mesh.n_cells + 2 * mesh.n_internal_faces()) / parts;
+  d.entry_imbalance = static_cast<double>(*std::max_element(d.entries.begin(), d.entries.end())) / mean_entries - 1.0;
   return d;
 }
 
@@ -320,12 +333,16 @@ DistributedMesh distribute_mesh(const Mesh* whole, const MeshGeometry* geometry,
   w.array(result.figures.processor_faces);
   w.array(result.figures.neighbours);
   w.value(result.figures.imbalance);
+  w.array(result.figures.entries);
+  w.value(result.figures.entry_imbalance);
   comm.broadcast(w.bytes);
   Reader r(w.bytes);
   result.figures.cells = r.array<label>();
   result.figures.processor_faces = r.array<label>();
   result.figures.neighbours = r.array<int>();
   result.figures.imbalance = r.value<double>();
+  result.figures.entries = r.array<long long>();
+  result.figures.entry_imbalance = r.value<double>();
   return result;
 }
 

@@ -16,16 +16,22 @@
 namespace fvmmini {
 
 enum class DecompositionMethod { metis, simple };
+/// What METIS balances: cells (none: each cell alike), or the matrix entries of their rows
+/// (row_entries: a cell weighs 1 + its internal faces, so that parts of a mesh of mixed cell
+/// shapes carry equal SpMV work).
+enum class DecompositionWeights { none, row_entries };
 
 struct DecompositionSettings {
   DecompositionMethod method = DecompositionMethod::metis;
   int parts = 1;
   /// simple: parts along x, y and z (their product is `parts`)
   std::array<int, 3> simple_parts{0, 0, 0};
+  DecompositionWeights weights = DecompositionWeights::none;  ///< metis only
 };
 
 /// The part of each cell, every part non-empty. metis: METIS_PartGraphKway on the cell graph
-/// (faces as edges, fixed seed: the same mesh and part count give the same parts); simple: the
+/// (faces as edges, fixed seed: the same mesh and part count give the same parts; the cells
+/// weighted as settings.weights says); simple: the
 /// cells sorted by centre x and cut into simple_parts[0] groups of equal count, each sorted by y
 /// and cut, then by z (OpenFOAM's simple).
 /// @throws std::invalid_argument for more parts than cells, a simple split whose product is not
@@ -38,6 +44,8 @@ struct DecompositionFigures {
   std::vector<label> processor_faces;  ///< per part: faces shared with another part
   std::vector<int> neighbours;         ///< per part: parts it shares a face with
   double imbalance = 0.0;              ///< largest part / mean part - 1
+  std::vector<long long> entries;      ///< per part: the matrix entries of its rows (cells + their faces)
+  double entry_imbalance = 0.0;        ///< the same measure of imbalance on entries
 };
 DecompositionFigures decomposition_figures(const Mesh& mesh, std::span<const int> cell_part, int parts);
 

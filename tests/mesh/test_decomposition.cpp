@@ -47,6 +47,25 @@ TEST(Decomposition, MetisGivesBalancedNonEmptyParts) {
   }
 }
 
+TEST(Decomposition, MetisBalancesMatrixEntriesWhenAsked) {
+  // --- prisms and pyramids: rows of 4 to 6 entries (and fewer at the boundary)
+  const Mesh mesh = read_gmsh(test::fixtures() / "gmsh" / "mix_prism_pyr.msh");
+  const MeshGeometry g = compute_geometry(mesh);
+  DecompositionSettings by_cells{DecompositionMethod::metis, 4, {}};
+  DecompositionSettings by_entries = by_cells;
+  by_entries.weights = DecompositionWeights::row_entries;
+  const auto cells = decomposition_figures(mesh, decompose_cells(mesh, g, by_cells), 4);
+  const auto entries = decomposition_figures(mesh, decompose_cells(mesh, g, by_entries), 4);
+  // every part's entries: its cells and both sides of each face to another cell
+  for (const auto& f : {cells, entries}) {
+    long long total = 0;
+    for (long long e : f.entries) total += e;
+    EXPECT_EQ(total, mesh.n_cells + 2LL * mesh.n_internal_faces());
+  }
+  EXPECT_LT(entries.entry_imbalance, 0.05);
+  EXPECT_LE(entries.entry_imbalance, cells.entry_imbalance + 1e-12);
+}
+
 TEST(Decomposition, SimpleSplitsAlongTheAxes) {
   const Mesh mesh = box(8, 6, 2);
   const MeshGeometry g = compute_geometry(mesh);
