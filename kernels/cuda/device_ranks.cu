@@ -143,6 +143,8 @@ Transport resolve_transport(Transport asked, const Communicator& comm) {
 struct DeviceRanks::Impl {
   Impl(const Communicator& c, Transport t, const std::vector<ProcessorInterface>& interfaces, int n_rows)
       : comm(c), transport(t) {
+    if (t != Transport::nccl && t != Transport::mpi)
+      throw std::invalid_argument("DeviceRanks: the transport must be nccl or mpi (resolve_transport)");
     HaloPattern pattern;
     pattern.offsets.push_back(0);
     std::vector<int> host_rows;
@@ -212,10 +214,7 @@ struct DeviceRanks::Impl {
 
 DeviceRanks::DeviceRanks(const Communicator& comm, Transport transport,
                          const std::vector<ProcessorInterface>& interfaces, int n_rows)
-    : impl_(std::make_unique<Impl>(comm, transport, interfaces, n_rows)) {
-  if (transport != Transport::nccl && transport != Transport::mpi)
-    throw std::invalid_argument("DeviceRanks: the transport must be nccl or mpi (resolve_transport)");
-}
+    : impl_(std::make_unique<Impl>(comm, transport, interfaces, n_rows)) {}
 
 DeviceRanks::~DeviceRanks() = default;
 

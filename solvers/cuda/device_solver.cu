@@ -115,9 +115,8 @@ __global__ void scatter_block_kernel(int n, int k, const int* __restrict__ new_t
 
 std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
 
-}  // namespace
-
-/// The interfaces with their face cells in the operator's numbering (the device matrix's rows).
+/// The interfaces with their face cells in the operator's numbering (the device matrix's rows); a
+/// face cell out of range stays as it is, for DeviceRanks to refuse.
 std::vector<ProcessorInterface> in_operator_rows(const std::vector<ProcessorInterface>& interfaces,
                                                  const Permutation& permutation) {
   std::vector<ProcessorInterface> mapped = interfaces;
@@ -127,6 +126,8 @@ std::vector<ProcessorInterface> in_operator_rows(const std::vector<ProcessorInte
       if (row >= 0 && row < static_cast<label>(permutation.old_to_new.size())) row = permutation.old_to_new[row];
   return mapped;
 }
+
+}  // namespace
 
 struct DeviceSolver::Impl {
   /// @param system, comm a rank's piece of a decomposed matrix (matrix its local block), or null
@@ -326,8 +327,10 @@ void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
 
 void DeviceSolver::update_distributed(const DistributedLdu& system) {
   if (!impl_->ranks) throw std::logic_error("update_distributed: this solver was not made across ranks");
-  update_coefficients(system.local);
+  // the interfaces first: the CG's refresh takes the row sums (normalisation, singularity) of A 1
+  // with the couplings
   impl_->ranks->refresh_coefficients(in_operator_rows(system.interfaces, impl_->prepared.permutation));
+  update_coefficients(system.local);
 }
 
 IterationParts DeviceSolver::time_iteration_parts(int repeats) {
