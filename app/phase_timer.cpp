@@ -55,4 +55,40 @@ std::string PhaseTimer::format_table() const {
   return table;
 }
 
+RankPhases gather_phases(const PhaseTimer& timer, const Communicator& comm) {
+  RankPhases r;
+  // --- the phase names of every rank, one rank's list at a time (the root's first)
+  for (int rank = 0; rank < comm.size(); ++rank) {
+    std::string names;
+    if (rank == comm.rank())
+      for (const auto& [name, seconds] : timer.phases()) names += name + '\n';
+    comm.broadcast(names, rank);
+    for (std::size_t at = 0, end; (end = names.find('\n', at)) != std::string::npos; at = end + 1) {
+      std::string name = names.substr(at, end - at);
+      if (std::find(r.names.begin(), r.names.end(), name) == r.names.end()) r.names.push_back(std::move(name));
+    }
+  }
+  for (const std::string& name : r.names) r.seconds.push_back(comm.gather(timer.seconds(name)));
+  r.wall = comm.gather(timer.wall_seconds());
+  return r;
+}
+
+std::string RankPhases::format_table() const {
+  const std::string title = fmt::format("Phase on {} ranks", wall.size());
+  std::size_t width = title.size();
+  for (const auto& name : names) width = std::max(width, name.size());
+  const auto row = [&](const std::string& name, const std::vector<double>& values) {
+    const auto [least, most] = std::minmax_element(values.begin(), values.end());
+    double sum = 0.0;
+    for (double v : values) sum += v;
+    return fmt::format("{:<{}}  {:>10.4f}  {:>10.4f}  {:>10.4f}  {:>6}\n", name, width, *least,
+                       sum / static_cast<double>(values.size()), *most, most - values.begin());
+  };
+  std::string table =
+      fmt::format("{:<{}}  {:>10}  {:>10}  {:>10}  {:>6}\n", title, width, "Min (s)", "Mean (s)", "Max (s)", "Rank");
+  for (std::size_t k = 0; k < names.size(); ++k) table += row(names[k], seconds[k]);
+  table += row("total", wall);
+  return table;
+}
+
 }  // namespace fvmmini

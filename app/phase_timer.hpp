@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "comm/communicator.hpp"
+
 namespace fvmmini {
 
 class PhaseTimer {
@@ -51,5 +53,20 @@ class PhaseTimer {
   Clock::time_point start_;
   std::vector<std::pair<std::string, double>> phases_;
 };
+
+/// Each phase's seconds on every rank of a run on several ranks (where the time went, and which
+/// rank the others waited for).
+struct RankPhases {
+  std::vector<std::string> names;            ///< the root's phases in its order, then those only other ranks timed
+  std::vector<std::vector<double>> seconds;  ///< per name: per rank (0 where a rank did not time it)
+  std::vector<double> wall;                  ///< per rank
+
+  /// One row per phase and one for the wall time: min, mean and max over the ranks, and the rank
+  /// of the max.
+  std::string format_table() const;
+};
+
+/// Every rank's phases (collective: every rank of comm calls it).
+RankPhases gather_phases(const PhaseTimer& timer, const Communicator& comm);
 
 }  // namespace fvmmini

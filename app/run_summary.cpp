@@ -134,6 +134,13 @@ void RunSummary::set_phases(const PhaseTimer& timer) {
   json_["wallSeconds"] = timer.wall_seconds();
 }
 
+void RunSummary::set_rank_phases(const RankPhases& r) {
+  nlohmann::json phases = nlohmann::json::array();
+  for (std::size_t k = 0; k < r.names.size(); ++k) phases.push_back({{"phase", r.names[k]}, {"seconds", r.seconds[k]}});
+  json_["phasesByRank"] = phases;
+  json_["wallSecondsByRank"] = r.wall;
+}
+
 void RunSummary::set_status(const std::string& status, const std::string& message) {
   json_["status"] = status;
   json_["finished"] = utc_now();

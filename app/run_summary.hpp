@@ -34,6 +34,8 @@ class RunSummary {
   void set_format(const std::string& field, const FormatInfo& info);
   /// Seconds per phase and the wall time so far.
   void set_phases(const PhaseTimer& timer);
+  /// On several ranks: every rank's seconds per phase and wall time (phasesByRank, wallSecondsByRank).
+  void set_rank_phases(const RankPhases& phases);
   /// "completed" or "failed" (with the error message), and the finish time.
   void set_status(const std::string& status, const std::string& message = {});
   /// The physics' own section ("results": error norms, final time, ...), free-form.

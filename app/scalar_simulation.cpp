@@ -91,6 +91,7 @@ class ScalarSimulation final : public Simulation {
   ScalarSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
                    std::span<const label> global_cell, PhaseTimer& timer)
       : mesh_(mesh),
+        timer_(timer),
         settings_(scalar_problem_settings(c)) {
     const Communicator& ranks = *context.ranks;
     if (ranks.distributed()) {  // the reference cell's number on the rank that has it, -1 elsewhere
@@ -132,7 +133,9 @@ class ScalarSimulation final : public Simulation {
   bool transient() const override { return settings_.transient; }
 
   StepOutcome advance(double time, double) override {
+    auto timing = timer_.measure("solve");  // the step's right-hand side, solves and correctors
     const ScalarStep result = problem_->advance(*solver_, time);
+    timing.stop();
     StepOutcome outcome;
     outcome.solves = result.solves;
     for (const auto& perf : result.solves) outcome.log += format_solve_line(perf) + "\n";
@@ -183,6 +186,7 @@ class ScalarSimulation final : public Simulation {
 
  private:
   const Mesh& mesh_;
+  PhaseTimer& timer_;
   ScalarProblemSettings settings_;
   std::optional<ScalarProblem> problem_;
   std::unique_ptr<LinearSolver> solver_;

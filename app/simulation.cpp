@@ -219,6 +219,11 @@ class Run {
     else
       say(fmt::format("End: {:.3f} s wall\n\n", timer_.wall_seconds()));
     say(timer_.format_table());
+    if (ranks().distributed()) {  // every rank's phases: where the time went, which rank was slowest
+      const RankPhases by_rank = gather_phases(timer_, ranks());
+      say("\n" + by_rank.format_table());
+      summary_.set_rank_phases(by_rank);
+    }
     if (ranks().is_root()) summary_.finish(timer_, "completed", {}, summary_path_);
   }
 

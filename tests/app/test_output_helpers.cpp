@@ -97,6 +97,26 @@ TEST(PhaseTimer, AccumulatesPhasesInFirstUseOrder) {
   EXPECT_NE(table.find("0.7500"), std::string::npos) << table;
 }
 
+TEST(PhaseTimer, RankPhasesTabulateMinMeanMaxAndTheSlowestRank) {
+  PhaseTimer timer;
+  timer.add("mesh", 0.5);
+  timer.add("solve", 1.0);
+  const RankPhases alone = gather_phases(timer, Communicator::serial());
+  EXPECT_EQ(alone.names, (std::vector<std::string>{"mesh", "solve"}));
+  EXPECT_EQ(alone.seconds, (std::vector<std::vector<double>>{{0.5}, {1.0}}));
+  ASSERT_EQ(alone.wall.size(), 1u);
+  // --- three ranks as gather_phases would give them
+  RankPhases r;
+  r.names = {"mesh", "solve"};
+  r.seconds = {{0.5, 0.0, 0.0}, {1.0, 3.0, 2.0}};
+  r.wall = {4.0, 4.5, 4.25};
+  const std::string table = r.format_table();
+  EXPECT_NE(table.find("Phase on 3 ranks"), std::string::npos) << table;
+  // solve: min 1, mean 2, max 3 on rank 1; total: the wall times, slowest rank 1
+  EXPECT_NE(table.find("1.0000      2.0000      3.0000       1"), std::string::npos) << table;
+  EXPECT_NE(table.find("4.0000      4.2500      4.5000       1"), std::string::npos) << table;
+}
+
 TEST(PhaseTimer, ShareIsOfTheWallTime) {
   PhaseTimer timer;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));

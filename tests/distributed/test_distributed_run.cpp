@@ -127,6 +127,15 @@ TEST(DistributedRun, ManufacturedPoissonOnSeveralRanksLikeOneRank) {
       for (const auto& e : s["results"]["decomposition"]["entries"]) entries += e.get<long long>();
       EXPECT_EQ(entries, 720 + 2 * 1918);
       EXPECT_NE(outcome.out.find("% in matrix entries)"), std::string::npos) << outcome.out;
+      // every rank's phases: a time per rank for each, the root's phases among them
+      EXPECT_NE(outcome.out.find("Phase on " + std::to_string(ranks) + " ranks"), std::string::npos) << outcome.out;
+      EXPECT_EQ(s["wallSecondsByRank"].size(), static_cast<std::size_t>(ranks));
+      bool solve_timed = false;
+      for (const auto& phase : s["phasesByRank"]) {
+        EXPECT_EQ(phase["seconds"].size(), static_cast<std::size_t>(ranks)) << phase;
+        solve_timed = solve_timed || phase["phase"] == "solve";
+      }
+      EXPECT_TRUE(solve_timed) << s["phasesByRank"];
     }
 #if FVMMINI_HAVE_VTK
     // --- the pieces put together: the serial field, cell by cell
