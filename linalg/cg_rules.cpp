@@ -1,6 +1,7 @@
 #include "linalg/cg_rules.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,16 @@ label cg_nonpositive_diagonal(std::span<const double> diagonal) {
   for (size_t i = 0; i < diagonal.size(); ++i)
     if (!(diagonal[i] > 0.0)) return static_cast<label>(i);
   return -1;
+}
+
+void cg_check_diagonal(std::span<const double> diagonal, const Communicator& comm) {
+  const label row = cg_nonpositive_diagonal(diagonal);
+  if (!comm.any(row >= 0)) return;
+  const std::vector<long long> rows = comm.gather(static_cast<long long>(row));
+  const std::vector<double> values = comm.gather(row >= 0 ? diagonal[row] : 0.0);
+  std::size_t first = 0;
+  while (rows[first] < 0) ++first;
+  throw cg_error({CgStatus::nonpositive_diagonal, 0, values[first], static_cast<label>(rows[first])});
 }
 
 SolverError cg_error(const CgFailure& f) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <span>
 
+#include "comm/communicator.hpp"
 #include "linalg/solver_settings.hpp"
 
 #if defined(__CUDACC__)
@@ -69,6 +70,11 @@ bool cg_singular(std::span<const double> row_sums, std::span<const double> diago
 
 /// The first row whose diagonal entry Jacobi cannot take (not positive, or NaN); -1 when none.
 label cg_nonpositive_diagonal(std::span<const double> diagonal);
+
+/// Jacobi's check over the ranks of comm (collective; one rank alone checks its own diagonal).
+/// @throws SolverError (CgStatus::nonpositive_diagonal) on every rank when any rank's diagonal has
+///         an entry that is not positive, naming the first such rank's first such entry
+void cg_check_diagonal(std::span<const double> diagonal, const Communicator& comm);
 
 /// What a failure's message reports. `iterations`: those completed when it was found (a
 /// breakdown names the next one, in which it happened); `value`: the p'Ap, r'M^-1 r or

@@ -38,14 +38,7 @@ void check_system(const HostOperator& a, bool jacobi, std::span<double> ones, st
   const auto diag = a.diagonal();
   if (comm.all(cg_singular(row_sums, diag))) throw cg_error({CgStatus::singular});
   if (!jacobi) return;
-  const label row = cg_nonpositive_diagonal(diag);
-  if (comm.any(row >= 0)) {
-    const std::vector<long long> rows = comm.gather(static_cast<long long>(row));
-    const std::vector<double> values = comm.gather(row >= 0 ? diag[row] : 0.0);
-    std::size_t first = 0;
-    while (rows[first] < 0) ++first;
-    throw cg_error({CgStatus::nonpositive_diagonal, 0, values[first], static_cast<label>(rows[first])});
-  }
+  cg_check_diagonal(diag, comm);
   for (std::size_t i = 0; i < diag.size(); ++i) inv_diag[i] = 1.0 / diag[i];
 }
 

@@ -534,18 +534,8 @@ void DeviceCg::check_solvable(const SolverSettings& settings) const { impl_->che
 void DeviceCg::Impl::check_solvable(const SolverSettings& settings) const {
   if (n == 0 && !ranks) return;
   if (singular) throw cg_error({CgStatus::singular});
-  if (settings.preconditioner != Preconditioner::diagonal || !diagonal_on_host) return;
-  const label row = cg_nonpositive_diagonal(diagonal);
-  if (!ranks) {
-    if (row >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, diagonal[row], row});
-    return;
-  }
-  // --- across ranks every rank names the first rank's entry
-  const Communicator& comm = ranks->communicator();
-  const std::vector<long long> rows = comm.gather(static_cast<long long>(row));
-  const std::vector<double> values = comm.gather(row >= 0 ? diagonal[row] : 0.0);
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    if (rows[k] >= 0) throw cg_error({CgStatus::nonpositive_diagonal, 0, values[k], static_cast<label>(rows[k])});
+  if (settings.preconditioner == Preconditioner::diagonal && diagonal_on_host)
+    cg_check_diagonal(diagonal, ranks ? ranks->communicator() : Communicator::serial());
 }
 
 double* DeviceCg::x_device() { return impl_->x.data(); }
