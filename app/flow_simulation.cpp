@@ -21,10 +21,15 @@ namespace fvmmini {
 
 namespace {
 
-/// The flow conditions of boundaryField, in the mesh's patch order.
+/// The flow conditions of boundaryField, in the mesh's patch order (processor on a rank's
+/// processor patches).
 FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
   FlowBoundary boundary;
   for (const Patch& patch : mesh.patches) {
+    if (patch.neighbour_rank >= 0) {
+      boundary.patches.push_back({FlowPatchType::processor, {}, 0.0});
+      continue;
+    }
     const std::string key = "boundaryField." + patch.name;
     FlowPatchCondition bc;
     bc.type = parse_flow_patch_type(c.get_string(key + ".type"));
@@ -46,16 +51,20 @@ void record_solvers(const FlowStep& step, RunSummary& summary) {
   summary.set_preconditioner("p", step.pressure_preconditioner());
 }
 
-/// Fields and samples at one time: VTK (U, p, Co, continuityError) and centrelines.csv.
+/// Fields and samples at one time: VTK (U, p, Co, continuityError) and centrelines.csv. On several
+/// ranks every write is collective: each rank its VTK piece, the root the samples of all.
 class FlowOutput {
  public:
-  FlowOutput(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry)
-      : directory_(context.output_directory), mesh_(mesh), geometry_(geometry) {
+  FlowOutput(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
+             std::span<const label> global_cell)
+      : directory_(context.output_directory), ranks_(*context.ranks), mesh_(mesh), geometry_(geometry) {
 #if FVMMINI_HAVE_VTK
-    if (c.get_bool("output.vtk")) vtk_.emplace(mesh, directory_, fields_basename);
+    if (c.get_bool("output.vtk"))
+      vtk_.emplace(mesh, directory_, fields_basename, ranks_, std::vector<label>(global_cell.begin(), global_cell.end()));
 #endif
     if (c.get_bool("sampling.centrelines"))
-      sampler_.emplace(geometry, cavity_centrelines(mesh, static_cast<int>(c.get_int("sampling.points"))));
+      sampler_.emplace(geometry, cavity_centrelines(mesh, static_cast<int>(c.get_int("sampling.points")), ranks_),
+                       ranks_, global_cell);
   }
 
   /// Write everything this case asks for at `time`; dt is the last step (for the cell diagnostics).
@@ -71,7 +80,8 @@ class FlowOutput {
       operators.cells.divergence(state.flux, continuity);
       // --- continuityError = dt div(phi) / V, as OpenFOAM's contErr times deltaT
       for (label c = 0; c < n; ++c) continuity[c] *= dt / geometry_.cell_volumes[c];
-      vtk_->write(time, {{"p", state.pressure}, {"Co", courant}, {"continuityError", continuity}}, {{"U", velocity}});
+      const std::span<const double> pressure = std::span<const double>(state.pressure).first(n);  // not the ghosts
+      vtk_->write(time, {{"p", pressure}, {"Co", courant}, {"continuityError", continuity}}, {{"U", velocity}});
     }
 #endif
     if (sampler_) {
@@ -79,8 +89,9 @@ class FlowOutput {
       operators.velocity_gradients(state, gradients);
       const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradients,
                                             state.pressure, state.pressure_gradient);
-      replace_file_atomically(centreline_file(),
-                              [&](const std::filesystem::path& path) { sampler_->write_csv(path, samples); });
+      if (ranks_.is_root())
+        replace_file_atomically(centreline_file(),
+                                [&](const std::filesystem::path& path) { sampler_->write_csv(path, samples); });
     }
   }
 
@@ -99,6 +110,7 @@ class FlowOutput {
 
  private:
   std::filesystem::path directory_;
+  const Communicator& ranks_;
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
 #if FVMMINI_HAVE_VTK
@@ -117,13 +129,20 @@ IncompressibleSettings incompressible_settings(const ResolvedCase& c) {
 class FlowSimulation final : public Simulation {
  public:
   FlowSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
-                 PhaseTimer& timer)
+                 std::span<const label> global_cell, PhaseTimer& timer)
       : timer_(timer),
         settings_(incompressible_settings(c)),
         steady_(read_settings<SteadyStateSettings>(c, "steadyState")),
-        output_(c, context, mesh, geometry) {
+        output_(c, context, mesh, geometry, global_cell) {
     auto timing = timer.measure("setup");
-    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), settings_);
+    const Communicator& ranks = *context.ranks;
+    IncompressibleSettings local = settings_;
+    if (ranks.distributed()) {  // the reference cell's number on the rank that has it, -1 elsewhere
+      const auto at = std::lower_bound(global_cell.begin(), global_cell.end(), settings_.reference_cell);
+      local.reference_cell =
+          at != global_cell.end() && *at == settings_.reference_cell ? static_cast<label>(at - global_cell.begin()) : -1;
+    }
+    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks);
     step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"));
   }
 
@@ -131,9 +150,9 @@ class FlowSimulation final : public Simulation {
     std::string text = fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
                                    settings_.viscosity, 1.0 / settings_.viscosity, name(settings_.convection));
     text += step_->describe();
-    if (operators_->reference_cell >= 0)
+    if (!operators_->boundary.fixes_pressure())
       text += fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",
-                          operators_->reference_cell, settings_.reference_value);
+                          settings_.reference_cell, settings_.reference_value);
     return text;
   }
 
@@ -222,8 +241,8 @@ class FlowSimulation final : public Simulation {
 
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
                                                  const Mesh& mesh, const MeshGeometry& geometry,
-                                                 std::span<const label>, PhaseTimer& timer) {
-  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, timer);  // one rank (run_case)
+                                                 std::span<const label> global_cell, PhaseTimer& timer) {
+  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, global_cell, timer);
 }
 
 }  // namespace fvmmini

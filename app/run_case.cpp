@@ -1,6 +1,5 @@
 #include "app/run_case.hpp"
 
-#include "app/case_error.hpp"
 #include "app/flow_simulation.hpp"
 #include "app/scalar_simulation.hpp"
 #include "app/simulation.hpp"
@@ -8,13 +7,7 @@
 namespace fvmmini {
 
 int run_case(const ResolvedCase& c, const RunContext& context) {
-  if (c.get_string("physics.type") == "incompressible") {
-    if (context.ranks->distributed())
-      throw CaseError(c.where("physics.type"),
-                      "physics.type: incompressible does not run across ranks yet (poisson and diffusion do); run it "
-                      "without mpirun or with mpirun -np 1");
-    return run_simulation(c, context, make_flow_simulation);
-  }
+  if (c.get_string("physics.type") == "incompressible") return run_simulation(c, context, make_flow_simulation);
   return run_simulation(c, context, make_scalar_simulation);  // poisson, diffusion
 }
 

@@ -1,5 +1,7 @@
 #include "discretisation/linear_least_squares.hpp"
 
+#include <algorithm>
+
 namespace fvmmini {
 
 namespace {
@@ -31,8 +33,12 @@ Vec3 multiply(const Sym3& m, const Vec3& v) {
 
 }  // namespace
 
-LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g)
-    : mesh_(mesh), geometry_(g), inverse_(mesh.n_cells, Sym3{}) {
+LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, std::span<const Vec3> across)
+    : mesh_(mesh),
+      geometry_(g),
+      inverse_(mesh.n_cells, Sym3{}),
+      far_end_(g.face_centres.begin() + mesh.n_internal_faces(), g.face_centres.end()) {
+  std::copy(across.begin(), across.end(), far_end_.begin());
   // --- G_P = sum w d d^T over internal faces (both sides) and non-empty boundary faces
   for (label f = 0; f < mesh.n_internal_faces(); ++f) {
     const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
@@ -43,7 +49,7 @@ LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g)
   for (const Patch& patch : mesh.patches) {
     if (patch.type == "empty") continue;
     for (label f = patch.start; f < patch.start + patch.size; ++f) {
-      const Vec3 d = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
+      const Vec3 d = far_end_[f - mesh.n_internal_faces()] - g.cell_centres[mesh.owner[f]];
       add_outer(inverse_[mesh.owner[f]], d, 1.0 / dot(d, d));
     }
   }
@@ -52,9 +58,10 @@ LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g)
 
 Vec3 LinearLeastSquares::weight(label cell, label face) const {
   const auto& g = geometry_;
-  const bool internal = face < mesh_.n_internal_faces();
+  const label n_internal = mesh_.n_internal_faces();
+  const bool internal = face < n_internal;
   const label other = internal ? (mesh_.owner[face] == cell ? mesh_.neighbour[face] : mesh_.owner[face]) : -1;
-  const Vec3 d = (internal ? g.cell_centres[other] : g.face_centres[face]) - g.cell_centres[cell];
+  const Vec3 d = (internal ? g.cell_centres[other] : far_end_[face - n_internal]) - g.cell_centres[cell];
   return multiply(inverse_[cell], d / dot(d, d));
 }
 

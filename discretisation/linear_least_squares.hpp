@@ -5,6 +5,7 @@
 // fit of least_squares_gradient.hpp instead.
 
 #include <array>
+#include <span>
 #include <vector>
 
 #include "mesh/geometry.hpp"
@@ -14,8 +15,10 @@ namespace fvmmini {
 class LinearLeastSquares {
  public:
   /// Precompute per cell the inverse of G = sum_f w d d^T, w = 1/|d|^2, d to the neighbour's
-  /// centre or, on non-empty boundary faces, to the face centre.
-  LinearLeastSquares(const Mesh& mesh, const MeshGeometry& geometry);
+  /// centre or, on non-empty boundary faces, to the face centre. On a rank's part of a decomposed
+  /// mesh, `across` holds the centres of the cells across its processor faces (ProcessorFaces'
+  /// order: face n_internal + k), where d runs as on an internal face.
+  LinearLeastSquares(const Mesh& mesh, const MeshGeometry& geometry, std::span<const Vec3> across = {});
 
   /// The weight of face f in cell c's gradient, G_c^-1 w d (d from c to the other side):
   /// grad(phi)_c = sum_f weight(c, f) (phi_other - phi_c).
@@ -25,6 +28,7 @@ class LinearLeastSquares {
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
   std::vector<std::array<double, 6>> inverse_;  ///< symmetric G^-1: xx, xy, xz, yy, yz, zz
+  std::vector<Vec3> far_end_;                   ///< per boundary face: its centre, or the centre across
 };
 
 }  // namespace fvmmini

@@ -167,6 +167,16 @@ LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, i
       shared[a].push_back(f);
     }
   }
+  // --- a processor patch per neighbouring part, pointing out of this part, right after the
+  //     internal faces
+  for (const auto& [other, faces] : shared) {
+    Patch p{processor_patch_name(part, other), "processor", m.n_faces(), static_cast<label>(faces.size()), other};
+    for (label f : faces) {
+      const bool owned = cell_part[mesh.owner[f]] == part;
+      add(f, local_cell[owned ? mesh.owner[f] : mesh.neighbour[f]], !owned);
+    }
+    m.patches.push_back(std::move(p));
+  }
   // --- every patch of the whole mesh, with the faces of this part's cells
   for (const Patch& patch : mesh.patches) {
     Patch p = patch;
@@ -174,15 +184,6 @@ LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, i
     for (label f = patch.start; f < patch.start + patch.size; ++f)
       if (cell_part[mesh.owner[f]] == part) add(f, local_cell[mesh.owner[f]], false);
     p.size = m.n_faces() - p.start;
-    m.patches.push_back(std::move(p));
-  }
-  // --- a processor patch per neighbouring part, pointing out of this part
-  for (const auto& [other, faces] : shared) {
-    Patch p{processor_patch_name(part, other), "processor", m.n_faces(), static_cast<label>(faces.size()), other};
-    for (label f : faces) {
-      const bool owned = cell_part[mesh.owner[f]] == part;
-      add(f, local_cell[owned ? mesh.owner[f] : mesh.neighbour[f]], !owned);
-    }
     m.patches.push_back(std::move(p));
   }
   return local;

@@ -57,11 +57,14 @@ struct LocalMesh {
 };
 
 /// Part `part` of the mesh. Its cells keep their relative order; its faces are the internal faces
-/// between two of its cells (in the whole mesh's order), then every patch of the whole mesh (each
-/// kept, perhaps empty, so that every part has the same patch list) with its faces on the part,
-/// then one processor patch ("procBoundary<part>to<other>", type "processor", neighbour_rank
-/// other) per neighbouring part in increasing order, holding the shared faces in the whole mesh's
-/// face order (the same order on both sides), each pointing out of this part.
+/// between two of its cells (in the whole mesh's order), then one processor patch
+/// ("procBoundary<part>to<other>", type "processor", neighbour_rank other) per neighbouring part in
+/// increasing order, holding the shared faces in the whole mesh's face order (the same order on
+/// both sides), each pointing out of this part, then every patch of the whole mesh (each kept,
+/// perhaps empty, so that every part has the same physical patches in the same order) with its
+/// faces on the part. The processor faces come right after the internal faces so that the faces
+/// coupling two cells are one range: the flow step treats a processor face as an internal face
+/// whose neighbour is a ghost of the cell across (ProcessorFaces::fill_ghosts).
 LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, int part);
 
 /// The processor patch name for faces from `part` to `other`.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -23,8 +24,10 @@ struct SampleLine {
 
 /// The cavity's centrelines through the middle of the mesh's bounding box: "vertical"
 /// (x and z at the middle, y varying: u is compared there) and "horizontal" (y and z at the
-/// middle, x varying: v). points = 129 puts the points on Ghia's grid for a unit box.
-std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points = 129);
+/// middle, x varying: v). points = 129 puts the points on Ghia's grid for a unit box. On a rank's
+/// part the box is the whole mesh's (over the ranks of comm: collective).
+std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points = 129,
+                                           const Communicator& comm = Communicator::serial());
 
 struct LineSample {
   int line = 0;  ///< index into the sampler's lines
@@ -35,12 +38,16 @@ struct LineSample {
 
 class CentrelineSampler {
  public:
-  /// Locate the nearest cell centre of every point (once; the mesh does not move).
-  CentrelineSampler(const MeshGeometry& geometry, std::vector<SampleLine> lines);
+  /// Locate the nearest cell centre of every point (once; the mesh does not move). On a rank's part
+  /// of a decomposed mesh, comm is the run's ranks and global_cell the part's cells' numbers in the
+  /// whole mesh: a point belongs to the rank with the nearest centre, the lowest whole-mesh number
+  /// among equally near ones, as on one rank. Collective.
+  CentrelineSampler(const MeshGeometry& geometry, std::vector<SampleLine> lines,
+                    const Communicator& comm = Communicator::serial(), std::span<const label> global_cell = {});
 
   const std::vector<SampleLine>& lines() const { return lines_; }
 
-  /// Reconstruct U and p at the points.
+  /// Reconstruct U and p at the points (across ranks: every rank gets every point; collective).
   /// @param[in] velocity the three components per cell; @param[in] velocity_gradients their gradients
   std::vector<LineSample> sample(const std::array<std::span<const double>, 3>& velocity,
                                  const std::array<std::vector<Vec3>, 3>& velocity_gradients,
@@ -52,7 +59,9 @@ class CentrelineSampler {
 
  private:
   const MeshGeometry& geometry_;
+  const Communicator& comm_;
   std::vector<SampleLine> lines_;
+  std::vector<bool> mine_;  ///< per point: this rank has its nearest cell
   std::vector<int> point_line_;
   std::vector<Vec3> points_;
   std::vector<label> cells_;

@@ -203,8 +203,8 @@ class DeviceFlowStep final : public FlowStep {
   DeviceFlowStep(const FlowOperators& ops, const SolverSettings& velocity_settings,
                  const SolverSettings& pressure_settings)
       : FlowStep(ops),
-        velocity_solver(field_solver(ops.helmholtz_matrix, velocity_settings, "U")),
-        pressure_solver(field_solver(ops.pressure_matrix, pressure_settings, "p")),
+        velocity_solver(field_solver(ops.helmholtz_system.local, velocity_settings, "U")),
+        pressure_solver(field_solver(ops.pressure_system.local, pressure_settings, "p")),
         events{cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event()},
         stats(1),
         stats_host(1) {
@@ -227,10 +227,10 @@ class DeviceFlowStep final : public FlowStep {
 
     // --- constant data
     owner = upload<label>(mesh.owner);
-    neighbour = upload<label>(mesh.neighbour);
-    weight = upload<double>(laplacian.weights());
-    coeff = upload<double>(laplacian.face_coefficients());
-    bcoeff = upload<double>(laplacian.boundary_coefficients());
+    neighbour = upload<label>(ops.coupled_neighbour);
+    weight = upload<double>(ops.coupled_weight);
+    coeff = upload<double>(ops.coupled_coeff);
+    bcoeff = upload<double>(ops.boundary_coeff);
     area = upload<Vec3>(g.face_areas);
     kind = upload<int>(ops.boundary_kind);
     bvelocity = upload<Vec3>(ops.boundary_velocity);
@@ -238,7 +238,7 @@ class DeviceFlowStep final : public FlowStep {
     rhie_chow_time = upload<double>(ops.rhie_chow_time);
     if (upwind) {
       face_centre = upload<Vec3>(g.face_centres);
-      cell_centre = upload<Vec3>(g.cell_centres);
+      cell_centre = upload<Vec3>(ops.cell_centres);
     }
     if (upwind || non_orthogonal) least_squares_weight = upload<Vec3>(ops.least_squares_weights);
     if (non_orthogonal) correction = upload<Vec3>(laplacian.non_orthogonal_corrections());
@@ -493,6 +493,9 @@ const FlowState& DeviceFlowStep::state() {
 
 std::unique_ptr<FlowStep> make_device_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
                                                 const SolverSettings& pressure_solver) {
+  if (operators.comm.distributed())
+    throw SolverError("the step resident on the GPU does not run across ranks yet (make_flow_step runs the host step "
+                      "there, its linear solves on the GPU)");
   return std::make_unique<DeviceFlowStep>(operators, velocity_solver, pressure_solver);
 }
 

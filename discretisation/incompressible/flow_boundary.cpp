@@ -19,6 +19,7 @@ const char* to_string(FlowPatchType type) {
     case FlowPatchType::velocity_inlet: return "velocityInlet";
     case FlowPatchType::pressure_outlet: return "pressureOutlet";
     case FlowPatchType::empty: return "empty";
+    case FlowPatchType::processor: return "processor";
   }
   return "?";
 }
@@ -40,6 +41,9 @@ void validate_flow_boundary(const Mesh& mesh, const FlowBoundary& boundary) {
       throw std::invalid_argument("patch '" + patch.name + "' of type " + patch.type + " cannot take condition " +
                                   to_string(boundary.patches[p].type) +
                                   (empty_patch ? " (use empty)" : " (empty needs a patch of type empty)"));
+    if ((patch.neighbour_rank >= 0) != (boundary.patches[p].type == FlowPatchType::processor))
+      throw std::invalid_argument("patch '" + patch.name + "' of type " + patch.type + " cannot take condition " +
+                                  to_string(boundary.patches[p].type) + " (processor is a processor patch's only)");
   }
 }
 
@@ -81,6 +85,7 @@ ScalarBoundary velocity_component_boundary(const Mesh& mesh, const MeshGeometry&
         break;
       case FlowPatchType::pressure_outlet: pc.type = BoundaryType::zero_gradient; break;
       case FlowPatchType::empty: pc.type = BoundaryType::empty; break;
+      case FlowPatchType::processor: pc.type = BoundaryType::processor; break;
     }
   }
   return s;
@@ -99,6 +104,7 @@ ScalarBoundary pressure_boundary(const Mesh& mesh, const FlowBoundary& boundary)
         pc.values.assign(mesh.patches[p].size, boundary.patches[p].pressure);
         break;
       case FlowPatchType::empty: pc.type = BoundaryType::empty; break;
+      case FlowPatchType::processor: pc.type = BoundaryType::processor; break;
     }
   }
   return s;

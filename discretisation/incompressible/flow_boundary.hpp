@@ -7,6 +7,8 @@
 //   velocityInlet   U fixed (uniform value), flux U.S, p zeroGradient
 //   pressureOutlet  U zeroGradient, p fixed (uniform value)
 //   empty           the 2-D front and back: no flux, no gradient contribution
+//   processor       (no case key) the faces of a processor patch on a rank's part of a decomposed
+//                   mesh: coupled to the cells across as internal faces are
 
 #include <string>
 #include <vector>
@@ -16,7 +18,7 @@
 
 namespace fvmmini {
 
-enum class FlowPatchType { wall, velocity_inlet, pressure_outlet, empty };
+enum class FlowPatchType { wall, velocity_inlet, pressure_outlet, empty, processor };
 
 /// Parse "wall" | "velocityInlet" | "pressureOutlet" | "empty"; throws std::invalid_argument otherwise.
 FlowPatchType parse_flow_patch_type(const std::string& name);
@@ -36,8 +38,8 @@ struct FlowBoundary {
   bool fixes_pressure() const;
 };
 
-/// Check one condition per patch and empty exactly on patches of type empty.
-/// Throws std::invalid_argument naming the patch.
+/// Check one condition per patch, empty exactly on patches of type empty and processor exactly on
+/// processor patches. Throws std::invalid_argument naming the patch.
 void validate_flow_boundary(const Mesh& mesh, const FlowBoundary& boundary);
 
 /// The scalar condition every velocity component obeys (fixedValue on walls and inlets, values

@@ -18,7 +18,7 @@ ContinuityErrors continuity_from_sums(double absolute_sum, double sum, double to
   return e;
 }
 
-CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt) {
+CourantSums courant_sums(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi) {
   const flow::Cells view = cells.view(g);
   double flux_sum = 0.0, volume = 0.0, max_ratio = 0.0;
   // --- Co_c = 0.5 dt sum|phi| / V; mean = 0.5 dt sum(sum|phi|) / sum(V)
@@ -29,7 +29,12 @@ CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& g, std:
     volume += g.cell_volumes[c];
     max_ratio = std::max(max_ratio, s / g.cell_volumes[c]);
   }
-  return courant_from_sums(flux_sum, max_ratio, volume, dt);
+  return {flux_sum, max_ratio, volume};
+}
+
+CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt) {
+  const CourantSums s = courant_sums(cells, g, phi);
+  return courant_from_sums(s.absolute_flux, s.max_flux_per_volume, s.volume, dt);
 }
 
 void cell_courant_numbers(const CellFaces& cells, const MeshGeometry& g, std::span<const double> phi, double dt,
@@ -39,8 +44,7 @@ void cell_courant_numbers(const CellFaces& cells, const MeshGeometry& g, std::sp
   for (label c = 0; c < view.n; ++c) courant[c] = 0.5 * dt * flow::cell_absolute_flux(view, phi.data(), c) / view.volume[c];
 }
 
-ContinuityErrors continuity_errors(std::span<const double> div, std::span<const double> volumes, double dt,
-                                   double cumulative) {
+ContinuitySums continuity_sums(std::span<const double> div, std::span<const double> volumes) {
   const auto n = static_cast<std::ptrdiff_t>(div.size());
   double local = 0.0, global = 0.0, volume = 0.0;
   // --- volume averages of |div phi / V| and div phi / V: sum|div| / sum V and sum div / sum V
@@ -50,7 +54,13 @@ ContinuityErrors continuity_errors(std::span<const double> div, std::span<const 
     global += div[c];
     volume += volumes[c];
   }
-  return continuity_from_sums(local, global, volume, dt, cumulative);
+  return {local, global, volume};
+}
+
+ContinuityErrors continuity_errors(std::span<const double> div, std::span<const double> volumes, double dt,
+                                   double cumulative) {
+  const ContinuitySums s = continuity_sums(div, volumes);
+  return continuity_from_sums(s.absolute, s.net, s.volume, dt, cumulative);
 }
 
 bool SteadyStateDetector::update(double momentum_residual, double velocity_change) {

@@ -15,6 +15,14 @@ struct CourantNumber {
   double max = 0.0;   ///< max over cells of 0.5 dt sum_f |phi_f| / V
 };
 
+/// What the Courant number is made of, on a set of cells (a rank's: summed over the ranks).
+struct CourantSums {
+  double absolute_flux = 0.0;        ///< sum_c sum_f |phi_f|
+  double max_flux_per_volume = 0.0;  ///< max_c sum_f |phi_f| / V_c
+  double volume = 0.0;               ///< sum_c V_c
+};
+CourantSums courant_sums(const CellFaces& cells, const MeshGeometry& geometry, std::span<const double> phi);
+
 /// The Courant number of face fluxes phi (all faces, m^3/s) over a step dt.
 CourantNumber courant_number(const CellFaces& cells, const MeshGeometry& geometry, std::span<const double> phi,
                              double dt);
@@ -36,6 +44,12 @@ struct ContinuityErrors {
 /// @param[in] cumulative the previous steps' cumulative error
 ContinuityErrors continuity_from_sums(double absolute_sum, double sum, double total_volume, double dt,
                                       double cumulative);
+
+/// What the continuity errors are made of: sum_c |div_c|, sum_c div_c and sum_c V_c.
+struct ContinuitySums {
+  double absolute = 0.0, net = 0.0, volume = 0.0;
+};
+ContinuitySums continuity_sums(std::span<const double> div, std::span<const double> volumes);
 
 /// The errors of net outflows div (one per cell, m^3/s) over a step dt.
 /// @param[in] cumulative the previous steps' cumulative error

@@ -8,15 +8,17 @@ namespace fvmmini {
 namespace {
 
 /// D_f = V_f / K_f, K the momentum diagonal without V/dt (nu L), V and K interpolated linearly to
-/// internal faces and taken from the owner on boundary faces: the time scale that the momentum
-/// equation's own 1/A would give in a steady state (OpenFOAM's rAU without the ddt part).
-std::vector<double> rhie_chow_times(const Mesh& mesh, std::span<const double> weights, std::span<const double> volume,
+/// coupled faces and taken from the owner on boundary faces: the time scale that the momentum
+/// equation's own 1/A would give in a steady state (OpenFOAM's rAU without the ddt part). volume
+/// and base_diagonal with their ghosts.
+std::vector<double> rhie_chow_times(const Mesh& mesh, label n_coupled, std::span<const label> neighbour,
+                                    std::span<const double> weights, std::span<const double> volume,
                                     std::span<const double> base_diagonal) {
   std::vector<double> d(mesh.n_faces());
   for (label f = 0; f < mesh.n_faces(); ++f) {
     const label o = mesh.owner[f];
-    if (f < mesh.n_internal_faces()) {
-      const label n = mesh.neighbour[f];
+    if (f < n_coupled) {
+      const label n = neighbour[f];
       const double w = weights[f];
       d[f] = (w * volume[o] + (1.0 - w) * volume[n]) / (w * base_diagonal[o] + (1.0 - w) * base_diagonal[n]);
     } else {
@@ -24,6 +26,15 @@ std::vector<double> rhie_chow_times(const Mesh& mesh, std::span<const double> we
     }
   }
   return d;
+}
+
+/// The cell values with their ghosts: values, then the values across the processor faces.
+template <class T>
+std::vector<T> with_ghosts(std::span<const T> values, ProcessorFaces& processor) {
+  std::vector<T> all(values.begin(), values.end());
+  all.resize(values.size() + processor.faces().size());
+  processor.fill_ghosts(std::span<T>(all));
+  return all;
 }
 
 }  // namespace
@@ -45,76 +56,113 @@ ConvectionScheme parse_convection_scheme(const std::string& name) {
   return static_cast<ConvectionScheme>(found - names.begin());
 }
 
-FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s)
+FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s,
+                             const Communicator& ranks)
     : mesh(m),
       geometry(g),
+      comm(ranks),
       boundary(std::move(b)),
       settings(s),
       cells(m),
-      laplacian(m, g),
+      processor(m, ranks),
+      laplacian(m, g, &processor),
       solved(solved_directions(m, g)),
-      orthogonal(laplacian.is_orthogonal()) {
+      orthogonal(ranks.all(laplacian.is_orthogonal())) {
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
+  for (bool& direction : solved) direction = comm.any(direction);
   const label n_cells = mesh.n_cells;
   const label n_internal = mesh.n_internal_faces();
-  const label n_boundary = mesh.n_faces() - n_internal;
+  n_ghosts = static_cast<label>(processor.faces().size());
+  n_coupled = n_internal + n_ghosts;
 
-  // --- boundary data per boundary face
-  boundary_velocity = boundary_face_velocities(mesh, g, boundary);
-  boundary_kind.assign(n_boundary, static_cast<int>(FlowPatchType::wall));
-  boundary_pressure.assign(n_boundary, 0.0);
+  // --- the coupled faces: internal, then processor faces to their ghosts
+  const std::vector<Vec3> ghost_centres = processor.across(g.cell_centres);
+  cell_centres = g.cell_centres;
+  cell_centres.insert(cell_centres.end(), ghost_centres.begin(), ghost_centres.end());
+  coupled_neighbour = mesh.neighbour;
+  coupled_weight.assign(laplacian.weights().begin(), laplacian.weights().end());
+  coupled_coeff.assign(laplacian.face_coefficients().begin(), laplacian.face_coefficients().end());
+  for (label k = 0; k < n_ghosts; ++k) {
+    const label f = n_internal + k;
+    const Vec3& sf = g.face_areas[f];
+    const Vec3& across = ghost_centres[k];
+    const double span = dot(sf, across - g.cell_centres[mesh.owner[f]]);
+    coupled_neighbour.push_back(n_cells + k);
+    coupled_weight.push_back(span != 0.0 ? dot(sf, across - g.face_centres[f]) / span : 0.5);  // linear_weights'
+    coupled_coeff.push_back(laplacian.boundary_coefficients()[k]);
+  }
+
+  // --- boundary data per other boundary face
+  const auto physical = [&](auto values) { return decltype(values)(values.begin() + n_ghosts, values.end()); };
+  boundary_coeff = physical(std::vector<double>(laplacian.boundary_coefficients().begin(),
+                                                laplacian.boundary_coefficients().end()));
+  boundary_velocity = physical(boundary_face_velocities(mesh, g, boundary));
+  boundary_kind.assign(mesh.n_faces() - n_coupled, static_cast<int>(FlowPatchType::wall));
+  boundary_pressure.assign(mesh.n_faces() - n_coupled, 0.0);
   for (size_t p = 0; p < mesh.patches.size(); ++p) {
     const Patch& patch = mesh.patches[p];
+    if (patch.neighbour_rank >= 0) continue;
     for (label f = patch.start; f < patch.start + patch.size; ++f) {
-      boundary_kind[f - n_internal] = static_cast<int>(boundary.patches[p].type);
-      boundary_pressure[f - n_internal] = boundary.patches[p].pressure;
+      boundary_kind[f - n_coupled] = static_cast<int>(boundary.patches[p].type);
+      boundary_pressure[f - n_coupled] = boundary.patches[p].pressure;
     }
   }
 
   // --- Helmholtz matrix nu L (+ V: dt = 1 until a step sets its own); boundary sources nu a_b U_b,i
-  laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, g, boundary, 0), helmholtz_matrix);
-  helmholtz_base_diagonal = helmholtz_matrix.diag;
+  LduMatrix& helmholtz = helmholtz_system.local;
+  laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, g, boundary, 0), helmholtz);
+  helmholtz_system.interfaces = processor.interfaces(laplacian.processor_couplings(settings.viscosity));
+  helmholtz_base_diagonal = helmholtz.diag;
   for (int i = 0; i < 3; ++i) {
     momentum_boundary_source[i].assign(n_cells, 0.0);
     laplacian.add_boundary_source(settings.viscosity, velocity_component_boundary(mesh, g, boundary, i),
                                   momentum_boundary_source[i]);
   }
-  for (label c = 0; c < n_cells; ++c) helmholtz_matrix.diag[c] += g.cell_volumes[c];
-  const LinearLeastSquares least_squares(mesh, g);
+  for (label c = 0; c < n_cells; ++c) helmholtz.diag[c] += g.cell_volumes[c];
+  const LinearLeastSquares least_squares(mesh, g, ghost_centres);
   least_squares_weights.resize(cells.faces().size());
   for (label c = 0; c < n_cells; ++c)
     for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
       least_squares_weights[k] = least_squares.weight(c, cells.faces()[k]);
-  rhie_chow_time = rhie_chow_times(mesh, laplacian.weights(), g.cell_volumes, helmholtz_base_diagonal);
+  rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
+                                   with_ghosts<double>(g.cell_volumes, processor),
+                                   with_ghosts<double>(helmholtz_base_diagonal, processor));
 
   // --- pressure matrix A = -div grad, assembled once; a reference level when nothing fixes p
   const ScalarBoundary pressure_bc = pressure_boundary(mesh, boundary);
-  laplacian.assemble(1.0, pressure_bc, pressure_matrix);
+  LduMatrix& pressure = pressure_system.local;
+  laplacian.assemble(1.0, pressure_bc, pressure);
+  pressure_system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
   pressure_source.assign(n_cells, 0.0);
   laplacian.add_boundary_source(1.0, pressure_bc, pressure_source);
   if (!boundary.fixes_pressure()) {
-    if (settings.reference_cell < 0 || settings.reference_cell >= n_cells)
-      throw std::invalid_argument("referenceCell " + std::to_string(settings.reference_cell) +
-                                  " is not a cell (0.." + std::to_string(n_cells - 1) + ")");
+    // on several ranks the cell is on one of them (-1 on the others), and on exactly one
+    const bool here = settings.reference_cell >= 0 && settings.reference_cell < n_cells;
+    if (comm.sum(static_cast<long long>(here)) != 1)
+      throw std::invalid_argument(comm.distributed() ? "referenceCell is a cell of no rank, or of several"
+                                                     : "referenceCell " + std::to_string(settings.reference_cell) +
+                                                           " is not a cell (0.." + std::to_string(n_cells - 1) + ")");
     // --- a weak pin, d_r -> (1 + eps) d_r with eps d_r p_ref in the source: the matrix is non-singular,
     //     and CG spends no iterations on the constant mode (a pin of d_r, OpenFOAM's, costs ~40% more)
-    reference_cell = settings.reference_cell;
-    pressure_source[reference_cell] +=
-        pressure_reference_pin * pressure_matrix.diag[reference_cell] * settings.reference_value;
-    pressure_matrix.diag[reference_cell] *= 1.0 + pressure_reference_pin;
+    if (here) {
+      reference_cell = settings.reference_cell;
+      pressure_source[reference_cell] +=
+          pressure_reference_pin * pressure.diag[reference_cell] * settings.reference_value;
+      pressure.diag[reference_cell] *= 1.0 + pressure_reference_pin;
+    }
   }
 }
 
 flow::Faces FlowOperators::faces() const {
   flow::Faces f;
-  f.n_internal = mesh.n_internal_faces();
+  f.n_internal = n_coupled;
   f.n_faces = mesh.n_faces();
   f.owner = mesh.owner.data();
-  f.neighbour = mesh.neighbour.data();
-  f.weight = laplacian.weights().data();
-  f.coeff = laplacian.face_coefficients().data();
-  f.bcoeff = laplacian.boundary_coefficients().data();
+  f.neighbour = coupled_neighbour.data();
+  f.weight = coupled_weight.data();
+  f.coeff = coupled_coeff.data();
+  f.bcoeff = boundary_coeff.data();
   f.area = geometry.face_areas.data();
   f.centre = geometry.face_centres.data();
   f.correction = orthogonal ? nullptr : laplacian.non_orthogonal_corrections().data();
@@ -126,7 +174,7 @@ flow::Faces FlowOperators::faces() const {
 }
 
 FlowState FlowOperators::initial_state() const {
-  const label n_cells = mesh.n_cells;
+  const label n_cells = cells_with_ghosts();
   FlowState state;
   for (int i = 0; i < 3; ++i) state.velocity[i].assign(n_cells, settings.initial_velocity[i]);
   state.pressure.assign(n_cells, settings.initial_pressure);
@@ -147,7 +195,17 @@ FlowState FlowOperators::initial_state() const {
 }
 
 CourantNumber FlowOperators::courant_number(std::span<const double> phi, double dt) const {
-  return fvmmini::courant_number(cells, geometry, phi, dt);
+  const CourantSums local = courant_sums(cells, geometry, phi);
+  std::array<double, 2> sums{local.absolute_flux, local.volume};
+  comm.sum(sums);
+  return courant_from_sums(sums[0], comm.max(local.max_flux_per_volume), sums[1], dt);
+}
+
+ContinuityErrors FlowOperators::continuity_errors(std::span<const double> div, double dt, double cumulative) const {
+  const ContinuitySums local = continuity_sums(div, geometry.cell_volumes);
+  std::array<double, 3> sums{local.absolute, local.net, local.volume};
+  comm.sum(sums);
+  return continuity_from_sums(sums[0], sums[1], sums[2], dt, cumulative);
 }
 
 flow::Cells FlowOperators::cell_view() const {
@@ -160,7 +218,7 @@ void FlowOperators::velocity_gradients(const FlowState& state, std::array<std::v
   const flow::Faces F = faces();
   const flow::Cells C = cell_view();
   for (int i = 0; i < 3; ++i) {
-    gradients[i].resize(mesh.n_cells);
+    gradients[i].resize(cells_with_ghosts());
     const double* u = state.velocity[i].data();
     Vec3* grad = gradients[i].data();
     const bool is_solved = solved[i];

@@ -3,6 +3,11 @@
 // data, the boundary values per face, the Helmholtz and pressure matrices with their boundary
 // sources, the Rhie-Chow time scales and the reference cell. Built once per mesh; both step
 // implementations (host and device) hold them by const reference. The flow state itself (U, p, phi) is FlowState.
+//
+// On a rank's part of a decomposed mesh the formulas see a processor face as an internal face
+// whose neighbour is a ghost cell: processor face k (mesh face n_internal + k) couples its cell
+// with ghost n_cells + k, which holds the value of the cell across (ProcessorFaces::fill_ghosts).
+// Cell arrays of the state therefore have n_cells + n_ghosts entries; on one rank n_ghosts is 0.
 
 #include <array>
 #include <span>
@@ -15,7 +20,9 @@
 #include "discretisation/incompressible/flow_formulas.hpp"
 #include "discretisation/laplacian.hpp"
 #include "discretisation/linear_least_squares.hpp"
+#include "discretisation/processor_faces.hpp"
 #include "discretisation/reference_cell_keys.hpp"
+#include "linalg/distributed_ldu.hpp"
 
 namespace fvmmini {
 
@@ -52,7 +59,8 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
   keys.add("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);
 }
 
-/// The flow at one time: what output reads and what a step advances.
+/// The flow at one time: what output reads and what a step advances. Cell arrays hold the
+/// rank's cells, then its ghost cells (FlowOperators::n_ghosts; none on one rank).
 struct FlowState {
   std::array<std::vector<double>, 3> velocity;  ///< per cell; unsolved components stay at their initial value
   std::vector<double> pressure;                 ///< kinematic, per cell
@@ -61,50 +69,75 @@ struct FlowState {
 };
 
 struct FlowOperators {
-  /// Build everything from the mesh, its boundary conditions and the settings. mesh and geometry
-  /// must outlive the operators. @throws std::invalid_argument for a boundary that does not match
-  /// the mesh, a non-positive viscosity or a reference cell out of range
+  /// Build everything from the mesh, its boundary conditions and the settings. mesh, geometry and
+  /// comm must outlive the operators. On a rank's part of a decomposed mesh (its processor patches
+  /// with condition processor), comm is the run's ranks, every rank builds its operators together,
+  /// and settings.reference_cell is the cell's local number on the rank that has it, -1 on the
+  /// others. @throws std::invalid_argument for a boundary that does not match the mesh, a
+  /// non-positive viscosity or a reference cell out of range (on no rank, or on several)
   FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
-                IncompressibleSettings settings);
+                IncompressibleSettings settings, const Communicator& comm = Communicator::serial());
 
-  /// The face data as the formulas of flow_formulas.hpp take it.
+  /// The face data as the formulas of flow_formulas.hpp take it: internal and processor faces
+  /// are its internal faces (n_coupled), the other boundary faces its boundary faces.
   flow::Faces faces() const;
   flow::Cells cell_view() const;
+  /// n_cells + n_ghosts: the length of a cell array of the state.
+  label cells_with_ghosts() const { return mesh.n_cells + n_ghosts; }
 
-  /// Uniform U and p from the settings, fluxes of the interpolated velocity.
+  /// Uniform U and p from the settings (ghosts too), fluxes of the interpolated velocity.
   FlowState initial_state() const;
 
-  /// The Courant number of fluxes phi over a step dt.
+  /// The Courant number of fluxes phi over a step dt, over all ranks.
   CourantNumber courant_number(std::span<const double> phi, double dt) const;
+  /// The continuity errors of net outflows div (one per cell of the rank) over a step dt, over all
+  /// ranks. @param[in] cumulative the previous steps' cumulative error
+  ContinuityErrors continuity_errors(std::span<const double> div, double dt, double cumulative) const;
   /// The least-squares gradients of the solved velocity components (zero for the others): the
-  /// gradient of linearUpwind, of the non-orthogonal diffusion terms and of the output.
+  /// gradient of linearUpwind, of the non-orthogonal diffusion terms and of the output. Reads the
+  /// velocity's ghosts; fills the rank's cells of gradients (sized cells_with_ghosts(); the ghosts
+  /// are the caller's to fill).
   void velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const;
-  /// The Gauss gradient of p from its face values. @param[out] face_work one per face
+  /// The Gauss gradient of p from its face values, on the rank's cells (p with its ghosts).
+  /// @param[out] face_work one per face
   void pressure_gradient(std::span<const double> p, std::span<double> face_work, std::span<Vec3> gradient) const;
 
   const Mesh& mesh;
   const MeshGeometry& geometry;
+  const Communicator& comm;
   FlowBoundary boundary;
   IncompressibleSettings settings;
   CellFaces cells;
+  ProcessorFaces processor;  ///< the set-up's exchanges (a step makes its own for the fields)
   Laplacian laplacian;
-  std::array<bool, 3> solved;  ///< the components the predictor solves (solved_directions)
-  bool orthogonal;
-  label reference_cell = -1;  ///< the cell whose pressure is pinned, or -1 when a patch fixes p
+  std::array<bool, 3> solved;  ///< the components the predictor solves (solved_directions, over all ranks)
+  bool orthogonal;             ///< on every rank
+  label reference_cell = -1;  ///< the cell whose pressure is pinned, or -1 when a patch fixes p (or on other ranks)
 
-  // --- per boundary face (index f - n_internal)
+  // --- the faces coupling two cells: internal, then processor faces (neighbour: a ghost)
+  label n_ghosts = 0;   ///< processor faces: ghost n_cells + k is the cell across processor face k
+  label n_coupled = 0;  ///< internal + processor faces
+  std::vector<label> coupled_neighbour;
+  std::vector<double> coupled_weight;  ///< linear interpolation weight (owner side)
+  std::vector<double> coupled_coeff;   ///< |S| / (n.d), d to the neighbour's (or ghost's) centre
+  std::vector<Vec3> cell_centres;      ///< the rank's cells, then the ghosts' (linearUpwind)
+
+  // --- per other boundary face (index f - n_coupled)
+  std::vector<double> boundary_coeff;  ///< |S| / (n.d)
   std::vector<Vec3> boundary_velocity;
   std::vector<int> boundary_kind;  ///< FlowPatchType
   std::vector<double> boundary_pressure;
 
   std::vector<Vec3> least_squares_weights;  ///< per entry of the cells' gather lists
   std::vector<double> rhie_chow_time;  ///< D_f = V_f / (nu L)_f per face: the steady Rhie-Chow time scale
-  /// nu L + V on the diagonal (a step sets V/dt itself) and the diagonal of nu L alone.
-  LduMatrix helmholtz_matrix;
+  /// nu L + V on the diagonal (a step sets V/dt itself), with its processor interfaces, and the
+  /// diagonal of nu L alone.
+  DistributedLdu helmholtz_system;
   std::vector<double> helmholtz_base_diagonal;
   std::array<std::vector<double>, 3> momentum_boundary_source;  ///< nu a_b U_b,i per cell
-  /// A = -div grad, with the weak pin of the reference cell; a_b p_b on fixed faces + the pin's term.
-  LduMatrix pressure_matrix;
+  /// A = -div grad, with the weak pin of the reference cell, and its processor interfaces; a_b p_b
+  /// on fixed faces + the pin's term.
+  DistributedLdu pressure_system;
   std::vector<double> pressure_source;
 };
 

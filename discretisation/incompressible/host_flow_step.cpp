@@ -38,29 +38,36 @@ const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"
 
 }  // namespace
 
+std::unique_ptr<LinearSolver> HostFlowStep::make_solver(const DistributedLdu& system, const SolverSettings& settings,
+                                                        const LinearSolverFactory& factory, const char* field) const {
+  const Communicator& comm = operators().comm;
+  try {
+    return comm.distributed() ? make_distributed_linear_solver(system, settings, comm) : factory(system.local, settings);
+  } catch (const SolverSetupError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw SolverSetupError(field, e.what());
+  }
+}
+
 HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings& velocity_settings,
                            const SolverSettings& pressure_settings, const LinearSolverFactory& factory)
-    : FlowStep(operators), helmholtz_matrix_(operators.helmholtz_matrix), state_(operators.initial_state()) {
+    : FlowStep(operators),
+      helmholtz_system_(operators.helmholtz_system),
+      processor_(operators.mesh, operators.comm),
+      state_(operators.initial_state()) {
   // --- both solvers built once: ordering, format and backend are fixed for the run
-  auto field_solver = [&](const LduMatrix& matrix, const SolverSettings& s, const char* field) {
-    try {
-      return factory(matrix, s);
-    } catch (const SolverSetupError&) {
-      throw;
-    } catch (const std::invalid_argument& e) {
-      throw SolverSetupError(field, e.what());
-    }
-  };
-  velocity_solver_ = field_solver(helmholtz_matrix_, velocity_settings, "U");
-  pressure_solver_ = field_solver(operators.pressure_matrix, pressure_settings, "p");
+  velocity_solver_ = make_solver(helmholtz_system_, velocity_settings, factory, "U");
+  pressure_solver_ = make_solver(operators.pressure_system, pressure_settings, factory, "p");
 
   const label n_cells = operators.mesh.n_cells;
+  const label with_ghosts = operators.cells_with_ghosts();
   const label n_faces = operators.mesh.n_faces();
   for (int i = 0; i < 3; ++i) {
-    velocity_old_[i].assign(n_cells, 0.0);
+    velocity_old_[i].assign(with_ghosts, 0.0);
     conv_[i].assign(n_cells, 0.0);
     conv_old_[i].assign(n_cells, 0.0);
-    grad_u_[i].assign(n_cells, Vec3{});
+    grad_u_[i].assign(with_ghosts, Vec3{});
     face_work_[i].assign(n_faces, 0.0);
   }
   rhs_.assign(n_cells, 0.0);
@@ -85,9 +92,9 @@ flow::Components<const double> HostFlowStep::old_velocity_view() const {
 void HostFlowStep::compute_convection() {
   const FlowOperators& ops = operators();
   const bool upwind = ops.settings.convection == ConvectionScheme::linear_upwind;
-  if (upwind) operators().velocity_gradients(state_, grad_u_);
+  if (upwind) velocity_gradients();
   const flow::Faces faces = ops.faces();
-  const Vec3* centres = ops.geometry.cell_centres.data();
+  const Vec3* centres = ops.cell_centres.data();
   for (int i = 0; i < 3; ++i) {
     if (!ops.solved[i]) continue;
     const double* u = state_.velocity[i].data();
@@ -98,6 +105,17 @@ void HostFlowStep::compute_convection() {
       face_flux[f] = flow::convective_flux(faces, centres, u, gu, state_.flux.data(), upwind, i, f);
     ops.cells.divergence(face_flux, conv_[i]);
   }
+}
+
+void HostFlowStep::velocity_gradients() {
+  operators().velocity_gradients(state_, grad_u_);
+  for (int i = 0; i < 3; ++i)
+    if (operators().solved[i]) processor_.fill_ghosts(std::span<Vec3>(grad_u_[i]));
+}
+
+void HostFlowStep::fill_velocity_ghosts() {
+  for (int i = 0; i < 3; ++i)
+    if (operators().solved[i]) processor_.fill_ghosts(std::span<double>(state_.velocity[i]));
 }
 
 CourantNumber HostFlowStep::courant_number(double dt) const { return operators().courant_number(state_.flux, dt); }
@@ -119,8 +137,9 @@ StepReport HostFlowStep::advance(double dt) {
   start = clock_type::now();
   correct(dt, report);
   report.times.correction = seconds_since(start);
-  for (double p : state_.pressure)
-    if (!std::isfinite(p)) throw non_finite_pressure_error();
+  bool finite = true;
+  for (double p : state_.pressure) finite = finite && std::isfinite(p);
+  if (operators().comm.any(!finite)) throw non_finite_pressure_error();
   return report;
 }
 
@@ -134,14 +153,17 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
   if (dt != matrix_delta_t_) {
 #pragma omp parallel for schedule(static)
     for (label c = 0; c < n_cells; ++c)
-      helmholtz_matrix_.diag[c] = flow::helmholtz_diagonal(ops.helmholtz_base_diagonal[c], volume[c], dt);
-    velocity_solver_->update_coefficients(helmholtz_matrix_);
+      helmholtz_system_.local.diag[c] = flow::helmholtz_diagonal(ops.helmholtz_base_diagonal[c], volume[c], dt);
+    if (ops.comm.distributed())
+      velocity_solver_->update_distributed(helmholtz_system_);
+    else
+      velocity_solver_->update_coefficients(helmholtz_system_.local);
     matrix_delta_t_ = dt;
   }
   compute_convection();
   const flow::ConvectionWeights ab = flow::adams_bashforth(have_old_convection_, dt, old_delta_t_);
   const bool upwind = ops.settings.convection == ConvectionScheme::linear_upwind;
-  if (!ops.orthogonal && !upwind) ops.velocity_gradients(state_, grad_u_);  // linearUpwind's are current
+  if (!ops.orthogonal && !upwind) velocity_gradients();  // linearUpwind's are current
   const auto& grad_p = state_.pressure_gradient;
   for (int i = 0; i < 3; ++i) {
     if (!ops.solved[i]) continue;
@@ -166,6 +188,7 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
       rhs[c] = flow::momentum_rhs(volume[c], dt, u[c], ab, conv[c], conv_old[c], grad_p[c][i], src[c],
                                   ops.orthogonal ? 0.0 : div_[c]);
     }
+    std::copy(u.begin() + n_cells, u.end(), u_old.begin() + n_cells);  // the ghosts of U^n
   }
   // --- the solved components together: one matrix, one SpMV of all of them where the solver can
   std::vector<std::span<double>> x;
@@ -173,7 +196,7 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
   std::vector<std::string> fields;
   for (int i = 0; i < 3; ++i)
     if (ops.solved[i]) {
-      x.push_back(state_.velocity[i]);
+      x.push_back(std::span<double>(state_.velocity[i]).first(n_cells));
       b.push_back(momentum_rhs_[i]);
       fields.push_back(component_name(i));
     }
@@ -181,6 +204,7 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
     report.solves.push_back(perf);
     report.momentum_residual = std::max(report.momentum_residual, perf.initial_residual);
   }
+  fill_velocity_ghosts();  // U* across the processor faces, for the predicted fluxes
   std::swap(conv_, conv_old_);
   have_old_convection_ = true;
 }
@@ -207,7 +231,7 @@ void HostFlowStep::assemble_pressure(double dt, StepReport& report) {
     for (label c = 0; c < n_cells; ++c) ui[c] = flow::hbya(ui[c], grad_p[c][i], dt, ops.solved[i]);
   }
   ops.cells.divergence(phi, div_);
-  report.divergence_before = absolute_sum(div_);
+  report.divergence_before = sum_over_ranks(absolute_sum(div_));
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < n_cells; ++c) rhs_[c] = flow::pressure_rhs(div_[c], dt, ops.pressure_source[c]);
 }
@@ -216,11 +240,13 @@ void HostFlowStep::assemble_pressure(double dt, StepReport& report) {
 void HostFlowStep::solve_pressure(StepReport& report) {
   const FlowOperators& ops = operators();
   auto& p = state_.pressure;
-  report.solves.push_back(pressure_solver_->solve(p, rhs_, "p"));
-  const double shift = flow::level_shift(p.data(), ops.reference_cell, ops.settings.reference_value);
-  const auto n = static_cast<label>(p.size());
+  const label n = ops.mesh.n_cells;
+  report.solves.push_back(pressure_solver_->solve(std::span<double>(p).first(n), rhs_, "p"));
+  // --- the shift from the rank with the reference cell (0 from the others)
+  const double shift = sum_over_ranks(flow::level_shift(p.data(), ops.reference_cell, ops.settings.reference_value));
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < n; ++c) p[c] += shift;
+  processor_.fill_ghosts(std::span<double>(p));
 }
 
 /// phi = phiH - dt a_f (p_N - p_P); U^{n+1} = HbyA - dt grad p^{n+1}; the velocity change and
@@ -235,6 +261,7 @@ void HostFlowStep::correct(double dt, StepReport& report) {
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < n_faces; ++f) phi[f] = flow::corrected_flux(faces, p, 0.0, dt, phi[f], f);
   ops.pressure_gradient(state_.pressure, face_work_[0], state_.pressure_gradient);
+  processor_.fill_ghosts(std::span<Vec3>(state_.pressure_gradient));
   const auto& grad_p = state_.pressure_gradient;
   double change = 0.0, magnitude = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : change, magnitude)
@@ -247,10 +274,11 @@ void HostFlowStep::correct(double dt, StepReport& report) {
     change = std::max(change, mag(du));
     magnitude = std::max(magnitude, mag(u));
   }
-  report.velocity_change = flow::relative_velocity_change(change, magnitude, dt);
+  fill_velocity_ghosts();
+  report.velocity_change = flow::relative_velocity_change(ops.comm.max(change), ops.comm.max(magnitude), dt);
   ops.cells.divergence(phi, div_);
-  report.divergence_after = absolute_sum(div_);
-  report.continuity = continuity_errors(div_, ops.geometry.cell_volumes, dt, cumulative_continuity_);
+  report.divergence_after = sum_over_ranks(absolute_sum(div_));
+  report.continuity = ops.continuity_errors(div_, dt, cumulative_continuity_);
   cumulative_continuity_ = report.continuity.cumulative;
 }
 

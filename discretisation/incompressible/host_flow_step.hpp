@@ -1,6 +1,9 @@
 #pragma once
 // The projection step on the host: OpenMP loops over faces and cells calling the formulas of
 // flow_formulas.hpp; the momentum and pressure systems solved by LinearSolvers of either backend.
+// On a rank's part of a decomposed mesh the ghost cells are refreshed after each change of the
+// fields the face loops read across processor faces (U, p and their gradients), and the step's
+// sums and maxima are taken over all ranks.
 
 #include <array>
 #include <functional>
@@ -16,7 +19,9 @@ using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>(const Ld
 
 class HostFlowStep final : public FlowStep {
  public:
-  /// Both linear solvers are built here, once, by `factory`. `operators` must outlive the step.
+  /// Both linear solvers are built here, once: by `factory` on one rank, by
+  /// make_distributed_linear_solver across ranks (the operators' comm; every rank constructs its
+  /// step together). `operators` must outlive the step.
   /// @throws SolverSetupError (naming the field) for settings that do not fit a matrix
   HostFlowStep(const FlowOperators& operators, const SolverSettings& velocity_solver,
                const SolverSettings& pressure_solver, const LinearSolverFactory& factory = make_linear_solver);
@@ -39,10 +44,21 @@ class HostFlowStep final : public FlowStep {
 
   /// conv_[i] = sum_f phi_f U_f,i with the chosen scheme.
   void compute_convection();
+  /// grad_u_ of the current velocity, with its ghosts.
+  void velocity_gradients();
+  /// The ghosts of the solved velocity components.
+  void fill_velocity_ghosts();
   flow::Components<const double> velocity_view() const;
   flow::Components<const double> old_velocity_view() const;
 
-  LduMatrix helmholtz_matrix_;  ///< the operators' matrix with this step's V/dt on the diagonal
+  /// The system a linear solver is built for: on one rank by the factory, else over the ranks.
+  std::unique_ptr<LinearSolver> make_solver(const DistributedLdu& system, const SolverSettings& settings,
+                                            const LinearSolverFactory& factory, const char* field) const;
+  /// Sum over the ranks of a value of this rank's cells.
+  double sum_over_ranks(double value) const { return operators().comm.sum(value); }
+
+  DistributedLdu helmholtz_system_;  ///< the operators' system with this step's V/dt on the diagonal
+  ProcessorFaces processor_;         ///< fills the ghost cells of the fields
   std::unique_ptr<LinearSolver> velocity_solver_;
   std::unique_ptr<LinearSolver> pressure_solver_;
   double matrix_delta_t_ = 0.0;

@@ -1,7 +1,7 @@
 // The distributed path under mpirun (tests/distributed/CMakeLists.txt runs this with 1 to 4
 // ranks): the communicator's collectives, the halo exchange, the SpMV of a decomposed matrix
-// against the whole one on box and unstructured meshes, and the CG across ranks against the
-// serial solve. Every test is collective: each rank runs it, and a rank whose check fails fails
+// against the whole one on box and unstructured meshes, the CG across ranks against the serial
+// solve, and the incompressible step across ranks against the serial step. Every test is collective: each rank runs it, and a rank whose check fails fails
 // the run.
 
 #include <gtest/gtest.h>
@@ -13,6 +13,8 @@
 #include <random>
 
 #include "comm/communicator.hpp"
+#include "discretisation/incompressible/centreline_sampler.hpp"
+#include "discretisation/incompressible/host_flow_step.hpp"
 #include "discretisation/laplacian.hpp"
 #include "discretisation/processor_faces.hpp"
 #include "discretisation/scalar_problem.hpp"
@@ -26,6 +28,7 @@
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
 #include "solvers/linear_solver.hpp"
+#include "tests/physics/cavity_mesh.hpp"
 #include "tests/require_gpu.hpp"
 
 namespace fvmmini {
@@ -644,6 +647,175 @@ TEST(DistributedScalarProblem, RefusesWhatDoesNotRunAcrossRanksYet) {
     b.patches.push_back({patch.neighbour_rank >= 0 ? BoundaryType::processor : BoundaryType::fixed_value,
                          std::vector<double>(patch.neighbour_rank >= 0 ? 0 : patch.size, 0.0)});
   EXPECT_THROW(ScalarProblem(mine.local.mesh, g, b, {}, ScalarProblemSettings{}, world()), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------- the incompressible step
+
+/// The whole mesh's flow conditions on a part: by patch name, processor on processor patches.
+FlowBoundary boundary_on(const Mesh& part, const Mesh& whole, const FlowBoundary& conditions) {
+  FlowBoundary b;
+  for (const Patch& patch : part.patches) {
+    if (patch.neighbour_rank >= 0) {
+      b.patches.push_back({FlowPatchType::processor, {}, 0.0});
+      continue;
+    }
+    for (std::size_t p = 0; p < whole.patches.size(); ++p)
+      if (whole.patches[p].name == patch.name) b.patches.push_back(conditions.patches[p]);
+  }
+  return b;
+}
+
+/// The lid (patch movingWall) moving at (1, 0, 0); every other patch a wall at rest, or empty.
+FlowBoundary lid_driven(const Mesh& mesh) {
+  FlowBoundary b;
+  for (const Patch& patch : mesh.patches)
+    b.patches.push_back({patch.type == "empty" ? FlowPatchType::empty : FlowPatchType::wall,
+                         patch.name == "movingWall" ? Vec3{1.0, 0.0, 0.0} : Vec3{}, 0.0});
+  return b;
+}
+
+SolverSettings flow_solver(Preconditioner pc) {
+  SolverSettings s;
+  s.preconditioner = pc;
+  s.tolerance = 1e-11;
+  s.max_iter = 5000;
+  return s;
+}
+
+/// `steps` steps of dt on the whole mesh (every rank alone) and on the ranks; the fields of each
+/// part's cells against the whole mesh's, and the step's reports alike.
+void expect_flow_like_serial(const Mesh& whole, const FlowBoundary& conditions, IncompressibleSettings settings,
+                             int steps, double dt, double tolerance) {
+  const SolverSettings u = flow_solver(Preconditioner::diagonal), p = flow_solver(Preconditioner::none);
+  const MeshGeometry whole_g = compute_geometry(whole);
+  const FlowOperators serial_ops(whole, whole_g, conditions, settings);
+  HostFlowStep serial(serial_ops, u, p);
+
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const Mesh& part = mine.local.mesh;
+  const MeshGeometry g = compute_geometry(part);
+  const auto& cells = mine.local.global_cell;
+  IncompressibleSettings local = settings;
+  const auto at = std::find(cells.begin(), cells.end(), settings.reference_cell);
+  local.reference_cell = at == cells.end() ? -1 : static_cast<label>(at - cells.begin());
+  const FlowOperators ops(part, g, boundary_on(part, whole, conditions), local, world());
+  EXPECT_EQ(ops.solved, serial_ops.solved);
+  EXPECT_EQ(ops.orthogonal, serial_ops.orthogonal);
+  HostFlowStep step(ops, u, p);
+  EXPECT_NEAR(step.courant_number(dt).max, serial.courant_number(dt).max, 1e-12);
+
+  for (int n = 0; n < steps; ++n) {
+    const StepReport a = serial.advance(dt), b = step.advance(dt);
+    ASSERT_EQ(a.solves.size(), b.solves.size());
+    for (std::size_t k = 0; k < a.solves.size(); ++k) EXPECT_TRUE(b.solves[k].converged) << b.solves[k].field;
+    const CourantNumber ca = serial.courant_number(dt), cb = step.courant_number(dt);
+    EXPECT_NEAR(cb.max, ca.max, tolerance * ca.max) << "step " << n;
+    EXPECT_NEAR(cb.mean, ca.mean, tolerance * ca.mean) << "step " << n;
+    EXPECT_NEAR(b.velocity_change, a.velocity_change, tolerance * a.velocity_change) << "step " << n;
+    EXPECT_NEAR(b.divergence_before, a.divergence_before, tolerance * a.divergence_before) << "step " << n;
+    EXPECT_LT(b.continuity.sum_local, 1e-8);
+  }
+  // --- every cell of the part like the whole mesh's, ghosts like the cells across
+  const FlowState& whole_state = serial.state();
+  const FlowState& state = step.state();
+  ASSERT_EQ(state.pressure.size(), static_cast<std::size_t>(ops.cells_with_ghosts()));
+  double u_scale = 0.0, p_scale = 0.0;
+  for (label c = 0; c < whole.n_cells; ++c) {
+    u_scale = std::max(u_scale, std::abs(whole_state.velocity[0][c]));
+    p_scale = std::max(p_scale, std::abs(whole_state.pressure[c]));
+  }
+  for (label c = 0; c < part.n_cells; ++c) {
+    const label w = cells[c];
+    for (int i = 0; i < 3; ++i)
+      ASSERT_NEAR(state.velocity[i][c], whole_state.velocity[i][w], tolerance * u_scale) << "cell " << w << " U" << i;
+    ASSERT_NEAR(state.pressure[c], whole_state.pressure[w], tolerance * p_scale) << "cell " << w;
+  }
+  for (label k = 0; k < ops.n_ghosts; ++k) {
+    const label f = part.n_internal_faces() + k;
+    const label across = whole.owner[mine.local.global_face[f]] == cells[part.owner[f]]
+                             ? whole.neighbour[mine.local.global_face[f]]
+                             : whole.owner[mine.local.global_face[f]];
+    ASSERT_NEAR(state.pressure[part.n_cells + k], whole_state.pressure[across], tolerance * p_scale) << "ghost " << k;
+  }
+}
+
+TEST(DistributedFlow, CavityStepsLikeTheSerialRun) {
+  for (ConvectionScheme scheme : {ConvectionScheme::linear, ConvectionScheme::linear_upwind}) {
+    SCOPED_TRACE(name(scheme));
+    IncompressibleSettings s;
+    s.viscosity = 0.01;
+    s.convection = scheme;
+    s.reference_cell = 37;  // on some rank, pinned there only
+    s.reference_value = 0.5;
+    const Mesh whole = testing::cavity_mesh(16);
+    expect_flow_like_serial(whole, lid_driven(whole), s, 15, 0.01, 1e-7);
+  }
+}
+
+TEST(DistributedFlow, ChannelWithAnOutletLikeTheSerialRun) {
+  // --- an inlet and a pressure outlet: no reference cell; the flux enters on some ranks only
+  BoxSpec spec;
+  spec.cells = {20, 6, 1};
+  spec.max = {4.0, 1.0, 0.1};
+  spec.patches = {{"inlet", "patch", {BoxSide::xmin}},
+                  {"outlet", "patch", {BoxSide::xmax}},
+                  {"walls", "wall", {BoxSide::ymin, BoxSide::ymax}},
+                  {"frontAndBack", "empty", {BoxSide::zmin, BoxSide::zmax}}};
+  const Mesh whole = generate_box(spec);
+  FlowBoundary b;
+  b.patches = {{FlowPatchType::velocity_inlet, {1.0, 0.0, 0.0}, 0.0},
+               {FlowPatchType::pressure_outlet, {}, 0.0},
+               {FlowPatchType::wall, {}, 0.0},
+               {FlowPatchType::empty, {}, 0.0}};
+  IncompressibleSettings s;
+  s.viscosity = 0.05;
+  s.convection = ConvectionScheme::linear_upwind;
+  expect_flow_like_serial(whole, b, s, 10, 0.02, 1e-7);
+}
+
+TEST(DistributedFlow, TetrahedralCavityLikeTheSerialRun) {
+  // --- a non-orthogonal 3-D mesh: the deferred diffusion and least squares read across ranks
+  const Mesh whole = read_gmsh(fixtures() / "gmsh" / "cavity3d_tet_h8.msh");
+  IncompressibleSettings s;
+  s.viscosity = 0.01;
+  s.convection = ConvectionScheme::linear_upwind;
+  expect_flow_like_serial(whole, lid_driven(whole), s, 4, 0.02, 1e-6);
+}
+
+TEST(DistributedFlow, CentrelinesLikeTheSerialSamples) {
+  const Mesh whole = testing::cavity_mesh(12);
+  IncompressibleSettings s;
+  s.viscosity = 0.01;
+  const MeshGeometry whole_g = compute_geometry(whole);
+  const FlowOperators serial_ops(whole, whole_g, lid_driven(whole), s);
+  HostFlowStep serial(serial_ops, flow_solver(Preconditioner::diagonal), flow_solver(Preconditioner::none));
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const MeshGeometry g = compute_geometry(mine.local.mesh);
+  IncompressibleSettings local = s;
+  local.reference_cell = mine.local.global_cell.front() == 0 ? 0 : -1;
+  const FlowOperators ops(mine.local.mesh, g, boundary_on(mine.local.mesh, whole, lid_driven(whole)), local, world());
+  HostFlowStep step(ops, flow_solver(Preconditioner::diagonal), flow_solver(Preconditioner::none));
+  for (int n = 0; n < 5; ++n) {
+    serial.advance(0.02);
+    step.advance(0.02);
+  }
+  // --- 25 points a line: many fall between two cells, where the lowest whole-mesh cell wins
+  auto samples = [](const FlowOperators& o, FlowStep& f, const Communicator& comm, std::span<const label> global) {
+    const CentrelineSampler sampler(o.geometry, cavity_centrelines(o.mesh, 25, comm), comm, global);
+    std::array<std::vector<Vec3>, 3> gradients;
+    const FlowState& state = f.state();
+    o.velocity_gradients(state, gradients);
+    return sampler.sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradients, state.pressure,
+                          state.pressure_gradient);
+  };
+  const auto expected = samples(serial_ops, serial, Communicator::serial(), {});
+  const auto got = samples(ops, step, world(), mine.local.global_cell);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(mag(got[k].position - expected[k].position), 0.0) << k;
+    EXPECT_NEAR(mag(got[k].velocity - expected[k].velocity), 0.0, 1e-8) << k;
+    EXPECT_NEAR(got[k].pressure, expected[k].pressure, 1e-8) << k;
+  }
 }
 
 }  // namespace

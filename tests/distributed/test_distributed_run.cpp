@@ -1,5 +1,5 @@
 // fvmmini under mpiexec -n N against the same case on one rank: the manufactured Poisson and
-// diffusion problems give the serial answer (on the reference backend, and on the cuda one where
+// diffusion problems and the lid-driven cavity give the serial answer (on the reference backend, and on the cuda one where
 // a GPU is present), the .pvtu's pieces put together give the serial field, what cannot run
 // across ranks ends every rank with one clear message, and a rank that dies ends the run.
 
@@ -70,8 +70,8 @@ nlohmann::json summary(const std::filesystem::path& folder) {
 }
 
 #if FVMMINI_HAVE_VTK
-/// T by whole-mesh cell: from the serial .vtu (cell order) or the .pvtu's pieces (globalCell).
-std::map<long, double> field_by_cell(const std::filesystem::path& file) {
+/// A cell field (T) by whole-mesh cell: from the serial .vtu (cell order) or the .pvtu's pieces (globalCell).
+std::map<long, double> field_by_cell(const std::filesystem::path& file, const char* field = "T") {
   vtkUnstructuredGrid* grid = nullptr;
   vtkNew<vtkXMLUnstructuredGridReader> serial;
   vtkNew<vtkXMLPUnstructuredGridReader> parallel;
@@ -85,7 +85,7 @@ std::map<long, double> field_by_cell(const std::filesystem::path& file) {
     grid = serial->GetOutput();
   }
   std::map<long, double> t;
-  vtkDataArray* values = grid->GetCellData()->GetArray("T");
+  vtkDataArray* values = grid->GetCellData()->GetArray(field);
   vtkDataArray* cells = grid->GetCellData()->GetArray("globalCell");
   if (!values) return t;
   for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c)
@@ -216,6 +216,78 @@ TEST(DistributedRun, APinnedReferenceCellLikeOneRank) {
 #endif
 }
 
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+/// centrelines.csv as its rows of numbers (the line name left out).
+std::vector<std::vector<double>> centreline_rows(const std::filesystem::path& file) {
+  std::vector<std::vector<double>> rows;
+  std::istringstream in(read_text(file));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::istringstream cells(line.substr(line.find(',') + 1));
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(DistributedRun, CavityOnSeveralRanksLikeOneRank) {
+  testing::TempFolder folder;
+  std::ofstream(folder.path() / "cavity.yaml")
+      << "mesh: {type: box, cells: [32, 32, 1], max: [1, 1, 0.1], patches: {movingWall: {sides: [ymax], type: wall}, "
+         "fixedWalls: {sides: [xmin, xmax, ymin], type: wall}, frontAndBack: {sides: [zmin, zmax], type: empty}}}\n"
+         "physics: {type: incompressible, nu: 0.01, convection: linearUpwind}\n"
+         "boundaryField:\n  movingWall: {type: wall, velocity: [1, 0, 0]}\n  fixedWalls: {type: wall}\n"
+         "  frontAndBack: {type: empty}\n"
+         "time: {endTime: 0.2, deltaT: 0.01, writeInterval: 0.2}\n"
+         "solvers:\n  U: {preconditioner: diagonal, tolerance: 1e-11}\n"
+         "  p: {preconditioner: diagonal, tolerance: 1e-11, maxIter: 5000}\n"
+         "discretisation: {referenceCell: 300, referenceValue: 1}\n"
+      << "output: {vtk: " << vtk << "}\n";
+  const Outcome alone = run(folder.path(), 0, {"cavity.yaml", "--set", "output.directory=one"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const auto one = summary(folder.path() / "one");
+  const auto one_lines = centreline_rows(folder.path() / "one" / "centrelines.csv");
+  ASSERT_EQ(one_lines.size(), 2u * 129u);
+  for (int ranks : {1, 2, 3, 4}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    const std::string out = "ranks" + std::to_string(ranks);
+    const Outcome outcome = run(folder.path(), ranks, {"cavity.yaml", "--set", "output.directory=" + out});
+    ASSERT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_EQ(outcome.err, "");
+    // --- the log once (as many solve lines as one rank's), with the global reference cell
+    EXPECT_EQ(occurrences(outcome.out, "Solving for p"), occurrences(alone.out, "Solving for p")) << outcome.out;
+    EXPECT_NE(outcome.out.find("reference cell 300 held at 1"), std::string::npos) << outcome.out;
+    EXPECT_NE(outcome.out.find("time step continuity errors"), std::string::npos) << outcome.out;
+    const auto s = summary(folder.path() / out);
+    EXPECT_EQ(s["results"]["steps"], one["results"]["steps"]);
+    EXPECT_NEAR(s["results"]["courantMax"].get<double>(), one["results"]["courantMax"].get<double>(), 1e-9);
+    EXPECT_NEAR(s["results"]["velocityChange"].get<double>(), one["results"]["velocityChange"].get<double>(),
+                1e-7 * one["results"]["velocityChange"].get<double>());
+    EXPECT_LT(s["results"]["continuity"]["sumLocal"].get<double>(), 1e-10);
+    // --- the samples along both centrelines: the serial ones to the solvers' tolerance
+    const auto lines = centreline_rows(folder.path() / out / "centrelines.csv");
+    ASSERT_EQ(lines.size(), one_lines.size());
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      for (std::size_t j = 0; j < lines[k].size(); ++j)
+        ASSERT_NEAR(lines[k][j], one_lines[k][j], 1e-7) << "row " << k << " column " << j;
+#if FVMMINI_HAVE_VTK
+    const auto serial = field_by_cell(folder.path() / "one" / "fields_000001.vtu", "p");
+    const auto joined =
+        field_by_cell(folder.path() / out / (ranks > 1 ? "fields_000001.pvtu" : "fields_000001.vtu"), "p");
+    ASSERT_EQ(joined.size(), serial.size());
+    EXPECT_NEAR(joined.at(300), 1.0, 1e-12);
+    for (const auto& [cell, value] : serial) ASSERT_NEAR(joined.at(cell), value, 1e-7) << "cell " << cell;
+#endif
+  }
+}
+
 TEST(DistributedRun, ARankThatDiesEndsEveryRank) {
   testing::TempFolder folder;
   // --- a diffusion run of a million steps; rank 1 is killed (SIGKILL) two seconds in
@@ -258,7 +330,7 @@ TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
   EXPECT_EQ(typo.status, 2);
   EXPECT_NE(typo.err.find("did you mean 'method'"), std::string::npos) << typo.err;
   EXPECT_EQ(typo.err.find("unknown key"), typo.err.rfind("unknown key")) << typo.err;
-  // --- the incompressible step is not distributed yet
+  // --- a reference cell beyond the whole mesh: refused on every rank, said once
   std::ofstream(folder.path() / "flow.yaml") << "mesh: {type: box, cells: [4, 4, 1], patches: {lid: {sides: [ymax], "
                                                 "type: wall}, walls: {sides: [xmin, xmax, ymin], type: wall}, "
                                                 "frontAndBack: {sides: [zmin, zmax], type: empty}}}\n"
@@ -266,10 +338,13 @@ TEST(DistributedRun, WhatCannotRunAcrossRanksEndsEveryRankWithOneMessage) {
                                                 "boundaryField:\n  lid: {type: wall, velocity: [1, 0, 0]}\n"
                                                 "  walls: {type: wall}\n  frontAndBack: {type: empty}\n"
                                                 "time: {endTime: 0.1, deltaT: 0.01, writeInterval: 0.1}\n"
-                                             << "output: {vtk: " << vtk << "}\n";
-  const Outcome flow = run(folder.path(), 2, {"flow.yaml"});
-  EXPECT_EQ(flow.status, 2) << flow.err;
-  EXPECT_NE(flow.err.find("incompressible does not run across ranks yet"), std::string::npos) << flow.err;
+                                                "discretisation: {referenceCell: 16}\n"
+                                             << "output: {directory: flow, vtk: " << vtk << "}\n";
+  const Outcome reference = run(folder.path(), 2, {"flow.yaml"});
+  EXPECT_EQ(reference.status, 2) << reference.err;
+  EXPECT_NE(reference.err.find("flow.yaml:8:18: discretisation.referenceCell = 16 is not a cell of the mesh (it has 16 cells)"), std::string::npos) << reference.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "flow" / "summary.json"));
+  EXPECT_EQ(reference.err.find("fvmmini: error"), reference.err.rfind("fvmmini: error")) << reference.err;
 }
 
 }  // namespace

@@ -130,7 +130,15 @@ void expect_parts_rebuild(const Mesh& mesh, std::span<const int> part, int parts
         EXPECT_TRUE(std::pair(l.mesh.owner[f - 1], l.mesh.neighbour[f - 1]) < std::pair(l.mesh.owner[f], l.mesh.neighbour[f]));
       }
     }
-    for (std::size_t i = 0; i < mesh.patches.size(); ++i) EXPECT_EQ(l.mesh.patches[i].name, mesh.patches[i].name);
+    // processor patches first, right after the internal faces; then the whole mesh's patches in order
+    std::size_t processor = 0;
+    while (processor < l.mesh.patches.size() && l.mesh.patches[processor].neighbour_rank >= 0) ++processor;
+    ASSERT_EQ(l.mesh.patches.size(), processor + mesh.patches.size());
+    if (processor > 0) EXPECT_EQ(l.mesh.patches.front().start, l.mesh.n_internal_faces());
+    for (std::size_t i = 0; i < mesh.patches.size(); ++i) {
+      EXPECT_EQ(l.mesh.patches[processor + i].name, mesh.patches[i].name);
+      EXPECT_EQ(l.mesh.patches[processor + i].neighbour_rank, -1);
+    }
     EXPECT_TRUE(check_mesh(l.mesh, geometry[p]).ok()) << "part " << p;
   }
   EXPECT_EQ(cells, mesh.n_cells);

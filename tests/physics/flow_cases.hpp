@@ -14,19 +14,9 @@
 #include "discretisation/incompressible/host_flow_step.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/gmsh_reader.hpp"
+#include "tests/physics/cavity_mesh.hpp"
 
 namespace fvmmini::testing {
-
-/// An n x n x 1 unit cavity: movingWall (ymax), fixedWalls, frontAndBack (empty).
-inline Mesh cavity_mesh(label n) {
-  BoxSpec spec;
-  spec.cells = {n, n, 1};
-  spec.max = {1.0, 1.0, 0.1};
-  spec.patches = {{"movingWall", "wall", {BoxSide::ymax}},
-                  {"fixedWalls", "wall", {BoxSide::xmin, BoxSide::xmax, BoxSide::ymin}},
-                  {"frontAndBack", "empty", {BoxSide::zmin, BoxSide::zmax}}};
-  return generate_box(spec);
-}
 
 /// Lid velocity (1, 0, 0), other walls at rest.
 inline FlowBoundary cavity_boundary() {
