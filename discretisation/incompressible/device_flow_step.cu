@@ -3,7 +3,10 @@
 // are deterministic), and the few reductions (continuity errors, Courant number, velocity change)
 // go through fixed-shape block partials. Every formula is flow_formulas.hpp's, shared with
 // HostFlowStep. Per step the host only launches work and reads back one small block of statistics
-// (and each solve's status), so no field crosses the bus until state() asks for it.
+// (and each solve's status), so no field crosses the bus until state() asks for it. On a rank's
+// part of a decomposed mesh the ghost cells (flow_operators.hpp) are filled on the device
+// (DeviceGhosts, over the pressure solver's transport) where the host step fills them, the solves
+// run across the ranks, and the statistics read back are summed over the ranks on the host.
 
 #include "discretisation/incompressible/flow_step_factory.hpp"
 
@@ -15,9 +18,11 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_ghosts.hpp"
 #include "kernels/cuda/device_memory.cuh"
-#include "solvers/cuda/device_solver.hpp"
+#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/reduction.cuh"
+#include "solvers/cuda/device_solver.hpp"
 
 namespace fvmmini {
 
@@ -32,13 +37,29 @@ using flow::Solved;
 using Components = flow::Components<double>;
 using ConstComponents = flow::Components<const double>;
 
-/// A field's device solver; settings that do not fit its matrix name the field.
-cuda::DeviceSolver field_solver(const LduMatrix& matrix, const SolverSettings& settings, const char* field) {
+/// A field's device solver (across the ranks of comm where there are several); settings that do
+/// not fit its matrix name the field.
+cuda::DeviceSolver field_solver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
+                                const char* field) {
   try {
-    return cuda::DeviceSolver(matrix, settings);
+    return comm.distributed() ? cuda::DeviceSolver(system, settings, comm) : cuda::DeviceSolver(system.local, settings);
   } catch (const std::invalid_argument& e) {
     throw SolverSetupError(field, e.what());
   }
+}
+
+/// The processor faces' exchange of the ghost cells over `transport` (resolved), or null on one rank.
+std::unique_ptr<cuda::DeviceGhosts> device_ghosts(const FlowOperators& ops, Transport transport) {
+  if (!ops.comm.distributed()) return nullptr;
+  std::vector<int> neighbours, cells;
+  std::vector<std::size_t> faces;
+  for (const Patch& patch : ops.mesh.patches)
+    if (patch.neighbour_rank >= 0) {
+      neighbours.push_back(patch.neighbour_rank);
+      faces.push_back(static_cast<std::size_t>(patch.size));
+      for (label f = patch.start; f < patch.start + patch.size; ++f) cells.push_back(ops.mesh.owner[f]);
+    }
+  return std::make_unique<cuda::DeviceGhosts>(ops.comm, transport, neighbours, faces, cells, ops.mesh.n_cells);
 }
 
 ConstComponents as_const(Components u) { return {{u.c[0], u.c[1], u.c[2]}}; }
@@ -123,27 +144,32 @@ __global__ void __launch_bounds__(cuda::reduce_block)
   cuda::write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
 }
 
-/// The corrected fluxes and the face pressures of the Gauss gradient, p shifted to its reference
-/// level; the shift goes to *level_shift_out for the cell kernel, which moves p itself.
-__global__ void corrected_flux_kernel(Faces F, const double* __restrict__ p, label reference_cell,
-                                      double reference_value, double dt, double* __restrict__ phi,
-                                      double* __restrict__ face_pressure, double* __restrict__ level_shift_out) {
-  const double shift = flow::level_shift(p, reference_cell, reference_value);
-  if (blockIdx.x == 0 && threadIdx.x == 0) *level_shift_out = shift;
+/// *shift_out = the shift that puts p at its reference level (one rank).
+__global__ void level_shift_kernel(const double* __restrict__ p, label reference_cell, double reference_value,
+                                   double* __restrict__ shift_out) {
+  *shift_out = flow::level_shift(p, reference_cell, reference_value);
+}
+
+/// The corrected fluxes and the face pressures of the Gauss gradient, p shifted by *level_shift
+/// (the cell kernel moves p itself).
+__global__ void corrected_flux_kernel(Faces F, const double* __restrict__ p, const double* __restrict__ level_shift,
+                                      double dt, double* __restrict__ phi, double* __restrict__ face_pressure) {
+  const double shift = *level_shift;
   FVMMINI_GRID_STRIDE(f, F.n_faces) {
     phi[f] = flow::corrected_flux(F, p, shift, dt, phi[f], f);
     face_pressure[f] = flow::face_pressure(F, p, shift, f);
   }
 }
 
-/// grad p^{n+1}, U^{n+1} = HbyA - dt grad p^{n+1}, p shifted, and the step's partial statistics
-/// (StepStats order).
+/// grad p^{n+1}, U^{n+1} = HbyA - dt grad p^{n+1}, p shifted (its ghosts too: every rank shifts
+/// by the same), and the step's partial statistics (StepStats order).
 __global__ void __launch_bounds__(cuda::reduce_block)
     correction_kernel(Faces F, Cells C, Components u, ConstComponents u_old, Solved solved, double dt,
                       const double* __restrict__ face_pressure, const double* __restrict__ phi, double* __restrict__ p,
-                      const double* __restrict__ level_shift_in, Vec3* __restrict__ grad_p,
+                      label n_ghosts, const double* __restrict__ level_shift_in, Vec3* __restrict__ grad_p,
                       double* __restrict__ sum_partials, double* __restrict__ max_partials) {
   const double shift = *level_shift_in;
+  FVMMINI_GRID_STRIDE(k, n_ghosts) { p[C.n + k] += shift; }
   Sums<n_sums> s{};
   Sums<n_maxima> m{};
   FVMMINI_GRID_STRIDE(c, C.n) {
@@ -203,11 +229,15 @@ class DeviceFlowStep final : public FlowStep {
   DeviceFlowStep(const FlowOperators& ops, const SolverSettings& velocity_settings,
                  const SolverSettings& pressure_settings)
       : FlowStep(ops),
-        velocity_solver(field_solver(ops.helmholtz_system.local, velocity_settings, "U")),
-        pressure_solver(field_solver(ops.pressure_system.local, pressure_settings, "p")),
+        velocity_solver(field_solver(ops.helmholtz_system, velocity_settings, ops.comm, "U")),
+        pressure_solver(field_solver(ops.pressure_system, pressure_settings, ops.comm, "p")),
+        ghosts_transport(ops.comm.distributed() ? cuda::resolve_transport(pressure_settings.transport, ops.comm)
+                                                : Transport::mpi),
+        ghosts(device_ghosts(ops, ghosts_transport)),
         events{cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event(), cuda::Event()},
         stats(1),
-        stats_host(1) {
+        stats_host(1),
+        shift_host(1) {
     const Mesh& mesh = ops.mesh;
     const MeshGeometry& g = ops.geometry;
     const Laplacian& laplacian = ops.laplacian;
@@ -221,7 +251,9 @@ class DeviceFlowStep final : public FlowStep {
     reference_cell = ops.reference_cell;
     reference_value = settings.reference_value;
     for (int i = 0; i < 3; ++i) solved.c[i] = ops.solved[i];
-    total_volume = std::accumulate(g.cell_volumes.begin(), g.cell_volumes.end(), 0.0);
+    total_volume = ops.comm.sum(std::accumulate(g.cell_volumes.begin(), g.cell_volumes.end(), 0.0));
+    n_ghosts = ops.n_ghosts;
+    const label n_all = ops.cells_with_ghosts();
     grid_cells = cuda::vector_grid(n);
     grid_faces = cuda::vector_grid(n_faces);
 
@@ -253,12 +285,12 @@ class DeviceFlowStep final : public FlowStep {
     for (int i = 0; i < 3; ++i) {
       momentum_source[i] = upload<double>(ops.momentum_boundary_source[i]);
       velocity[i] = upload<double>(initial.velocity[i]);
-      velocity_old[i] = DeviceBuffer<double>(n);
+      velocity_old[i] = DeviceBuffer<double>(n_all);
       conv[i] = DeviceBuffer<double>(n);
       conv_old[i] = DeviceBuffer<double>(n);
       rhs[i] = DeviceBuffer<double>(n);
       face_a[i] = DeviceBuffer<double>(n_faces);
-      if (upwind || non_orthogonal) grad_u[i] = DeviceBuffer<Vec3>(n);
+      if (upwind || non_orthogonal) grad_u[i] = DeviceBuffer<Vec3>(n_all);
       if (non_orthogonal) face_b[i] = DeviceBuffer<double>(n_faces);
     }
     pressure = upload<double>(initial.pressure);
@@ -307,7 +339,8 @@ class DeviceFlowStep final : public FlowStep {
   const FlowState& state() override;
   std::string describe() const override {
     return "U solver: " + velocity_solver.describe() + "\np solver: " + pressure_solver.describe() +
-           "\nStep: on the GPU, every field resident (copied back for output)\n";
+           "\nStep: on the GPU, every field resident (copied back for output)" +
+           (ghosts ? ", ghost cells over " + name(ghosts_transport) : std::string()) + "\n";
   }
   PreconditionerInfo velocity_preconditioner() const override { return velocity_solver.preconditioner_info(); }
   PreconditionerInfo pressure_preconditioner() const override { return pressure_solver.preconditioner_info(); }
@@ -321,7 +354,24 @@ class DeviceFlowStep final : public FlowStep {
   void correct(double dt);
   void report_statistics(double dt, StepReport& report);
 
+  /// The ghosts of a field (across ranks; nothing on one rank), on the step's stream.
+  void fill_ghosts(DeviceBuffer<double>& field) {
+    if (ghosts) ghosts->fill(field.data(), 1, stream.get());
+  }
+  void fill_ghosts(DeviceBuffer<Vec3>& field) {
+    if (ghosts) ghosts->fill(reinterpret_cast<double*>(field.data()), 3, stream.get());
+  }
+  void fill_velocity_ghosts() {
+    for (int i = 0; i < 3; ++i)
+      if (solved.c[i]) fill_ghosts(velocity[i]);
+  }
+  /// shift = the level shift of p from the reference cell's rank (every rank the same).
+  void compute_level_shift();
+
   cuda::DeviceSolver velocity_solver, pressure_solver;
+  Transport ghosts_transport;                  ///< nccl or mpi (the pressure solver's transport key)
+  std::unique_ptr<cuda::DeviceGhosts> ghosts;  ///< null on one rank; made after the solvers chose the GPU
+  label n_ghosts = 0;
   bool upwind = false, non_orthogonal = false;
   double nu = 0.0;
   label reference_cell = -1;
@@ -344,6 +394,7 @@ class DeviceFlowStep final : public FlowStep {
   cuda::Event events[5];  ///< phase boundaries of the step
   DeviceBuffer<StepStats> stats;
   cuda::PinnedBuffer<StepStats> stats_host;
+  cuda::PinnedBuffer<double> shift_host;  ///< the level shift's way through the host across ranks
   CourantNumber courant_unit;  ///< the Courant number of the current fluxes for dt = 1
   double matrix_delta_t = 0.0;
   double old_delta_t = 0.0;
@@ -365,6 +416,7 @@ StepReport DeviceFlowStep::advance(double dt) {
   assemble_pressure(dt);
   events[2].record(s);
   report.solves.push_back(pressure_solver.solve(pressure.data(), pressure_rhs.data(), "p", s));  // from p^n
+  fill_ghosts(pressure);
   old_delta_t = dt;
   events[3].record(s);
   correct(dt);
@@ -387,6 +439,8 @@ void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
     velocity_gradients_kernel<<<grid_cells, block, 0, s>>>(F, C, as_const(u), solved, grad_u[0].data(),
                                                            grad_u[1].data(), grad_u[2].data());
     FVMMINI_CUDA_CHECK_LAUNCH(velocity_gradients_kernel);
+    for (int i = 0; i < 3; ++i)
+      if (solved.c[i]) fill_ghosts(grad_u[i]);
   }
   momentum_faces_kernel<<<grid_faces, block, 0, s>>>(F, as_const(u), solved, flux.data(), upwind, nu,
                                                      cell_centre.data(), grad_u[0].data(), grad_u[1].data(),
@@ -398,6 +452,10 @@ void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
       components(std::as_const(conv_old)), components(std::as_const(momentum_source)), grad_p.data(),
       components(rhs), base_diag.data(), helmholtz_diag.data());
   FVMMINI_CUDA_CHECK_LAUNCH(momentum_rhs_kernel);
+  for (int i = 0; i < 3 && n_ghosts > 0; ++i)  // the ghosts of U^n (the kernel saved the rank's cells)
+    if (solved.c[i])
+      FVMMINI_CUDA_CHECK(cudaMemcpyAsync(velocity_old[i].data() + C.n, velocity[i].data() + C.n,
+                                         sizeof(double) * n_ghosts, cudaMemcpyDeviceToDevice, s));
   if (dt != matrix_delta_t) {
     velocity_solver.set_diagonal(helmholtz_diag.data(), s);
     matrix_delta_t = dt;
@@ -416,6 +474,7 @@ void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
     report.momentum_residual = std::max(report.momentum_residual, perf.initial_residual);
     report.solves.push_back(perf);
   }
+  fill_velocity_ghosts();  // U* across the processor faces, for the predicted fluxes
   std::swap(conv, conv_old);
   have_old_convection = true;
 }
@@ -442,22 +501,47 @@ void DeviceFlowStep::correct(double dt) {
   const Cells C = cells();
   Components u = components(velocity);
   const int block = cuda::reduce_block;
-  corrected_flux_kernel<<<grid_faces, block, 0, s>>>(F, pressure.data(), reference_cell, reference_value, dt,
-                                                     flux.data(), face_pressure.data(), shift.data());
+  compute_level_shift();
+  corrected_flux_kernel<<<grid_faces, block, 0, s>>>(F, pressure.data(), shift.data(), dt, flux.data(),
+                                                     face_pressure.data());
   FVMMINI_CUDA_CHECK_LAUNCH(corrected_flux_kernel);
   correction_kernel<<<grid_cells, block, 0, s>>>(F, C, u, components(std::as_const(velocity_old)), solved, dt,
-                                                 face_pressure.data(), flux.data(), pressure.data(), shift.data(),
-                                                 grad_p.data(), sum_partials.data(), max_partials.data());
+                                                 face_pressure.data(), flux.data(), pressure.data(), n_ghosts,
+                                                 shift.data(), grad_p.data(), sum_partials.data(), max_partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(correction_kernel);
+  fill_ghosts(grad_p);
+  fill_velocity_ghosts();
   statistics_kernel<<<1, 1024, 0, s>>>(before_partials.data(), sum_partials.data(), max_partials.data(), grid_cells,
                                        stats.data());
   FVMMINI_CUDA_CHECK_LAUNCH(statistics_kernel);
 }
 
+void DeviceFlowStep::compute_level_shift() {
+  cudaStream_t s = stream.get();
+  if (!ghosts) {
+    level_shift_kernel<<<1, 1, 0, s>>>(pressure.data(), reference_cell, reference_value, shift.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(level_shift_kernel);
+    return;
+  }
+  // --- across ranks: the reference cell's rank reads it, the sum over the ranks gives every rank its shift
+  double local = 0.0;
+  if (reference_cell >= 0) {
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(shift_host.data(), pressure.data() + reference_cell, sizeof(double),
+                                       cudaMemcpyDeviceToHost, s));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
+    local = flow::level_shift(shift_host.data(), 0, reference_value);
+  }
+  shift_host[0] = operators().comm.sum(local);
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(shift.data(), shift_host.data(), sizeof(double), cudaMemcpyHostToDevice, s));
+}
+
 /// The report's continuity errors, velocity change, Courant number and phase times from the
-/// statistics read back.
+/// statistics read back (summed over the ranks).
 void DeviceFlowStep::report_statistics(double dt, StepReport& report) {
-  const StepStats& st = stats_host[0];
+  StepStats st = stats_host[0];
+  const Communicator& comm = operators().comm;
+  comm.sum(st.sums);
+  for (double& m : st.maxima) m = comm.max(m);
   if (st.sums[4] > 0.0) throw non_finite_pressure_error();
   report.divergence_before = st.sums[0];
   report.divergence_after = st.sums[1];
@@ -474,7 +558,7 @@ void DeviceFlowStep::report_statistics(double dt, StepReport& report) {
 const FlowState& DeviceFlowStep::state() {
   if (!host_state_stale) return host_state;
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  const label n = static_cast<label>(volume.size());
+  const label n = operators().cells_with_ghosts();
   for (int i = 0; i < 3; ++i) {
     host_state.velocity[i].resize(n);
     velocity[i].download(host_state.velocity[i]);
@@ -493,9 +577,6 @@ const FlowState& DeviceFlowStep::state() {
 
 std::unique_ptr<FlowStep> make_device_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
                                                 const SolverSettings& pressure_solver) {
-  if (operators.comm.distributed())
-    throw SolverError("the step resident on the GPU does not run across ranks yet (make_flow_step runs the host step "
-                      "there, its linear solves on the GPU)");
   return std::make_unique<DeviceFlowStep>(operators, velocity_solver, pressure_solver);
 }
 

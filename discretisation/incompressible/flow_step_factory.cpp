@@ -8,9 +8,7 @@ std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const S
                                          const SolverSettings& pressure_solver) {
   const SolverSettings u = resolve_solver_settings(velocity_solver);
   const SolverSettings p = resolve_solver_settings(pressure_solver);
-  // --- across ranks the step stays on the host (its solves on each rank's GPU where cuda is asked)
-  if (u.backend == Backend::cuda && p.backend == Backend::cuda && !operators.comm.distributed())
-    return make_device_flow_step(operators, u, p);
+  if (u.backend == Backend::cuda && p.backend == Backend::cuda) return make_device_flow_step(operators, u, p);
   return std::make_unique<HostFlowStep>(operators, velocity_solver, pressure_solver);
 }
 

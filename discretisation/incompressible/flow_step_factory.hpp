@@ -9,8 +9,8 @@
 
 namespace fvmmini {
 
-/// The step for these settings: on the device when both systems resolve to the cuda backend on
-/// one rank, on the host otherwise (across ranks: the host step, its solves on the backends asked). `operators` must outlive the step. @throws SolverSetupError (naming the
+/// The step for these settings: on the device when both systems resolve to the cuda backend (on
+/// each rank's GPU across ranks), on the host otherwise. `operators` must outlive the step. @throws SolverSetupError (naming the
 /// field) for settings that do not fit a matrix
 std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
                                          const SolverSettings& pressure_solver);

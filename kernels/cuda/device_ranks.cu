@@ -103,6 +103,15 @@ class MpiTransport final : public RankTransport {
   std::vector<double> staged_;
 };
 
+}  // namespace
+
+std::unique_ptr<RankTransport> make_transport(Transport transport, const Communicator& comm, const HaloPattern& pattern) {
+  if (transport == Transport::nccl) return make_nccl_transport(comm, pattern);
+  return std::make_unique<MpiTransport>(comm, pattern);
+}
+
+namespace {
+
 /// A value that names this rank's GPU among all ranks': its host and the device's UUID.
 long long gpu_identity() {
   int device = 0;
@@ -193,8 +202,7 @@ struct DeviceRanks::Impl {
     local = DeviceBuffer<double>(max_totals);
     gathered = DeviceBuffer<double>(static_cast<std::size_t>(max_totals) * c.size());
     total_rows = c.sum(static_cast<long long>(n_rows));
-    link = transport == Transport::nccl ? make_nccl_transport(c, pattern)
-                                        : std::unique_ptr<RankTransport>(new MpiTransport(c, pattern));
+    link = make_transport(transport, c, pattern);
   }
 
   const Communicator& comm;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
 
@@ -38,5 +39,8 @@ class RankTransport {
 /// NCCL: a communicator over comm's ranks (one GPU each; the current device), the halo on a side
 /// stream. @throws SolverError in a build without NCCL
 std::unique_ptr<RankTransport> make_nccl_transport(const Communicator& comm, const HaloPattern& pattern);
+
+/// The transport asked (nccl or mpi, already resolved) for a halo of this pattern.
+std::unique_ptr<RankTransport> make_transport(Transport transport, const Communicator& comm, const HaloPattern& pattern);
 
 }  // namespace fvmmini::cuda

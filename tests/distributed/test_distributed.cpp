@@ -14,6 +14,7 @@
 
 #include "comm/communicator.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
+#include "discretisation/incompressible/flow_step_factory.hpp"
 #include "discretisation/incompressible/host_flow_step.hpp"
 #include "discretisation/laplacian.hpp"
 #include "discretisation/processor_faces.hpp"
@@ -682,14 +683,17 @@ SolverSettings flow_solver(Preconditioner pc) {
   return s;
 }
 
-/// `steps` steps of dt on the whole mesh (every rank alone) and on the ranks; the fields of each
-/// part's cells against the whole mesh's, and the step's reports alike.
+/// `steps` steps of dt on the whole mesh (every rank alone, the host step on the reference backend)
+/// and on the ranks (make_flow_step's step for u and p: the host step, or the device step where
+/// both are cuda); the fields of each part's cells against the whole mesh's, and the step's
+/// reports alike.
 void expect_flow_like_serial(const Mesh& whole, const FlowBoundary& conditions, IncompressibleSettings settings,
-                             int steps, double dt, double tolerance) {
-  const SolverSettings u = flow_solver(Preconditioner::diagonal), p = flow_solver(Preconditioner::none);
+                             int steps, double dt, double tolerance,
+                             SolverSettings u = flow_solver(Preconditioner::diagonal),
+                             SolverSettings p = flow_solver(Preconditioner::none)) {
   const MeshGeometry whole_g = compute_geometry(whole);
   const FlowOperators serial_ops(whole, whole_g, conditions, settings);
-  HostFlowStep serial(serial_ops, u, p);
+  HostFlowStep serial(serial_ops, flow_solver(Preconditioner::diagonal), flow_solver(Preconditioner::none));
 
   const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
   const Mesh& part = mine.local.mesh;
@@ -701,7 +705,11 @@ void expect_flow_like_serial(const Mesh& whole, const FlowBoundary& conditions, 
   const FlowOperators ops(part, g, boundary_on(part, whole, conditions), local, world());
   EXPECT_EQ(ops.solved, serial_ops.solved);
   EXPECT_EQ(ops.orthogonal, serial_ops.orthogonal);
-  HostFlowStep step(ops, u, p);
+  const std::unique_ptr<FlowStep> made = make_flow_step(ops, u, p);
+  FlowStep& step = *made;
+  if (u.backend == Backend::cuda && p.backend == Backend::cuda) {
+    EXPECT_NE(step.describe().find("Step: on the GPU"), std::string::npos) << step.describe();
+  }
   EXPECT_NEAR(step.courant_number(dt).max, serial.courant_number(dt).max, 1e-12);
 
   for (int n = 0; n < steps; ++n) {
@@ -780,6 +788,29 @@ TEST(DistributedFlow, TetrahedralCavityLikeTheSerialRun) {
   s.viscosity = 0.01;
   s.convection = ConvectionScheme::linear_upwind;
   expect_flow_like_serial(whole, lid_driven(whole), s, 4, 0.02, 1e-6);
+}
+
+TEST(DistributedCudaFlow, TheStepOnEachGpuLikeTheSerialHostStep) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  // --- the step resident on each rank's GPU, its ghosts over each transport the ranks can use
+  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+    SCOPED_TRACE(name(transport));
+    SolverSettings u = flow_solver(Preconditioner::diagonal), p = flow_solver(Preconditioner::diagonal);
+    for (SolverSettings* s : {&u, &p}) {
+      s->backend = Backend::cuda;
+      s->format = "csr";
+      s->transport = transport;
+    }
+    IncompressibleSettings s;
+    s.viscosity = 0.01;
+    s.convection = ConvectionScheme::linear_upwind;
+    s.reference_cell = 37;
+    s.reference_value = 0.5;
+    const Mesh whole = testing::cavity_mesh(16);
+    expect_flow_like_serial(whole, lid_driven(whole), s, 15, 0.01, 1e-7, u, p);
+    const Mesh tet = read_gmsh(fixtures() / "gmsh" / "cavity3d_tet_h8.msh");
+    expect_flow_like_serial(tet, lid_driven(tet), s, 4, 0.02, 1e-6, u, p);
+  }
 }
 
 TEST(DistributedFlow, CentrelinesLikeTheSerialSamples) {
