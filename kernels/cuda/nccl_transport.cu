@@ -6,6 +6,7 @@
 
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -37,6 +38,7 @@ class NcclTransport final : public RankTransport {
     comm.broadcast(bytes);
     std::memcpy(&id, bytes.data(), sizeof id);
     FVMMINI_NCCL_CHECK(ncclCommInitRank(&nccl_, comm.size(), id, comm.rank()));
+    connect(comm.size());
   }
   ~NcclTransport() override {
     if (nccl_) ncclCommDestroy(nccl_);
@@ -73,6 +75,18 @@ class NcclTransport final : public RankTransport {
   }
 
  private:
+  /// One halo and one all-gather at set-up: NCCL connects its peers on their first use, which
+  /// would otherwise land in the first solve or step.
+  void connect(int ranks) {
+    const std::size_t total = std::max<std::size_t>(pattern_.offsets.empty() ? 0 : pattern_.offsets.back(), 1);
+    DeviceBuffer<double> send(total), recv(total), gathered(static_cast<std::size_t>(ranks));
+    FVMMINI_CUDA_CHECK(cudaMemsetAsync(send.data(), 0, total * sizeof(double), side_.get()));
+    start(send.data(), recv.data(), side_.get());
+    finish(recv.data(), side_.get());
+    all_gather(send.data(), gathered.data(), 1, side_.get());
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(side_.get()));
+  }
+
   HaloPattern pattern_;
   ncclComm_t nccl_ = nullptr;
   Stream side_;
