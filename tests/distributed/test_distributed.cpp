@@ -650,6 +650,42 @@ TEST(DistributedScalarProblem, RefusesWhatDoesNotRunAcrossRanksYet) {
   EXPECT_THROW(ScalarProblem(mine.local.mesh, g, b, {}, ScalarProblemSettings{}, world()), std::invalid_argument);
 }
 
+TEST(ProcessorFaces, GhostsHoldTheCellsAcrossAndProcessorPatchesComeFirst) {
+  const Mesh whole = box(7, 6, 5);
+  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+  const Mesh& part = mine.local.mesh;
+  ProcessorFaces processor(part, world());
+  // --- a field of whole-mesh cell numbers: each ghost holds the number of the cell across its face
+  std::vector<double> values(part.n_cells + processor.faces().size(), -1.0);
+  std::vector<Vec3> vectors(values.size());
+  for (label c = 0; c < part.n_cells; ++c) {
+    values[c] = static_cast<double>(mine.local.global_cell[c]);
+    vectors[c] = {values[c], 2.0 * values[c], -values[c]};
+  }
+  processor.fill_ghosts(std::span<double>(values));
+  processor.fill_ghosts(std::span<Vec3>(vectors));
+  for (std::size_t k = 0; k < processor.faces().size(); ++k) {
+    const label f = processor.faces()[k];
+    ASSERT_EQ(f, part.n_internal_faces() + static_cast<label>(k));
+    const label shared = mine.local.global_face[f];
+    const label here = mine.local.global_cell[part.owner[f]];
+    const label across = whole.owner[shared] == here ? whole.neighbour[shared] : whole.owner[shared];
+    EXPECT_EQ(values[part.n_cells + k], static_cast<double>(across)) << "face " << f;
+    EXPECT_EQ(vectors[part.n_cells + k].y, 2.0 * static_cast<double>(across)) << "face " << f;
+  }
+  // --- a processor patch after another patch: refused
+  if (world().size() < 2) return;
+  Mesh moved = box(3, 3, 3);
+  moved.patches.back().neighbour_rank = (world().rank() + 1) % world().size();
+  moved.patches.back().type = "processor";
+  try {
+    ProcessorFaces wrong(moved, world());
+    ADD_FAILURE() << "a processor patch after the others was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("first patches"), std::string::npos) << e.what();
+  }
+}
+
 // ---------------------------------------------------------------- the incompressible step
 
 /// The whole mesh's flow conditions on a part: by patch name, processor on processor patches.

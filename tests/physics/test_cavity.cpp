@@ -169,6 +169,14 @@ TEST(Cavity, RejectsMismatchedBoundaryAndReferenceCell) {
   FlowBoundary wrong = cavity_boundary();
   wrong.patches[2].type = FlowPatchType::wall;  // frontAndBack is of type empty
   EXPECT_THROW(FlowOperators(mesh, g, wrong, {}), std::invalid_argument);
+  wrong = cavity_boundary();
+  wrong.patches[1].type = FlowPatchType::processor;  // fixedWalls is no processor patch
+  try {
+    FlowOperators(mesh, g, wrong, {});
+    ADD_FAILURE() << "a processor condition on a wall was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("patch 'fixedWalls'"), std::string::npos) << e.what();
+  }
   IncompressibleSettings settings;
   settings.reference_cell = 16;
   EXPECT_THROW(FlowOperators(mesh, g, cavity_boundary(), settings), std::invalid_argument);
