@@ -41,6 +41,9 @@ class Communicator {
   /// Every rank's values (each rank the same count), rank r's from r * values.size().
   std::vector<double> gather(std::span<const double> values) const;
 
+  /// Personalised exchange (set-up data): to[r] goes to rank r; returns from[r], what rank r sent
+  /// to this rank (this rank's own entry is kept). Collective; `to` has one entry per rank.
+  std::vector<std::vector<double>> all_to_all(const std::vector<std::vector<double>>& to) const;
   /// root's bytes on every rank (resized to root's length).
   void broadcast(std::vector<std::byte>& bytes, int root = 0) const;
   /// root's text on every rank.

@@ -54,6 +54,27 @@ std::vector<double> Communicator::gather(std::span<const double> values) const {
   return all;
 }
 
+std::vector<std::vector<double>> Communicator::all_to_all(const std::vector<std::vector<double>>& to) const {
+  if (to.size() != static_cast<std::size_t>(size_))
+    throw std::invalid_argument("all_to_all: " + std::to_string(to.size()) + " entries for " + std::to_string(size_) +
+                                " ranks");
+  if (!mpi_) return to;
+  std::vector<int> send_counts(size_), recv_counts(size_), send_offsets(size_ + 1, 0), recv_offsets(size_ + 1, 0);
+  for (int r = 0; r < size_; ++r) send_counts[r] = static_cast<int>(to[r].size());
+  FVMMINI_MPI(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < size_; ++r) {
+    send_offsets[r + 1] = send_offsets[r] + send_counts[r];
+    recv_offsets[r + 1] = recv_offsets[r] + recv_counts[r];
+  }
+  std::vector<double> send(static_cast<std::size_t>(send_offsets[size_])), recv(static_cast<std::size_t>(recv_offsets[size_]));
+  for (int r = 0; r < size_; ++r) std::copy(to[r].begin(), to[r].end(), send.begin() + send_offsets[r]);
+  FVMMINI_MPI(MPI_Alltoallv(send.data(), send_counts.data(), send_offsets.data(), MPI_DOUBLE, recv.data(),
+                            recv_counts.data(), recv_offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD));
+  std::vector<std::vector<double>> from(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) from[r].assign(recv.begin() + recv_offsets[r], recv.begin() + recv_offsets[r + 1]);
+  return from;
+}
+
 void Communicator::sum(std::span<double> values) const {
   if (!mpi_ || values.empty()) return;
   const auto n = values.size();

@@ -36,8 +36,9 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
   std::vector<Vec3> far_end(g.face_centres.begin() + n_internal, g.face_centres.end());
   if (processor && !processor->empty()) {
     processor_faces_.assign(processor->faces().begin(), processor->faces().end());
-    const std::vector<Vec3> across = processor->across(g.cell_centres);
-    for (std::size_t k = 0; k < processor_faces_.size(); ++k) far_end[processor_faces_[k] - n_internal] = across[k];
+    processor_far_end_ = processor->across(g.cell_centres);
+    for (std::size_t k = 0; k < processor_faces_.size(); ++k)
+      far_end[processor_faces_[k] - n_internal] = processor_far_end_[k];
   }
   boundary_coeffs_.resize(mesh.n_faces() - n_internal);
   for (label f = n_internal; f < mesh.n_faces(); ++f) {
@@ -94,7 +95,8 @@ void Laplacian::for_each_fixed_value_face(const ScalarBoundary& boundary, F&& vi
 
 void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary& boundary,
                                               std::span<const Vec3> gradient, std::span<const Hessian> hessian,
-                                              std::span<double> b) const {
+                                              std::span<double> b, std::span<const Vec3> across_gradient,
+                                              std::span<const Hessian> across_hessian) const {
   if (orthogonal_) return;
   const auto& g = geometry_;
   // --- internal faces: coeff (phi_N - phi_P) is Delta . grad phi at the middle m of PN; with r = x_f - m,
@@ -109,6 +111,14 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
         gamma * (dot(corrections_[f], grad_f) + face_coeffs_[f] * dot(gradient[n] - gradient[o], r));
     b[o] += flux;
     b[n] -= flux;
+  }
+  // --- processor faces: the same with the neighbour's gradient and Hessian from across
+  const label n_internal = mesh_.n_internal_faces();
+  for (std::size_t k = 0; k < processor_faces_.size(); ++k) {
+    const label f = processor_faces_[k], o = mesh_.owner[f];
+    const Vec3 r = g.face_centres[f] - 0.5 * (g.cell_centres[o] + processor_far_end_[k]);
+    const Vec3 grad_f = 0.5 * (gradient[o] + across_gradient[k] + hessian[o] * r + across_hessian[k] * r);
+    b[o] += gamma * (dot(corrections_[f], grad_f) + boundary_coeffs_[f - n_internal] * dot(across_gradient[k] - gradient[o], r));
   }
   // --- fixedValue faces: (phi_b - phi_P) / (n.d) misses grad(phi_P) . k_b where the owner's centre
   //     is off the face normal (skewed boundary cells); without it the boundary flux is inconsistent

@@ -50,8 +50,12 @@ class Laplacian {
   /// fixedValue faces k_b . the owner's gradient (OpenFOAM leaves it out, which is inconsistent on
   /// skewed boundary cells; moving it to the face centre measured no better on tetrahedra and a lower
   /// order on the polyhedra).
+  /// On a rank's part, a processor face is an internal face whose neighbour's gradient and Hessian
+  /// are across_gradient[k] and across_hessian[k] (ProcessorFaces::faces() order).
   void add_non_orthogonal_correction(double gamma, const ScalarBoundary& boundary, std::span<const Vec3> gradient,
-                                     std::span<const Hessian> hessian, std::span<double> b) const;
+                                     std::span<const Hessian> hessian, std::span<double> b,
+                                     std::span<const Vec3> across_gradient = {},
+                                     std::span<const Hessian> across_hessian = {}) const;
 
   /// The implicit coefficient gamma |S_f|^2 / (S_f . d_f) of internal face f, per unit gamma.
   std::span<const double> face_coefficients() const { return face_coeffs_; }
@@ -74,6 +78,7 @@ class Laplacian {
   std::vector<double> boundary_coeffs_;
   std::vector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face
   std::vector<label> processor_faces_;  ///< ProcessorFaces::faces(), or empty
+  std::vector<Vec3> processor_far_end_;  ///< the centre of the cell across each processor face
   std::vector<double> weights_;
   bool orthogonal_ = true;
 };

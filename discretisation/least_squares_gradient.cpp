@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <unordered_map>
 
 namespace fvmmini {
 
@@ -69,61 +70,211 @@ void build_csr(label n_cells, std::vector<label>& offsets, std::vector<label>& i
   visit([&](label c, label item) { items[next[c]++] = item; });
 }
 
+/// A cell or a face of some rank, as a map key.
+std::uint64_t key_of(int rank, label index) {
+  return (static_cast<std::uint64_t>(rank) << 32) | static_cast<std::uint32_t>(index);
+}
+
+/// The cells the rings run over: this rank's (0 .. n_cells - 1, the mesh's numbers) and, on a part
+/// of a decomposed mesh, other ranks' cells (n_cells + j) as their neighbours and boundary faces
+/// become known. Boundary faces: the mesh's numbers, or n_faces + j for another rank's face j.
+struct RingGraph {
+  struct Remote {
+    bool known = false;
+    std::vector<label> neighbours, faces;
+  };
+  label n_cells = 0, n_faces = 0;
+  std::vector<label> neighbour_offsets, neighbours, boundary_offsets, boundary_faces;  ///< this rank's cells
+  std::vector<Remote> remote;
+
+  bool known(label c) const { return c < n_cells || remote[c - n_cells].known; }
+  std::size_t n_boundary(label c) const {
+    return c < n_cells ? static_cast<std::size_t>(boundary_offsets[c + 1] - boundary_offsets[c])
+                       : remote[c - n_cells].faces.size();
+  }
+  std::span<const label> neighbours_of(label c) const {
+    if (c >= n_cells) return remote[c - n_cells].neighbours;
+    return std::span<const label>(neighbours).subspan(neighbour_offsets[c], neighbour_offsets[c + 1] - neighbour_offsets[c]);
+  }
+  std::span<const label> faces_of(label c) const {
+    if (c >= n_cells) return remote[c - n_cells].faces;
+    return std::span<const label>(boundary_faces).subspan(boundary_offsets[c], boundary_offsets[c + 1] - boundary_offsets[c]);
+  }
+};
+
+/// Cell p's stencil cells (p first): rings of face neighbours until the fit has twice as many
+/// points as unknowns. Two rings alone (about 16 points inside a tetrahedral mesh, 9 at the
+/// domain's edges) left fits near interpolation, badly conditioned enough to make the correction
+/// loop diverge on the 48877-tetrahedron mesh. @return false when a ring reached cells of other
+/// ranks not known yet (added to `missing`): the stencil is not decided
+bool stencil_rings(const RingGraph& graph, label p, std::vector<label>& stamp, label mark, std::vector<label>& cells,
+                   std::vector<label>* missing = nullptr) {
+  cells.assign(1, p);
+  stamp[p] = mark;
+  std::size_t n_points = graph.n_boundary(p);
+  bool decided = true;
+  for (std::size_t begin = 0;;) {
+    const std::size_t end = cells.size();
+    for (std::size_t k = begin; k < end; ++k)
+      for (label n : graph.neighbours_of(cells[k])) {
+        if (stamp[n] == mark) continue;
+        stamp[n] = mark;
+        cells.push_back(n);
+        if (graph.known(n)) {
+          n_points += 1 + graph.n_boundary(n);
+        } else {
+          decided = false;
+          if (missing) missing->push_back(n);
+        }
+      }
+    begin = end;
+    if (!decided) return false;
+    if (cells.size() == end || n_points >= 2 * n_terms) return true;
+  }
+}
+
 }  // namespace
 
-LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry& g) : mesh_(mesh), geometry_(g) {
+LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* processor)
+    : mesh_(mesh), geometry_(g), comm_(processor ? processor->communicator() : Communicator::serial()) {
   const label n_cells = mesh.n_cells;
-  // --- each cell's face neighbours and boundary faces (empty patches have no values)
-  std::vector<label> neighbour_offsets, neighbours, boundary_offsets, boundary_faces;
-  build_csr(n_cells, neighbour_offsets, neighbours, [&](auto add) {
+  const int me = comm_.rank();
+  RingGraph graph;
+  graph.n_cells = n_cells;
+  graph.n_faces = mesh.n_faces();
+  std::unordered_map<std::uint64_t, label> cell_slot, face_slot;  // other ranks' cells and faces
+  auto remote_cell = [&](int rank, label index) {
+    if (rank == me) return index;
+    const auto [at, added] = cell_slot.try_emplace(key_of(rank, index), static_cast<label>(remote_cells_.size()));
+    if (added) {
+      remote_cells_.push_back({rank, index, {}});
+      graph.remote.emplace_back();
+    }
+    return n_cells + at->second;
+  };
+  // --- each cell's face neighbours (across processor faces: the other rank's cell) and boundary
+  //     faces (empty patches have no values; processor faces are inside the whole mesh)
+  std::vector<label> across;
+  if (processor && !processor->empty()) {
+    std::vector<double> index(n_cells), across_index(processor->faces().size());
+    std::iota(index.begin(), index.end(), 0.0);
+    processor->across(index, across_index);
+    for (double v : across_index) across.push_back(static_cast<label>(v));
+  }
+  std::vector<int> processor_rank;
+  for (const Patch& patch : mesh.patches)
+    if (patch.neighbour_rank >= 0) processor_rank.insert(processor_rank.end(), patch.size, patch.neighbour_rank);
+  build_csr(n_cells, graph.neighbour_offsets, graph.neighbours, [&](auto add) {
     for (label f = 0; f < mesh.n_internal_faces(); ++f) {
       add(mesh.owner[f], mesh.neighbour[f]);
       add(mesh.neighbour[f], mesh.owner[f]);
     }
+    for (std::size_t k = 0; k < across.size(); ++k) {
+      const label f = processor->faces()[k];
+      add(mesh.owner[f], remote_cell(processor_rank[k], across[k]));
+    }
   });
-  build_csr(n_cells, boundary_offsets, boundary_faces, [&](auto add) {
+  build_csr(n_cells, graph.boundary_offsets, graph.boundary_faces, [&](auto add) {
     for (const Patch& patch : mesh.patches)
-      if (patch.type != "empty")
+      if (patch.type != "empty" && patch.neighbour_rank < 0)
         for (label f = patch.start; f < patch.start + patch.size; ++f) add(mesh.owner[f], f);
   });
 
+  std::vector<label> stamp(n_cells, -1);
+  std::vector<label> cells, faces;
+  if (comm_.distributed()) {
+    // --- ring by ring: the cells whose stencils reach other ranks' cells not known yet ask those
+    //     ranks for their centres, neighbours and boundary faces, until every stencil is decided
+    std::vector<label> pending(n_cells);
+    std::iota(pending.begin(), pending.end(), 0);
+    label mark = 0;
+    for (;;) {
+      std::vector<label> missing, undecided;
+      stamp.resize(n_cells + remote_cells_.size(), -1);
+      for (label p : pending)
+        if (!stencil_rings(graph, p, stamp, mark++, cells, &missing)) undecided.push_back(p);
+      pending = std::move(undecided);
+      std::sort(missing.begin(), missing.end());
+      missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+      if (!comm_.any(!missing.empty())) break;
+      // requests: the cells' numbers on their ranks; answers: centre, neighbours (rank, number),
+      // boundary faces (number, centre)
+      std::vector<std::vector<double>> ask(comm_.size()), answer(comm_.size());
+      std::vector<std::vector<label>> asked(comm_.size());
+      for (label c : missing) {
+        const RemotePoint& r = remote_cells_[c - n_cells];
+        ask[r.rank].push_back(r.index);
+        asked[r.rank].push_back(c);
+      }
+      const auto requests = comm_.all_to_all(ask);
+      for (int rank = 0; rank < comm_.size(); ++rank)
+        for (double v : requests[rank]) {
+          const auto c = static_cast<label>(v);
+          auto& out = answer[rank];
+          const Vec3& x = g.cell_centres[c];
+          out.insert(out.end(), {x.x, x.y, x.z});
+          const auto nbs = graph.neighbours_of(c);
+          out.push_back(static_cast<double>(nbs.size()));
+          for (label n : nbs) {
+            const RemotePoint where = n < n_cells ? RemotePoint{me, n, {}} : remote_cells_[n - n_cells];
+            out.insert(out.end(), {static_cast<double>(where.rank), static_cast<double>(where.index)});
+          }
+          const auto fs = graph.faces_of(c);
+          out.push_back(static_cast<double>(fs.size()));
+          for (label f : fs) {
+            const Vec3& y = g.face_centres[f];
+            out.insert(out.end(), {static_cast<double>(f), y.x, y.y, y.z});
+          }
+        }
+      const auto answers = comm_.all_to_all(answer);
+      for (int rank = 0; rank < comm_.size(); ++rank) {
+        std::size_t at = 0;
+        const auto& in = answers[rank];
+        for (label c : asked[rank]) {
+          const label slot = c - n_cells;
+          remote_cells_[slot].centre = {in[at], in[at + 1], in[at + 2]};
+          at += 3;
+          std::vector<label> nbs(static_cast<std::size_t>(in[at++]));
+          for (label& n : nbs) {
+            n = remote_cell(static_cast<int>(in[at]), static_cast<label>(in[at + 1]));
+            at += 2;
+          }
+          std::vector<label> fs(static_cast<std::size_t>(in[at++]));
+          for (label& f : fs) {
+            const auto index = static_cast<label>(in[at]);
+            const auto [it, added] = face_slot.try_emplace(key_of(rank, index), static_cast<label>(remote_faces_.size()));
+            if (added) remote_faces_.push_back({rank, index, {in[at + 1], in[at + 2], in[at + 3]}});
+            f = graph.n_faces + it->second;
+            at += 4;
+          }
+          graph.remote[slot] = {true, std::move(nbs), std::move(fs)};
+        }
+      }
+    }
+    stamp.assign(n_cells + remote_cells_.size(), -1);
+  }
+
+  auto cell_centre = [&](label c) { return c < n_cells ? g.cell_centres[c] : remote_cells_[c - n_cells].centre; };
+  auto face_centre = [&](label f) {
+    return f < graph.n_faces ? g.face_centres[f] : remote_faces_[f - graph.n_faces].centre;
+  };
   scales_.resize(n_cells);
   inverses_.resize(n_cells);
-  std::vector<label> stamp(n_cells, -1);  // stamp[c] == P: c is in P's stencil already
-  std::vector<label> cells, faces;
   std::vector<Vec3> offsets;
-  auto n_boundary = [&](label c) { return static_cast<size_t>(boundary_offsets[c + 1] - boundary_offsets[c]); };
   for (label p = 0; p < n_cells; ++p) {
-    // --- rings of face neighbours until the fit has twice as many points as unknowns, then the
-    //     boundary faces of every stencil cell. Two rings alone (about 16 points inside a tetrahedral
-    //     mesh, 9 at the domain's edges) left fits near interpolation, badly conditioned enough to
-    //     make the correction loop diverge on the 48877-tetrahedron mesh
-    cells.assign(1, p);
-    stamp[p] = p;
-    size_t n_points = n_boundary(p);
-    for (size_t begin = 0;;) {
-      const size_t end = cells.size();
-      for (size_t k = begin; k < end; ++k)
-        for (label i = neighbour_offsets[cells[k]]; i < neighbour_offsets[cells[k] + 1]; ++i) {
-          const label n = neighbours[i];
-          if (stamp[n] == p) continue;
-          stamp[n] = p;
-          cells.push_back(n);
-          n_points += 1 + n_boundary(n);
-        }
-      begin = end;
-      if (cells.size() == end || n_points >= 2 * n_terms) break;
-    }
+    stencil_rings(graph, p, stamp, p, cells);
+    // --- the boundary faces of every stencil cell
     faces.clear();
-    for (label c : cells)
-      faces.insert(faces.end(), boundary_faces.begin() + boundary_offsets[c],
-                   boundary_faces.begin() + boundary_offsets[c + 1]);
+    for (label c : cells) {
+      const auto fs = graph.faces_of(c);
+      faces.insert(faces.end(), fs.begin(), fs.end());
+    }
     cells.erase(cells.begin());  // P itself
 
     // --- normal matrix of the fit in d / scale (scale: the farthest point)
     offsets.clear();
-    for (label c : cells) offsets.push_back(g.cell_centres[c] - g.cell_centres[p]);
-    for (label f : faces) offsets.push_back(g.face_centres[f] - g.cell_centres[p]);
+    for (label c : cells) offsets.push_back(cell_centre(c) - g.cell_centres[p]);
+    for (label f : faces) offsets.push_back(face_centre(f) - g.cell_centres[p]);
     double scale = 0.0;
     for (const Vec3& d : offsets) scale = std::max(scale, mag(d));
     Normal m{};
@@ -140,14 +291,37 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
     cell_offsets_.push_back(static_cast<label>(stencil_cells_.size()));
     face_offsets_.push_back(static_cast<label>(stencil_faces_.size()));
   }
+
+  // --- which of my cells' and faces' values each rank needs, in the order it asks for them
+  if (comm_.distributed()) {
+    std::vector<std::vector<double>> ask(comm_.size());
+    recv_cells_.assign(comm_.size(), {});
+    recv_faces_.assign(comm_.size(), {});
+    for (std::size_t j = 0; j < remote_cells_.size(); ++j) recv_cells_[remote_cells_[j].rank].push_back(static_cast<label>(j));
+    for (std::size_t j = 0; j < remote_faces_.size(); ++j) recv_faces_[remote_faces_[j].rank].push_back(static_cast<label>(j));
+    for (int rank = 0; rank < comm_.size(); ++rank) {
+      ask[rank].push_back(static_cast<double>(recv_cells_[rank].size()));
+      for (label j : recv_cells_[rank]) ask[rank].push_back(remote_cells_[j].index);
+      for (label j : recv_faces_[rank]) ask[rank].push_back(remote_faces_[j].index);
+    }
+    const auto requests = comm_.all_to_all(ask);
+    send_cells_.assign(comm_.size(), {});
+    send_faces_.assign(comm_.size(), {});
+    for (int rank = 0; rank < comm_.size(); ++rank) {
+      const auto& in = requests[rank];
+      const auto n = static_cast<std::size_t>(in[0]);
+      for (std::size_t k = 1; k < in.size(); ++k) (k <= n ? send_cells_ : send_faces_)[rank].push_back(static_cast<label>(in[k]));
+    }
+  }
 }
 
 void LeastSquaresGradient::compute(const ScalarBoundary& boundary, std::span<const double> phi,
                                    std::span<Vec3> gradient, std::span<Hessian> hessian) const {
   const auto& g = geometry_;
   const label n_internal = mesh_.n_internal_faces();
+  const label n_cells = mesh_.n_cells, n_faces = mesh_.n_faces();
   // --- the boundary faces' values
-  std::vector<double> face_values(mesh_.n_faces() - n_internal);
+  std::vector<double> face_values(n_faces - n_internal);
   for (size_t p = 0; p < mesh_.patches.size(); ++p) {
     const PatchCondition& bc = boundary.patches[p];
     const Patch& patch = mesh_.patches[p];
@@ -156,7 +330,22 @@ void LeastSquaresGradient::compute(const ScalarBoundary& boundary, std::span<con
       face_values[f - n_internal] = bc.type == BoundaryType::fixed_value ? bc.values[i] : phi[mesh_.owner[f]];
     }
   }
-  for (label c = 0; c < mesh_.n_cells; ++c) {
+  // --- other ranks' stencil cells and faces: each rank sends what the others asked for
+  std::vector<double> remote_cell_values(remote_cells_.size()), remote_face_values(remote_faces_.size());
+  if (comm_.distributed()) {
+    std::vector<std::vector<double>> out(comm_.size());
+    for (int rank = 0; rank < comm_.size(); ++rank) {
+      for (label c : send_cells_[rank]) out[rank].push_back(phi[c]);
+      for (label f : send_faces_[rank]) out[rank].push_back(face_values[f - n_internal]);
+    }
+    const auto in = comm_.all_to_all(out);
+    for (int rank = 0; rank < comm_.size(); ++rank) {
+      std::size_t at = 0;
+      for (label j : recv_cells_[rank]) remote_cell_values[j] = in[rank][at++];
+      for (label j : recv_faces_[rank]) remote_face_values[j] = in[rank][at++];
+    }
+  }
+  for (label c = 0; c < n_cells; ++c) {
     // --- right-hand side sum_j w_j t_j (phi_j - phi_P), then the fit's terms
     const double scale = scales_[c];
     Terms rhs{};
@@ -166,10 +355,20 @@ void LeastSquaresGradient::compute(const ScalarBoundary& boundary, std::span<con
       const double w = weight(d) * (value - phi[c]);
       for (int i = 0; i < n_terms; ++i) rhs[i] += w * t[i];
     };
-    for (label i = cell_offsets_[c]; i < cell_offsets_[c + 1]; ++i)
-      add(g.cell_centres[stencil_cells_[i]], phi[stencil_cells_[i]]);
-    for (label i = face_offsets_[c]; i < face_offsets_[c + 1]; ++i)
-      add(g.face_centres[stencil_faces_[i]], face_values[stencil_faces_[i] - n_internal]);
+    for (label i = cell_offsets_[c]; i < cell_offsets_[c + 1]; ++i) {
+      const label s = stencil_cells_[i];
+      if (s < n_cells)
+        add(g.cell_centres[s], phi[s]);
+      else
+        add(remote_cells_[s - n_cells].centre, remote_cell_values[s - n_cells]);
+    }
+    for (label i = face_offsets_[c]; i < face_offsets_[c + 1]; ++i) {
+      const label f = stencil_faces_[i];
+      if (f < n_faces)
+        add(g.face_centres[f], face_values[f - n_internal]);
+      else
+        add(remote_faces_[f - n_faces].centre, remote_face_values[f - n_faces]);
+    }
     Terms u{};
     for (int i = 0; i < n_terms; ++i)
       for (int j = 0; j < n_terms; ++j) u[i] += inverses_[c][packed(std::min(i, j), std::max(i, j))] * rhs[j];

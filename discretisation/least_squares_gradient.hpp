@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "discretisation/boundary_conditions.hpp"
+#include "discretisation/processor_faces.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -26,24 +27,42 @@ class LeastSquaresGradient {
  public:
   /// Per cell: the stencil (rings of face neighbours until there are at least twice as many points
   /// as the fit's 9 unknowns, and the boundary faces of those cells but on empty patches) and the
-  /// inverse of the fit's normal matrix.
-  LeastSquaresGradient(const Mesh& mesh, const MeshGeometry& geometry);
+  /// inverse of the fit's normal matrix. On a rank's part of a decomposed mesh, `processor` (its
+  /// processor faces over the run's ranks) lets the rings run on into other ranks' cells as they
+  /// run on the whole mesh: the centres, neighbours and boundary faces of the cells they reach are
+  /// asked of the ranks that have them, ring by ring, so every stencil is the whole mesh's.
+  /// Collective on a part.
+  LeastSquaresGradient(const Mesh& mesh, const MeshGeometry& geometry, ProcessorFaces* processor = nullptr);
 
   /// phi_P + d . g + d^T H d / 2 fitted to the stencil's values at d = x - x_P, weight 1/|d|^2;
-  /// boundary values from the conditions (zeroGradient: the owner's value).
+  /// boundary values from the conditions (zeroGradient: the owner's value). On a part the values
+  /// of other ranks' stencil cells and faces travel first (collective).
   /// @param[out] gradient g, one per cell
   /// @param[out] hessian H, one per cell
   void compute(const ScalarBoundary& boundary, std::span<const double> phi, std::span<Vec3> gradient,
                std::span<Hessian> hessian) const;
 
  private:
+  /// Another rank's cell or boundary face that some stencil here reaches.
+  struct RemotePoint {
+    int rank = 0;
+    label index = 0;  ///< the cell's or face's number on its rank
+    Vec3 centre;
+  };
+
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
-  // --- per cell P, CSR: the stencil's cells and boundary faces
+  const Communicator& comm_;
+  // --- per cell P, CSR: the stencil's cells (n_cells + j: remote cell j) and boundary faces
+  //     (n_faces + j: remote face j)
   std::vector<label> cell_offsets_{0}, stencil_cells_;
   std::vector<label> face_offsets_{0}, stencil_faces_;
   std::vector<double> scales_;                   ///< the farthest stencil point: d is fitted as d / scale
   std::vector<std::array<double, 45>> inverses_;  ///< the normal matrix's inverse, upper triangle by rows
+  std::vector<RemotePoint> remote_cells_, remote_faces_;
+  /// per rank: the cells and boundary faces of mine whose values it needs, in the order it listed
+  /// them; and the remote cells and faces (their j) whose values come from it, in that order
+  std::vector<std::vector<label>> send_cells_, send_faces_, recv_cells_, recv_faces_;
 };
 
 }  // namespace fvmmini

@@ -15,10 +15,8 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
       boundary_(std::move(boundary)),
       exact_patches_(std::move(exact_patches)),
       settings_(s),
-      laplacian_(mesh, g, &processor_) {
-  if (comm.distributed() && comm.any(!laplacian_.is_orthogonal()))
-    throw std::invalid_argument("a non-orthogonal mesh does not run across ranks yet (the deferred correction "
-                                "across processor patches): run it on one rank");
+      laplacian_(mesh, g, &processor_),
+      orthogonal_(comm.all(laplacian_.is_orthogonal())) {
 
   if (exact_patches_.size() != mesh.patches.size()) exact_patches_.resize(mesh.patches.size(), false);
   const bool any_exact = std::find(exact_patches_.begin(), exact_patches_.end(), true) != exact_patches_.end();
@@ -54,8 +52,8 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
   for (label c = 0; c < mesh.n_cells; ++c)
     field_[c] = (exact_ && s.transient) ? exact_->value(g.cell_centres[c], s.start_time) : s.initial;
   rhs_corrected_.resize(mesh.n_cells);
-  if (!laplacian_.is_orthogonal()) {
-    gradient_.emplace(mesh, g);
+  if (!orthogonal_) {
+    gradient_.emplace(mesh, g, &processor_);
     cell_gradient_.resize(mesh.n_cells);
     cell_hessian_.resize(mesh.n_cells);
   }
@@ -87,12 +85,22 @@ ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
   // --- solve, then re-solve with the deferred non-orthogonal correction from the latest field
   //     until the field satisfies the corrected system (a re-solve's initial residual)
   ScalarStep step;
-  const int correctors = laplacian_.is_orthogonal() ? 0 : s.non_orthogonal_correctors;
+  const int correctors = orthogonal_ ? 0 : s.non_orthogonal_correctors;
   for (int corrector = 0; corrector <= correctors; ++corrector) {
     std::copy(rhs_.begin(), rhs_.end(), rhs_corrected_.begin());
     if (gradient_) {
       gradient_->compute(boundary_, field_, cell_gradient_, cell_hessian_);
-      laplacian_.add_non_orthogonal_correction(s.diffusivity, boundary_, cell_gradient_, cell_hessian_, rhs_corrected_);
+      // --- the gradients and Hessians of the cells across the processor faces
+      const std::vector<Vec3> across_gradient = processor_.across(cell_gradient_);
+      std::vector<Hessian> across_hessian(across_gradient.size());
+      std::vector<Vec3> row(mesh_.n_cells);
+      for (int i = 0; i < 3; ++i) {
+        for (label c = 0; c < mesh_.n_cells; ++c) row[c] = cell_hessian_[c].rows[i];
+        const std::vector<Vec3> across_row = processor_.across(row);
+        for (std::size_t k = 0; k < across_row.size(); ++k) across_hessian[k].rows[i] = across_row[k];
+      }
+      laplacian_.add_non_orthogonal_correction(s.diffusivity, boundary_, cell_gradient_, cell_hessian_, rhs_corrected_,
+                                               across_gradient, across_hessian);
     }
     step.solves.push_back(solver.solve(field_, rhs_corrected_, "T"));
     if (corrector == 0) continue;
@@ -100,7 +108,7 @@ ScalarStep ScalarProblem::advance(LinearSolver& solver, double new_time) {
     step.correction.residual = step.solves.back().initial_residual;
     if (step.correction.residual < s.non_orthogonal_tolerance) break;
   }
-  step.correction.converged = laplacian_.is_orthogonal() ||
+  step.correction.converged = orthogonal_ ||
                               (correctors > 0 && step.correction.residual < s.non_orthogonal_tolerance);
   bool finite = true;
   for (double v : field_) finite = finite && std::isfinite(v);

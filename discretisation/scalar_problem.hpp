@@ -82,10 +82,10 @@ class ScalarProblem {
   /// @param[in] exact_patches per patch: true where a fixedValue patch takes the manufactured solution's
   ///            values (refreshed every step), which needs settings.manufactured
   /// On a rank's piece of a decomposed mesh (processor patches, their conditions processor), comm
-  /// is the run's ranks: the matrix couples across the processor patches, and the error norms and
-  /// checks are over all ranks. Every rank constructs and advances its problem together.
-  /// @throws std::invalid_argument also for what does not run across ranks yet: a non-orthogonal
-  ///         mesh (the deferred correction)
+  /// is the run's ranks: the matrix couples across the processor patches, the deferred
+  /// non-orthogonal correction's fits reach into the other ranks' cells as on the whole mesh, and
+  /// the error norms and checks are over all ranks. Every rank constructs and advances its
+  /// problem together.
   ScalarProblem(const Mesh& mesh, const MeshGeometry& geometry, ScalarBoundary boundary,
                 std::vector<bool> exact_patches, const ScalarProblemSettings& settings,
                 const Communicator& comm = Communicator::serial());
@@ -121,6 +121,7 @@ class ScalarProblem {
   ScalarProblemSettings settings_;
   std::optional<ManufacturedSolution> exact_;
   Laplacian laplacian_;
+  bool orthogonal_;  ///< on every rank
   /// The deferred correction's fit: non-orthogonal meshes only (about 0.5 kB a tetrahedron), so it
   /// lives here rather than in the Laplacian, which the flow solver and benchmarks build too
   std::optional<LeastSquaresGradient> gradient_;

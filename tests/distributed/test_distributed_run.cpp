@@ -148,6 +148,28 @@ TEST(DistributedRun, ManufacturedPoissonOnSeveralRanksLikeOneRank) {
   }
 }
 
+TEST(DistributedRun, PoissonOnTetrahedraLikeOneRank) {
+  // --- a non-orthogonal mesh: the deferred correction's fits reach across the ranks
+  testing::TempFolder folder;
+  std::ofstream(folder.path() / "tets.yaml")
+      << "mesh: {type: gmsh, file: '" FVMMINI_FIXTURES_DIR "/gmsh/cube_tet_h4.msh'}\n"
+         "physics: {type: poisson, manufactured: sine}\n"
+         "boundaryField: {walls: {type: fixedValue, value: exact}}\n"
+         "solvers: {T: {preconditioner: diagonal, tolerance: 1e-13, maxIter: 5000}}\n"
+         "discretisation: {nonOrthogonalTolerance: 1e-11, nonOrthogonalCorrectors: 200}\n"
+      << "output: {vtk: " << vtk << "}\n";
+  const Outcome alone = run(folder.path(), 0, {"tets.yaml", "--set", "output.directory=one"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const Outcome three = run(folder.path(), 3, {"tets.yaml", "--set", "output.directory=three"});
+  ASSERT_EQ(three.status, 0) << three.err;
+  EXPECT_NE(three.out.find("Non-orthogonal correction: "), std::string::npos) << three.out;
+  const auto one = summary(folder.path() / "one"), s = summary(folder.path() / "three");
+  const double l2 = one["results"]["error"]["l2"].get<double>(), max = one["results"]["error"]["max"].get<double>();
+  EXPECT_NEAR(s["results"]["error"]["l2"].get<double>(), l2, 1e-9 * l2);
+  EXPECT_NEAR(s["results"]["error"]["max"].get<double>(), max, 1e-9 * max);
+  EXPECT_TRUE(s["results"]["nonOrthogonalCorrection"]["converged"].get<bool>());
+}
+
 // backend cuda across ranks (skipped without a GPU unless FVMMINI_REQUIRE_GPU=1): every rank on
 // a GPU of the host, over each transport, gives the one-rank answer
 TEST(DistributedRun, OnTheGpuLikeOneRank) {

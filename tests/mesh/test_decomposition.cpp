@@ -134,7 +134,9 @@ void expect_parts_rebuild(const Mesh& mesh, std::span<const int> part, int parts
     std::size_t processor = 0;
     while (processor < l.mesh.patches.size() && l.mesh.patches[processor].neighbour_rank >= 0) ++processor;
     ASSERT_EQ(l.mesh.patches.size(), processor + mesh.patches.size());
-    if (processor > 0) EXPECT_EQ(l.mesh.patches.front().start, l.mesh.n_internal_faces());
+    if (processor > 0) {
+      EXPECT_EQ(l.mesh.patches.front().start, l.mesh.n_internal_faces());
+    }
     for (std::size_t i = 0; i < mesh.patches.size(); ++i) {
       EXPECT_EQ(l.mesh.patches[processor + i].name, mesh.patches[i].name);
       EXPECT_EQ(l.mesh.patches[processor + i].neighbour_rank, -1);
