@@ -577,20 +577,22 @@ TEST(DistributedLaplacian, AssembledOnEachPartLikeTheWholeMatrix) {
   }
 }
 
+/// The manufactured solution's values on every physical patch; processor patches coupled.
+std::pair<ScalarBoundary, std::vector<bool>> exact_everywhere(const Mesh& mesh) {
+  ScalarBoundary b;
+  std::vector<bool> exact;
+  for (const auto& patch : mesh.patches) {
+    const bool processor = patch.neighbour_rank >= 0;
+    b.patches.push_back({processor ? BoundaryType::processor : BoundaryType::fixed_value, {}});
+    exact.push_back(!processor);
+  }
+  return {b, exact};
+}
+
 TEST(DistributedScalarProblem, ManufacturedPoissonLikeTheSerialRun) {
   const Mesh whole = box(12, 10, 8);
   ScalarProblemSettings s;
   s.manufactured = true;
-  auto exact_everywhere = [](const Mesh& mesh) {
-    ScalarBoundary b;
-    std::vector<bool> exact;
-    for (const auto& patch : mesh.patches) {
-      const bool processor = patch.neighbour_rank >= 0;
-      b.patches.push_back({processor ? BoundaryType::processor : BoundaryType::fixed_value, {}});
-      exact.push_back(!processor);
-    }
-    return std::pair(b, exact);
-  };
   SolverSettings solver = cg_settings(Preconditioner::diagonal);
   solver.tolerance = 1e-11;
   // --- serial, on every rank
@@ -662,16 +664,6 @@ TEST(DistributedScalarProblem, NonOrthogonalMeshesLikeTheSerialRun) {
     s.manufactured = true;
     s.non_orthogonal_tolerance = 1e-11;
     s.non_orthogonal_correctors = 200;
-    auto exact_everywhere = [](const Mesh& mesh) {
-      ScalarBoundary b;
-      std::vector<bool> exact;
-      for (const auto& patch : mesh.patches) {
-        const bool processor = patch.neighbour_rank >= 0;
-        b.patches.push_back({processor ? BoundaryType::processor : BoundaryType::fixed_value, {}});
-        exact.push_back(!processor);
-      }
-      return std::pair(b, exact);
-    };
     SolverSettings solver = cg_settings(Preconditioner::diagonal);
     solver.tolerance = 1e-13;
     solver.max_iter = 5000;
