@@ -97,7 +97,6 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
                                               std::span<const Vec3> gradient, std::span<const Hessian> hessian,
                                               std::span<double> b, std::span<const Vec3> across_gradient,
                                               std::span<const Hessian> across_hessian) const {
-  if (orthogonal_) return;
   const auto& g = geometry_;
   // --- internal faces: coeff (phi_N - phi_P) is Delta . grad phi at the middle m of PN; with r = x_f - m,
   //     the skewness term Delta . (grad phi(x_f) - grad phi(m)) = coeff d . H r = coeff r . (grad_N - grad_P)

@@ -50,8 +50,10 @@ class Laplacian {
   /// fixedValue faces k_b . the owner's gradient (OpenFOAM leaves it out, which is inconsistent on
   /// skewed boundary cells; moving it to the face centre measured no better on tetrahedra and a lower
   /// order on the polyhedra).
-  /// On a rank's part, a processor face is an internal face whose neighbour's gradient and Hessian
-  /// are across_gradient[k] and across_hessian[k] (ProcessorFaces::faces() order).
+  /// Every face adds its terms (an orthogonal face its skewness term alone): the caller asks only
+  /// for a mesh that is non-orthogonal somewhere, on any rank. On a rank's part, a processor face
+  /// is an internal face whose neighbour's gradient and Hessian are across_gradient[k] and
+  /// across_hessian[k] (ProcessorFaces::faces() order).
   void add_non_orthogonal_correction(double gamma, const ScalarBoundary& boundary, std::span<const Vec3> gradient,
                                      std::span<const Hessian> hessian, std::span<double> b,
                                      std::span<const Vec3> across_gradient = {},
