@@ -7,8 +7,15 @@
 
 namespace fvmmini {
 
-/// Owner weight per internal face: phi_f = w phi_P + (1 - w) phi_N,
-/// w = Sf.(C_N - C_f) / Sf.(C_N - C_P) (distances along the face normal).
+/// The owner weight of a face between centres P and N: phi_f = w phi_P + (1 - w) phi_N,
+/// w = Sf.(C_N - C_f) / Sf.(C_N - C_P) (distances along the face normal; 1/2 for a degenerate span).
+inline double linear_weight(const Vec3& area, const Vec3& face_centre, const Vec3& owner_centre,
+                            const Vec3& neighbour_centre) {
+  const double span = dot(area, neighbour_centre - owner_centre);
+  return span != 0.0 ? dot(area, neighbour_centre - face_centre) / span : 0.5;
+}
+
+/// linear_weight of every internal face.
 std::vector<double> linear_weights(const Mesh& mesh, const MeshGeometry& geometry);
 
 }  // namespace fvmmini

@@ -102,22 +102,23 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
   //     the skewness term Delta . (grad phi(x_f) - grad phi(m)) = coeff d . H r = coeff r . (grad_N - grad_P)
   //     (the gradients' difference along d: the fitted Hessian there is only first order and left the
   //     max-norm error spiky), and k . grad phi(x_f) = k . (mean gradient + mean Hessian r)
+  auto flux = [&](label f, double coeff, label o, const Vec3& centre_n, const Vec3& grad_n, const Hessian& hess_n) {
+    const Vec3 r = g.face_centres[f] - 0.5 * (g.cell_centres[o] + centre_n);
+    const Vec3 grad_f = 0.5 * (gradient[o] + grad_n + hessian[o] * r + hess_n * r);
+    return gamma * (dot(corrections_[f], grad_f) + coeff * dot(grad_n - gradient[o], r));
+  };
   for (label f = 0; f < mesh_.n_internal_faces(); ++f) {
     const label o = mesh_.owner[f], n = mesh_.neighbour[f];
-    const Vec3 r = g.face_centres[f] - 0.5 * (g.cell_centres[o] + g.cell_centres[n]);
-    const Vec3 grad_f = 0.5 * (gradient[o] + gradient[n] + hessian[o] * r + hessian[n] * r);
-    const double flux =
-        gamma * (dot(corrections_[f], grad_f) + face_coeffs_[f] * dot(gradient[n] - gradient[o], r));
-    b[o] += flux;
-    b[n] -= flux;
+    const double outflow = flux(f, face_coeffs_[f], o, g.cell_centres[n], gradient[n], hessian[n]);
+    b[o] += outflow;
+    b[n] -= outflow;
   }
-  // --- processor faces: the same with the neighbour's gradient and Hessian from across
+  // --- processor faces: the same with the neighbour's centre, gradient and Hessian from across
   const label n_internal = mesh_.n_internal_faces();
   for (std::size_t k = 0; k < processor_faces_.size(); ++k) {
-    const label f = processor_faces_[k], o = mesh_.owner[f];
-    const Vec3 r = g.face_centres[f] - 0.5 * (g.cell_centres[o] + processor_far_end_[k]);
-    const Vec3 grad_f = 0.5 * (gradient[o] + across_gradient[k] + hessian[o] * r + across_hessian[k] * r);
-    b[o] += gamma * (dot(corrections_[f], grad_f) + boundary_coeffs_[f - n_internal] * dot(across_gradient[k] - gradient[o], r));
+    const label f = processor_faces_[k];
+    b[mesh_.owner[f]] += flux(f, boundary_coeffs_[f - n_internal], mesh_.owner[f], processor_far_end_[k],
+                              across_gradient[k], across_hessian[k]);
   }
   // --- fixedValue faces: (phi_b - phi_P) / (n.d) misses grad(phi_P) . k_b where the owner's centre
   //     is off the face normal (skewed boundary cells); without it the boundary flux is inconsistent

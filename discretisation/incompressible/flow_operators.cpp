@@ -1,5 +1,7 @@
 #include "discretisation/incompressible/flow_operators.hpp"
 
+#include "discretisation/face_interpolation.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -85,11 +87,9 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   coupled_coeff.assign(laplacian.face_coefficients().begin(), laplacian.face_coefficients().end());
   for (label k = 0; k < n_ghosts; ++k) {
     const label f = n_internal + k;
-    const Vec3& sf = g.face_areas[f];
-    const Vec3& across = ghost_centres[k];
-    const double span = dot(sf, across - g.cell_centres[mesh.owner[f]]);
     coupled_neighbour.push_back(n_cells + k);
-    coupled_weight.push_back(span != 0.0 ? dot(sf, across - g.face_centres[f]) / span : 0.5);  // linear_weights'
+    coupled_weight.push_back(
+        linear_weight(g.face_areas[f], g.face_centres[f], g.cell_centres[mesh.owner[f]], ghost_centres[k]));
     coupled_coeff.push_back(laplacian.boundary_coefficients()[k]);
   }
 
