@@ -41,4 +41,14 @@ DistributedLdu distribute_ldu(const LduMatrix& whole, std::span<const int> row_p
   return d;
 }
 
+std::vector<ProcessorInterface> in_operator_rows(const std::vector<ProcessorInterface>& interfaces,
+                                                 const Permutation& permutation) {
+  std::vector<ProcessorInterface> mapped = interfaces;
+  if (permutation.is_identity()) return mapped;
+  for (auto& i : mapped)
+    for (label& row : i.face_cells)
+      if (row >= 0 && row < static_cast<label>(permutation.old_to_new.size())) row = permutation.old_to_new[row];
+  return mapped;
+}
+
 }  // namespace fvmmini

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {
 
@@ -29,5 +30,10 @@ struct DistributedLdu {
 /// (mesh/decomposition.hpp's extract_local_mesh orders cells and processor faces alike).
 /// @throws std::invalid_argument when row_part does not have one entry per row
 DistributedLdu distribute_ldu(const LduMatrix& whole, std::span<const int> row_part, int part);
+
+/// The interfaces with their face cells in an operator's numbering (old_to_new of the LDU rows);
+/// a face cell out of range stays as it is, for the operator to refuse.
+std::vector<ProcessorInterface> in_operator_rows(const std::vector<ProcessorInterface>& interfaces,
+                                                 const Permutation& permutation);
 
 }  // namespace fvmmini

@@ -10,6 +10,7 @@
 #include "kernels/reference/triangular_solve.hpp"
 #include "kernels/reference/vector_ops.hpp"
 #include "linalg/multigrid/dense_inverse.hpp"
+#include "registry/distributed_operator.hpp"
 
 namespace fvmmini {
 
@@ -20,19 +21,16 @@ std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numb
   return inv;
 }
 
-std::vector<double> coarsest_inverse(const LduMatrix& coarsest, const Permutation& numbering) {
-  std::vector<double> inverse = dense_spd_inverse(coarsest);
-  if (numbering.is_identity()) return inverse;
-  const std::size_t n = static_cast<std::size_t>(numbering.size());
-  std::vector<double> permuted(n * n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      permuted[i * n + j] = inverse[numbering.new_to_old[i] * n + numbering.new_to_old[j]];
-  return permuted;
+WholeCoarsest coarsest_solve(const LduMatrix& coarsest, const GamgHierarchy& h) {
+  static const std::vector<ProcessorInterface> no_interfaces;
+  static const std::vector<std::vector<label>> no_rows;
+  if (!h.across_ranks()) return whole_coarsest(coarsest, no_interfaces, no_rows, Communicator::serial());
+  return whole_coarsest(coarsest, h.interfaces(h.levels() - 1), h.coarsest_across, *h.comm);
 }
 
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
-                                   const std::string& fallback_format, std::span<const label> sequence) {
+                                   const std::string& fallback_format, std::span<const label> sequence,
+                                   GamgRanks ranks) {
   const GamgSettings& g = s.gamg;
   if (g.n_pre_sweeps != g.n_post_sweeps)
     throw std::invalid_argument(fmt::format(
@@ -41,6 +39,17 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
   GamgHierarchy h;
   h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
+  if (ranks.across()) {
+    // --- as many levels on every rank, each with its interfaces
+    h.comm = ranks.comm;
+    pad_levels(fine, static_cast<label>(h.comm->max(static_cast<long long>(h.levels()))), h.agglomeration);
+    h.fine_interfaces = *ranks.interfaces;
+    for (label l = 0; l + 1 < h.levels(); ++l)
+      h.interface_transfers.push_back(
+          agglomerate_interfaces(h.interfaces(l), h.agglomeration.agglomerations[l].coarse_of, *h.comm));
+    h.coarsest_across =
+        h.levels() == 1 ? rows_across(h.fine_interfaces, *h.comm) : h.interface_transfers.back().rows_across;
+  }
   const label levels = h.levels();
   h.numbering.push_back(op);
   h.sequence.emplace_back(sequence.begin(), sequence.end());
@@ -67,28 +76,36 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   }
   for (label l = 0; l + 1 < levels; ++l)
     h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
-  h.coarsest_inverse = coarsest_inverse(h.matrix(levels - 1, fine), h.numbering.back());
+  h.coarsest = coarsest_solve(h.matrix(levels - 1, fine), h);
   return h;
 }
 
-void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h) {
+void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h,
+                            const std::vector<ProcessorInterface>* interfaces) {
   refresh_coarse_values(fine, h.agglomeration);
-  h.coarsest_inverse = coarsest_inverse(h.matrix(h.levels() - 1, fine), h.numbering.back());
+  if (h.across_ranks()) {
+    if (interfaces) h.fine_interfaces = *interfaces;
+    for (label l = 0; l + 1 < h.levels(); ++l) coarse_interface_values(h.interfaces(l), h.interface_transfers[l]);
+  }
+  h.coarsest = coarsest_solve(h.matrix(h.levels() - 1, fine), h);
 }
 
 // --- the reference backend's V-cycle
 
 struct HostGamg::Level {
   std::unique_ptr<ReferenceOperator> op;  ///< levels 1 .. coarsest - 1
+  std::unique_ptr<DistributedOperator> across;  ///< op coupled to the other ranks (levels 1 .. coarsest - 1)
   std::optional<TriangularFactor> sgs;    ///< smoother mcsgs
   std::vector<double> inv_diag;           ///< smoother jacobi, the operator's numbering
   std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side
   std::vector<double> ax;                 ///< A x; mcsgs's forward sums t before it
+  std::vector<double> z;                  ///< across ranks, mcsgs's correction
 };
 
 HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
-                   std::span<const label> sequence)
-    : settings_(s.gamg), hierarchy_(build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence)) {
+                   std::span<const label> sequence, GamgRanks ranks)
+    : settings_(s.gamg),
+      hierarchy_(build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks)) {
   const label levels = hierarchy_.levels();
   levels_.resize(levels);
   for (label l = 0; l < levels; ++l) {
@@ -100,11 +117,17 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
       v.b.resize(n);
     }
     if (l == levels - 1) break;
-    if (l > 0) v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
+    if (l > 0) {
+      v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
+      if (hierarchy_.across_ranks())
+        v.across = std::make_unique<DistributedOperator>(*v.op, hierarchy_.numbering[l].old_to_new,
+                                                         hierarchy_.interfaces(l), *hierarchy_.comm);
+    }
     v.ax.resize(n);
     if (settings_.smoother == Smoother::mcsgs) {
       v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false, hierarchy_.sequence[l]);
       hierarchy_.grid[l].colours = v.sgs->colours;
+      if (hierarchy_.across_ranks()) v.z.resize(n);
     }
   }
   hierarchy_.prepared.clear();  // moved into the operators
@@ -119,11 +142,12 @@ void HostGamg::refresh_diagonals(const LduMatrix& fine) {
     levels_[l].inv_diag = inverse_diagonal(hierarchy_.matrix(l, fine), hierarchy_.numbering[l]);
 }
 
-void HostGamg::refresh(const LduMatrix& fine) {
-  refresh_gamg_hierarchy(fine, hierarchy_);
+void HostGamg::refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces) {
+  refresh_gamg_hierarchy(fine, hierarchy_, interfaces);
   for (label l = 0; l + 1 < hierarchy_.levels(); ++l) {
     const LduMatrix& m = hierarchy_.matrix(l, fine);
     if (levels_[l].op) levels_[l].op->refresh_values(m);
+    if (levels_[l].across) levels_[l].across->refresh_interfaces(hierarchy_.interfaces(l));
     if (levels_[l].sgs) refresh_triangular_factor(m, *levels_[l].sgs);
   }
   refresh_diagonals(fine);
@@ -145,45 +169,67 @@ void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span
 }
 
 void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
-  if (l == hierarchy_.levels() - 1) {
-    reference::dense_multiply(hierarchy_.coarsest_inverse, b, x);
-    return;
-  }
+  if (l == hierarchy_.levels() - 1) return solve_coarsest(b, x);
   Level& v = levels_[l];
   Level& coarse = levels_[l + 1];
   // --- pre-smooth from zero, restrict the residual (A x into v.ax), correct from the coarse
   // level, post-smooth
+  const bool in_place = v.sgs && !hierarchy_.across_ranks();
   if (settings_.n_pre_sweeps == 0) {
     std::fill(x.begin(), x.end(), 0.0);
     std::fill(v.ax.begin(), v.ax.end(), 0.0);
-  } else if (v.sgs) {
+  } else if (in_place) {
     // Gauss-Seidel in place: after a sweep A x costs the lower triangle alone
     reference::sgs_sweep(*v.sgs, b, x, v.ax, true);
     for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
     reference::sgs_multiply(*v.sgs, v.ax, x, v.ax);
   } else {
-    reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x);
-    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) jacobi_sweep(l, b, x);
+    start(l, b, x);
+    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) correct(l, b, x);
     op(l).multiply(x, v.ax);
   }
   reference::restrict_residual(hierarchy_.transfers[l], b, v.ax, coarse.b);
   cycle(l + 1, coarse.b, coarse.x);
   reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse.x, x);
   for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) {
-    if (v.sgs)
+    if (in_place)
       reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
     else
-      jacobi_sweep(l, b, x);
+      correct(l, b, x);
   }
 }
 
-const HostOperator& HostGamg::op(label l) const { return l == 0 ? *fine_op_ : *levels_[l].op; }
+const HostOperator& HostGamg::op(label l) const {
+  if (l == 0) return *fine_op_;
+  return levels_[l].across ? static_cast<const HostOperator&>(*levels_[l].across) : *levels_[l].op;
+}
 
-void HostGamg::jacobi_sweep(label l, std::span<const double> b, std::span<double> x) {
-  // --- x += w D^-1 (b - A x)
+void HostGamg::start(label l, std::span<const double> b, std::span<double> x) {
+  Level& v = levels_[l];
+  if (v.sgs)
+    reference::triangular_apply(*v.sgs, b, x);
+  else
+    reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x);
+}
+
+void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) {
+  // --- x += M^-1 (b - A x), A x across the ranks
   Level& v = levels_[l];
   op(l).multiply(x, v.ax);
-  reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
+  if (!v.sgs) return reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
+  reference::residual(b, v.ax, v.ax);
+  reference::triangular_apply(*v.sgs, v.ax, v.z);
+  reference::axpy(1.0, v.z, x);
+}
+
+void HostGamg::solve_coarsest(std::span<const double> b, std::span<double> x) {
+  const WholeCoarsest& c = hierarchy_.coarsest;
+  if (c.ranks == 1) return reference::dense_multiply(c.inverse, b, x);
+  // --- every rank's right-hand side, padded to the widest, then this rank's rows of the inverse
+  std::vector<double> mine(static_cast<std::size_t>(c.width), 0.0);
+  std::copy(b.begin(), b.end(), mine.begin());
+  gathered_ = hierarchy_.comm->gather(std::span<const double>(mine));
+  reference::dense_multiply(c.inverse, gathered_, x);
 }
 
 }  // namespace fvmmini

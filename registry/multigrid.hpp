@@ -5,14 +5,20 @@
 // coarsest level is solved directly. One application is n_vcycles symmetric V-cycles from zero,
 // so the preconditioner is a fixed symmetric positive definite operator and CG stays valid.
 // The reference backend applies it here; the cuda backend uploads the same hierarchy
-// (solvers/cuda/device_gamg.hpp).
+// (solvers/cuda/device_gamg.hpp). Across ranks each rank agglomerates its own rows and every
+// level keeps its processor interfaces (linalg/multigrid/rank_interfaces.hpp): the smoothers'
+// and residuals' products couple the ranks on every level, and the coarsest level is solved
+// whole, so the V-cycle is one preconditioner of the whole matrix, not one per rank's block.
 
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
+#include "linalg/distributed_ldu.hpp"
 #include "linalg/multigrid/agglomeration.hpp"
+#include "linalg/multigrid/rank_interfaces.hpp"
 #include "linalg/preconditioners/triangular_factor.hpp"
 #include "linalg/solver_settings.hpp"
 #include "registry/format_registry.hpp"
@@ -25,6 +31,14 @@ namespace fvmmini {
 /// takes 25 GAMG-PCG iterations to 1e-8 where 2/3 takes 31.
 constexpr double jacobi_smoother_weight = 0.9;
 
+/// GAMG across ranks: the finest level's processor interfaces (rows of the rank's LDU block) and
+/// the ranks; both null for a matrix on one rank alone.
+struct GamgRanks {
+  const std::vector<ProcessorInterface>* interfaces = nullptr;
+  const Communicator* comm = nullptr;
+  bool across() const { return comm != nullptr; }
+};
+
 /// The hierarchy in the operators' numberings. Level 0 is the solver's own operator; levels
 /// 1 .. levels() - 2 have a prepared format; the last level is solved by its dense inverse.
 struct GamgHierarchy {
@@ -36,10 +50,21 @@ struct GamgHierarchy {
   /// smoother colours in that order, so a colour ordering keeps its colours in any format.
   std::vector<std::vector<label>> sequence;
   std::vector<Transfer> transfers;        ///< level l -> l + 1
-  std::vector<double> coarsest_inverse;   ///< dense, row-major, the coarsest operator numbering
+  WholeCoarsest coarsest;                 ///< the coarsest level's direct solve (its numbering is the LDU's)
   std::vector<PreconditionerInfo::GridLevel> grid;  ///< rows, nonzeros and format per level
 
+  // --- across ranks (comm not null); every rank has the same number of levels
+  const Communicator* comm = nullptr;
+  std::vector<ProcessorInterface> fine_interfaces;           ///< level 0's, the LDU block's rows
+  std::vector<InterfaceAgglomeration> interface_transfers;  ///< level l -> l + 1
+  std::vector<std::vector<label>> coarsest_across;          ///< the coarsest interfaces' rows across
+
   label levels() const { return agglomeration.levels(); }
+  bool across_ranks() const { return comm != nullptr; }
+  /// Level l's processor interfaces in its LDU rows (empty on one rank).
+  const std::vector<ProcessorInterface>& interfaces(label level) const {
+    return level == 0 ? fine_interfaces : interface_transfers[level - 1].coarse;
+  }
   /// Level l's LDU matrix (its agglomeration numbering); level 0 is `fine`.
   const LduMatrix& matrix(label level, const LduMatrix& fine) const {
     return level == 0 ? fine : agglomeration.coarse[level - 1];
@@ -48,48 +73,63 @@ struct GamgHierarchy {
 
 /// Agglomerate `fine` (GamgSettings), order and build every intermediate level in settings.format
 /// (or `fallback_format` where that format declines the level's matrix) with settings.ordering,
-/// and invert the coarsest.
+/// and invert the coarsest. Across ranks (collective): every rank pads its levels to the most any
+/// rank has (pad_levels), agglomerates its interfaces level by level and inverts the whole
+/// coarsest matrix.
 /// @param[in] op the solver operator's numbering of `fine`
 /// @param[in] sequence the solver operator's position_before_grouping (empty: none)
 /// @throws std::invalid_argument for unequal pre- and post-sweeps or a bad key
 /// @throws SolverError when the coarsest matrix is not SPD or too large for a direct solve
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
-                                   const std::string& fallback_format, std::span<const label> sequence = {});
+                                   const std::string& fallback_format, std::span<const label> sequence = {},
+                                   GamgRanks ranks = {});
 
-/// New values of `fine`: the coarse matrices and the coarsest inverse (the formats' values are
-/// their owners' to refresh from hierarchy.matrix()).
-void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& hierarchy);
+/// New values of `fine` (and of the finest interfaces' coefficients, across ranks): the coarse
+/// matrices, the coarse interfaces and the coarsest solve (the formats' values are their
+/// owners' to refresh from hierarchy.matrix()). Collective across ranks.
+/// @param[in] interfaces the finest level's new interfaces (null: unchanged)
+void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& hierarchy,
+                            const std::vector<ProcessorInterface>* interfaces = nullptr);
+
+/// The coarsest level's direct solve from its matrix (hierarchy.matrix(levels() - 1)) and, across
+/// ranks, the hierarchy's coarsest interfaces. Collective across ranks.
+/// @throws SolverError as dense_spd_inverse
+WholeCoarsest coarsest_solve(const LduMatrix& coarsest, const GamgHierarchy& hierarchy);
 
 /// The Jacobi smoother's inverse diagonal of a level's matrix, in its operator's numbering.
 std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numbering);
 
-/// The dense inverse of the coarsest matrix in its operator's numbering (new -> old rows).
-/// @throws SolverError as dense_spd_inverse
-std::vector<double> coarsest_inverse(const LduMatrix& coarsest, const Permutation& numbering);
-
 class HostOperator;
 
-/// GAMG on the reference backend. The mcsgs smoother sweeps in place (reference::sgs_sweep) and
-/// takes the residual it restricts from its own forward sums: 3 passes over a level's matrix per
-/// V-cycle instead of 4 (two SpMVs and two triangular pairs) and two vector passes.
+/// GAMG on the reference backend. On one rank the mcsgs smoother sweeps in place
+/// (reference::sgs_sweep) and takes the residual it restricts from its own forward sums: 3 passes
+/// over a level's matrix per V-cycle instead of 4 (two SpMVs and two triangular pairs) and two
+/// vector passes. Across ranks each sweep relaxes the residual of the level's product across the
+/// ranks (x += M^-1 (b - A x), M the rank's symmetric Gauss-Seidel), as the cuda backend does.
 class HostGamg {
  public:
   /// @param[in] sequence the operator's position_before_grouping (build_gamg_hierarchy)
   HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
-           std::span<const label> sequence = {});
+           std::span<const label> sequence = {}, GamgRanks ranks = {});
   ~HostGamg();
 
-  /// z = M^-1 r: n_vcycles V-cycles from zero; `a` is the level-0 operator.
+  /// z = M^-1 r: n_vcycles V-cycles from zero; `a` is the level-0 operator (across ranks the
+  /// distributed one).
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z);
   /// New values on the same addressing: coarse matrices, formats, smoothers, the coarsest inverse.
-  void refresh(const LduMatrix& fine);
+  /// @param[in] interfaces across ranks, the finest level's new interfaces (null: unchanged)
+  void refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces = nullptr);
   const GamgHierarchy& hierarchy() const { return hierarchy_; }
   const GamgSettings& settings() const { return settings_; }
 
  private:
   struct Level;
   void cycle(label level, std::span<const double> b, std::span<double> x);
-  void jacobi_sweep(label level, std::span<const double> b, std::span<double> x);
+  /// x += M^-1 (b - A x): a Jacobi sweep, or across ranks a symmetric Gauss-Seidel one
+  void correct(label level, std::span<const double> b, std::span<double> x);
+  /// x = M^-1 b (the first sweep from zero)
+  void start(label level, std::span<const double> b, std::span<double> x);
+  void solve_coarsest(std::span<const double> b, std::span<double> x);
   const HostOperator& op(label level) const;  ///< level 0's is the solver's
   void refresh_diagonals(const LduMatrix& fine);
 
@@ -98,6 +138,7 @@ class HostGamg {
   std::vector<Level> levels_;
   const HostOperator* fine_op_ = nullptr;  ///< level 0's operator during apply
   std::vector<double> residual_, correction_;  ///< level 0, V-cycles after the first
+  std::vector<double> gathered_;               ///< across ranks: the coarsest right-hand sides of all ranks
 };
 
 }  // namespace fvmmini

@@ -11,7 +11,7 @@
 namespace fvmmini {
 
 HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& s,
-                                       std::span<const label> sequence)
+                                       std::span<const label> sequence, GamgRanks ranks)
     : kind_(s.preconditioner), sweeps_(s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1) {
   if (sweeps_ < 1) throw std::invalid_argument(fmt::format("sweeps: {} (must be at least 1)", sweeps_));
   const auto start = std::chrono::steady_clock::now();
@@ -20,24 +20,25 @@ HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutatio
   else if (kind_ == Preconditioner::mcsgs)
     factor_ = build_triangular_factor(matrix, op, TriangleSplit::colour, false, sequence);
   else if (kind_ == Preconditioner::GAMG)
-    gamg_ = std::make_unique<HostGamg>(matrix, op, s, sequence);
+    gamg_ = std::make_unique<HostGamg>(matrix, op, s, sequence, ranks);
   setup_seconds_ = seconds_since(start);
 }
 
 HostPreconditioner::~HostPreconditioner() = default;
 
-void HostPreconditioner::refresh(const LduMatrix& matrix) {
+void HostPreconditioner::refresh(const LduMatrix& matrix, const std::vector<ProcessorInterface>* interfaces) {
   if (!applied()) return;
   const auto start = std::chrono::steady_clock::now();
   if (gamg_)
-    gamg_->refresh(matrix);
+    gamg_->refresh(matrix, interfaces);
   else
     refresh_triangular_factor(matrix, *factor_);
   refresh_seconds_ = seconds_since(start);
 }
 
-void HostPreconditioner::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {
-  if (gamg_) return gamg_->apply(a, r, z);
+void HostPreconditioner::apply(const HostOperator& across, std::span<const double> r, std::span<double> z) {
+  if (gamg_) return gamg_->apply(across, r, z);
+  const HostOperator& a = across.local_block();
   reference::triangular_apply(*factor_, r, z);
   if (sweeps_ == 1) return;
   // --- each further symmetric sweep relaxes the residual: z += M^-1 (r - A z)
@@ -69,6 +70,10 @@ PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
                                           factor_->rows_contiguous, sweeps_, nnz);
   }
   return i;
+}
+
+std::string preconditioner_across_ranks(const SolverSettings& s) {
+  return s.preconditioner == Preconditioner::GAMG ? "GAMG coupled across the ranks" : "preconditioner on each rank's block";
 }
 
 std::string describe(const PreconditionerInfo& info) {

@@ -10,6 +10,8 @@
 //   mcsgs: symmetric Gauss-Seidel on a greedy colouring of the operator's numbering, one level
 //          per colour whatever the ordering; `sweeps` symmetric sweeps per application.
 //   GAMG:  aggregation multigrid V-cycles (registry/multigrid.hpp).
+// Across ranks DIC and mcsgs act on the rank's block (block Jacobi over the ranks); GAMG's levels
+// couple the ranks, so it stays one multigrid of the whole matrix.
 
 #include <cstdint>
 #include <memory>
@@ -31,13 +33,15 @@ class HostPreconditioner {
  public:
   /// @param[in] op the operator's numbering (new -> old mesh rows)
   /// @param[in] sequence the solve's ordering before a format's grouping (schedule_order)
+  /// @param[in] ranks across ranks, the matrix's processor interfaces (GAMG couples its levels)
   /// @throws SolverError when the factor has a pivot that is not positive
   HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& settings,
-                     std::span<const label> sequence = {});
+                     std::span<const label> sequence = {}, GamgRanks ranks = {});
   ~HostPreconditioner();
 
   /// New values on the same addressing: the triangles and the pivots, not the levels.
-  void refresh(const LduMatrix& matrix);
+  /// @param[in] interfaces across ranks, the interfaces' new coefficients (null: unchanged)
+  void refresh(const LduMatrix& matrix, const std::vector<ProcessorInterface>* interfaces = nullptr);
 
   Preconditioner kind() const { return kind_; }
   int sweeps() const { return sweeps_; }
@@ -47,7 +51,8 @@ class HostPreconditioner {
   bool applied() const { return factor_ || gamg_; }
 
   /// z = M^-1 r in the operator's numbering; `a` is the operator (mcsgs sweeps after the first
-  /// relax on its residual, GAMG's finest level). @pre applied()
+  /// relax on its rank's block's residual; GAMG's finest level is `a` itself, across ranks
+  /// too). @pre applied()
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z);
 
   /// Set-up and refresh times, levels, colours and the modelled cost of one application.
@@ -62,6 +67,10 @@ class HostPreconditioner {
   double setup_seconds_ = 0.0, refresh_seconds_ = 0.0;
   std::vector<double> residual_, correction_;  ///< mcsgs sweeps after the first
 };
+
+/// How the preconditioner meets the ranks, for a solver's describe line: "GAMG coupled across
+/// the ranks" or "preconditioner on each rank's block".
+std::string preconditioner_across_ranks(const SolverSettings& settings);
 
 /// "DIC (levels 382, 1.20 SpMV per application, setup 12.3 ms)" for the describe line; GAMG's
 /// adds its hierarchy, a line per level.

@@ -27,7 +27,8 @@ class ReferenceSolver final : public LinearSolver {
         op_(make_reference_operator(
             m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer()))),
         permuted_(!op_->prepared().permutation.is_identity()),
-        preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping),
+        preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
+                        system ? GamgRanks{&system->interfaces, comm} : GamgRanks{}),
         note_(std::move(note)) {
     if (permuted_) {
       x_op_.resize(m.n_rows());
@@ -88,8 +89,9 @@ class ReferenceSolver final : public LinearSolver {
   }
   void update_distributed(const DistributedLdu& system) override {
     if (!distributed_) LinearSolver::update_distributed(system);  // throws
-    update_coefficients(system.local);
+    op_->refresh_values(system.local);
     distributed_->refresh_interfaces(system.interfaces);
+    preconditioner_.refresh(system.local, &system.interfaces);
   }
   IterationParts time_iteration_parts(int repeats) override {
     if (!distributed_) return LinearSolver::time_iteration_parts(repeats);  // throws
@@ -104,17 +106,16 @@ class ReferenceSolver final : public LinearSolver {
     parts.sum = slowest_median(comm, 10 * repeats, [&] { comm.sum(pair); });
     if (preconditioner_.applied()) {
       parts.sums_per_iteration = 3;
-      parts.preconditioner = slowest_median(comm, repeats, [&] { preconditioner_.apply(*op_, x, y); });
+      parts.preconditioner = slowest_median(comm, repeats, [&] { preconditioner_.apply(*distributed_, x, y); });
     }
     return parts;
   }
   std::string describe() const override {
     // the note first: GAMG's description ends with its hierarchy, a line per level, then tuning's lines
     const std::string ranks =
-        distributed_ ? fmt::format(", {} rank{} ({} processor faces on rank {}), preconditioner on each rank's block",
-                                   distributed_->communicator().size(),
+        distributed_ ? fmt::format(", {} rank{} ({} processor faces on rank {}), {}", distributed_->communicator().size(),
                                    distributed_->communicator().size() == 1 ? "" : "s", distributed_->interface_faces(),
-                                   distributed_->communicator().rank())
+                                   distributed_->communicator().rank(), preconditioner_across_ranks(settings_))
                      : std::string();
     return fmt::format("backend reference{}{}, {}, preconditioner {}{}", note_, ranks,
                        fvmmini::describe(op_->prepared()), fvmmini::describe(preconditioner_info()),

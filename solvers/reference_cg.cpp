@@ -109,10 +109,9 @@ void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::sp
 // residual step; z = M^-1 r with r.z; then x += alpha p with the new direction p = z + beta p.
 void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPreconditioner& m, const CgStop& stop,
                             double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
-  // --- p = M^-1 r; rz = r . p (M on this rank's block; every sum over all ranks)
+  // --- p = M^-1 r; rz = r . p (every sum over all ranks)
   const Communicator& comm = a.communicator();
-  const HostOperator& block = a.local_block();
-  m.apply(block, w.r, w.p);
+  m.apply(a, w.r, w.p);
   double rz = comm.sum(ops::dot(w.r, w.p));
   check_curvature(CgStatus::preconditioner_breakdown, rz, perf);
   while (true) {
@@ -130,7 +129,7 @@ void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPrec
     }
 
     // --- z = M^-1 r; beta = r.z / rz; x += alpha p; p = z + beta p
-    m.apply(block, w.r, w.z);
+    m.apply(a, w.r, w.z);
     const double rz_new = comm.sum(ops::dot(w.r, w.z));
     check_curvature(CgStatus::preconditioner_breakdown, rz_new, perf);
     ops::solution_and_direction_update(alpha, rz_new / rz, w.z, {}, w.p, x);

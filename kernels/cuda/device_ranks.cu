@@ -91,6 +91,17 @@ class MpiTransport final : public RankTransport {
     FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));  // staged_ is reused by the next call
   }
 
+  void gather_rows(const double* local, double* gathered, std::size_t count, cudaStream_t stream) override {
+    staged_.resize(count);
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(staged_.data(), local, sizeof(double) * count, cudaMemcpyDeviceToHost, stream));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<double> all = comm_.gather(std::span<const double>(staged_));
+    staged_ = all;
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(gathered, staged_.data(), staged_.size() * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
  private:
   static std::vector<std::size_t> counts(const HaloPattern& p) {
     std::vector<std::size_t> c;
@@ -265,6 +276,10 @@ const double* DeviceRanks::gather_totals(const double* partials, int count, int 
   FVMMINI_CUDA_CHECK_LAUNCH(totals_kernel);
   m.link->all_gather(m.local.data(), m.gathered.data(), k, stream);
   return m.gathered.data();
+}
+
+void DeviceRanks::all_gather(const double* local, double* gathered, int count, CUstream_st* stream) {
+  impl_->link->gather_rows(local, gathered, static_cast<std::size_t>(count), stream);
 }
 
 void DeviceRanks::refresh_coefficients(const std::vector<ProcessorInterface>& interfaces) {

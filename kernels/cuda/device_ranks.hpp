@@ -65,6 +65,10 @@ class DeviceRanks {
   /// CG's finalize kernels reduce as they reduce their own partials. Valid until the next call.
   const double* gather_totals(const double* partials, int count, int k, CUstream_st* stream);
 
+  /// gathered[r * count + j] = local[j] of rank r, j < count, for every rank r (device arrays of
+  /// count and count * ranks values), on `stream`: GAMG's coarsest right-hand sides.
+  void all_gather(const double* local, double* gathered, int count, CUstream_st* stream);
+
   /// New coefficients on the same faces (a new time step's matrix).
   /// @throws std::invalid_argument for another set of interfaces or faces
   void refresh_coefficients(const std::vector<ProcessorInterface>& interfaces);

@@ -69,14 +69,14 @@ __global__ void prolong_add_kernel(int n, const int* __restrict__ coarse_of, dou
 }
 
 /// A warp per row of the dense inverse.
-__global__ void dense_multiply_kernel(int n, const double* __restrict__ inverse, const double* __restrict__ b,
-                                      double* __restrict__ x, const int* status) {
+__global__ void dense_multiply_kernel(int rows, int columns, const double* __restrict__ inverse,
+                                      const double* __restrict__ b, double* __restrict__ x, const int* status) {
   if (stopped(status)) return;
   const int lane = threadIdx.x % 32;
   const int warps = gridDim.x * blockDim.x / 32;
-  for (int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32; row < n; row += warps) {
+  for (int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32; row < rows; row += warps) {
     double sum = 0.0;
-    for (int j = lane; j < n; j += 32) sum += inverse[static_cast<long long>(row) * n + j] * b[j];
+    for (int j = lane; j < columns; j += 32) sum += inverse[static_cast<long long>(row) * columns + j] * b[j];
     for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
     if (lane == 0) x[row] = sum;
   }
@@ -135,11 +135,11 @@ void enqueue_prolong_add(int n, const int* coarse_of, double scale, const double
   FVMMINI_CUDA_CHECK_LAUNCH(prolong_add_kernel);
 }
 
-void enqueue_dense_multiply(int n, const double* inverse, const double* b, double* x, const int* status,
-                            cudaStream_t stream) {
+void enqueue_dense_multiply(int rows, int columns, const double* inverse, const double* b, double* x,
+                            const int* status, cudaStream_t stream) {
   const int warps_per_block = reduce_block / 32;
-  dense_multiply_kernel<<<(n + warps_per_block - 1) / warps_per_block, reduce_block, 0, stream>>>(n, inverse, b, x,
-                                                                                                 status);
+  dense_multiply_kernel<<<(rows + warps_per_block - 1) / warps_per_block, reduce_block, 0, stream>>>(
+      rows, columns, inverse, b, x, status);
   FVMMINI_CUDA_CHECK_LAUNCH(dense_multiply_kernel);
 }
 

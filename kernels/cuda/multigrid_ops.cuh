@@ -36,9 +36,9 @@ void enqueue_restrict_add(int n_coarse, const int* group_ptr, const int* group_r
 void enqueue_prolong_add(int n, const int* coarse_of, double scale, const double* coarse, double* x, const int* status,
                          cudaStream_t stream);
 
-/// x = inverse b, the inverse dense and row-major (n x n).
-void enqueue_dense_multiply(int n, const double* inverse, const double* b, double* x, const int* status,
-                            cudaStream_t stream);
+/// x = inverse b, the inverse dense and row-major (rows x columns).
+void enqueue_dense_multiply(int rows, int columns, const double* inverse, const double* b, double* x,
+                            const int* status, cudaStream_t stream);
 
 /// values[slot[i]] = d[i] and inv_diag[i] = 1 / d[i], each unless null (a level's new diagonal
 /// into its format and its Jacobi smoother).

@@ -1,5 +1,7 @@
 // RankTransport on NCCL (built where NCCL was found): one NCCL communicator over the run's ranks,
-// made from a unique id that rank 0 broadcasts through MPI. The halo's sends and receives are one
+// made from a unique id that rank 0 broadcasts through MPI, and shared by every transport alive
+// (the solvers', GAMG's levels', the flow step's ghosts): each communicator costs about a second
+// to make and connect, and they would all serve the same ranks. The halo's sends and receives are one
 // NCCL group on a side stream, forked from and joined to the solver's stream by events, so the
 // local product runs meanwhile; the totals are one group of all-gathers on the solver's stream.
 // No host round trip, so the CG's iterations are captured in CUDA graphs as on one rank.
@@ -8,6 +10,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -28,20 +32,37 @@ namespace fvmmini::cuda {
 
 namespace {
 
+/// An NCCL communicator, destroyed with its last user.
+struct NcclComm {
+  ncclComm_t comm = nullptr;
+  ~NcclComm() {
+    if (comm) ncclCommDestroy(comm);
+  }
+};
+
+/// The NCCL communicator over comm's ranks: made (collectively) when no transport on comm holds
+/// one. Every rank makes and drops its transports in the same order, so every rank finds one or
+/// every rank makes one.
+std::shared_ptr<NcclComm> shared_nccl(const Communicator& comm) {
+  static std::map<const Communicator*, std::weak_ptr<NcclComm>> alive;
+  if (auto held = alive[&comm].lock()) return held;
+  ncclUniqueId id{};
+  if (comm.is_root()) FVMMINI_NCCL_CHECK(ncclGetUniqueId(&id));
+  std::vector<std::byte> bytes(sizeof id);
+  std::memcpy(bytes.data(), &id, sizeof id);
+  comm.broadcast(bytes);
+  std::memcpy(&id, bytes.data(), sizeof id);
+  auto made = std::make_shared<NcclComm>();
+  FVMMINI_NCCL_CHECK(ncclCommInitRank(&made->comm, comm.size(), id, comm.rank()));
+  alive[&comm] = made;
+  return made;
+}
+
 class NcclTransport final : public RankTransport {
  public:
-  NcclTransport(const Communicator& comm, const HaloPattern& pattern) : pattern_(pattern), ready_(true), done_(true) {
-    ncclUniqueId id{};
-    if (comm.is_root()) FVMMINI_NCCL_CHECK(ncclGetUniqueId(&id));
-    std::vector<std::byte> bytes(sizeof id);
-    std::memcpy(bytes.data(), &id, sizeof id);
-    comm.broadcast(bytes);
-    std::memcpy(&id, bytes.data(), sizeof id);
-    FVMMINI_NCCL_CHECK(ncclCommInitRank(&nccl_, comm.size(), id, comm.rank()));
+  NcclTransport(const Communicator& comm, const HaloPattern& pattern)
+      : pattern_(pattern), shared_(shared_nccl(comm)), nccl_(shared_->comm), ready_(true), done_(true) {
     connect(comm.size());
-  }
-  ~NcclTransport() override {
-    if (nccl_) ncclCommDestroy(nccl_);
   }
 
   bool capturable() const override { return true; }
@@ -74,6 +95,10 @@ class NcclTransport final : public RankTransport {
     FVMMINI_NCCL_CHECK(ncclGroupEnd());
   }
 
+  void gather_rows(const double* local, double* gathered, std::size_t count, cudaStream_t stream) override {
+    FVMMINI_NCCL_CHECK(ncclAllGather(local, gathered, count, ncclDouble, nccl_, stream));
+  }
+
  private:
   /// One halo and one all-gather at set-up: NCCL connects its peers on their first use, which
   /// would otherwise land in the first solve or step.
@@ -88,6 +113,7 @@ class NcclTransport final : public RankTransport {
   }
 
   HaloPattern pattern_;
+  std::shared_ptr<NcclComm> shared_;
   ncclComm_t nccl_ = nullptr;
   Stream side_;
   Event ready_, done_;

@@ -34,10 +34,13 @@ class RankTransport {
   virtual void finish(double* recv, cudaStream_t stream) = 0;
   /// gathered[j * ranks + r] = local[j] of rank r for j < k (device arrays), on `stream`.
   virtual void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) = 0;
+  /// gathered[r * count + j] = local[j] of rank r for j < count (device arrays), on `stream`.
+  virtual void gather_rows(const double* local, double* gathered, std::size_t count, cudaStream_t stream) = 0;
 };
 
-/// NCCL: a communicator over comm's ranks (one GPU each; the current device), the halo on a side
-/// stream. @throws SolverError in a build without NCCL
+/// NCCL: the process's NCCL communicator over comm's ranks (one GPU each; the current device),
+/// shared by every transport alive on comm, the halo on a side stream. @throws SolverError in a
+/// build without NCCL
 std::unique_ptr<RankTransport> make_nccl_transport(const Communicator& comm, const HaloPattern& pattern);
 
 /// The transport asked (nccl or mpi, already resolved) for a halo of this pattern.

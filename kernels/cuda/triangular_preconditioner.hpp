@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 
+#include "linalg/distributed_ldu.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/preconditioners/triangular_factor.hpp"
@@ -34,6 +35,9 @@ class DevicePreconditioner {
   /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
   /// values stayed, taken on `stream`.
   virtual void refactor(const double* diagonal, CUstream_st* stream) = 0;
+  /// Across ranks, the processor interfaces' new coefficients (the LDU block's rows), told before
+  /// refresh(): GAMG couples its levels through them; the others act on the rank's block alone.
+  virtual void refresh_interfaces(const std::vector<ProcessorInterface>&) {}
   /// Set-up and refresh times and the modelled cost of one application.
   /// @param[in] nnz the operator's nonzeros (for the SpMV it is compared with)
   virtual PreconditionerInfo info(std::int64_t nnz) const = 0;

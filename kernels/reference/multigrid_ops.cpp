@@ -47,10 +47,10 @@ void jacobi_correct(double weight, std::span<const double> inv_diag, std::span<c
 }
 
 void dense_multiply(std::span<const double> inverse, std::span<const double> b, std::span<double> x) {
-  const std::ptrdiff_t n = size(b);
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
+  const std::ptrdiff_t rows = size(x), columns = size(b);
+  for (std::ptrdiff_t i = 0; i < rows; ++i) {
     double sum = 0.0;
-    for (std::ptrdiff_t j = 0; j < n; ++j) sum += inverse[i * n + j] * b[j];
+    for (std::ptrdiff_t j = 0; j < columns; ++j) sum += inverse[i * columns + j] * b[j];
     x[i] = sum;
   }
 }

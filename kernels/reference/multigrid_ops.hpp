@@ -27,7 +27,7 @@ void jacobi_start(double weight, std::span<const double> inv_diag, std::span<con
 void jacobi_correct(double weight, std::span<const double> inv_diag, std::span<const double> b,
                     std::span<const double> ax, std::span<double> x);
 
-/// x = inverse b for a dense row-major n x n inverse.
+/// x = inverse b for a dense row-major inverse of x.size() rows and b.size() columns.
 void dense_multiply(std::span<const double> inverse, std::span<const double> b, std::span<double> x);
 
 }  // namespace fvmmini::reference

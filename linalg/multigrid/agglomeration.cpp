@@ -164,6 +164,19 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
   return h;
 }
 
+void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& h) {
+  while (h.levels() < levels) {
+    const LduMatrix& last = h.coarse.empty() ? fine : h.coarse.back();
+    std::vector<label> itself(static_cast<std::size_t>(last.n_rows()));
+    for (label i = 0; i < last.n_rows(); ++i) itself[i] = i;
+    Agglomeration a = agglomerate_addressing(*last.addressing, std::move(itself), last.n_rows());
+    LduMatrix coarse = make_ldu_matrix(a.coarse);
+    galerkin_values(last, a, coarse);
+    h.agglomerations.push_back(std::move(a));
+    h.coarse.push_back(std::move(coarse));
+  }
+}
+
 void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& h) {
   for (std::size_t k = 0; k < h.coarse.size(); ++k)
     galerkin_values(k == 0 ? fine : h.coarse[k - 1], h.agglomerations[k], h.coarse[k]);

@@ -51,6 +51,10 @@ struct AgglomerationHierarchy {
 /// about 2^merge_levels). Face weights are |a_f| of `fine`, summed onto the coarse faces.
 AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels);
 
+/// Levels of one group per row appended until the hierarchy has `levels` levels: across ranks
+/// every rank cycles through the same number of levels, whatever its rows.
+void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& hierarchy);
+
 /// New fine values on the same addressing: every coarse matrix recomputed, nothing re-agglomerated.
 void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& hierarchy);
 

@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/multigrid_ops.cuh"
 #include "linalg/multigrid/dense_inverse.hpp"
@@ -31,6 +32,8 @@ struct DeviceGamg::Impl {
     std::optional<PreparedFormat> prepared;  ///< levels 1 .. coarsest - 1 (value refresh)
     std::optional<DeviceMatrix> matrix;      ///< levels 1 .. coarsest - 1
     DeviceSpmv* spmv = nullptr;              ///< A of the level (level 0: the solver's)
+    DeviceRanks* ranks = nullptr;            ///< across ranks, the level's halo (level 0: the solver's)
+    std::unique_ptr<DeviceRanks> own_ranks;  ///< levels 1 .. coarsest - 1 across ranks
     std::unique_ptr<DeviceTriangularPreconditioner> sgs;  ///< smoother mcsgs
     DeviceBuffer<double> inv_diag;           ///< smoother jacobi
     DeviceBuffer<double> x, b;               ///< levels >= 1
@@ -41,8 +44,10 @@ struct DeviceGamg::Impl {
   };
 
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
-       std::span<const label> sequence)
-      : settings(s.gamg), hierarchy(build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence)) {
+       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks)
+      : settings(s.gamg), hierarchy(build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r)) {
+    if (hierarchy.across_ranks() && !fine_ranks)
+      throw std::invalid_argument("DeviceGamg: across ranks it needs the solver's DeviceRanks");
     const label count = hierarchy.levels();
     levels.resize(count);
     for (label l = 0; l < count; ++l) {
@@ -58,11 +63,18 @@ struct DeviceGamg::Impl {
       if (l == count - 1) break;
       if (l == 0) {
         v.spmv = &fine_spmv;
+        v.ranks = fine_ranks;
       } else {
         v.prepared = std::move(hierarchy.prepared[l - 1]);
         v.matrix.emplace(make_device_matrix(*v.prepared));
         v.spmv = &v.matrix->spmv();
         v.diag_slot = DeviceBuffer<long long>(std::span<const long long>(diagonal_slots(*v.prepared)));
+        if (hierarchy.across_ranks()) {
+          v.own_ranks = std::make_unique<DeviceRanks>(
+              *hierarchy.comm, fine_ranks->transport(),
+              in_operator_rows(hierarchy.interfaces(l), hierarchy.numbering[l]), v.n);
+          v.ranks = v.own_ranks.get();
+        }
       }
       v.ax = DeviceBuffer<double>(v.n);
       if (settings.smoother == Smoother::mcsgs) {
@@ -83,7 +95,16 @@ struct DeviceGamg::Impl {
       correction = DeviceBuffer<double>(fine.n_rows());
     }
     coarsest = hierarchy.matrix(count - 1, fine);
-    inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest_inverse));
+    inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+    if (hierarchy.coarsest.ranks > 1) {
+      // --- the coarsest right-hand side padded to the widest rank's (zeros past its rows, which
+      // --- the restriction never writes), and every rank's gathered
+      gather_ranks = fine_ranks;
+      Level& last = levels[count - 1];
+      last.b = DeviceBuffer<double>(hierarchy.coarsest.width);
+      FVMMINI_CUDA_CHECK(cudaMemset(last.b.data(), 0, sizeof(double) * last.b.size()));
+      gathered = DeviceBuffer<double>(static_cast<std::size_t>(hierarchy.coarsest.ranks) * hierarchy.coarsest.width);
+    }
     upload_level_values(fine);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -116,9 +137,31 @@ struct DeviceGamg::Impl {
 
   // --- the V-cycle
 
+  /// y = A x on the level, across ranks with its interfaces' couplings.
+  void multiply(Level& v, const double* x, double* y, cudaStream_t s) {
+    if (v.ranks) v.ranks->start_halo(x, s);
+    v.spmv->apply(x, y, s);
+    if (v.ranks) v.ranks->finish_halo(y, s);
+  }
+
+  /// x = the coarsest level's solution: this rank's rows of the whole inverse times every rank's b.
+  void solve_coarsest(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
+    const WholeCoarsest& c = hierarchy.coarsest;
+    const double* all = b;
+    if (gather_ranks) {
+      if (b != v.b.data()) {  // a hierarchy of one level: the CG's r, unpadded
+        FVMMINI_CUDA_CHECK(cudaMemcpyAsync(v.b.data(), b, sizeof(double) * v.n, cudaMemcpyDeviceToDevice, s));
+        b = v.b.data();
+      }
+      gather_ranks->all_gather(b, gathered.data(), c.width, s);
+      all = gathered.data();
+    }
+    enqueue_dense_multiply(v.n, c.ranks * c.width, inverse.data(), all, x, status, s);
+  }
+
   void correct(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
     // x += M^-1 (b - A x)
-    v.spmv->apply(x, v.ax.data(), s);
+    multiply(v, x, v.ax.data(), s);
     if (v.sgs) {
       enqueue_residual(v.n, b, v.ax.data(), v.ax.data(), status, s);
       v.sgs->apply(v.ax.data(), v.z.data(), status, s);
@@ -135,10 +178,7 @@ struct DeviceGamg::Impl {
 
   void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
     Level& v = levels[l];
-    if (l == hierarchy.levels() - 1) {
-      enqueue_dense_multiply(v.n, inverse.data(), b, x, status, s);
-      return;
-    }
+    if (l == hierarchy.levels() - 1) return solve_coarsest(v, b, x, status, s);
     // --- pre-smooth from zero (where the restriction has not)
     if (!starts_in_restriction(l)) {
       if (settings.n_pre_sweeps == 0)
@@ -151,7 +191,7 @@ struct DeviceGamg::Impl {
     for (int sweep = 1; sweep < settings.n_pre_sweeps; ++sweep) correct(v, b, x, status, s);
     // --- restrict the residual, correct from the coarser level, post-smooth
     Level& next = levels[l + 1];
-    v.spmv->apply(x, v.ax.data(), s);
+    multiply(v, x, v.ax.data(), s);
     const bool start = starts_in_restriction(l + 1);
     enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax.data(), next.b.data(), status, s,
                               jacobi_smoother_weight, start ? next.inv_diag.data() : nullptr,
@@ -165,16 +205,19 @@ struct DeviceGamg::Impl {
   GamgHierarchy hierarchy;
   std::vector<Level> levels;
   LduMatrix coarsest;                          ///< the coarsest matrix (refactor renews its inverse)
-  DeviceBuffer<double> inverse;                ///< dense, the coarsest operator numbering
+  DeviceBuffer<double> inverse;                ///< WholeCoarsest::inverse
+  DeviceRanks* gather_ranks = nullptr;         ///< across ranks: gathers the coarsest right-hand sides
+  DeviceBuffer<double> gathered;               ///< every rank's coarsest right-hand side
   DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
   double setup_seconds = 0.0, refresh_seconds = 0.0;
 };
 
 DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
-                       DeviceSpmv& fine_spmv, std::span<const label> sequence)
+                       DeviceSpmv& fine_spmv, std::span<const label> sequence, GamgRanks ranks,
+                       DeviceRanks* fine_ranks)
     : impl_([&] {
         const auto start = std::chrono::steady_clock::now();
-        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence);
+        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks);
         impl->setup_seconds = seconds_since(start);
         return impl;
       }()) {}
@@ -187,7 +230,7 @@ void DeviceGamg::apply(const double* r, double* z, const int* status, CUstream_s
   Impl::Level& fine = m.levels[0];
   for (int k = 1; k < m.settings.n_vcycles; ++k) {
     // --- z += B (r - A z)
-    fine.spmv->apply(z, m.residual.data(), stream);
+    m.multiply(fine, z, m.residual.data(), stream);
     enqueue_residual(fine.n, r, m.residual.data(), m.residual.data(), status, stream);
     m.cycle(0, m.residual.data(), m.correction.data(), status, stream);
     enqueue_add(fine.n, m.correction.data(), z, status, stream);
@@ -206,9 +249,10 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
       v.matrix->upload_values(v.prepared->format.values());
     }
     if (v.sgs) v.sgs->refresh(level);
+    if (v.own_ranks) v.own_ranks->refresh_coefficients(in_operator_rows(m.hierarchy.interfaces(l), m.hierarchy.numbering[l]));
   }
   m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
-  m.inverse.upload(m.hierarchy.coarsest_inverse);
+  m.inverse.upload(m.hierarchy.coarsest.inverse);
   m.upload_level_values(matrix);
   m.refresh_seconds = seconds_since(start);
 }
@@ -231,14 +275,18 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
     if (values || inv_diag) enqueue_set_diagonal(v.n, d, v.diag_slot.data(), values, inv_diag, stream);
     if (v.sgs) v.sgs->refactor(d, stream);
   }
-  // --- the coarsest inverse on the host: its diagonal is a few hundred values at most
-  std::vector<double> diag_op(m.coarsest.n_rows());
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(diag_op.data(), d, sizeof(double) * diag_op.size(), cudaMemcpyDeviceToHost, stream));
+  // --- the coarsest inverse on the host (across ranks the whole coarsest matrix's, gathered):
+  // --- its diagonal is a few hundred values at most; the coarsest numbering is its LDU's
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(m.coarsest.diag.data(), d, sizeof(double) * m.coarsest.diag.size(),
+                                     cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
-  const std::vector<double> inverse = coarsest_inverse(m.coarsest, m.hierarchy.numbering[count - 1]);
-  m.inverse.upload(inverse, stream);
-  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));  // `inverse` leaves scope
+  m.hierarchy.coarsest = coarsest_solve(m.coarsest, m.hierarchy);
+  m.inverse.upload(m.hierarchy.coarsest.inverse, stream);
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void DeviceGamg::refresh_interfaces(const std::vector<ProcessorInterface>& interfaces) {
+  if (impl_->hierarchy.across_ranks()) impl_->hierarchy.fine_interfaces = interfaces;
 }
 
 PreconditionerInfo DeviceGamg::info(std::int64_t) const {

@@ -2,7 +2,10 @@
 // GAMG on the device: the hierarchy the host sets up (registry/multigrid.hpp) uploaded once, every
 // level but the coarsest in its own format with that format's SpMV kernel, the coarsest solved by
 // its dense inverse; the whole V-cycle is queued on the CG's stream (and recorded in its graphs),
-// with no host round trip. Plain C++ interface.
+// with no host round trip. Across ranks every level's product adds its interfaces' couplings
+// through a DeviceRanks of the level (the solver's transport; NCCL's communicator shared) and the
+// coarsest level gathers every rank's right-hand side for its rows of the whole inverse.
+// Plain C++ interface.
 
 #include <cstdint>
 #include <memory>
@@ -12,17 +15,23 @@
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/solver_settings.hpp"
+#include "registry/multigrid.hpp"
 
 namespace fvmmini::cuda {
+
+class DeviceRanks;
 
 class DeviceGamg final : public DevicePreconditioner {
  public:
   /// @param[in] op the operator's numbering of `fine`
   /// @param[in] fine_spmv the operator on the device (level 0); must outlive this object
   /// @param[in] sequence the operator's position_before_grouping (build_gamg_hierarchy)
+  /// @param[in] ranks across ranks, the matrix's interfaces (LDU rows) and the ranks
+  /// @param[in] fine_ranks across ranks, the solver's DeviceRanks (level 0's halo and the
+  ///            transport of the others); must outlive this object
   /// @throws as build_gamg_hierarchy
   DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv,
-             std::span<const label> sequence = {});
+             std::span<const label> sequence = {}, GamgRanks ranks = {}, DeviceRanks* fine_ranks = nullptr);
   ~DeviceGamg() override;
   DeviceGamg(const DeviceGamg&) = delete;
   DeviceGamg& operator=(const DeviceGamg&) = delete;
@@ -35,6 +44,8 @@ class DeviceGamg final : public DevicePreconditioner {
   /// A new fine diagonal on the device: the coarse diagonals restricted there, the smoothers
   /// refactored; the coarsest diagonal comes to the host for its inverse (one small copy).
   void refactor(const double* diagonal, CUstream_st* stream) override;
+  /// Across ranks, the finest interfaces' new coefficients; refresh() takes them down the levels.
+  void refresh_interfaces(const std::vector<ProcessorInterface>& interfaces) override;
   PreconditionerInfo info(std::int64_t nnz) const override;
 
  private:

@@ -115,18 +115,6 @@ __global__ void scatter_block_kernel(int n, int k, const int* __restrict__ new_t
 
 std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
 
-/// The interfaces with their face cells in the operator's numbering (the device matrix's rows); a
-/// face cell out of range stays as it is, for DeviceRanks to refuse.
-std::vector<ProcessorInterface> in_operator_rows(const std::vector<ProcessorInterface>& interfaces,
-                                                 const Permutation& permutation) {
-  std::vector<ProcessorInterface> mapped = interfaces;
-  if (permutation.is_identity()) return mapped;
-  for (auto& i : mapped)
-    for (label& row : i.face_cells)
-      if (row >= 0 && row < static_cast<label>(permutation.old_to_new.size())) row = permutation.old_to_new[row];
-  return mapped;
-}
-
 }  // namespace
 
 struct DeviceSolver::Impl {
@@ -157,8 +145,9 @@ struct DeviceSolver::Impl {
     }
     cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
     if (s.preconditioner == Preconditioner::GAMG)
-      preconditioner = std::make_unique<DeviceGamg>(matrix, prepared.permutation, s, device.spmv(),
-                                                    prepared.position_before_grouping);
+      preconditioner = std::make_unique<DeviceGamg>(
+          matrix, prepared.permutation, s, device.spmv(), prepared.position_before_grouping,
+          system ? GamgRanks{&system->interfaces, comm} : GamgRanks{}, ranks.get());
     else if (is_applied(s.preconditioner))
       preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
           matrix, prepared.permutation, s.preconditioner, s.triangular_solve,
@@ -330,6 +319,7 @@ void DeviceSolver::update_distributed(const DistributedLdu& system) {
   // the interfaces first: the CG's refresh takes the row sums (normalisation, singularity) of A 1
   // with the couplings
   impl_->ranks->refresh_coefficients(in_operator_rows(system.interfaces, impl_->prepared.permutation));
+  if (impl_->preconditioner) impl_->preconditioner->refresh_interfaces(system.interfaces);
   update_coefficients(system.local);
 }
 
@@ -408,7 +398,8 @@ std::string DeviceSolver::describe() const {
       m.ranks ? ", " + std::to_string(m.ranks->communicator().size()) +
                     (m.ranks->communicator().size() == 1 ? " rank" : " ranks") + " over " + name(m.settings.transport) +
                     " (" + std::to_string(m.ranks->interface_faces()) + " processor faces on rank " +
-                    std::to_string(m.ranks->communicator().rank()) + "), preconditioner on each rank's block"
+                    std::to_string(m.ranks->communicator().rank()) + "), " +
+                    preconditioner_across_ranks(m.settings)
               : "";
   return "backend cuda on " + m.device_name + ranks + ", " + fvmmini::describe(m.prepared) + precision +
          (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info()) +

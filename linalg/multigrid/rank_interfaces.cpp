@@ -1,0 +1,163 @@
+#include "linalg/multigrid/rank_interfaces.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+#include "linalg/multigrid/dense_inverse.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+/// Sends values[i][k] (labels, exact as doubles) across each interface's faces; returns what the
+/// neighbours sent at the same faces.
+std::vector<std::vector<label>> exchange_labels(const std::vector<ProcessorInterface>& interfaces,
+                                                const std::vector<std::vector<label>>& values,
+                                                const Communicator& comm) {
+  std::vector<int> neighbours;
+  std::vector<std::size_t> counts;
+  for (const auto& i : interfaces) {
+    neighbours.push_back(i.neighbour_rank);
+    counts.push_back(i.face_cells.size());
+  }
+  HaloExchange halo(comm, neighbours, counts, counts);
+  for (std::size_t i = 0; i < interfaces.size(); ++i)
+    std::copy(values[i].begin(), values[i].end(), halo.send_buffer(i).begin());
+  halo.start();
+  halo.finish();
+  std::vector<std::vector<label>> received(interfaces.size());
+  for (std::size_t i = 0; i < interfaces.size(); ++i)
+    for (double v : halo.received(i)) received[i].push_back(static_cast<label>(v));
+  return received;
+}
+
+}  // namespace
+
+std::vector<std::vector<label>> rows_across(const std::vector<ProcessorInterface>& interfaces,
+                                            const Communicator& comm) {
+  std::vector<std::vector<label>> rows;
+  for (const auto& i : interfaces) rows.push_back(i.face_cells);
+  return exchange_labels(interfaces, rows, comm);
+}
+
+InterfaceAgglomeration agglomerate_interfaces(const std::vector<ProcessorInterface>& fine,
+                                              std::span<const label> coarse_of, const Communicator& comm) {
+  std::vector<std::vector<label>> groups;
+  for (const auto& i : fine) {
+    groups.emplace_back();
+    for (label row : i.face_cells) groups.back().push_back(coarse_of[row]);
+  }
+  const std::vector<std::vector<label>> across = exchange_labels(fine, groups, comm);
+  InterfaceAgglomeration a;
+  for (std::size_t i = 0; i < fine.size(); ++i) {
+    // --- the distinct (lower rank's group, higher rank's group) pairs, in that order on both sides
+    const bool lower_here = comm.rank() < fine[i].neighbour_rank;
+    const std::size_t faces = fine[i].face_cells.size();
+    auto key = [&](std::size_t k) {
+      return lower_here ? std::pair(groups[i][k], across[i][k]) : std::pair(across[i][k], groups[i][k]);
+    };
+    std::vector<std::size_t> order(faces);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key(x) < key(y); });
+    ProcessorInterface coarse;
+    coarse.neighbour_rank = fine[i].neighbour_rank;
+    std::vector<label> coarse_across, face_map(faces);
+    for (std::size_t s = 0; s < faces; ++s) {
+      const std::size_t k = order[s];
+      if (s == 0 || key(k) != key(order[s - 1])) {
+        coarse.face_cells.push_back(groups[i][k]);
+        coarse_across.push_back(across[i][k]);
+      }
+      face_map[k] = static_cast<label>(coarse.face_cells.size()) - 1;
+    }
+    a.coarse.push_back(std::move(coarse));
+    a.rows_across.push_back(std::move(coarse_across));
+    a.face_map.push_back(std::move(face_map));
+  }
+  coarse_interface_values(fine, a);
+  return a;
+}
+
+void coarse_interface_values(const std::vector<ProcessorInterface>& fine, InterfaceAgglomeration& a) {
+  for (std::size_t i = 0; i < fine.size(); ++i) {
+    // in the fine faces' order, which both sides share: the same sums on both sides
+    auto& coefficients = a.coarse[i].coefficients;
+    coefficients.assign(a.coarse[i].face_cells.size(), 0.0);
+    for (std::size_t k = 0; k < fine[i].coefficients.size(); ++k)
+      coefficients[a.face_map[i][k]] += fine[i].coefficients[k];
+  }
+}
+
+LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
+                              const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
+                              std::vector<label>& offsets) {
+  // --- this rank's piece: rows, faces, diagonal, its faces, and each interface face once (from
+  // --- the lower rank's side)
+  std::vector<double> piece{static_cast<double>(local.n_rows()), static_cast<double>(local.addressing->n_faces())};
+  piece.insert(piece.end(), local.diag.begin(), local.diag.end());
+  for (label f = 0; f < local.addressing->n_faces(); ++f)
+    piece.insert(piece.end(), {static_cast<double>(local.lower_addr()[f]), static_cast<double>(local.upper_addr()[f]),
+                               local.upper[f]});
+  for (std::size_t i = 0; i < interfaces.size(); ++i) {
+    if (interfaces[i].neighbour_rank < comm.rank()) continue;
+    for (std::size_t k = 0; k < interfaces[i].face_cells.size(); ++k)
+      piece.insert(piece.end(), {static_cast<double>(interfaces[i].face_cells[k]),
+                                 static_cast<double>(interfaces[i].neighbour_rank),
+                                 static_cast<double>(rows_across[i][k]), interfaces[i].coefficients[k]});
+  }
+  const std::vector<std::vector<double>> pieces =
+      comm.all_to_all(std::vector<std::vector<double>>(static_cast<std::size_t>(comm.size()), piece));
+  // --- the whole matrix, rank after rank
+  offsets.assign(1, 0);
+  for (const auto& p : pieces) offsets.push_back(offsets.back() + static_cast<label>(p[0]));
+  std::vector<std::tuple<label, label, double>> faces;
+  std::vector<double> diag;
+  for (std::size_t r = 0; r < pieces.size(); ++r) {
+    const std::vector<double>& p = pieces[r];
+    const auto n = static_cast<std::size_t>(p[0]), n_faces = static_cast<std::size_t>(p[1]);
+    const label offset = offsets[r];
+    diag.insert(diag.end(), p.begin() + 2, p.begin() + 2 + static_cast<std::ptrdiff_t>(n));
+    std::size_t at = 2 + n;
+    for (std::size_t f = 0; f < n_faces; ++f, at += 3)
+      faces.emplace_back(offset + static_cast<label>(p[at]), offset + static_cast<label>(p[at + 1]), p[at + 2]);
+    for (; at < p.size(); at += 4)
+      faces.emplace_back(offset + static_cast<label>(p[at]), offsets[static_cast<std::size_t>(p[at + 1])] +
+                                                                 static_cast<label>(p[at + 2]), p[at + 3]);
+  }
+  std::sort(faces.begin(), faces.end());
+  auto addressing = std::make_shared<LduAddressing>();
+  addressing->n_rows = offsets.back();
+  LduMatrix whole;
+  for (const auto& [lower, upper, value] : faces) {
+    addressing->lower.push_back(lower);
+    addressing->upper.push_back(upper);
+    whole.upper.push_back(value);
+  }
+  whole.diag = std::move(diag);
+  whole.addressing = std::move(addressing);
+  return whole;
+}
+
+WholeCoarsest whole_coarsest(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
+                             const std::vector<std::vector<label>>& rows_across, const Communicator& comm) {
+  std::vector<label> offsets;
+  const LduMatrix whole = gather_whole_matrix(local, interfaces, rows_across, comm, offsets);
+  const std::vector<double> inverse = dense_spd_inverse(whole);
+  WholeCoarsest c;
+  c.ranks = comm.size();
+  c.rows = local.n_rows();
+  for (int r = 0; r < c.ranks; ++r) c.width = std::max(c.width, offsets[r + 1] - offsets[r]);
+  const auto n = static_cast<std::size_t>(offsets.back());
+  const auto columns = static_cast<std::size_t>(c.ranks) * c.width;
+  const label first = offsets[comm.rank()];
+  c.inverse.assign(static_cast<std::size_t>(c.rows) * columns, 0.0);
+  for (label i = 0; i < c.rows; ++i)
+    for (int r = 0; r < c.ranks; ++r)
+      for (label j = 0; j < offsets[r + 1] - offsets[r]; ++j)
+        c.inverse[i * columns + static_cast<std::size_t>(r) * c.width + j] =
+            inverse[(first + i) * n + static_cast<std::size_t>(offsets[r] + j)];
+  return c;
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,68 @@
+#pragma once
+// GAMG across ranks, as OpenFOAM's processor GAMG interfaces do it: each rank agglomerates its own
+// rows, so no group spans two ranks, and each level's processor interfaces are agglomerated with
+// the level. The coarse interface to a neighbour has one face per distinct pair (group here,
+// group across) of its fine faces, with their coefficients summed: R A R^T's coupling between the
+// two groups. So every level is again a decomposed matrix, its smoother and residual couple the
+// ranks as the finest level's product does, and the coarse-grid correction sees the whole mesh.
+// The coarsest level is solved whole: every rank gathers every rank's coarsest rows and
+// couplings, inverts the whole coarsest matrix once per set-up or refresh and keeps its own rows
+// of the inverse.
+
+#include <span>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "linalg/distributed_ldu.hpp"
+#include "linalg/ldu_matrix.hpp"
+
+namespace fvmmini {
+
+/// Per interface, each face's row on the other side (the face cell the neighbour lists at that
+/// face). Collective among neighbours.
+std::vector<std::vector<label>> rows_across(const std::vector<ProcessorInterface>& interfaces,
+                                            const Communicator& comm);
+
+/// A level's interfaces -> the next coarser level's.
+struct InterfaceAgglomeration {
+  std::vector<ProcessorInterface> coarse;       ///< face cells in the coarse level's (agglomeration) rows
+  std::vector<std::vector<label>> rows_across;  ///< per coarse interface, each face's group across
+  std::vector<std::vector<label>> face_map;     ///< per interface, fine face -> coarse face
+};
+
+/// The coarse interfaces of a grouping of this rank's rows. Both sides of an interface list its
+/// coarse faces in the same order: by (lower rank's group, higher rank's group). Collective
+/// among neighbours (each side learns the groups across).
+/// @param[in] coarse_of fine row -> group (the level's Agglomeration::coarse_of)
+InterfaceAgglomeration agglomerate_interfaces(const std::vector<ProcessorInterface>& fine,
+                                              std::span<const label> coarse_of, const Communicator& comm);
+
+/// New fine coefficients on the same faces: the coarse ones summed afresh.
+void coarse_interface_values(const std::vector<ProcessorInterface>& fine, InterfaceAgglomeration& agglomeration);
+
+/// The whole coarsest matrix from every rank's piece: rank r's rows are offsets[r] ..
+/// offsets[r + 1) of it, in their local order; each interface face couples the row here with
+/// the row across on its rank. Collective.
+/// @param[in] rows_across per interface, each face's row on the other rank (rows_across())
+/// @param[out] offsets ranks + 1 entries
+LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
+                              const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
+                              std::vector<label>& offsets);
+
+/// The coarsest solve of a hierarchy across ranks: x (this rank's rows) = the rows of the whole
+/// inverse times the right-hand sides of all ranks, gathered width values a rank.
+struct WholeCoarsest {
+  label rows = 0;   ///< this rank's rows
+  label width = 0;  ///< the most rows a rank has: each rank's right-hand side is gathered padded to it
+  int ranks = 1;
+  /// rows x (ranks * width), row-major: this rank's rows of the whole inverse, rank r's row j at
+  /// column r * width + j, zero beyond a rank's rows. On one rank the whole inverse.
+  std::vector<double> inverse;
+};
+
+/// The whole coarsest matrix gathered and inverted (dense_spd_inverse). Collective.
+/// @throws SolverError on every rank when the whole coarsest matrix is not SPD or too large
+WholeCoarsest whole_coarsest(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
+                             const std::vector<std::vector<label>>& rows_across, const Communicator& comm);
+
+}  // namespace fvmmini
