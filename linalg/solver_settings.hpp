@@ -290,6 +290,8 @@ class LinearSolver {
   virtual std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
                                                      std::span<const std::span<const double>> b,
                                                      std::span<const std::string> fields);
+  /// Whether solve_block solves k systems together (one SpMV of all of them an iteration).
+  virtual bool solves_together(int /*k*/) const { return false; }
 
   /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
   virtual void update_coefficients(const LduMatrix& matrix) = 0;

@@ -61,10 +61,7 @@ class ReferenceSolver final : public LinearSolver {
                                              std::span<const std::span<const double>> b,
                                              std::span<const std::string> fields) override {
     const int k = static_cast<int>(x.size());
-    const bool fused = settings_.preconditioner == Preconditioner::none ||
-                       settings_.preconditioner == Preconditioner::diagonal;
-    if (k < 2 || k > max_block_vectors || !fused || distributed_ || !op_->has_multiply_block() || b.size() != x.size() ||
-        fields.size() != x.size())
+    if (!solves_together(k) || b.size() != x.size() || fields.size() != x.size())
       return LinearSolver::solve_block(x, b, fields);  // one by one (and the size check)
     // --- into the operator's numbering, interleaved by row; the block CG there; back
     const Permutation& p = op_->prepared().permutation;
@@ -82,6 +79,12 @@ class ReferenceSolver final : public LinearSolver {
       perf[j].field = fields[j];
     }
     return perf;
+  }
+  /// Not across ranks: the reference backend solves a rank's systems one after another there.
+  bool solves_together(int k) const override {
+    const bool fused = settings_.preconditioner == Preconditioner::none ||
+                       settings_.preconditioner == Preconditioner::diagonal;
+    return k >= 2 && k <= max_block_vectors && fused && !distributed_ && op_->has_multiply_block();
   }
   void update_coefficients(const LduMatrix& m) override {
     op_->refresh_values(m);

@@ -3,7 +3,10 @@
 // and r_j.z_j; each system's residual test and beta_j; x_j += alpha_j p_j and p_j = z_j + beta_j p_j
 // in one pass. Each system's scalars live in a device state of its own; a system that stopped has
 // alpha and beta unused and its vectors untouched. The host reads the k states every
-// check_interval iterations (one batch behind), and queues no more once none runs.
+// check_interval iterations (one batch behind), and queues no more once none runs. Across ranks
+// (the DeviceCg's DeviceRanks) each product adds the halo's couplings of all k vectors at once
+// (one exchange of k values a face), the p.q are taken after it, and every reduction gathers
+// every rank's totals, as the single CG does.
 
 #include "kernels/cuda/device_block_cg.hpp"
 
@@ -13,6 +16,7 @@
 #include "kernels/cuda/cg_state.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "linalg/block_vectors.hpp"
@@ -45,6 +49,18 @@ __global__ void __launch_bounds__(reduce_block) block_sum_kernel(long long n, co
   FVMMINI_GRID_STRIDE(i, n)
 #pragma unroll
   for (int j = 0; j < K; ++j) s.v[j] += x[i * K + j];
+  write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
+}
+
+/// Partials of p_j . q_j (a product whose couplings came after its kernel, across ranks).
+template <int K>
+__global__ void __launch_bounds__(reduce_block) block_dot_kernel(long long n, const double* __restrict__ p,
+                                                                 const double* __restrict__ q,
+                                                                 double* __restrict__ partials) {
+  Sums<K> s{};
+  FVMMINI_GRID_STRIDE(i, n)
+#pragma unroll
+  for (int j = 0; j < K; ++j) s.v[j] += p[i * K + j] * q[i * K + j];
   write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
 }
 
@@ -260,27 +276,52 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   const double* m_inv = jacobi ? cg.inverse_diagonal_device() : nullptr;
   cudaStream_t s = stream();
   const int grid = vector_grid(n);
+  DeviceRanks* ranks = cg.ranks();
+
+  /// Q = A P (with the halo's couplings across ranks); with_dot: the p_j.q_j partials, their count.
+  const auto multiply = [&](const double* in, double* out, bool with_dot) {
+    if (!ranks) {
+      spmv.apply_block(K, in, out, with_dot ? partials.data() : nullptr, s);
+      return spmv.dot_partial_count();
+    }
+    ranks->start_halo(in, s, K);
+    spmv.apply_block(K, in, out, nullptr, s);
+    ranks->finish_halo(out, s, K);
+    if (with_dot) {
+      block_dot_kernel<K><<<grid, reduce_block, 0, s>>>(n, in, out, partials.data());
+      FVMMINI_CUDA_CHECK_LAUNCH(block_dot_kernel);
+    }
+    return grid;
+  };
+  /// What a finalize reduces: the `values` values' count partials, or every rank's totals.
+  const auto over_ranks = [&](int count, int values) -> std::pair<const double*, int> {
+    if (!ranks) return {partials.data(), count};
+    return {ranks->gather_totals(partials.data(), count, values, s), ranks->communicator().size()};
+  };
 
   // --- x̄_j; R = B - AX; P = M^-1 R; the initial residuals and stopping tests
-  spmv.apply_block(K, x.data(), q.data(), nullptr, s);
+  multiply(x.data(), q.data(), false);
   block_sum_kernel<K><<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(block_sum_kernel);
-  block_mean_finalize<K><<<1, finalize_block, 0, s>>>(n, partials.data(), grid, state.data());
+  const auto sums = over_ranks(grid, K);
+  block_mean_finalize<K><<<1, finalize_block, 0, s>>>(ranks ? ranks->total_rows() : n, sums.first, sums.second,
+                                                      state.data());
   FVMMINI_CUDA_CHECK_LAUNCH(block_mean_finalize);
   block_initial_kernel<K><<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), cg.row_sums_device(), m_inv, r.data(),
                                                         p.data(), state.data(), partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(block_initial_kernel);
-  block_initial_finalize<K><<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), stop);
+  const auto initial = over_ranks(grid, 3 * K);
+  block_initial_finalize<K><<<1, finalize_block, 0, s>>>(initial.first, initial.second, state.data(), stop);
   FVMMINI_CUDA_CHECK_LAUNCH(block_initial_finalize);
 
-  const int count = spmv.dot_partial_count();
   const auto enqueue_iteration = [&] {
-    spmv.apply_block(K, p.data(), q.data(), partials.data(), s);
-    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(partials.data(), count, state.data());
+    const auto pq = over_ranks(multiply(p.data(), q.data(), true), K);
+    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(pq.first, pq.second, state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_alpha_finalize);
     block_update_kernel<K><<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_update_kernel);
-    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(partials.data(), grid, state.data(), stop);
+    const auto rr = over_ranks(grid, 2 * K);
+    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(rr.first, rr.second, state.data(), stop);
     FVMMINI_CUDA_CHECK_LAUNCH(block_residual_finalize);
     block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_direction_kernel);

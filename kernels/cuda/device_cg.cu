@@ -527,6 +527,7 @@ void DeviceCg::refresh_on_device() {
 }
 
 DeviceMatrix& DeviceCg::matrix() { return impl_->matrix; }
+DeviceRanks* DeviceCg::ranks() const { return impl_->ranks; }
 const double* DeviceCg::row_sums_device() const { return impl_->row_sums.data(); }
 
 void DeviceCg::check_solvable(const SolverSettings& settings) const { impl_->check_solvable(settings); }

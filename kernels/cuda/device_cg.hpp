@@ -58,6 +58,8 @@ class DeviceCg {
 
   /// The matrix it solves with.
   DeviceMatrix& matrix();
+  /// Across ranks, the other ranks' rows (halo and sums); null on one rank alone.
+  DeviceRanks* ranks() const;
   /// A 1 in the matrix's ordering, on the device (the residual normalisation's row sums).
   const double* row_sums_device() const;
   /// The checks a solve makes before it iterates. @throws SolverError for a singular system, or a

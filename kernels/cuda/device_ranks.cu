@@ -11,30 +11,35 @@
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/rank_transport.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "linalg/block_vectors.hpp"
 
 namespace fvmmini::cuda {
 
 namespace {
 
-constexpr int max_totals = 4;  ///< the most values gather_totals takes at once
+constexpr int max_totals = 3 * max_block_vectors;  ///< the most values gather_totals takes at once (block CG's)
 
-/// send[k] = x[rows[k]].
-__global__ void pack_kernel(long long n, const int* __restrict__ rows, const double* __restrict__ x,
+/// send[f w + j] = x[rows[f] w + j] (w vectors interleaved by row).
+__global__ void pack_kernel(long long n, int w, const int* __restrict__ rows, const double* __restrict__ x,
                             double* __restrict__ send) {
-  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
-       k += static_cast<long long>(gridDim.x) * blockDim.x)
-    send[k] = x[rows[k]];
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n * w;
+       k += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long f = k / w, j = k - f * w;
+    send[k] = x[static_cast<long long>(rows[f]) * w + j];
+  }
 }
 
-/// y[row] += coefficients[f] recv[f] over the faces f of each row on an interface, a thread a row
-/// adding its faces in face order (as the reference operator adds them).
-__global__ void couple_kernel(int n, const int* __restrict__ rows, const int* __restrict__ start,
+/// y[row w + j] += coefficients[f] recv[f w + j] over the faces f of each row on an interface, a
+/// thread a row and vector adding its faces in face order (as the reference operator adds them).
+__global__ void couple_kernel(int n, int w, const int* __restrict__ rows, const int* __restrict__ start,
                               const int* __restrict__ faces, const double* __restrict__ coefficients,
                               const double* __restrict__ recv, double* __restrict__ y) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    double sum = y[rows[i]];
-    for (int k = start[i]; k < start[i + 1]; ++k) sum += coefficients[faces[k]] * recv[faces[k]];
-    y[rows[i]] = sum;
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n * w; t += gridDim.x * blockDim.x) {
+    const int i = t / w, j = t - i * w;
+    const long long at = static_cast<long long>(rows[i]) * w + j;
+    double sum = y[at];
+    for (int k = start[i]; k < start[i + 1]; ++k) sum += coefficients[faces[k]] * recv[faces[k] * w + j];
+    y[at] = sum;
   }
 }
 
@@ -208,12 +213,27 @@ struct DeviceRanks::Impl {
     couple_start = DeviceBuffer<int>(std::span<const int>(start));
     couple_faces = DeviceBuffer<int>(std::span<const int>(order));
     coefficients = DeviceBuffer<double>(std::span<const double>(host_coefficients));
-    send = DeviceBuffer<double>(std::max<std::size_t>(faces, 1));
-    recv = DeviceBuffer<double>(std::max<std::size_t>(faces, 1));
+    send = DeviceBuffer<double>(std::max<std::size_t>(faces * max_block_vectors, 1));
+    recv = DeviceBuffer<double>(std::max<std::size_t>(faces * max_block_vectors, 1));
     local = DeviceBuffer<double>(max_totals);
     gathered = DeviceBuffer<double>(static_cast<std::size_t>(max_totals) * c.size());
     total_rows = c.sum(static_cast<long long>(n_rows));
-    link = make_transport(transport, c, pattern);
+    this->pattern = pattern;
+    links.resize(max_block_vectors + 1);
+    links[1] = make_transport(transport, c, pattern);
+  }
+
+  /// The transport of a halo `width` doubles a face, made on first use (collective: every rank
+  /// asks for the same widths in the same order).
+  RankTransport& link(int width) {
+    if (width < 1 || width > max_block_vectors)
+      throw std::invalid_argument("DeviceRanks: a halo of 1 to " + std::to_string(max_block_vectors) + " vectors");
+    if (!links[width]) {
+      HaloPattern wide = pattern;
+      for (auto& offset : wide.offsets) offset *= width;
+      links[width] = make_transport(transport, comm, wide);
+    }
+    return *links[width];
   }
 
   const Communicator& comm;
@@ -228,7 +248,8 @@ struct DeviceRanks::Impl {
   DeviceBuffer<double> send, recv;    ///< x at the face cells; the neighbours' x across them
   DeviceBuffer<double> local;         ///< this rank's totals (gather_totals)
   DeviceBuffer<double> gathered;      ///< every rank's, value-major
-  std::unique_ptr<RankTransport> link;
+  HaloPattern pattern;                ///< one double a face
+  std::vector<std::unique_ptr<RankTransport>> links;  ///< by halo width (1 .. max_block_vectors)
 };
 
 DeviceRanks::DeviceRanks(const Communicator& comm, Transport transport,
@@ -239,47 +260,50 @@ DeviceRanks::~DeviceRanks() = default;
 
 const Communicator& DeviceRanks::communicator() const { return impl_->comm; }
 Transport DeviceRanks::transport() const { return impl_->transport; }
-bool DeviceRanks::capturable() const { return impl_->link->capturable(); }
+bool DeviceRanks::capturable() const { return impl_->links[1]->capturable(); }
 long long DeviceRanks::total_rows() const { return impl_->total_rows; }
 std::size_t DeviceRanks::interface_faces() const { return impl_->faces; }
 
-void DeviceRanks::start_halo(const double* x, CUstream_st* stream) {
+void DeviceRanks::start_halo(const double* x, CUstream_st* stream, int width) {
   Impl& m = *impl_;
+  RankTransport& link = m.link(width);
   const auto n = static_cast<long long>(m.faces);
   if (n > 0) {
-    pack_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, m.rows.data(), x, m.send.data());
+    pack_kernel<<<vector_grid(n * width), reduce_block, 0, stream>>>(n, width, m.rows.data(), x, m.send.data());
     FVMMINI_CUDA_CHECK_LAUNCH(pack_kernel);
   }
-  m.link->start(m.send.data(), m.recv.data(), stream);
+  link.start(m.send.data(), m.recv.data(), stream);
 }
 
-void DeviceRanks::finish_halo(double* y, CUstream_st* stream) {
+void DeviceRanks::finish_halo(double* y, CUstream_st* stream, int width) {
   Impl& m = *impl_;
-  m.link->finish(m.recv.data(), stream);
-  const auto n = static_cast<long long>(m.faces);
-  if (n == 0) return;
-  couple_kernel<<<vector_grid(m.coupled_rows), reduce_block, 0, stream>>>(
-      m.coupled_rows, m.couple_rows.data(), m.couple_start.data(), m.couple_faces.data(), m.coefficients.data(),
+  m.link(width).finish(m.recv.data(), stream);
+  if (m.faces == 0) return;
+  couple_kernel<<<vector_grid(static_cast<long long>(m.coupled_rows) * width), reduce_block, 0, stream>>>(
+      m.coupled_rows, width, m.couple_rows.data(), m.couple_start.data(), m.couple_faces.data(), m.coefficients.data(),
       m.recv.data(), y);
   FVMMINI_CUDA_CHECK_LAUNCH(couple_kernel);
 }
 
 const double* DeviceRanks::gather_totals(const double* partials, int count, int k, CUstream_st* stream) {
   Impl& m = *impl_;
+  const auto totals = [&]<int K>() { totals_kernel<K><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); };
   switch (k) {
-    case 1: totals_kernel<1><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
-    case 2: totals_kernel<2><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
-    case 3: totals_kernel<3><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
-    case 4: totals_kernel<4><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); break;
-    default: throw std::invalid_argument("DeviceRanks::gather_totals: 1 to 4 values at once");
+    case 1: totals.operator()<1>(); break;
+    case 2: totals.operator()<2>(); break;
+    case 3: totals.operator()<3>(); break;
+    case 4: totals.operator()<4>(); break;
+    case 6: totals.operator()<6>(); break;
+    case 9: totals.operator()<9>(); break;
+    default: throw std::invalid_argument("DeviceRanks::gather_totals: 1 to 4, 6 or 9 values at once");
   }
   FVMMINI_CUDA_CHECK_LAUNCH(totals_kernel);
-  m.link->all_gather(m.local.data(), m.gathered.data(), k, stream);
+  m.links[1]->all_gather(m.local.data(), m.gathered.data(), k, stream);
   return m.gathered.data();
 }
 
 void DeviceRanks::all_gather(const double* local, double* gathered, int count, CUstream_st* stream) {
-  impl_->link->gather_rows(local, gathered, static_cast<std::size_t>(count), stream);
+  impl_->links[1]->gather_rows(local, gathered, static_cast<std::size_t>(count), stream);
 }
 
 void DeviceRanks::refresh_coefficients(const std::vector<ProcessorInterface>& interfaces) {

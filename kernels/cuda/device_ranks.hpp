@@ -54,12 +54,14 @@ class DeviceRanks {
   std::size_t interface_faces() const;
 
   /// x (device, the operator's rows) at the face cells sent to the neighbours, their values
-  /// received; the local product may be queued on `stream` between this and finish_halo.
-  void start_halo(const double* x, CUstream_st* stream);
+  /// received; the local product may be queued on `stream` between this and finish_halo. With
+  /// width w, x holds w vectors interleaved by row (x[row w + j], the block CG's layout, w up to
+  /// max_block_vectors; each width's transport is made on its first use, collectively).
+  void start_halo(const double* x, CUstream_st* stream, int width = 1);
   /// y += the couplings to the values received, on `stream` once they are there.
-  void finish_halo(double* y, CUstream_st* stream);
+  void finish_halo(double* y, CUstream_st* stream, int width = 1);
 
-  /// The totals over ranks of k values (k <= 4), each given as `count` per-block partials
+  /// The totals over ranks of k values (k 1 to 4, 6 or 9), each given as `count` per-block partials
   /// (partials[j * count + b], the layout of write_block_partials): returns a device array of
   /// k * size() partials in the same layout (value j of rank r at j * size() + r), which the
   /// CG's finalize kernels reduce as they reduce their own partials. Valid until the next call.

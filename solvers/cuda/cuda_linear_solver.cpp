@@ -22,6 +22,7 @@ class CudaLinearSolver final : public LinearSolver {
                                              std::span<const std::string> fields) override {
     return solver_.solve_block(x, b, fields);
   }
+  bool solves_together(int k) const override { return solver_.solves_together(k); }
 
   void update_coefficients(const LduMatrix& matrix) override { solver_.update_coefficients(matrix); }
 

@@ -164,13 +164,18 @@ struct DeviceSolver::Impl {
     if (right_hand_sides != systems || fields != systems)
       throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
     const int k = static_cast<int>(systems);
-    const bool fused = settings.preconditioner == Preconditioner::none ||
-                       settings.preconditioner == Preconditioner::diagonal;
-    if (k < 2 || k > device.spmv().max_block() || !fused || device.spmv().dot_partial_count() == 0 || device.mixed() ||
-        ranks)
-      return nullptr;
+    if (!blockable(k)) return nullptr;
     if (!block || block->vectors() != k) block = std::make_unique<DeviceBlockCg>(*cg, k);
     return block.get();
+  }
+
+  /// Whether k systems go through one block CG: preconditioner none or diagonal (fused into its
+  /// passes) and a format with a multi-vector SpMV of k vectors, its dot product fused.
+  bool blockable(int k) {
+    const bool fused = settings.preconditioner == Preconditioner::none ||
+                       settings.preconditioner == Preconditioner::diagonal;
+    return k >= 2 && k <= device.spmv().max_block() && fused && device.spmv().dot_partial_count() > 0 &&
+           !device.mixed();
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.
@@ -304,6 +309,8 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<double* const
   for (int j = 0; j < k; ++j) perf[j].field = fields[j];
   return perf;
 }
+
+bool DeviceSolver::solves_together(int k) const { return impl_->blockable(k); }
 
 void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   Impl& m = *impl_;

@@ -68,11 +68,13 @@ class DeviceSolver {
   /// Several systems of this matrix at once (the velocity components): x[j], b[j] in the mesh's
   /// numbering, fields[j] each record's field. With preconditioner none or diagonal and a format
   /// with a multi-vector SpMV of that many vectors, one block CG (kernels/cuda/device_block_cg.hpp:
-  /// each system's iterations and residuals as its own solve's, to rounding); otherwise one solve
-  /// after another.
+  /// each system's iterations and residuals as its own solve's, to rounding; across ranks too, the
+  /// k vectors' halo one exchange); otherwise one solve after another.
   std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
                                              std::span<const std::span<const double>> b,
                                              std::span<const std::string> fields);
+  /// Whether solve_block takes the block CG for k systems.
+  bool solves_together(int k) const;
   /// The same for device vectors, ordered against `caller` as solve() on device vectors is.
   std::vector<SolverPerformance> solve_block(std::span<double* const> x, std::span<const double* const> b,
                                              std::span<const std::string> fields, CUstream_st* caller);
