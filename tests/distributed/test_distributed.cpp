@@ -444,6 +444,24 @@ TEST(DistributedGamg, IsSymmetricAndPositiveDefiniteAcrossRanks) {
   }
 }
 
+/// GAMG of one level: its coarsest solve is the whole matrix's inverse, so GAMG-PCG takes one
+/// iteration across ranks.
+void expect_one_level_solved_whole(SolverSettings s) {
+  const KnownSolution k = known_solution(box(4, 3, 3));
+  s.preconditioner = Preconditioner::GAMG;
+  s.gamg.n_cells_in_coarsest_level = 40;
+  auto solver = make_distributed_linear_solver(k.piece.system, s, world());
+  std::vector<double> x(k.piece.rows.size(), 0.0);
+  const SolverPerformance perf = solver->solve(x, k.b_mine, "p");
+  EXPECT_EQ(solver->preconditioner_info().grid_levels.size(), 1u);
+  EXPECT_EQ(perf.iterations, 1);
+  expect_solved_alike_on_every_rank(*solver, k.piece, x, perf, k.x_true, k.b_mine);
+}
+
+TEST(DistributedGamg, AMeshTooSmallToAgglomerateIsSolvedWhole) {
+  expect_one_level_solved_whole(cg_settings(Preconditioner::GAMG));
+}
+
 TEST(DistributedGamg, IterationsStayNearTheSerialCount) {
   // the bar: at most 25 % more iterations from one partition to four. GAMG on each rank's
   // block alone (the coarse-grid correction blind to the other ranks) took 30 (Jacobi smoother)
@@ -592,6 +610,14 @@ TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
 TEST(DistributedCudaCg, NewValuesSolveLikeAFreshSolver) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
   expect_refresh_like_fresh(device_settings(Preconditioner::DIC, Transport::automatic));
+}
+
+TEST(DistributedCudaCg, GamgOnAMeshTooSmallToAgglomerateIsSolvedWhole) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+    SCOPED_TRACE(name(transport));
+    expect_one_level_solved_whole(device_settings(Preconditioner::GAMG, transport));
+  }
 }
 
 TEST(DistributedCudaCg, ComponentsTogetherLikeOneAfterAnother) {
