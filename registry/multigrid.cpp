@@ -24,8 +24,14 @@ std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numb
 WholeCoarsest coarsest_solve(const LduMatrix& coarsest, const GamgHierarchy& h) {
   static const std::vector<ProcessorInterface> no_interfaces;
   static const std::vector<std::vector<label>> no_rows;
-  if (!h.across_ranks()) return whole_coarsest(coarsest, no_interfaces, no_rows, Communicator::serial());
-  return whole_coarsest(coarsest, h.interfaces(h.levels() - 1), h.coarsest_across, *h.comm);
+  // the coarsest level's operator numbering: its LDU's below the finest, the solver's when the
+  // hierarchy has one level
+  const Permutation& numbering = h.numbering.back();
+  const std::span<const label> new_to_old =
+      numbering.is_identity() ? std::span<const label>() : std::span<const label>(numbering.new_to_old);
+  if (!h.across_ranks())
+    return whole_coarsest(coarsest, no_interfaces, no_rows, Communicator::serial(), new_to_old);
+  return whole_coarsest(coarsest, h.interfaces(h.levels() - 1), h.coarsest_across, *h.comm, new_to_old);
 }
 
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,

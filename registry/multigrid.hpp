@@ -50,7 +50,7 @@ struct GamgHierarchy {
   /// smoother colours in that order, so a colour ordering keeps its colours in any format.
   std::vector<std::vector<label>> sequence;
   std::vector<Transfer> transfers;        ///< level l -> l + 1
-  WholeCoarsest coarsest;                 ///< the coarsest level's direct solve (its numbering is the LDU's)
+  WholeCoarsest coarsest;                 ///< the coarsest level's direct solve, in its operator numbering
   std::vector<PreconditionerInfo::GridLevel> grid;  ///< rows, nonzeros and format per level
 
   // --- across ranks (comm not null); every rank has the same number of levels

@@ -140,10 +140,16 @@ LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<Processo
 }
 
 WholeCoarsest whole_coarsest(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
-                             const std::vector<std::vector<label>>& rows_across, const Communicator& comm) {
+                             const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
+                             std::span<const label> new_to_old) {
   std::vector<label> offsets;
   const LduMatrix whole = gather_whole_matrix(local, interfaces, rows_across, comm, offsets);
   const std::vector<double> inverse = dense_spd_inverse(whole);
+  // --- every rank's operator numbering: its row j of the gathered right-hand sides
+  std::vector<double> mine(static_cast<std::size_t>(local.n_rows()));
+  for (label i = 0; i < local.n_rows(); ++i) mine[i] = new_to_old.empty() ? i : new_to_old[i];
+  const std::vector<std::vector<double>> numbering =
+      comm.all_to_all(std::vector<std::vector<double>>(static_cast<std::size_t>(comm.size()), mine));
   WholeCoarsest c;
   c.ranks = comm.size();
   c.rows = local.n_rows();
@@ -152,11 +158,13 @@ WholeCoarsest whole_coarsest(const LduMatrix& local, const std::vector<Processor
   const auto columns = static_cast<std::size_t>(c.ranks) * c.width;
   const label first = offsets[comm.rank()];
   c.inverse.assign(static_cast<std::size_t>(c.rows) * columns, 0.0);
-  for (label i = 0; i < c.rows; ++i)
+  for (label i = 0; i < c.rows; ++i) {
+    const auto row = static_cast<std::size_t>(first + static_cast<label>(mine[i]));
     for (int r = 0; r < c.ranks; ++r)
       for (label j = 0; j < offsets[r + 1] - offsets[r]; ++j)
         c.inverse[i * columns + static_cast<std::size_t>(r) * c.width + j] =
-            inverse[(first + i) * n + static_cast<std::size_t>(offsets[r] + j)];
+            inverse[row * n + static_cast<std::size_t>(offsets[r] + static_cast<label>(numbering[r][j]))];
+  }
   return c;
 }
 

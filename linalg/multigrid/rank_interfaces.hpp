@@ -50,7 +50,8 @@ LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<Processo
                               std::vector<label>& offsets);
 
 /// The coarsest solve of a hierarchy across ranks: x (this rank's rows) = the rows of the whole
-/// inverse times the right-hand sides of all ranks, gathered width values a rank.
+/// inverse times the right-hand sides of all ranks, gathered width values a rank. Rows and
+/// right-hand sides are in each rank's operator numbering of its coarsest level.
 struct WholeCoarsest {
   label rows = 0;   ///< this rank's rows
   label width = 0;  ///< the most rows a rank has: each rank's right-hand side is gathered padded to it
@@ -61,8 +62,10 @@ struct WholeCoarsest {
 };
 
 /// The whole coarsest matrix gathered and inverted (dense_spd_inverse). Collective.
+/// @param[in] new_to_old this rank's operator row -> row of `local` (empty: the same rows)
 /// @throws SolverError on every rank when the whole coarsest matrix is not SPD or too large
 WholeCoarsest whole_coarsest(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
-                             const std::vector<std::vector<label>>& rows_across, const Communicator& comm);
+                             const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
+                             std::span<const label> new_to_old = {});
 
 }  // namespace fvmmini

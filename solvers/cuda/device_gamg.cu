@@ -276,10 +276,11 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
     if (v.sgs) v.sgs->refactor(d, stream);
   }
   // --- the coarsest inverse on the host (across ranks the whole coarsest matrix's, gathered):
-  // --- its diagonal is a few hundred values at most; the coarsest numbering is its LDU's
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(m.coarsest.diag.data(), d, sizeof(double) * m.coarsest.diag.size(),
-                                     cudaMemcpyDeviceToHost, stream));
+  // --- its diagonal is a few hundred values at most
+  std::vector<double> diag_op(m.coarsest.n_rows());
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(diag_op.data(), d, sizeof(double) * diag_op.size(), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
   m.hierarchy.coarsest = coarsest_solve(m.coarsest, m.hierarchy);
   m.inverse.upload(m.hierarchy.coarsest.inverse, stream);
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
