@@ -144,6 +144,7 @@ struct SolverSettings {
   L2WindowSetting l2_window = L2WindowSetting::automatic;  ///< cuda only
   Precision precision = Precision::full;                   ///< cuda only
   Transport transport = Transport::automatic;              ///< cuda across ranks only
+  bool halo_overlap = true;  ///< across ranks: the local product runs while the halo travels
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
@@ -190,6 +191,9 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    "(through host copies; ranks may share a GPU), or auto (nccl where the build has it and no two "
                    "ranks share a GPU, else mpi); ignored on one rank and by the reference backend",
                    transport_names(), parse_transport, name);
+  keys.add("haloOverlap", s.halo_overlap,
+           "across ranks (mpirun): the local product runs while the halo travels (true), or after it has "
+           "arrived (false: what the overlap gains, measured); ignored on one rank");
 }
 
 /// Breakdown (pAp <= 0, NaN), a singular system, or a device failure during a solve.

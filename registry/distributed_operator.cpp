@@ -72,12 +72,14 @@ double DistributedOperator::finish_exchange(std::span<const double> x, std::span
 
 void DistributedOperator::multiply(std::span<const double> x, std::span<double> y) const {
   start_exchange(x);
+  if (!overlap_) halo_.finish();
   local_.multiply(x, y);  // the local rows while the halo travels
   finish_exchange(x, y);
 }
 
 double DistributedOperator::multiply_dot(std::span<const double> x, std::span<double> y) const {
   start_exchange(x);
+  if (!overlap_) halo_.finish();
   const double dot = local_.multiply_dot(x, y);
   return dot + finish_exchange(x, y);
 }

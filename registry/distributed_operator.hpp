@@ -22,6 +22,9 @@ class DistributedOperator final : public HostOperator {
   DistributedOperator(const HostOperator& local, std::span<const label> old_to_new,
                       const std::vector<ProcessorInterface>& interfaces, const Communicator& comm);
 
+  /// Whether the local product runs while the halo travels (the default) or after it arrived.
+  void set_overlap(bool overlap) { overlap_ = overlap; }
+
   label n_rows() const override { return local_.n_rows(); }
   void multiply(std::span<const double> x, std::span<double> y) const override;
   double multiply_dot(std::span<const double> x, std::span<double> y) const override;
@@ -53,6 +56,7 @@ class DistributedOperator final : public HostOperator {
   };
   std::vector<Interface> interfaces_;
   mutable HaloExchange halo_;  ///< a product's exchange is an implementation detail of a const multiply
+  bool overlap_ = true;
 };
 
 }  // namespace fvmmini

@@ -34,9 +34,11 @@ class ReferenceSolver final : public LinearSolver {
       x_op_.resize(m.n_rows());
       b_op_.resize(m.n_rows());
     }
-    if (system)
+    if (system) {
       distributed_ = std::make_unique<DistributedOperator>(*op_, op_->prepared().permutation.old_to_new,
                                                            system->interfaces, *comm);
+      distributed_->set_overlap(s.halo_overlap);
+    }
   }
 
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) override {

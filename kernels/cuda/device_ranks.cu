@@ -249,6 +249,8 @@ struct DeviceRanks::Impl {
   DeviceBuffer<double> local;         ///< this rank's totals (gather_totals)
   DeviceBuffer<double> gathered;      ///< every rank's, value-major
   HaloPattern pattern;                ///< one double a face
+  bool overlap = true;
+  bool arrived = false;               ///< the halo started last has been waited for (no overlap)
   std::vector<std::unique_ptr<RankTransport>> links;  ///< by halo width (1 .. max_block_vectors)
 };
 
@@ -273,11 +275,14 @@ void DeviceRanks::start_halo(const double* x, CUstream_st* stream, int width) {
     FVMMINI_CUDA_CHECK_LAUNCH(pack_kernel);
   }
   link.start(m.send.data(), m.recv.data(), stream);
+  m.arrived = !m.overlap;
+  if (m.arrived) link.finish(m.recv.data(), stream);  // the local product after the halo
 }
 
 void DeviceRanks::finish_halo(double* y, CUstream_st* stream, int width) {
   Impl& m = *impl_;
-  m.link(width).finish(m.recv.data(), stream);
+  if (!m.arrived) m.link(width).finish(m.recv.data(), stream);
+  m.arrived = false;
   if (m.faces == 0) return;
   couple_kernel<<<vector_grid(static_cast<long long>(m.coupled_rows) * width), reduce_block, 0, stream>>>(
       m.coupled_rows, width, m.couple_rows.data(), m.couple_start.data(), m.couple_faces.data(), m.coefficients.data(),
@@ -301,6 +306,9 @@ const double* DeviceRanks::gather_totals(const double* partials, int count, int 
   m.links[1]->all_gather(m.local.data(), m.gathered.data(), k, stream);
   return m.gathered.data();
 }
+
+void DeviceRanks::set_overlap(bool overlap) { impl_->overlap = overlap; }
+bool DeviceRanks::overlap() const { return impl_->overlap; }
 
 void DeviceRanks::all_gather(const double* local, double* gathered, int count, CUstream_st* stream) {
   impl_->links[1]->gather_rows(local, gathered, static_cast<std::size_t>(count), stream);

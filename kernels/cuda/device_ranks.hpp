@@ -60,6 +60,10 @@ class DeviceRanks {
   void start_halo(const double* x, CUstream_st* stream, int width = 1);
   /// y += the couplings to the values received, on `stream` once they are there.
   void finish_halo(double* y, CUstream_st* stream, int width = 1);
+  /// Whether work queued between start_halo and finish_halo runs while the halo travels (the
+  /// default) or after it arrived (start_halo then waits for it).
+  void set_overlap(bool overlap);
+  bool overlap() const;
 
   /// The totals over ranks of k values (k 1 to 4, 6 or 9), each given as `count` per-block partials
   /// (partials[j * count + b], the layout of write_block_partials): returns a device array of

@@ -73,6 +73,7 @@ struct DeviceGamg::Impl {
           v.own_ranks = std::make_unique<DeviceRanks>(
               *hierarchy.comm, fine_ranks->transport(),
               in_operator_rows(hierarchy.interfaces(l), hierarchy.numbering[l]), v.n);
+          v.own_ranks->set_overlap(fine_ranks->overlap());
           v.ranks = v.own_ranks.get();
         }
       }

@@ -142,6 +142,7 @@ struct DeviceSolver::Impl {
       ranks = std::make_unique<DeviceRanks>(*comm, settings.transport,
                                             in_operator_rows(system->interfaces, prepared.permutation),
                                             matrix.n_rows());
+      ranks->set_overlap(s.halo_overlap);
     }
     cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
     if (s.preconditioner == Preconditioner::GAMG)

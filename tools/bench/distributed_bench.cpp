@@ -42,6 +42,7 @@ struct Options {
   std::string preconditioner = "diagonal";
   std::string backend = "reference";
   std::string transport = "auto";
+  std::string overlap = "on";
   double tolerance = 1e-6;
   int repeats = 20;
   int solves = 3;
@@ -91,6 +92,7 @@ int run(const Options& o) {
   s.ordering = o.ordering;
   s.backend = parse_backend(o.backend);
   s.transport = parse_transport(o.transport);
+  s.halo_overlap = o.overlap == "on";
   const label n = mesh.n_cells;
   std::vector<double> b(static_cast<std::size_t>(n));
   for (label c = 0; c < n; ++c) b[c] = geometry.cell_volumes[c];  // a unit source
@@ -141,7 +143,8 @@ int run(const Options& o) {
                  {"ranks", comm.size()},
                  {"decomposition", {{"method", o.method}, {"cells", f.cells}, {"processor_faces", f.processor_faces},
                                     {"imbalance", f.imbalance}}},
-                 {"solver", {{"backend", o.backend}, {"transport", o.transport}, {"format", o.format},
+                 {"solver", {{"backend", o.backend}, {"transport", o.transport}, {"halo_overlap", o.overlap == "on"},
+                             {"format", o.format},
                              {"ordering", o.ordering}, {"preconditioner", o.preconditioner},
                              {"tolerance", o.tolerance}, {"describe", solver->describe()}}},
                  {"set_up_seconds", set_up_seconds},
@@ -202,6 +205,9 @@ int main(int argc, char** argv) {
   app.add_option("--transport", o.transport, "cuda: auto, nccl or mpi (host staging)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}));
+  app.add_option("--overlap", o.overlap, "the local product while the halo travels (on) or after it (off)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--tolerance", o.tolerance, "CG tolerance on the normalised residual")->capture_default_str();
   app.add_option("--repeats", o.repeats, "timed runs of each part (median)")->capture_default_str();
   app.add_option("--solves", o.solves, "timed solves (fastest kept)")->capture_default_str();
