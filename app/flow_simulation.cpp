@@ -173,6 +173,7 @@ class FlowSimulation final : public Simulation {
     timer_.add("pressure solve", report_.times.pressure_solve);
     timer_.add("correction", report_.times.correction);
     pressure_iterations_ += report_.solves.back().iterations;
+    for (std::size_t j = 0; j + 1 < report_.solves.size(); ++j) momentum_iterations_ += report_.solves[j].iterations;
     ++steps_;
     last_delta_t_ = dt;
     const bool is_steady = steady_.update(report_.momentum_residual, report_.velocity_change);
@@ -205,6 +206,8 @@ class FlowSimulation final : public Simulation {
     if (steady_time_) results["steadyTime"] = *steady_time_;
     results["courantMax"] = courant_max_seen_;
     results["pressureIterationsMean"] = steps_ > 0 ? static_cast<double>(pressure_iterations_) / steps_ : 0.0;
+    // the velocity components' iterations summed, a step
+    results["momentumIterationsMean"] = steps_ > 0 ? static_cast<double>(momentum_iterations_) / steps_ : 0.0;
     results["continuity"] = {{"sumLocal", report_.continuity.sum_local},
                              {"global", report_.continuity.global},
                              {"cumulative", report_.continuity.cumulative}};
@@ -234,6 +237,7 @@ class FlowSimulation final : public Simulation {
   double last_delta_t_ = 0.0;
   long long steps_ = 0;
   long long pressure_iterations_ = 0;
+  long long momentum_iterations_ = 0;
   std::optional<double> steady_time_;
 };
 

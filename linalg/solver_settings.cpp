@@ -1,6 +1,8 @@
 #include "linalg/solver_settings.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -117,6 +119,20 @@ std::string format_solve_line(const SolverPerformance& p) {
 
 void LinearSolver::update_distributed(const DistributedLdu&) {
   throw std::logic_error("LinearSolver: a solver of one whole matrix has no processor interfaces");
+}
+
+SolveTiming LinearSolver::time_solves(std::span<const double> b, int solves, const Communicator& comm) {
+  SolveTiming t;
+  t.seconds = std::numeric_limits<double>::infinity();
+  std::vector<double> x(b.size());
+  for (int k = 0; k < std::max(solves, 1); ++k) {
+    std::fill(x.begin(), x.end(), 0.0);
+    comm.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    t.performance = solve(x, b, "p");
+    t.seconds = std::min(t.seconds, comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+  }
+  return t;
 }
 
 IterationParts LinearSolver::time_iteration_parts(int) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "linalg/distributed_ldu.hpp"
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/ldu_matrix.hpp"
@@ -279,6 +280,12 @@ struct IterationParts {
   double preconditioner = 0.0;
 };
 
+/// A solve timed as fvmmini-dist-bench reports it: the fastest of several, each the slowest rank's.
+struct SolveTiming {
+  SolverPerformance performance;  ///< the last solve's
+  double seconds = 0.0;
+};
+
 class LinearSolver {
  public:
   virtual ~LinearSolver() = default;
@@ -306,6 +313,11 @@ class LinearSolver {
   /// A solver across ranks times its iteration's parts, `repeats` runs of each (collective).
   /// @throws std::logic_error for a solver that is not distributed
   virtual IterationParts time_iteration_parts(int repeats);
+  /// `solves` solves of b from a zero guess (every rank of comm calls it: each solve starts after a
+  /// barrier), timed where the backend keeps its vectors: the cuda backend solves device vectors,
+  /// as the flow step does, so neither the host copies nor the host's reordering of b and x are
+  /// timed. The default solves host vectors.
+  virtual SolveTiming time_solves(std::span<const double> b, int solves, const Communicator& comm);
 
   /// One line for the log: backend, format, ordering and their parameters.
   virtual std::string describe() const = 0;

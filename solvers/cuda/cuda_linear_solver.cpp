@@ -29,6 +29,9 @@ class CudaLinearSolver final : public LinearSolver {
   void update_distributed(const DistributedLdu& system) override { solver_.update_distributed(system); }
 
   IterationParts time_iteration_parts(int repeats) override { return solver_.time_iteration_parts(repeats); }
+  SolveTiming time_solves(std::span<const double> b, int solves, const Communicator& comm) override {
+    return solver_.time_solves(b, solves, comm);
+  }
 
   std::string describe() const override { return solver_.describe(); }
 

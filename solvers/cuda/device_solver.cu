@@ -1,6 +1,9 @@
 #include "solvers/cuda/device_solver.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -364,6 +367,23 @@ IterationParts DeviceSolver::time_iteration_parts(int repeats) {
         comm, repeats, synchronised([&] { m.preconditioner->apply(x.data(), y.data(), status.data(), s); }));
   }
   return parts;
+}
+
+SolveTiming DeviceSolver::time_solves(std::span<const double> b, int solves, const Communicator& comm) {
+  DeviceBuffer<double> b_device{b}, x(b.size());
+  Stream caller;
+  SolveTiming t;
+  t.seconds = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < std::max(solves, 1); ++k) {
+    FVMMINI_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.bytes(), caller.get()));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(caller.get()));
+    comm.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    t.performance = solve(x.data(), b_device.data(), "p", caller.get());
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(caller.get()));
+    t.seconds = std::min(t.seconds, comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+  }
+  return t;
 }
 
 void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {

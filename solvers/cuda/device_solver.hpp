@@ -87,6 +87,9 @@ class DeviceSolver {
   /// What an iteration across ranks is made of (IterationParts), timed on the device.
   /// @throws std::logic_error for a solver made without ranks
   IterationParts time_iteration_parts(int repeats);
+  /// LinearSolver::time_solves on device vectors: b uploaded once, each solve from a zero guess on
+  /// the device (solve(double*, ...)), its end waited for before the clock stops.
+  SolveTiming time_solves(std::span<const double> b, int solves, const Communicator& comm);
 
   /// A new diagonal (device vector, mesh numbering, every entry positive), set on the device
   /// once the work queued on `caller` is done; the off-diagonal entries stay.

@@ -1,7 +1,8 @@
 // fvmmini-dist-bench: the pressure-type solve across MPI ranks, run under mpirun -np N, on the
 // reference backend or on the cuda backend (a GPU a rank by node rank; --transport nccl or mpi). Rank 0 builds the N^3 box (FVM Laplacian, fixedValue walls) and sends each
 // rank its part, as fvmmini does; each assembles its matrix and interfaces. It times the CG to
-// the tolerance (iterations, time per iteration) and, apart, what one iteration is made of: the
+// the tolerance (iterations, time per iteration; LinearSolver::time_solves: on cuda the vectors
+// stay on the device, as in the flow step) and, apart, what one iteration is made of: the
 // local SpMV, the halo exchange alone (the distributed SpMV overlaps it with the local rows),
 // one sum over the ranks (a CG iteration makes two, three with an applied preconditioner) and
 // one application of the preconditioner on the rank's block; each the slowest rank's median.
@@ -99,19 +100,9 @@ int run(const Options& o) {
 
   // --- the solve to the tolerance, `solves` times (the fastest kept)
   auto solver = make_distributed_linear_solver(system, s, comm);
-  const auto time_solves = [&](LinearSolver& solver_to_time, SolverPerformance& perf) {
-    double best = 1e300;
-    for (int k = 0; k < o.solves; ++k) {
-      std::vector<double> x(static_cast<std::size_t>(n), 0.0);
-      comm.barrier();
-      const auto start = std::chrono::steady_clock::now();
-      perf = solver_to_time.solve(x, b, "p");
-      best = std::min(best, comm.max(seconds_since(start)));
-    }
-    return best;
-  };
-  SolverPerformance perf;
-  const double solve_seconds = time_solves(*solver, perf);
+  const SolveTiming timed = solver->time_solves(b, o.solves, comm);
+  const SolverPerformance& perf = timed.performance;
+  const double solve_seconds = timed.seconds;
   const double per_iteration = perf.iterations > 0 ? solve_seconds / perf.iterations : 0.0;
 
   // --- one iteration's parts, apart, timed by the solver on its backend
@@ -125,9 +116,8 @@ int run(const Options& o) {
   double serial_per_iteration = 0.0;
   if (!comm.distributed()) {
     auto serial = make_linear_solver(system.local, s);
-    SolverPerformance serial_perf;
-    const double t = time_solves(*serial, serial_perf);
-    serial_per_iteration = serial_perf.iterations > 0 ? t / serial_perf.iterations : 0.0;
+    const SolveTiming t = serial->time_solves(b, o.solves, comm);
+    serial_per_iteration = t.performance.iterations > 0 ? t.seconds / t.performance.iterations : 0.0;
   }
 
   long long shared = 0;
