@@ -95,6 +95,10 @@ struct GamgSettings {
   /// underestimates it (OpenFOAM's scaleCorrection computes a factor each cycle instead, which
   /// would change the preconditioner from one CG iteration to the next).
   double correction_scale = 1.3;
+  /// Across ranks: the first level whose cells over all ranks number at most this many is
+  /// gathered whole on every rank and agglomerated on as on one rank (no halo below it); 0: every
+  /// level across the ranks, the coarsest gathered; -1: the backend's (registry/multigrid.hpp).
+  label n_cells_to_gather = -1;
 };
 
 /// GAMG's case keys (app/settings_keys.hpp), under OpenFOAM's names; they apply to preconditioner GAMG.
@@ -124,6 +128,12 @@ void declare_keys(Keys& keys, GamgSettings& g) {
   keys.add("nVcycles", g.n_vcycles, "GAMG: V-cycles per application of the preconditioner")
       .min(1)
       .max(20)
+      .when("preconditioner", gamg);
+  keys.add("nCellsToGather", g.n_cells_to_gather,
+           "GAMG across ranks: the first level with at most this many cells over all ranks is gathered on every rank "
+           "and agglomerated on there, with no halo exchange below it (0: never, only the coarsest; -1: 200000 on "
+           "cuda, 2000 on reference)")
+      .min(-1)
       .when("preconditioner", gamg);
   keys.add("correctionScale", g.correction_scale,
             "GAMG: the fixed factor on the coarse-grid correction (piecewise-constant transfer underestimates it)")

@@ -21,6 +21,26 @@ std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numb
   return inv;
 }
 
+label cells_to_gather(const GamgSettings& g, bool cuda) {
+  if (g.n_cells_to_gather >= 0) return g.n_cells_to_gather;
+  return cuda ? cuda_cells_to_gather : reference_cells_to_gather;
+}
+
+PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& s, const std::string& fallback_format) {
+  try {
+    return prepare_format(m, s.format, s.ordering, s.format_parameters);
+  } catch (const std::invalid_argument&) {
+    if (s.format == fallback_format) throw;
+    return prepare_format(m, fallback_format, s.ordering, s.format_parameters);
+  }
+}
+
+SolverSettings gathered_settings(const SolverSettings& settings) {
+  SolverSettings s = settings;
+  s.gamg.n_vcycles = 1;
+  return s;
+}
+
 WholeCoarsest coarsest_solve(const LduMatrix& coarsest, const GamgHierarchy& h) {
   static const std::vector<ProcessorInterface> no_interfaces;
   static const std::vector<std::vector<label>> no_rows;
@@ -45,10 +65,15 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
   GamgHierarchy h;
   h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
+  label gathered_at = 0;
   if (ranks.across()) {
-    // --- as many levels on every rank, each with its interfaces
+    // --- as many levels on every rank, each with its interfaces, down to the gathered one
     h.comm = ranks.comm;
     pad_levels(fine, static_cast<label>(h.comm->max(static_cast<long long>(h.levels()))), h.agglomeration);
+    std::vector<label> rows{fine.n_rows()};
+    for (const LduMatrix& m : h.agglomeration.coarse) rows.push_back(m.n_rows());
+    gathered_at = gathering_level(rows, ranks.cells_to_gather, *h.comm);
+    if (gathered_at > 0) truncate_levels(gathered_at + 1, h.agglomeration);
     h.fine_interfaces = *ranks.interfaces;
     for (label l = 0; l + 1 < h.levels(); ++l)
       h.interface_transfers.push_back(
@@ -64,25 +89,21 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
     const LduMatrix& m = h.matrix(l, fine);
     if (l == levels - 1) {
       h.numbering.push_back(Permutation::identity(m.n_rows()));
-      h.grid.push_back({m.n_rows(), m.addressing->nnz(), "dense"});
+      h.grid.push_back({m.n_rows(), m.addressing->nnz(), gathered_at > 0 ? "gathered" : "dense"});
       break;
     }
-    // --- the field's format, or the fallback where it declines this level's matrix
-    std::optional<PreparedFormat> p;
-    try {
-      p = prepare_format(m, s.format, s.ordering, s.format_parameters);
-    } catch (const std::invalid_argument&) {
-      if (s.format == fallback_format) throw;
-      p = prepare_format(m, fallback_format, s.ordering, s.format_parameters);
-    }
-    h.numbering.push_back(p->permutation);
-    h.sequence.push_back(p->position_before_grouping);
-    h.grid.push_back({m.n_rows(), p->format.figures().nnz, p->format_name});
-    h.prepared.push_back(std::move(*p));
+    PreparedFormat p = prepare_level(m, s, fallback_format);
+    h.numbering.push_back(p.permutation);
+    h.sequence.push_back(p.position_before_grouping);
+    h.grid.push_back({m.n_rows(), p.format.figures().nnz, p.format_name});
+    h.prepared.push_back(std::move(p));
   }
   for (label l = 0; l + 1 < levels; ++l)
     h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
-  h.coarsest = coarsest_solve(h.matrix(levels - 1, fine), h);
+  if (gathered_at > 0)
+    h.gathered = gather_level(h.matrix(levels - 1, fine), h.interfaces(levels - 1), h.coarsest_across, *h.comm);
+  else
+    h.coarsest = coarsest_solve(h.matrix(levels - 1, fine), h);
   return h;
 }
 
@@ -93,7 +114,11 @@ void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h,
     if (interfaces) h.fine_interfaces = *interfaces;
     for (label l = 0; l + 1 < h.levels(); ++l) coarse_interface_values(h.interfaces(l), h.interface_transfers[l]);
   }
-  h.coarsest = coarsest_solve(h.matrix(h.levels() - 1, fine), h);
+  const label last = h.levels() - 1;
+  if (h.gathered)
+    h.gathered = gather_level(h.matrix(last, fine), h.interfaces(last), h.coarsest_across, *h.comm);
+  else
+    h.coarsest = coarsest_solve(h.matrix(last, fine), h);
 }
 
 // --- the reference backend's V-cycle
@@ -108,10 +133,30 @@ struct HostGamg::Level {
   std::vector<double> z;                  ///< across ranks, mcsgs's correction
 };
 
+struct HostGamg::Gathered {
+  std::unique_ptr<ReferenceOperator> op;  ///< the whole gathered level, in its format and ordering
+  std::unique_ptr<HostGamg> gamg;         ///< its GAMG, as on one rank
+  std::vector<label> padded_rows;         ///< op row -> its place among the gathered right-hand sides
+  std::vector<label> own_rows;            ///< this rank's row -> op row
+  std::vector<double> b, x;
+};
+
+std::vector<PreconditionerInfo::GridLevel> with_whole_levels(std::vector<PreconditionerInfo::GridLevel> levels,
+                                                             const std::vector<PreconditionerInfo::GridLevel>& whole) {
+  levels.pop_back();
+  for (PreconditionerInfo::GridLevel level : whole) {
+    level.format += " (whole, every rank)";
+    levels.push_back(std::move(level));
+  }
+  return levels;
+}
+
 HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
                    std::span<const label> sequence, GamgRanks ranks)
-    : settings_(s.gamg),
-      hierarchy_(build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks)) {
+    : settings_(s.gamg), hierarchy_([&] {
+        ranks.cells_to_gather = cells_to_gather(s.gamg, false);
+        return build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks);
+      }()) {
   const label levels = hierarchy_.levels();
   levels_.resize(levels);
   for (label l = 0; l < levels; ++l) {
@@ -138,6 +183,21 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
   }
   hierarchy_.prepared.clear();  // moved into the operators
   refresh_diagonals(fine);
+  if (hierarchy_.gathered) {
+    // --- the gathered level whole, and its GAMG as on one rank
+    const GatheredLevel& g = *hierarchy_.gathered;
+    const SolverSettings whole = gathered_settings(s);
+    whole_ = std::make_unique<Gathered>();
+    Gathered& w = *whole_;
+    w.op = make_reference_operator(g.whole, prepare_level(g.whole, whole, auto_format("reference")));
+    const PreparedFormat& p = w.op->prepared();
+    w.gamg = std::make_unique<HostGamg>(g.whole, p.permutation, whole, p.position_before_grouping);
+    w.padded_rows = g.padded_rows(p.permutation);
+    w.own_rows = g.own_rows(p.permutation);
+    w.b.resize(static_cast<std::size_t>(g.whole.n_rows()));
+    w.x.resize(w.b.size());
+    hierarchy_.grid = with_whole_levels(hierarchy_.grid, w.gamg->hierarchy().grid);
+  }
 }
 
 HostGamg::~HostGamg() = default;
@@ -157,6 +217,10 @@ void HostGamg::refresh(const LduMatrix& fine, const std::vector<ProcessorInterfa
     if (levels_[l].sgs) refresh_triangular_factor(m, *levels_[l].sgs);
   }
   refresh_diagonals(fine);
+  if (whole_) {
+    whole_->op->refresh_values(hierarchy_.gathered->whole);
+    whole_->gamg->refresh(hierarchy_.gathered->whole);
+  }
 }
 
 void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {
@@ -229,6 +293,17 @@ void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) 
 }
 
 void HostGamg::solve_coarsest(std::span<const double> b, std::span<double> x) {
+  if (whole_) {
+    // --- every rank's right-hand side, padded to the widest; the whole level's V-cycle; this rank's rows
+    Gathered& w = *whole_;
+    std::vector<double> mine(static_cast<std::size_t>(hierarchy_.gathered->width), 0.0);
+    std::copy(b.begin(), b.end(), mine.begin());
+    gathered_ = hierarchy_.comm->gather(std::span<const double>(mine));
+    for (std::size_t i = 0; i < w.b.size(); ++i) w.b[i] = gathered_[w.padded_rows[i]];
+    w.gamg->apply(*w.op, w.b, w.x);
+    for (std::size_t j = 0; j < x.size(); ++j) x[j] = w.x[w.own_rows[j]];
+    return;
+  }
   const WholeCoarsest& c = hierarchy_.coarsest;
   if (c.ranks == 1) return reference::dense_multiply(c.inverse, b, x);
   // --- every rank's right-hand side, padded to the widest, then this rank's rows of the inverse

@@ -11,6 +11,7 @@
 // whole, so the V-cycle is one preconditioner of the whole matrix, not one per rank's block.
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,16 +32,29 @@ namespace fvmmini {
 /// takes 25 GAMG-PCG iterations to 1e-8 where 2/3 takes 31.
 constexpr double jacobi_smoother_weight = 0.9;
 
+/// nCellsToGather's values by backend (its -1). A gathered level's V-cycle runs whole on every
+/// rank; on a GPU a level of up to about 2e5 rows costs less that way than the two halo exchanges
+/// a V-cycle makes on it across ranks (launch-bound kernels against NCCL's latency), on CPUs a
+/// level of a few thousand rows about an MPI message's latency.
+constexpr label cuda_cells_to_gather = 200000;
+constexpr label reference_cells_to_gather = 2000;
+
+/// nCellsToGather as the backend resolves it.
+label cells_to_gather(const GamgSettings& g, bool cuda);
+
 /// GAMG across ranks: the finest level's processor interfaces (rows of the rank's LDU block) and
 /// the ranks; both null for a matrix on one rank alone.
 struct GamgRanks {
   const std::vector<ProcessorInterface>* interfaces = nullptr;
   const Communicator* comm = nullptr;
+  label cells_to_gather = 0;  ///< nCellsToGather, resolved (0: none)
   bool across() const { return comm != nullptr; }
 };
 
 /// The hierarchy in the operators' numberings. Level 0 is the solver's own operator; levels
-/// 1 .. levels() - 2 have a prepared format; the last level is solved by its dense inverse.
+/// 1 .. levels() - 2 have a prepared format; the last level is solved by its dense inverse, or
+/// across ranks, when gathered, by a V-cycle of the whole of it on every rank (the backends'
+/// GAMG of `gathered->whole`, set up as on one rank).
 struct GamgHierarchy {
   AgglomerationHierarchy agglomeration;
   std::vector<Permutation> numbering;     ///< per level: operator row -> row of the level's LDU matrix
@@ -58,6 +72,7 @@ struct GamgHierarchy {
   std::vector<ProcessorInterface> fine_interfaces;           ///< level 0's, the LDU block's rows
   std::vector<InterfaceAgglomeration> interface_transfers;  ///< level l -> l + 1
   std::vector<std::vector<label>> coarsest_across;          ///< the coarsest interfaces' rows across
+  std::optional<GatheredLevel> gathered;  ///< the last level gathered whole (nCellsToGather); coarsest unused
 
   label levels() const { return agglomeration.levels(); }
   bool across_ranks() const { return comm != nullptr; }
@@ -90,6 +105,12 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
 /// @param[in] interfaces the finest level's new interfaces (null: unchanged)
 void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& hierarchy,
                             const std::vector<ProcessorInterface>* interfaces = nullptr);
+
+/// A level's format: settings.format, or `fallback_format` where that declines the matrix.
+PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& settings, const std::string& fallback_format);
+
+/// The settings of the GAMG of a gathered level (one V-cycle, on one rank).
+SolverSettings gathered_settings(const SolverSettings& settings);
 
 /// The coarsest level's direct solve from its matrix (hierarchy.matrix(levels() - 1)) and, across
 /// ranks, the hierarchy's coarsest interfaces. Collective across ranks.
@@ -124,6 +145,7 @@ class HostGamg {
 
  private:
   struct Level;
+  struct Gathered;
   void cycle(label level, std::span<const double> b, std::span<double> x);
   /// x += M^-1 (b - A x): a Jacobi sweep, or across ranks a symmetric Gauss-Seidel one
   void correct(label level, std::span<const double> b, std::span<double> x);
@@ -139,6 +161,12 @@ class HostGamg {
   const HostOperator* fine_op_ = nullptr;  ///< level 0's operator during apply
   std::vector<double> residual_, correction_;  ///< level 0, V-cycles after the first
   std::vector<double> gathered_;               ///< across ranks: the coarsest right-hand sides of all ranks
+  std::unique_ptr<Gathered> whole_;            ///< the GAMG of the gathered level (hierarchy().gathered)
 };
+
+/// The grid levels of a hierarchy whose last level is gathered, with the gathered level's own
+/// GAMG's (`whole`) in its place, marked as whole on every rank.
+std::vector<PreconditionerInfo::GridLevel> with_whole_levels(std::vector<PreconditionerInfo::GridLevel> levels,
+                                                             const std::vector<PreconditionerInfo::GridLevel>& whole);
 
 }  // namespace fvmmini

@@ -73,7 +73,10 @@ PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
 }
 
 std::string preconditioner_across_ranks(const SolverSettings& s) {
-  return s.preconditioner == Preconditioner::GAMG ? "GAMG coupled across the ranks" : "preconditioner on each rank's block";
+  if (s.preconditioner != Preconditioner::GAMG) return "preconditioner on each rank's block";
+  const label gather = cells_to_gather(s.gamg, s.backend == Backend::cuda);
+  return gather > 0 ? fmt::format("GAMG coupled across the ranks, its levels of at most {} cells gathered", gather)
+                    : "GAMG coupled across the ranks";
 }
 
 std::string describe(const PreconditionerInfo& info) {

@@ -68,6 +68,12 @@ __global__ void prolong_add_kernel(int n, const int* __restrict__ coarse_of, dou
     x[i] += scale * coarse[coarse_of[i]];
 }
 
+__global__ void gather_kernel(int n, const int* __restrict__ rows, const double* __restrict__ from,
+                              double* __restrict__ to, const int* status) {
+  if (stopped(status)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) to[i] = from[rows[i]];
+}
+
 /// A warp per row of the dense inverse.
 __global__ void dense_multiply_kernel(int rows, int columns, const double* __restrict__ inverse,
                                       const double* __restrict__ b, double* __restrict__ x, const int* status) {
@@ -133,6 +139,11 @@ void enqueue_prolong_add(int n, const int* coarse_of, double scale, const double
                          cudaStream_t stream) {
   prolong_add_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, coarse_of, scale, coarse, x, status);
   FVMMINI_CUDA_CHECK_LAUNCH(prolong_add_kernel);
+}
+
+void enqueue_gather(int n, const int* rows, const double* from, double* to, const int* status, cudaStream_t stream) {
+  gather_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, rows, from, to, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(gather_kernel);
 }
 
 void enqueue_dense_multiply(int rows, int columns, const double* inverse, const double* b, double* x,

@@ -36,6 +36,9 @@ void enqueue_restrict_add(int n_coarse, const int* group_ptr, const int* group_r
 void enqueue_prolong_add(int n, const int* coarse_of, double scale, const double* coarse, double* x, const int* status,
                          cudaStream_t stream);
 
+/// to_i = from_{rows[i]} (a gathered level's values into its ordering, and this rank's rows back).
+void enqueue_gather(int n, const int* rows, const double* from, double* to, const int* status, cudaStream_t stream);
+
 /// x = inverse b, the inverse dense and row-major (rows x columns).
 void enqueue_dense_multiply(int rows, int columns, const double* inverse, const double* b, double* x,
                             const int* status, cudaStream_t stream);

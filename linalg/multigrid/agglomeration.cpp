@@ -177,6 +177,12 @@ void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& h) 
   }
 }
 
+void truncate_levels(label levels, AgglomerationHierarchy& h) {
+  if (levels < 1 || levels > h.levels()) throw std::invalid_argument("truncate_levels: no such level");
+  h.agglomerations.resize(static_cast<std::size_t>(levels - 1));
+  h.coarse.resize(static_cast<std::size_t>(levels - 1));
+}
+
 void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& h) {
   for (std::size_t k = 0; k < h.coarse.size(); ++k)
     galerkin_values(k == 0 ? fine : h.coarse[k - 1], h.agglomerations[k], h.coarse[k]);

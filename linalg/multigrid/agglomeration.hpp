@@ -55,6 +55,9 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
 /// every rank cycles through the same number of levels, whatever its rows.
 void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& hierarchy);
 
+/// Levels past `levels` dropped (across ranks, below the level gathered whole).
+void truncate_levels(label levels, AgglomerationHierarchy& hierarchy);
+
 /// New fine values on the same addressing: every coarse matrix recomputed, nothing re-agglomerated.
 void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& hierarchy);
 

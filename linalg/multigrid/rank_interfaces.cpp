@@ -139,6 +139,40 @@ LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<Processo
   return whole;
 }
 
+GatheredLevel gather_level(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
+                           const std::vector<std::vector<label>>& rows_across, const Communicator& comm) {
+  GatheredLevel g;
+  g.whole = gather_whole_matrix(local, interfaces, rows_across, comm, g.offsets);
+  g.rank = comm.rank();
+  for (std::size_t r = 0; r + 1 < g.offsets.size(); ++r) g.width = std::max(g.width, g.offsets[r + 1] - g.offsets[r]);
+  return g;
+}
+
+std::vector<label> GatheredLevel::padded_rows(const Permutation& p) const {
+  std::vector<label> padded(static_cast<std::size_t>(p.size()));
+  for (label i = 0; i < p.size(); ++i) {
+    const label row = p.new_to_old[i];
+    const auto r = std::upper_bound(offsets.begin(), offsets.end(), row) - offsets.begin() - 1;
+    padded[i] = static_cast<label>(r) * width + row - offsets[r];
+  }
+  return padded;
+}
+
+std::vector<label> GatheredLevel::own_rows(const Permutation& p) const {
+  std::vector<label> own(static_cast<std::size_t>(offsets[rank + 1] - offsets[rank]));
+  for (std::size_t j = 0; j < own.size(); ++j) own[j] = p.old_to_new[offsets[rank] + static_cast<label>(j)];
+  return own;
+}
+
+label gathering_level(const std::vector<label>& rows_per_level, label cells, const Communicator& comm) {
+  if (cells <= 0 || rows_per_level.size() < 2 || comm.size() == 1) return 0;
+  std::vector<double> whole(rows_per_level.begin(), rows_per_level.end());
+  comm.sum(whole);
+  for (std::size_t l = 1; l < whole.size(); ++l)
+    if (whole[l] <= static_cast<double>(cells)) return static_cast<label>(l);
+  return 0;
+}
+
 WholeCoarsest whole_coarsest(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
                              const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
                              std::span<const label> new_to_old) {

@@ -15,6 +15,7 @@
 #include "comm/communicator.hpp"
 #include "linalg/distributed_ldu.hpp"
 #include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {
 
@@ -48,6 +49,29 @@ void coarse_interface_values(const std::vector<ProcessorInterface>& fine, Interf
 LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
                               const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
                               std::vector<label>& offsets);
+
+/// A level gathered whole on every rank (GamgSettings::n_cells_to_gather): rank r's rows are
+/// offsets[r] .. offsets[r + 1) of `whole`, in their local order; a gather of every rank's values
+/// pads each rank's rows to `width` (rank r's row j at r * width + j).
+struct GatheredLevel {
+  LduMatrix whole;
+  std::vector<label> offsets;  ///< ranks + 1
+  label width = 0;             ///< the most rows a rank has
+  int rank = 0;                ///< this rank
+  /// Per row of an ordering of the whole (p: new -> old rows), its place among the gathered values.
+  std::vector<label> padded_rows(const Permutation& p) const;
+  /// Per row of this rank, its row in the ordering p.
+  std::vector<label> own_rows(const Permutation& p) const;
+};
+
+/// Gather a level whole (gather_whole_matrix). Collective.
+GatheredLevel gather_level(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
+                           const std::vector<std::vector<label>>& rows_across, const Communicator& comm);
+
+/// The level a hierarchy across ranks is gathered at: the first below the finest whose rows over
+/// all ranks number at most `cells`; 0 (none) when cells is 0, the hierarchy has one level, there
+/// is one rank or no level is that small. Collective; every rank's hierarchy has as many levels (pad_levels).
+label gathering_level(const std::vector<label>& rows_per_level, label cells, const Communicator& comm);
 
 /// The coarsest solve of a hierarchy across ranks: x (this rank's rows) = the rows of the whole
 /// inverse times the right-hand sides of all ranks, gathered width values a rank. Rows and

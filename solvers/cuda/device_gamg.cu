@@ -43,9 +43,24 @@ struct DeviceGamg::Impl {
     DeviceBuffer<double> diag, inner;        ///< levels >= 1: diagonal; twice the inner faces of each group
   };
 
+  /// The gathered level whole on this rank (hierarchy.gathered), in its format, and its GAMG.
+  struct Whole {
+    PreparedFormat prepared;
+    std::optional<DeviceMatrix> matrix;
+    std::unique_ptr<DeviceGamg> gamg;
+    DeviceBuffer<int> padded_rows;      ///< its row -> its place among the gathered values
+    DeviceBuffer<int> own_rows;         ///< this rank's row -> its row
+    DeviceBuffer<long long> diag_slot;  ///< its row -> the diagonal's slot in the format's values
+    DeviceBuffer<double> b, x, diag;    ///< in its ordering
+    DeviceBuffer<double> diag_mine;     ///< refactor: this rank's diagonal, padded to the gather's width
+  };
+
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
        std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks)
-      : settings(s.gamg), hierarchy(build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r)) {
+      : settings(s.gamg), hierarchy([&] {
+          r.cells_to_gather = cells_to_gather(s.gamg, true);
+          return build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r);
+        }()) {
     if (hierarchy.across_ranks() && !fine_ranks)
       throw std::invalid_argument("DeviceGamg: across ranks it needs the solver's DeviceRanks");
     const label count = hierarchy.levels();
@@ -96,18 +111,44 @@ struct DeviceGamg::Impl {
       correction = DeviceBuffer<double>(fine.n_rows());
     }
     coarsest = hierarchy.matrix(count - 1, fine);
-    inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
-    if (hierarchy.coarsest.ranks > 1) {
+    if (!hierarchy.gathered) inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+    const int ranks = hierarchy.gathered ? hierarchy.comm->size() : hierarchy.coarsest.ranks;
+    width = hierarchy.gathered ? hierarchy.gathered->width : hierarchy.coarsest.width;
+    if (ranks > 1) {
       // --- the coarsest right-hand side padded to the widest rank's (zeros past its rows, which
       // --- the restriction never writes), and every rank's gathered
       gather_ranks = fine_ranks;
       Level& last = levels[count - 1];
-      last.b = DeviceBuffer<double>(hierarchy.coarsest.width);
+      last.b = DeviceBuffer<double>(width);
       FVMMINI_CUDA_CHECK(cudaMemset(last.b.data(), 0, sizeof(double) * last.b.size()));
-      gathered = DeviceBuffer<double>(static_cast<std::size_t>(hierarchy.coarsest.ranks) * hierarchy.coarsest.width);
+      gathered = DeviceBuffer<double>(static_cast<std::size_t>(ranks) * width);
     }
+    if (hierarchy.gathered) set_up_whole(s);
     upload_level_values(fine);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  /// The gathered level whole, in the field's format (or the fallback) and ordering, and its GAMG
+  /// as on one rank.
+  void set_up_whole(const SolverSettings& s) {
+    const GatheredLevel& g = *hierarchy.gathered;
+    const SolverSettings settings_whole = gathered_settings(s);
+    whole = std::make_unique<Whole>();
+    Whole& w = *whole;
+    w.prepared = prepare_level(g.whole, settings_whole, auto_format("cuda"));
+    w.matrix.emplace(make_device_matrix(w.prepared));
+    const Permutation& p = w.prepared.permutation;
+    w.gamg = std::make_unique<DeviceGamg>(g.whole, p, settings_whole, w.matrix->spmv(), w.prepared.position_before_grouping);
+    w.padded_rows = DeviceBuffer<int>(std::span<const int>(g.padded_rows(p)));
+    w.own_rows = DeviceBuffer<int>(std::span<const int>(g.own_rows(p)));
+    w.diag_slot = DeviceBuffer<long long>(std::span<const long long>(diagonal_slots(w.prepared)));
+    const label n = g.whole.n_rows();
+    w.b = DeviceBuffer<double>(n);
+    w.x = DeviceBuffer<double>(n);
+    w.diag = DeviceBuffer<double>(n);
+    w.diag_mine = DeviceBuffer<double>(width);
+    FVMMINI_CUDA_CHECK(cudaMemset(w.diag_mine.data(), 0, w.diag_mine.bytes()));
+    hierarchy.grid = with_whole_levels(hierarchy.grid, w.gamg->info(0).grid_levels);
   }
 
   /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices, into the
@@ -145,7 +186,8 @@ struct DeviceGamg::Impl {
     if (v.ranks) v.ranks->finish_halo(y, s);
   }
 
-  /// x = the coarsest level's solution: this rank's rows of the whole inverse times every rank's b.
+  /// x = the coarsest level's solution: this rank's rows of the whole inverse times every rank's
+  /// b, or gathered, this rank's rows of the whole level's V-cycle.
   void solve_coarsest(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
     const WholeCoarsest& c = hierarchy.coarsest;
     const double* all = b;
@@ -154,8 +196,16 @@ struct DeviceGamg::Impl {
         FVMMINI_CUDA_CHECK(cudaMemcpyAsync(v.b.data(), b, sizeof(double) * v.n, cudaMemcpyDeviceToDevice, s));
         b = v.b.data();
       }
-      gather_ranks->all_gather(b, gathered.data(), c.width, s);
+      gather_ranks->all_gather(b, gathered.data(), width, s);
       all = gathered.data();
+    }
+    if (whole) {
+      Whole& w = *whole;
+      const auto n = static_cast<int>(w.b.size());
+      enqueue_gather(n, w.padded_rows.data(), all, w.b.data(), status, s);
+      w.gamg->apply(w.b.data(), w.x.data(), status, s);
+      enqueue_gather(v.n, w.own_rows.data(), w.x.data(), x, status, s);
+      return;
     }
     enqueue_dense_multiply(v.n, c.ranks * c.width, inverse.data(), all, x, status, s);
   }
@@ -209,6 +259,8 @@ struct DeviceGamg::Impl {
   DeviceBuffer<double> inverse;                ///< WholeCoarsest::inverse
   DeviceRanks* gather_ranks = nullptr;         ///< across ranks: gathers the coarsest right-hand sides
   DeviceBuffer<double> gathered;               ///< every rank's coarsest right-hand side
+  label width = 0;                             ///< the gather's values a rank
+  std::unique_ptr<Whole> whole;                ///< the gathered level's GAMG (hierarchy.gathered)
   DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
   double setup_seconds = 0.0, refresh_seconds = 0.0;
 };
@@ -253,7 +305,14 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
     if (v.own_ranks) v.own_ranks->refresh_coefficients(in_operator_rows(m.hierarchy.interfaces(l), m.hierarchy.numbering[l]));
   }
   m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
-  m.inverse.upload(m.hierarchy.coarsest.inverse);
+  if (m.whole) {
+    Impl::Whole& w = *m.whole;
+    refresh_format_values(m.hierarchy.gathered->whole, w.prepared);
+    w.matrix->upload_values(w.prepared.format.values());
+    w.gamg->refresh(m.hierarchy.gathered->whole);
+  } else {
+    m.inverse.upload(m.hierarchy.coarsest.inverse);
+  }
   m.upload_level_values(matrix);
   m.refresh_seconds = seconds_since(start);
 }
@@ -275,6 +334,18 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
     double* inv_diag = v.sgs ? nullptr : v.inv_diag.data();
     if (values || inv_diag) enqueue_set_diagonal(v.n, d, v.diag_slot.data(), values, inv_diag, stream);
     if (v.sgs) v.sgs->refactor(d, stream);
+  }
+  if (m.whole) {
+    // --- the gathered level's diagonal of every rank, into the whole matrix and its GAMG
+    Impl::Whole& w = *m.whole;
+    const auto n = static_cast<int>(w.diag.size());
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(w.diag_mine.data(), d, sizeof(double) * m.levels[count - 1].n,
+                                       cudaMemcpyDeviceToDevice, stream));
+    m.gather_ranks->all_gather(w.diag_mine.data(), m.gathered.data(), static_cast<int>(m.width), stream);
+    enqueue_gather(n, w.padded_rows.data(), m.gathered.data(), w.diag.data(), nullptr, stream);
+    enqueue_set_diagonal(n, w.diag.data(), w.diag_slot.data(), w.matrix->spmv().device_values(), nullptr, stream);
+    w.gamg->refactor(w.diag.data(), stream);
+    return;
   }
   // --- the coarsest inverse on the host (across ranks the whole coarsest matrix's, gathered):
   // --- its diagonal is a few hundred values at most

@@ -334,6 +334,9 @@ std::pair<Piece, DistributedLdu> expect_refresh_like_fresh(const SolverSettings&
 
 TEST(DistributedCg, NewValuesSolveLikeAFreshSolver) {
   expect_refresh_like_fresh(cg_settings(Preconditioner::GAMG));  // its levels' interfaces and coarsest too
+  SolverSettings every_level = cg_settings(Preconditioner::GAMG);
+  every_level.gamg.n_cells_to_gather = 0;  // the coarsest gathered, not a whole level's GAMG
+  expect_refresh_like_fresh(every_level);
   const auto [p, next] = expect_refresh_like_fresh(cg_settings(Preconditioner::diagonal));
   auto whole = make_linear_solver(p.whole, cg_settings(Preconditioner::none));
   EXPECT_THROW(whole->update_distributed(next), std::logic_error);
@@ -464,17 +467,28 @@ TEST(DistributedGamg, EveryLevelIsTheWholeMatrixsGalerkinProduct) {
 }
 
 TEST(DistributedGamg, IsSymmetricAndPositiveDefiniteAcrossRanks) {
+  // every level across the ranks (nCellsToGather 0), gathered from level 2 (990 cells: about 62
+  // there) and from level 1 (the reference backend's default gathers at 2000)
   const Piece p = piece_of(box(11, 10, 9), {DecompositionMethod::metis, 1, {}});
+  for (const label gather : {0, 100, -1})
   for (Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
-    SCOPED_TRACE(name(smoother));
+    SCOPED_TRACE(name(smoother) + " nCellsToGather " + std::to_string(gather));
     SolverSettings s = cg_settings(Preconditioner::GAMG, "sell", "cm");
     s.gamg.smoother = smoother;
+    s.gamg.n_cells_to_gather = gather;
     const auto op = make_reference_operator(p.system.local,
                                             prepare_format(p.system.local, s.format, s.ordering, FormatParameters{}));
     const Permutation& perm = op->prepared().permutation;
     const DistributedOperator a(*op, perm.old_to_new, p.system.interfaces, world());
     HostPreconditioner m(p.system.local, perm, s, op->prepared().position_before_grouping,
                          GamgRanks{&p.system.interfaces, &world()});
+    const auto& grid = m.info(0).grid_levels;
+    const bool whole = grid.back().format.find("(whole, every rank)") != std::string::npos;
+    EXPECT_EQ(whole, gather != 0 && world().size() > 1);
+    if (whole && gather == 100) {  // levels 0 and 1 across the ranks, 2 on whole
+      EXPECT_EQ(grid[1].format.find("whole"), std::string::npos) << grid[1].format;
+      EXPECT_NE(grid[2].format.find("whole"), std::string::npos) << grid[2].format;
+    }
     const auto x = restrict_to(random_vector(p.whole.n_rows(), 21), p.rows);
     const auto y = restrict_to(random_vector(p.whole.n_rows(), 22), p.rows);
     std::vector<double> mx(x.size()), my(y.size());
@@ -513,11 +527,14 @@ TEST(DistributedGamg, IterationsStayNearTheSerialCount) {
   // the bar: at most 25 % more iterations from one partition to four. GAMG on each rank's
   // block alone (the coarse-grid correction blind to the other ranks) took 30 (Jacobi smoother)
   // and 37 (mcsgs) on four ranks against 22 and 14 on one; its levels coupled take 24 and 16
+  // (every level across the ranks, gathered at the default 2000 cells, and gathered from level 1)
   const KnownSolution k = known_solution(box(24, 22, 20));
+  for (const label gather : {0, -1, 100000})
   for (Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
-    SCOPED_TRACE(name(smoother));
+    SCOPED_TRACE(name(smoother) + " nCellsToGather " + std::to_string(gather));
     SolverSettings s = cg_settings(Preconditioner::GAMG, "sell", "cm");
     s.gamg.smoother = smoother;
+    s.gamg.n_cells_to_gather = gather;
     auto serial = make_linear_solver(k.piece.whole, s);
     std::vector<double> x_serial(k.b.size(), 0.0);
     const int alone = serial->solve(x_serial, k.b, "p").iterations;
@@ -526,8 +543,9 @@ TEST(DistributedGamg, IterationsStayNearTheSerialCount) {
     const SolverPerformance together = solver->solve(x, k.b_mine, "p");
     EXPECT_TRUE(together.converged);
     EXPECT_LE(together.iterations, alone + alone / 4) << together.iterations << " against " << alone;
-    if (world().is_root()) std::printf("GAMG %s: %d iterations on %d ranks, %d on one\n", name(smoother).c_str(),
-                                       together.iterations, world().size(), alone);
+    if (world().is_root())
+      std::printf("GAMG %s, nCellsToGather %d: %d iterations on %d ranks, %d on one\n", name(smoother).c_str(),
+                  static_cast<int>(gather), together.iterations, world().size(), alone);
   }
 }
 
@@ -657,6 +675,7 @@ TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
 TEST(DistributedCudaCg, NewValuesSolveLikeAFreshSolver) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
   expect_refresh_like_fresh(device_settings(Preconditioner::DIC, Transport::automatic));
+  expect_refresh_like_fresh(device_settings(Preconditioner::GAMG, Transport::automatic));  // a gathered level
 }
 
 TEST(DistributedCudaCg, TheHaloBeforeTheLocalProductGivesTheSameSolve) {
@@ -1143,6 +1162,12 @@ TEST(DistributedCudaFlow, TheStepOnEachGpuLikeTheSerialHostStep) {
     expect_flow_like_serial(whole, lid_driven(whole), s, 15, 0.01, 1e-7, u, p);
     const Mesh tet = read_gmsh(fixtures() / "gmsh" / "cavity3d_tet_h8.msh");
     expect_flow_like_serial(tet, lid_driven(tet), s, 4, 0.02, 1e-6, u, p);
+    // --- GAMG for p: each step's new diagonal restricted down its levels on the device, the
+    // --- gathered level's gathered from every rank into its whole matrix and that one's GAMG
+    SolverSettings gamg = p;
+    gamg.preconditioner = Preconditioner::GAMG;
+    gamg.format = "staircase";
+    expect_flow_like_serial(whole, lid_driven(whole), s, 15, 0.01, 1e-7, u, gamg);
   }
 }
 

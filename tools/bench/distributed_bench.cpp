@@ -44,6 +44,7 @@ struct Options {
   std::string backend = "reference";
   std::string transport = "auto";
   std::string overlap = "on";
+  long long gather = -1;  ///< GAMG's nCellsToGather
   double tolerance = 1e-6;
   int repeats = 20;
   int solves = 3;
@@ -94,6 +95,7 @@ int run(const Options& o) {
   s.backend = parse_backend(o.backend);
   s.transport = parse_transport(o.transport);
   s.halo_overlap = o.overlap == "on";
+  s.gamg.n_cells_to_gather = static_cast<label>(o.gather);
   const label n = mesh.n_cells;
   std::vector<double> b(static_cast<std::size_t>(n));
   for (label c = 0; c < n; ++c) b[c] = geometry.cell_volumes[c];  // a unit source
@@ -133,7 +135,7 @@ int run(const Options& o) {
                  {"ranks", comm.size()},
                  {"decomposition", {{"method", o.method}, {"cells", f.cells}, {"processor_faces", f.processor_faces},
                                     {"imbalance", f.imbalance}}},
-                 {"solver", {{"backend", o.backend}, {"transport", o.transport}, {"halo_overlap", o.overlap == "on"},
+                 {"solver", {{"backend", o.backend}, {"transport", o.transport}, {"halo_overlap", o.overlap == "on"}, {"n_cells_to_gather", o.gather},
                              {"format", o.format},
                              {"ordering", o.ordering}, {"preconditioner", o.preconditioner},
                              {"tolerance", o.tolerance}, {"describe", solver->describe()}}},
@@ -195,6 +197,9 @@ int main(int argc, char** argv) {
   app.add_option("--transport", o.transport, "cuda: auto, nccl or mpi (host staging)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}));
+  app.add_option("--gather", o.gather, "GAMG: nCellsToGather (-1: the backend's; 0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(-1LL, 1LL << 40));
   app.add_option("--overlap", o.overlap, "the local product while the halo travels (on) or after it (off)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
