@@ -72,10 +72,10 @@ PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
   return i;
 }
 
-std::string preconditioner_across_ranks(const SolverSettings& s) {
+std::string preconditioner_across_ranks(const SolverSettings& s, int ranks) {
   if (s.preconditioner != Preconditioner::GAMG) return "preconditioner on each rank's block";
   const label gather = cells_to_gather(s.gamg, s.backend == Backend::cuda);
-  return gather > 0 ? fmt::format("GAMG coupled across the ranks, its levels of at most {} cells gathered", gather)
+  return gather > 0 && ranks > 1 ? fmt::format("GAMG coupled across the ranks, its levels of at most {} cells gathered", gather)
                     : "GAMG coupled across the ranks";
 }
 

@@ -69,9 +69,9 @@ class HostPreconditioner {
 };
 
 /// How the preconditioner meets the ranks, for a solver's describe line: "GAMG coupled across
-/// the ranks" (", its levels of at most N cells gathered": nCellsToGather) or "preconditioner on
-/// each rank's block".
-std::string preconditioner_across_ranks(const SolverSettings& settings);
+/// the ranks" (", its levels of at most N cells gathered": nCellsToGather, on more than one rank)
+/// or "preconditioner on each rank's block".
+std::string preconditioner_across_ranks(const SolverSettings& settings, int ranks);
 
 /// "DIC (levels 382, 1.20 SpMV per application, setup 12.3 ms)" for the describe line; GAMG's
 /// adds its hierarchy, a line per level.

@@ -120,7 +120,8 @@ class ReferenceSolver final : public LinearSolver {
     const std::string ranks =
         distributed_ ? fmt::format(", {} rank{} ({} processor faces on rank {}), {}", distributed_->communicator().size(),
                                    distributed_->communicator().size() == 1 ? "" : "s", distributed_->interface_faces(),
-                                   distributed_->communicator().rank(), preconditioner_across_ranks(settings_))
+                                   distributed_->communicator().rank(),
+                                   preconditioner_across_ranks(settings_, distributed_->communicator().size()))
                      : std::string();
     return fmt::format("backend reference{}{}, {}, preconditioner {}{}", note_, ranks,
                        fvmmini::describe(op_->prepared()), fvmmini::describe(preconditioner_info()),

@@ -427,7 +427,7 @@ std::string DeviceSolver::describe() const {
                     (m.ranks->communicator().size() == 1 ? " rank" : " ranks") + " over " + name(m.settings.transport) +
                     " (" + std::to_string(m.ranks->interface_faces()) + " processor faces on rank " +
                     std::to_string(m.ranks->communicator().rank()) + "), " +
-                    preconditioner_across_ranks(m.settings)
+                    preconditioner_across_ranks(m.settings, m.ranks->communicator().size())
               : "";
   return "backend cuda on " + m.device_name + ranks + ", " + fvmmini::describe(m.prepared) + precision +
          (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info()) +
