@@ -292,13 +292,17 @@ void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) 
   reference::axpy(1.0, v.z, x);
 }
 
+void HostGamg::gather_coarsest(std::span<const double> b, label width) {
+  padded_.assign(static_cast<std::size_t>(width), 0.0);
+  std::copy(b.begin(), b.end(), padded_.begin());
+  gathered_ = hierarchy_.comm->gather(std::span<const double>(padded_));
+}
+
 void HostGamg::solve_coarsest(std::span<const double> b, std::span<double> x) {
   if (whole_) {
-    // --- every rank's right-hand side, padded to the widest; the whole level's V-cycle; this rank's rows
+    // --- every rank's right-hand side; the whole level's V-cycle; this rank's rows of it
     Gathered& w = *whole_;
-    std::vector<double> mine(static_cast<std::size_t>(hierarchy_.gathered->width), 0.0);
-    std::copy(b.begin(), b.end(), mine.begin());
-    gathered_ = hierarchy_.comm->gather(std::span<const double>(mine));
+    gather_coarsest(b, hierarchy_.gathered->width);
     for (std::size_t i = 0; i < w.b.size(); ++i) w.b[i] = gathered_[w.padded_rows[i]];
     w.gamg->apply(*w.op, w.b, w.x);
     for (std::size_t j = 0; j < x.size(); ++j) x[j] = w.x[w.own_rows[j]];
@@ -306,10 +310,8 @@ void HostGamg::solve_coarsest(std::span<const double> b, std::span<double> x) {
   }
   const WholeCoarsest& c = hierarchy_.coarsest;
   if (c.ranks == 1) return reference::dense_multiply(c.inverse, b, x);
-  // --- every rank's right-hand side, padded to the widest, then this rank's rows of the inverse
-  std::vector<double> mine(static_cast<std::size_t>(c.width), 0.0);
-  std::copy(b.begin(), b.end(), mine.begin());
-  gathered_ = hierarchy_.comm->gather(std::span<const double>(mine));
+  // --- every rank's right-hand side, then this rank's rows of the inverse
+  gather_coarsest(b, c.width);
   reference::dense_multiply(c.inverse, gathered_, x);
 }
 

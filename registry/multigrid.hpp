@@ -152,6 +152,8 @@ class HostGamg {
   /// x = M^-1 b (the first sweep from zero)
   void start(label level, std::span<const double> b, std::span<double> x);
   void solve_coarsest(std::span<const double> b, std::span<double> x);
+  /// gathered_ = every rank's coarsest right-hand side, padded to `width` values a rank
+  void gather_coarsest(std::span<const double> b, label width);
   const HostOperator& op(label level) const;  ///< level 0's is the solver's
   void refresh_diagonals(const LduMatrix& fine);
 
@@ -160,6 +162,7 @@ class HostGamg {
   std::vector<Level> levels_;
   const HostOperator* fine_op_ = nullptr;  ///< level 0's operator during apply
   std::vector<double> residual_, correction_;  ///< level 0, V-cycles after the first
+  std::vector<double> padded_;                 ///< across ranks: this rank's coarsest right-hand side, padded
   std::vector<double> gathered_;               ///< across ranks: the coarsest right-hand sides of all ranks
   std::unique_ptr<Gathered> whole_;            ///< the GAMG of the gathered level (hierarchy().gathered)
 };
