@@ -58,7 +58,7 @@ const std::vector<std::string>& precision_names() {
   return names;
 }
 const std::vector<std::string>& transport_names() {
-  static const std::vector<std::string> names{"auto", "nccl", "mpi"};
+  static const std::vector<std::string> names{"auto", "nccl", "mpi", "ipc"};
   return names;
 }
 const std::string& name(KrylovSolver solver) { return krylov_solver_names().at(static_cast<std::size_t>(solver)); }

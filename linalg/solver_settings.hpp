@@ -48,7 +48,7 @@ enum class Precision { full, mixed };
 /// How a cuda solve across ranks moves its halos and sums: nccl (device buffers on the solver's
 /// stream, one GPU per rank), mpi (host staging: device to host, MPI, host to device), or automatic
 /// ("auto": nccl where the build has it and no two ranks share a GPU, else mpi).
-enum class Transport { automatic, nccl, mpi };
+enum class Transport { automatic, nccl, mpi, ipc };
 /// Where a solve runs; automatic ("auto") is cuda when a device is present, else reference.
 enum class Backend { reference, cuda, automatic };
 
@@ -63,7 +63,7 @@ const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::vector<std::string>& l2_window_names();        ///< auto, on, off
 const std::vector<std::string>& precision_names();        ///< double, mixed
-const std::vector<std::string>& transport_names();        ///< auto, nccl, mpi
+const std::vector<std::string>& transport_names();        ///< auto, nccl, mpi, ipc
 const std::string& name(KrylovSolver solver);
 const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);

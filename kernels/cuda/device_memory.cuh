@@ -38,6 +38,11 @@ class DeviceBuffer {
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
+  /// Gives the memory up unfreed (other processes may still map it: PeerExchange on an error path).
+  void release() {
+    data_ = nullptr;
+    size_ = 0;
+  }
 
   /// Host -> device, complete on return (a pageable cudaMemcpy may still be in flight when it
   /// returns, and work on non-blocking streams does not wait for it); host.size() must equal size().

@@ -123,6 +123,7 @@ class MpiTransport final : public RankTransport {
 
 std::unique_ptr<RankTransport> make_transport(Transport transport, const Communicator& comm, const HaloPattern& pattern) {
   if (transport == Transport::nccl) return make_nccl_transport(comm, pattern);
+  if (transport == Transport::ipc) return make_ipc_transport(comm, pattern);
   return std::make_unique<MpiTransport>(comm, pattern);
 }
 
@@ -159,6 +160,13 @@ Transport resolve_transport(Transport asked, const Communicator& comm) {
   if (asked == Transport::mpi) return asked;
   const bool shared = ranks_share_a_gpu(comm);
   if (asked == Transport::automatic) return nccl_built() && !shared ? Transport::nccl : Transport::mpi;
+  if (asked == Transport::ipc) {
+    if (shared) throw SolverError("transport ipc: two ranks run on the same GPU (ipc needs one GPU a rank); use mpi");
+    if (!ranks_on_one_host(comm))
+      throw SolverError("transport ipc: the ranks run on more than one host (CUDA IPC maps GPU memory within a "
+                        "host); use nccl or mpi");
+    return asked;
+  }
   if (!nccl_built())
     throw SolverError("transport nccl: this build has no NCCL (it was not found at configure time); use mpi");
   if (shared) throw SolverError("transport nccl: two ranks run on the same GPU (NCCL needs one GPU a rank); use mpi");
@@ -168,8 +176,8 @@ Transport resolve_transport(Transport asked, const Communicator& comm) {
 struct DeviceRanks::Impl {
   Impl(const Communicator& c, Transport t, const std::vector<ProcessorInterface>& interfaces, int n_rows)
       : comm(c), transport(t) {
-    if (t != Transport::nccl && t != Transport::mpi)
-      throw std::invalid_argument("DeviceRanks: the transport must be nccl or mpi (resolve_transport)");
+    if (t != Transport::nccl && t != Transport::mpi && t != Transport::ipc)
+      throw std::invalid_argument("DeviceRanks: the transport must be nccl, mpi or ipc (resolve_transport)");
     HaloPattern pattern;
     pattern.offsets.push_back(0);
     std::vector<int> host_rows;
@@ -313,6 +321,8 @@ bool DeviceRanks::overlap() const { return impl_->overlap; }
 void DeviceRanks::all_gather(const double* local, double* gathered, int count, CUstream_st* stream) {
   impl_->links[1]->gather_rows(local, gathered, static_cast<std::size_t>(count), stream);
 }
+
+void DeviceRanks::reserve_all_gather(int count) { impl_->links[1]->reserve_rows(static_cast<std::size_t>(count)); }
 
 void DeviceRanks::refresh_coefficients(const std::vector<ProcessorInterface>& interfaces) {
   Impl& m = *impl_;

@@ -36,7 +36,7 @@ class DeviceRanks {
  public:
   /// @param interfaces the rank's processor interfaces, face cells already in the operator's
   ///        ordering (the device matrix's rows)
-  /// @param transport nccl or mpi (resolve_transport)
+  /// @param transport nccl, mpi or ipc (resolve_transport)
   /// @param n_rows the rank's rows (their total over the ranks is taken here: collective)
   /// @throws std::invalid_argument for a face cell outside the rows or an interface to this rank
   DeviceRanks(const Communicator& comm, Transport transport, const std::vector<ProcessorInterface>& interfaces,
@@ -74,6 +74,9 @@ class DeviceRanks {
   /// gathered[r * count + j] = local[j] of rank r, j < count, for every rank r (device arrays of
   /// count and count * ranks values), on `stream`: GAMG's coarsest right-hand sides.
   void all_gather(const double* local, double* gathered, int count, CUstream_st* stream);
+  /// Makes all_gather of `count` values a rank ready (collective, before any graph captures it:
+  /// ipc maps an inbox for them here).
+  void reserve_all_gather(int count);
 
   /// New coefficients on the same faces (a new time step's matrix).
   /// @throws std::invalid_argument for another set of interfaces or faces

@@ -1,7 +1,7 @@
 #pragma once
 // How DeviceRanks (device_ranks.hpp) moves device data between ranks: NCCL (nccl_transport.cu,
-// built where NCCL was found) or MPI through host copies (device_ranks.cu). Internal to the CUDA
-// library.
+// built where NCCL was found), CUDA IPC on one host (ipc_transport.cu) or MPI through host copies
+// (device_ranks.cu). Internal to the CUDA library.
 
 #include <cuda_runtime.h>
 
@@ -36,6 +36,8 @@ class RankTransport {
   virtual void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) = 0;
   /// gathered[r * count + j] = local[j] of rank r for j < count (device arrays), on `stream`.
   virtual void gather_rows(const double* local, double* gathered, std::size_t count, cudaStream_t stream) = 0;
+  /// Makes ready (collectively, outside graph capture) what gather_rows of `count` rows needs.
+  virtual void reserve_rows(std::size_t /*count*/) {}
 };
 
 /// NCCL: the process's NCCL communicator over comm's ranks (one GPU each; the current device),
@@ -43,7 +45,14 @@ class RankTransport {
 /// build without NCCL
 std::unique_ptr<RankTransport> make_nccl_transport(const Communicator& comm, const HaloPattern& pattern);
 
-/// The transport asked (nccl or mpi, already resolved) for a halo of this pattern.
+/// CUDA IPC (ipc_transport.cu): every rank of one host maps the others' device memory and writes
+/// its halo and sums straight into theirs. @throws SolverError where a GPU cannot map another's
+std::unique_ptr<RankTransport> make_ipc_transport(const Communicator& comm, const HaloPattern& pattern);
+
+/// Whether every rank of comm runs on this rank's host (collective).
+bool ranks_on_one_host(const Communicator& comm);
+
+/// The transport asked (nccl, mpi or ipc, already resolved) for a halo of this pattern.
 std::unique_ptr<RankTransport> make_transport(Transport transport, const Communicator& comm, const HaloPattern& pattern);
 
 }  // namespace fvmmini::cuda

@@ -1,6 +1,7 @@
 #include "solvers/cuda/cuda_linear_solver.hpp"
 
 #include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/device_ranks.hpp"
 #include "solvers/cuda/device_solver.hpp"
 
 namespace fvmmini::cuda {
@@ -48,6 +49,11 @@ class CudaLinearSolver final : public LinearSolver {
 bool cuda_backend_built() { return true; }
 
 bool cuda_device_ready() { return cuda_device_available(); }
+
+bool ranks_have_their_own_gpus(const Communicator& comm) {
+  select_device(comm.node_rank());
+  return !ranks_share_a_gpu(comm);
+}
 
 std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix& matrix, const SolverSettings& settings) {
   return std::make_unique<CudaLinearSolver>(matrix, settings);

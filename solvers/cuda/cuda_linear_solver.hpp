@@ -18,6 +18,10 @@ bool cuda_backend_built();
 /// build without the CUDA backend).
 bool cuda_device_ready();
 
+/// Whether every rank of comm has a GPU of its own once each takes its node rank's (what the
+/// nccl and ipc transports need). Collective; false in a build without the CUDA backend.
+bool ranks_have_their_own_gpus(const Communicator& comm);
+
 /// Order and build the format on the host (prepare_format), upload it once, solve by CG or
 /// Jacobi-PCG on the device. update_coefficients refreshes values through the slot maps and
 /// uploads only values.
@@ -28,7 +32,7 @@ std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix& matrix, c
 
 /// The same for a rank's piece of a matrix decomposed over comm's ranks (every rank calls it, then
 /// every solve, together): its GPU chosen by node rank, the CG coupled through the processor
-/// interfaces by settings.transport (nccl or mpi; auto picks), the preconditioner on the rank's
+/// interfaces by settings.transport (nccl, mpi or ipc; auto picks), the preconditioner on the rank's
 /// block. @throws as make_cuda_linear_solver; SolverError for a transport that cannot be used
 std::unique_ptr<LinearSolver> make_cuda_distributed_linear_solver(const DistributedLdu& system,
                                                                   const SolverSettings& settings,

@@ -118,6 +118,7 @@ struct DeviceGamg::Impl {
       // --- the coarsest right-hand side padded to the widest rank's (zeros past its rows, which
       // --- the restriction never writes), and every rank's gathered
       gather_ranks = fine_ranks;
+      gather_ranks->reserve_all_gather(static_cast<int>(width));
       Level& last = levels[count - 1];
       last.b = DeviceBuffer<double>(width);
       FVMMINI_CUDA_CHECK(cudaMemset(last.b.data(), 0, sizeof(double) * last.b.size()));

@@ -624,17 +624,25 @@ SolverSettings device_settings(Preconditioner pc, Transport transport, const std
 }
 
 /// The device solver over `transport`, or null (every rank alike) where this build or these ranks
-/// cannot use it: NCCL not built, or ranks sharing a GPU.
+/// cannot use it: NCCL not built, or ranks sharing a GPU (nccl, ipc).
 std::unique_ptr<LinearSolver> device_solver(const DistributedLdu& system, const SolverSettings& s) {
   try {
     return make_distributed_linear_solver(system, s, world());
   } catch (const SolverError& e) {
     const std::string why = e.what();
-    if (s.transport == Transport::nccl &&
-        (why.find("has no NCCL") != std::string::npos || why.find("same GPU") != std::string::npos))
+    if ((s.transport == Transport::nccl && why.find("has no NCCL") != std::string::npos) ||
+        ((s.transport == Transport::nccl || s.transport == Transport::ipc) && why.find("same GPU") != std::string::npos))
       return nullptr;
     throw;
   }
+}
+
+/// The transports every test runs over: mpi, auto (nccl where it can), and ipc across ranks of
+/// their own GPUs (the test host's ranks share a host).
+std::vector<Transport> device_transports() {
+  std::vector<Transport> t{Transport::mpi, Transport::automatic};
+  if (world().distributed() && cuda::ranks_have_their_own_gpus(world())) t.push_back(Transport::ipc);
+  return t;
 }
 
 TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
@@ -644,7 +652,7 @@ TEST(DistributedCudaCg, SolvesLikeTheReferenceAcrossRanks) {
   const std::vector<double>& x_true = k.x_true;
   const std::vector<double>& b_mine = k.b_mine;
   int transports = 0;
-  for (Transport transport : {Transport::mpi, Transport::nccl, Transport::automatic})
+  for (Transport transport : {Transport::mpi, Transport::nccl, Transport::automatic, Transport::ipc})
     for (Preconditioner pc :
          {Preconditioner::none, Preconditioner::diagonal, Preconditioner::DIC, Preconditioner::mcsgs, Preconditioner::GAMG})
       for (const auto& [format, ordering] :
@@ -680,7 +688,7 @@ TEST(DistributedCudaCg, NewValuesSolveLikeAFreshSolver) {
 
 TEST(DistributedCudaCg, TheHaloBeforeTheLocalProductGivesTheSameSolve) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
-  for (Transport transport : {Transport::mpi, Transport::automatic})
+  for (Transport transport : device_transports())
     for (Preconditioner pc : {Preconditioner::diagonal, Preconditioner::GAMG}) {
       SCOPED_TRACE(name(transport) + " " + name(pc));
       expect_overlap_off_like_on(device_settings(pc, transport));
@@ -689,7 +697,7 @@ TEST(DistributedCudaCg, TheHaloBeforeTheLocalProductGivesTheSameSolve) {
 
 TEST(DistributedCudaCg, TimesASolveOnTheDeviceLikeTheSolveItself) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
-  for (Transport transport : {Transport::mpi, Transport::automatic})
+  for (Transport transport : device_transports())
     for (Preconditioner pc : {Preconditioner::diagonal, Preconditioner::GAMG}) {
       SCOPED_TRACE(name(transport) + " " + name(pc));
       expect_timed_like_solved(device_settings(pc, transport));
@@ -698,7 +706,7 @@ TEST(DistributedCudaCg, TimesASolveOnTheDeviceLikeTheSolveItself) {
 
 TEST(DistributedCudaCg, GamgOnAMeshTooSmallToAgglomerateIsSolvedWhole) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
-  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+  for (Transport transport : device_transports()) {
     SCOPED_TRACE(name(transport));
     expect_one_level_solved_whole(device_settings(Preconditioner::GAMG, transport));
   }
@@ -709,7 +717,7 @@ TEST(DistributedCudaCg, ComponentsTogetherLikeOneAfterAnother) {
   // face, the sums of all three gathered at once), each as its own solve
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
   const Piece p = piece_of(box(14, 12, 10), {DecompositionMethod::metis, 1, {}});
-  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+  for (Transport transport : device_transports()) {
     SCOPED_TRACE(name(transport));
     SolverSettings s = device_settings(Preconditioner::diagonal, transport);
     s.tolerance = 1e-9;
@@ -772,7 +780,7 @@ TEST(DistributedCudaCg, TimesTheIterationsParts) {
 TEST(DistributedCudaCg, EveryRankStopsOnTheSameError) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
   const Mesh mesh = box(6, 6, 6);
-  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+  for (Transport transport : device_transports()) {
     SCOPED_TRACE(name(transport));
     const Piece neumann = piece_of(mesh, {DecompositionMethod::metis, 1, {}}, BoundaryType::zero_gradient);
     auto singular = make_distributed_linear_solver(neumann.system, device_settings(Preconditioner::none, transport),
@@ -1145,7 +1153,7 @@ TEST(DistributedFlow, TetrahedralCavityLikeTheSerialRun) {
 TEST(DistributedCudaFlow, TheStepOnEachGpuLikeTheSerialHostStep) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
   // --- the step resident on each rank's GPU, its ghosts over each transport the ranks can use
-  for (Transport transport : {Transport::mpi, Transport::automatic}) {
+  for (Transport transport : device_transports()) {
     SCOPED_TRACE(name(transport));
     SolverSettings u = flow_solver(Preconditioner::diagonal), p = flow_solver(Preconditioner::diagonal);
     for (SolverSettings* s : {&u, &p}) {

@@ -194,9 +194,9 @@ int main(int argc, char** argv) {
   app.add_option("--backend", o.backend, "reference (CPU) or cuda (a GPU a rank, by node rank)")
       ->capture_default_str()
       ->check(CLI::IsMember({"reference", "cuda"}));
-  app.add_option("--transport", o.transport, "cuda: auto, nccl or mpi (host staging)")
+  app.add_option("--transport", o.transport, "cuda: auto, nccl, mpi (host staging) or ipc (CUDA IPC, one host)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "nccl", "mpi"}));
+      ->check(CLI::IsMember({"auto", "nccl", "mpi", "ipc"}));
   app.add_option("--gather", o.gather, "GAMG: nCellsToGather (-1: the backend's; 0: none)")
       ->capture_default_str()
       ->check(CLI::Range(-1LL, 1LL << 40));

@@ -1,0 +1,311 @@
+// RankTransport through CUDA IPC, for ranks of one host with a GPU each: every exchange exports
+// one device block of this rank's (a flag per rank, then two inbox slots) that every other rank
+// maps, and a kernel writes each part straight into its receiver's inbox (over NVLink), then
+// raises the receiver's flag; the receiver's kernel waits for its flags and reads its inbox. No
+// NCCL call and no host in the loop: a halo is two small kernels, captured in the CG's graphs.
+//
+// An exchange counts its rounds on the device (a graph replays the same kernels), and the round's
+// parity picks the slot. A rank writes round e into slot e % 2 only after it received everyone's
+// round e - 1, which each sends after reading its own round e - 2 from that slot.
+
+#include <unistd.h>
+
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/rank_transport.cuh"
+#include "linalg/block_vectors.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+using Flag = unsigned long long;
+constexpr int exchange_block = 256;
+constexpr long long wait_limit_ns = 120'000'000'000LL;  ///< a part this late means a rank is gone: stop, not hang
+
+/// One peer's part of an exchange as this rank sees it: what it sends there and what it receives from there.
+struct Route {
+  double* to;             ///< the part's place in the peer's slot 0 (peer memory)
+  long long to_slot;      ///< the peer's slot size (doubles)
+  Flag* raise;            ///< this rank's flag in the peer's block (peer memory)
+  const Flag* arrived;    ///< the peer's flag in this rank's block
+  long long send_at;      ///< where the part starts in the send buffer
+  long long receive_at;   ///< where the peer's part starts in this rank's slot (and in the output)
+  long long count;        ///< values each way (the peers' parts match: both list the same faces)
+};
+
+__device__ Flag load_acquire(const Flag* flag) {
+  return ::cuda::atomic_ref<Flag, ::cuda::thread_scope_system>(*const_cast<Flag*>(flag)).load(::cuda::memory_order_acquire);
+}
+
+/// Writes route y's part of send[] into the peer's inbox (slot of this round), then, once every
+/// block of the route has written, raises this rank's flag there to the round's number + 1.
+/// count >= 0 overrides the routes' counts (the sums: as many as the call has).
+__global__ void put_kernel(const Route* __restrict__ routes, const double* __restrict__ send, long long count,
+                           const Flag* __restrict__ round, unsigned int* __restrict__ written) {
+  const Route r = routes[blockIdx.y];
+  const long long n = count >= 0 ? count : r.count;
+  const Flag e = *reinterpret_cast<const volatile Flag*>(round);
+  double* to = r.to + static_cast<long long>(e & 1) * r.to_slot;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<long long>(gridDim.x) * blockDim.x)
+    to[k] = send[r.send_at + k];
+  __threadfence_system();  // this thread's writes reach the peer before the flag (the reduction sample's pattern)
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&written[blockIdx.y], 1u) == gridDim.x - 1) {
+    written[blockIdx.y] = 0;
+    __threadfence_system();
+    ::cuda::atomic_ref<Flag, ::cuda::thread_scope_system>(*r.raise).store(e + 1, ::cuda::memory_order_release);
+  }
+}
+
+/// Waits for route y's flag, then copies the peer's part from this rank's inbox to out[] (at the
+/// part's place, or transposed: out[k * routes + y], the sums' value-major layout). The last
+/// block to finish counts the round.
+__global__ void wait_kernel(const Route* __restrict__ routes, const double* __restrict__ inbox, long long slot,
+                            long long count, bool transpose, double* __restrict__ out, Flag* __restrict__ round,
+                            unsigned int* __restrict__ finished, int rank) {
+  const Route r = routes[blockIdx.y];
+  const long long n = count >= 0 ? count : r.count;
+  const Flag e = *reinterpret_cast<volatile Flag*>(round);
+  if (threadIdx.x == 0) {
+    long long start = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (load_acquire(r.arrived) < e + 1) {
+      __nanosleep(64);
+      long long now = 0;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > wait_limit_ns) {
+        printf("fvmmini: rank %d waited 120 s for a part from another rank (transport ipc): stopping\n", rank);
+        __trap();
+      }
+    }
+  }
+  __syncthreads();
+  const double* from = inbox + static_cast<long long>(e & 1) * slot + r.receive_at;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<long long>(gridDim.x) * blockDim.x)
+    out[transpose ? k * gridDim.y + blockIdx.y : r.receive_at + k] = __ldcg(from + k);  // not L1: a peer wrote it
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(finished, 1u) == gridDim.x * gridDim.y - 1) {
+      *finished = 0;
+      *round = e + 1;
+    }
+  }
+}
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+/// One exchange's exported block (flags, two slots) and this rank's maps of every other rank's.
+class PeerExchange {
+ public:
+  /// parts[p]: {peer rank, this rank's send offset, its receive offset, count}; slot: this rank's
+  /// slot size. Collective: every rank makes its exchanges in the same order.
+  struct Part {
+    int peer;
+    long long send_at, receive_at, count;
+  };
+  PeerExchange(const Communicator& comm, const std::vector<Part>& parts, long long slot)
+      : comm_(comm), slot_(std::max(slot, 1LL)), parts_(parts.size()) {
+    const int ranks = comm.size();
+    block_ = DeviceBuffer<Flag>(static_cast<std::size_t>(ranks) + 2 * static_cast<std::size_t>(slot_));
+    FVMMINI_CUDA_CHECK(cudaMemset(block_.data(), 0, block_.bytes()));
+    counters_ = DeviceBuffer<unsigned int>(parts.size() + 1);
+    FVMMINI_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.bytes()));
+    round_ = DeviceBuffer<Flag>(1);
+    FVMMINI_CUDA_CHECK(cudaMemset(round_.data(), 0, round_.bytes()));
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // zeroed before a peer can map it and raise a flag
+    // --- every rank's block mapped here
+    cudaIpcMemHandle_t mine{};
+    FVMMINI_CUDA_CHECK(cudaIpcGetMemHandle(&mine, block_.data()));
+    peers_.assign(ranks, nullptr);
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<std::byte> bytes(sizeof mine);
+      std::memcpy(bytes.data(), &mine, sizeof mine);
+      comm.broadcast(bytes, r);
+      if (r == comm.rank()) {
+        peers_[r] = block_.data();
+        continue;
+      }
+      cudaIpcMemHandle_t theirs{};
+      std::memcpy(&theirs, bytes.data(), sizeof theirs);
+      void* mapped = nullptr;
+      const cudaError_t opened = cudaIpcOpenMemHandle(&mapped, theirs, cudaIpcMemLazyEnablePeerAccess);
+      if (opened != cudaSuccess) {
+        cudaGetLastError();
+        throw SolverError("transport ipc: rank " + std::to_string(comm.rank()) + " cannot map rank " +
+                          std::to_string(r) + "'s GPU memory (" + cudaGetErrorString(opened) +
+                          "): the GPUs need peer access (NVLink or PCIe peer-to-peer); use nccl");
+      }
+      peers_[r] = static_cast<Flag*>(mapped);
+    }
+    // --- where this rank's parts land: each peer's slot size and receive offset for this rank
+    std::vector<std::vector<double>> to(ranks), from;
+    for (const Part& p : parts) {
+      if (!to[p.peer].empty()) throw std::logic_error("PeerExchange: two parts for rank " + std::to_string(p.peer));
+      to[p.peer] = {static_cast<double>(p.receive_at), static_cast<double>(slot_)};
+    }
+    from = comm.all_to_all(to);
+    std::vector<Route> routes;
+    for (const Part& p : parts) {
+      if (from[p.peer].size() != 2)
+        throw std::logic_error("PeerExchange: rank " + std::to_string(p.peer) + " does not list rank " +
+                               std::to_string(comm.rank()) + " among its parts");
+      const auto at = static_cast<long long>(from[p.peer][0]), their_slot = static_cast<long long>(from[p.peer][1]);
+      Flag* theirs = peers_[p.peer];
+      routes.push_back({reinterpret_cast<double*>(theirs + ranks) + at, their_slot, theirs + comm.rank(),
+                        block_.data() + p.peer, p.send_at, p.receive_at, p.count});
+      longest_ = std::max(longest_, p.count);
+    }
+    routes_ = DeviceBuffer<Route>(std::span<const Route>(routes));
+  }
+
+  ~PeerExchange() {
+    // a peer's kernels may still write here and its maps must close before the memory goes: every
+    // rank drops its exchanges in the same order. Unwinding one rank's exception (the run then
+    // aborts) skips the barrier, which the other ranks would not reach, and leaves the block.
+    cudaDeviceSynchronize();
+    for (int r = 0; r < static_cast<int>(peers_.size()); ++r)
+      if (r != comm_.rank() && peers_[r]) cudaIpcCloseMemHandle(peers_[r]);
+    if (std::uncaught_exceptions() > 0) {
+      block_.release();
+      return;
+    }
+    comm_.barrier();
+  }
+
+  /// Sends send[] to the peers (their parts) on `stream`; count >= 0: that many values a part.
+  void put(const double* send, long long count, cudaStream_t stream) {
+    if (parts_ == 0) return;
+    put_kernel<<<grid_for(count >= 0 ? count : longest_), exchange_block, 0, stream>>>(
+        routes_.data(), send, count, round_.data(), counters_.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(put_kernel);
+  }
+
+  /// Waits on `stream` for the peers' parts and copies them to out[] (see wait_kernel).
+  void wait(double* out, long long count, bool transpose, cudaStream_t stream) {
+    if (parts_ == 0) return;
+    wait_kernel<<<grid_for(count >= 0 ? count : longest_), exchange_block, 0, stream>>>(
+        routes_.data(), reinterpret_cast<const double*>(block_.data() + comm_.size()), slot_, count, transpose, out,
+        round_.data(), counters_.data() + parts_, comm_.rank());
+    FVMMINI_CUDA_CHECK_LAUNCH(wait_kernel);
+  }
+
+ private:
+  dim3 grid_for(long long n) const {
+    const long long blocks = std::clamp<long long>((n + exchange_block - 1) / exchange_block, 1, 256);
+    return dim3(static_cast<unsigned int>(blocks), static_cast<unsigned int>(parts_));
+  }
+
+  const Communicator& comm_;
+  long long slot_;
+  std::size_t parts_;
+  long long longest_ = 0;
+  DeviceBuffer<Flag> block_;            ///< exported: a flag per rank (by sender), then slots 0 and 1
+  DeviceBuffer<unsigned int> counters_;  ///< per part: blocks that wrote; then blocks that waited
+  DeviceBuffer<Flag> round_;            ///< this exchange's rounds so far
+  DeviceBuffer<Route> routes_;
+  std::vector<Flag*> peers_;            ///< every rank's block (this rank's own at its rank)
+};
+
+/// Every rank's `count` values to every rank, rank-major (rank r's at r * count).
+std::vector<PeerExchange::Part> to_every_rank(int ranks, long long count) {
+  std::vector<PeerExchange::Part> parts;
+  for (int r = 0; r < ranks; ++r) parts.push_back({r, 0, r * count, count});
+  return parts;
+}
+
+class IpcTransport final : public RankTransport {
+ public:
+  IpcTransport(const Communicator& comm, const HaloPattern& pattern)
+      : comm_(comm),
+        halo_(comm, halo_parts(pattern), static_cast<long long>(pattern.offsets.empty() ? 0 : pattern.offsets.back())),
+        sums_(comm, to_every_rank(comm.size(), max_sums), comm.size() * max_sums),
+        ready_(true),
+        done_(true) {}
+
+  bool capturable() const override { return true; }
+
+  // the halo's writes on a side stream, so that the local product runs meanwhile (as NCCL's)
+  void start(const double* send, double*, cudaStream_t stream) override {
+    ready_.record(stream);
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(side_.get(), ready_.get(), 0));
+    halo_.put(send, -1, side_.get());
+    done_.record(side_.get());
+  }
+
+  void finish(double* recv, cudaStream_t stream) override {
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
+    halo_.wait(recv, -1, false, stream);
+  }
+
+  void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) override {
+    if (k < 1 || k > max_sums) throw std::invalid_argument("IpcTransport::all_gather: 1 to " + std::to_string(max_sums) + " values");
+    sums_.put(local, k, stream);
+    sums_.wait(gathered, k, true, stream);
+  }
+
+  void reserve_rows(std::size_t count) override {
+    auto& exchange = rows_[count];
+    if (!exchange)
+      exchange = std::make_unique<PeerExchange>(comm_, to_every_rank(comm_.size(), static_cast<long long>(count)),
+                                                comm_.size() * static_cast<long long>(count));
+  }
+
+  void gather_rows(const double* local, double* gathered, std::size_t count, cudaStream_t stream) override {
+    const auto found = rows_.find(count);
+    if (found == rows_.end())
+      throw std::logic_error("IpcTransport::gather_rows: " + std::to_string(count) +
+                             " rows a rank were not reserved (DeviceRanks::reserve_all_gather)");
+    found->second->put(local, -1, stream);
+    found->second->wait(gathered, -1, false, stream);
+  }
+
+ private:
+  static constexpr int max_sums = 3 * max_block_vectors;  ///< the most values a sum takes (DeviceRanks)
+
+  static std::vector<PeerExchange::Part> halo_parts(const HaloPattern& p) {
+    std::vector<PeerExchange::Part> parts;
+    for (std::size_t i = 0; i < p.neighbours.size(); ++i) {
+      const auto at = static_cast<long long>(p.offsets[i]);
+      parts.push_back({p.neighbours[i], at, at, static_cast<long long>(p.count(i))});
+    }
+    return parts;
+  }
+
+  const Communicator& comm_;
+  PeerExchange halo_, sums_;
+  std::map<std::size_t, std::unique_ptr<PeerExchange>> rows_;  ///< by rows a rank
+  Stream side_;
+  Event ready_, done_;
+};
+
+}  // namespace
+
+bool ranks_on_one_host(const Communicator& comm) {
+  const std::vector<long long> hosts = comm.gather(static_cast<long long>(std::hash<std::string>{}(host_name())));
+  return std::adjacent_find(hosts.begin(), hosts.end(), std::not_equal_to<>()) == hosts.end();
+}
+
+std::unique_ptr<RankTransport> make_ipc_transport(const Communicator& comm, const HaloPattern& pattern) {
+  return std::make_unique<IpcTransport>(comm, pattern);
+}
+
+}  // namespace fvmmini::cuda
