@@ -1,12 +1,12 @@
 #include "linalg/solver_settings.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "comm/slowest_median.hpp"
 
 namespace fvmmini {
 
@@ -123,15 +123,9 @@ void LinearSolver::update_distributed(const DistributedLdu&) {
 
 SolveTiming LinearSolver::time_solves(std::span<const double> b, int solves, const Communicator& comm) {
   SolveTiming t;
-  t.seconds = std::numeric_limits<double>::infinity();
   std::vector<double> x(b.size());
-  for (int k = 0; k < std::max(solves, 1); ++k) {
-    std::fill(x.begin(), x.end(), 0.0);
-    comm.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    t.performance = solve(x, b, "p");
-    t.seconds = std::min(t.seconds, comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
-  }
+  t.seconds = fastest_slowest(
+      comm, solves, [&] { std::fill(x.begin(), x.end(), 0.0); }, [&] { t.performance = solve(x, b, "p"); });
   return t;
 }
 

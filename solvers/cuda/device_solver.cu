@@ -1,9 +1,7 @@
 #include "solvers/cuda/device_solver.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -373,16 +371,16 @@ SolveTiming DeviceSolver::time_solves(std::span<const double> b, int solves, con
   DeviceBuffer<double> b_device{b}, x(b.size());
   Stream caller;
   SolveTiming t;
-  t.seconds = std::numeric_limits<double>::infinity();
-  for (int k = 0; k < std::max(solves, 1); ++k) {
-    FVMMINI_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.bytes(), caller.get()));
-    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(caller.get()));
-    comm.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    t.performance = solve(x.data(), b_device.data(), "p", caller.get());
-    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(caller.get()));
-    t.seconds = std::min(t.seconds, comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
-  }
+  t.seconds = fastest_slowest(
+      comm, solves,
+      [&] {
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.bytes(), caller.get()));
+        FVMMINI_CUDA_CHECK(cudaStreamSynchronize(caller.get()));
+      },
+      [&] {
+        t.performance = solve(x.data(), b_device.data(), "p", caller.get());
+        FVMMINI_CUDA_CHECK(cudaStreamSynchronize(caller.get()));
+      });
   return t;
 }
 
