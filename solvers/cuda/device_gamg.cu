@@ -110,8 +110,10 @@ struct DeviceGamg::Impl {
       residual = DeviceBuffer<double>(fine.n_rows());
       correction = DeviceBuffer<double>(fine.n_rows());
     }
-    coarsest = hierarchy.matrix(count - 1, fine);
-    if (!hierarchy.gathered) inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+    if (!hierarchy.gathered) {
+      coarsest = hierarchy.matrix(count - 1, fine);
+      inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+    }
     const int ranks = hierarchy.gathered ? hierarchy.comm->size() : hierarchy.coarsest.ranks;
     width = hierarchy.gathered ? hierarchy.gathered->width : hierarchy.coarsest.width;
     if (ranks > 1) {
@@ -256,7 +258,7 @@ struct DeviceGamg::Impl {
   GamgSettings settings;
   GamgHierarchy hierarchy;
   std::vector<Level> levels;
-  LduMatrix coarsest;                          ///< the coarsest matrix (refactor renews its inverse)
+  LduMatrix coarsest;                          ///< not gathered: the coarsest matrix (refactor renews its inverse)
   DeviceBuffer<double> inverse;                ///< WholeCoarsest::inverse
   DeviceRanks* gather_ranks = nullptr;         ///< across ranks: gathers the coarsest right-hand sides
   DeviceBuffer<double> gathered;               ///< every rank's coarsest right-hand side
@@ -305,13 +307,13 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
     if (v.sgs) v.sgs->refresh(level);
     if (v.own_ranks) v.own_ranks->refresh_coefficients(in_operator_rows(m.hierarchy.interfaces(l), m.hierarchy.numbering[l]));
   }
-  m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
   if (m.whole) {
     Impl::Whole& w = *m.whole;
     refresh_format_values(m.hierarchy.gathered->whole, w.prepared);
     w.matrix->upload_values(w.prepared.format.values());
     w.gamg->refresh(m.hierarchy.gathered->whole);
   } else {
+    m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
     m.inverse.upload(m.hierarchy.coarsest.inverse);
   }
   m.upload_level_values(matrix);
