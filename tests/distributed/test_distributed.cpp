@@ -686,22 +686,24 @@ TEST(DistributedCudaCg, NewValuesSolveLikeAFreshSolver) {
   expect_refresh_like_fresh(device_settings(Preconditioner::GAMG, Transport::automatic));  // a gathered level
 }
 
-TEST(DistributedCudaCg, TheHaloBeforeTheLocalProductGivesTheSameSolve) {
-  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+/// `check` of the device settings over every transport the ranks can use, each with diagonal and GAMG.
+template <class Check>
+void for_transports_diagonal_and_gamg(Check&& check) {
   for (Transport transport : device_transports())
     for (Preconditioner pc : {Preconditioner::diagonal, Preconditioner::GAMG}) {
       SCOPED_TRACE(name(transport) + " " + name(pc));
-      expect_overlap_off_like_on(device_settings(pc, transport));
+      check(device_settings(pc, transport));
     }
+}
+
+TEST(DistributedCudaCg, TheHaloBeforeTheLocalProductGivesTheSameSolve) {
+  if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
+  for_transports_diagonal_and_gamg(expect_overlap_off_like_on);
 }
 
 TEST(DistributedCudaCg, TimesASolveOnTheDeviceLikeTheSolveItself) {
   if (!gpu_or_skip()) GTEST_SKIP() << "no CUDA device";
-  for (Transport transport : device_transports())
-    for (Preconditioner pc : {Preconditioner::diagonal, Preconditioner::GAMG}) {
-      SCOPED_TRACE(name(transport) + " " + name(pc));
-      expect_timed_like_solved(device_settings(pc, transport));
-    }
+  for_transports_diagonal_and_gamg(expect_timed_like_solved);
 }
 
 TEST(DistributedCudaCg, GamgOnAMeshTooSmallToAgglomerateIsSolvedWhole) {
