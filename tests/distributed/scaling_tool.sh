@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# tools/scaling --step end to end on a 12^3 cavity: the slab split set per rank count ({ranks}),
+# one rank count a call, then both tabulated from the kept summaries (--reuse) without the
+# two-rank run again. Usage: scaling_tool.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+root=$1 build=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+run() {
+  python3 "$root/tools/scaling" --step "$root/cases/cavity3d-hpc-8M.yaml" --box 12 --kinds strong --end-time 0.001 \
+    --preconditioner GAMG --oversubscribe --set decomposition.method=simple --set 'decomposition.n=[{ranks},1,1]' \
+    --build "$build" --out "$out" "$@"
+}
+fail() { echo "scaling tool: $1"; cat "$out"/*.txt; exit 1; }
+run --ranks 2 > "$out/first.txt" 2>&1 || fail "the two-rank run failed"
+grep -q "Decomposition: simple into 2 ranks" "$out/strong-step-2.log" || fail "no slab split into 2"
+run --ranks 1,2 --reuse > "$out/both.txt" 2>&1 || fail "the tabulation failed"
+grep -q "reusing .*strong-step-2/summary.json" "$out/both.txt" || fail "the two-rank run was made again"
+grep -q "mpirun -np 1 " "$out/both.txt" || fail "the one-rank run was not made"
+[ "$(grep -c '^step GAMG reference *strong' "$out/both.txt")" = 2 ] || fail "not a row for each rank count"
+echo "scaling tool: two runs tabulated"
