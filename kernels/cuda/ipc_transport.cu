@@ -136,6 +136,7 @@ class PeerExchange {
     cudaIpcMemHandle_t mine{};
     FVMMINI_CUDA_CHECK(cudaIpcGetMemHandle(&mine, block_.data()));
     peers_.assign(ranks, nullptr);
+    std::string failure;  // a map that failed: every rank learns it below and stops alike
     for (int r = 0; r < ranks; ++r) {
       std::vector<std::byte> bytes(sizeof mine);
       std::memcpy(bytes.data(), &mine, sizeof mine);
@@ -150,11 +151,18 @@ class PeerExchange {
       const cudaError_t opened = cudaIpcOpenMemHandle(&mapped, theirs, cudaIpcMemLazyEnablePeerAccess);
       if (opened != cudaSuccess) {
         cudaGetLastError();
-        throw SolverError("transport ipc: rank " + std::to_string(comm.rank()) + " cannot map rank " +
-                          std::to_string(r) + "'s GPU memory (" + cudaGetErrorString(opened) +
-                          "): the GPUs need peer access (NVLink or PCIe peer-to-peer); use nccl");
+        if (failure.empty())
+          failure = "rank " + std::to_string(comm.rank()) + " cannot map rank " + std::to_string(r) +
+                    "'s GPU memory (" + cudaGetErrorString(opened) + ")";
+        continue;
       }
       peers_[r] = static_cast<Flag*>(mapped);
+    }
+    if (comm.any(!failure.empty())) {
+      close_maps();
+      comm.barrier();  // every map closed before any block is freed
+      throw SolverError("transport ipc: " + (failure.empty() ? std::string("another rank cannot map a GPU's memory") : failure) +
+                        ": the GPUs need peer access (NVLink or PCIe peer-to-peer); use nccl");
     }
     // --- where this rank's parts land: each peer's slot size and receive offset for this rank
     std::vector<std::vector<double>> to(ranks), from;
@@ -182,8 +190,7 @@ class PeerExchange {
     // rank drops its exchanges in the same order. Unwinding one rank's exception (the run then
     // aborts) skips the barrier, which the other ranks would not reach, and leaves the block.
     cudaDeviceSynchronize();
-    for (int r = 0; r < static_cast<int>(peers_.size()); ++r)
-      if (r != comm_.rank() && peers_[r]) cudaIpcCloseMemHandle(peers_[r]);
+    close_maps();
     if (std::uncaught_exceptions() > 0) {
       block_.release();
       return;
@@ -209,6 +216,11 @@ class PeerExchange {
   }
 
  private:
+  void close_maps() {
+    for (int r = 0; r < static_cast<int>(peers_.size()); ++r)
+      if (r != comm_.rank() && peers_[r]) cudaIpcCloseMemHandle(peers_[r]);
+  }
+
   dim3 grid_for(long long n) const {
     const long long blocks = std::clamp<long long>((n + exchange_block - 1) / exchange_block, 1, 256);
     return dim3(static_cast<unsigned int>(blocks), static_cast<unsigned int>(parts_));
