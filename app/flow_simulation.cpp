@@ -68,10 +68,11 @@ class FlowOutput {
   }
 
   /// Write everything this case asks for at `time`; dt is the last step (for the cell diagnostics).
-  void write(const FlowOperators& operators, const FlowState& state, double time, double dt) {
-    const label n = mesh_.n_cells;
+  void write(const FlowOperators& operators, const FlowState& state, [[maybe_unused]] double time,
+             [[maybe_unused]] double dt) {
 #if FVMMINI_HAVE_VTK
     if (vtk_) {
+      const label n = mesh_.n_cells;
       std::vector<Vec3> velocity(n);
       for (label c = 0; c < n; ++c)
         velocity[c] = {state.velocity[0][c], state.velocity[1][c], state.velocity[2][c]};
