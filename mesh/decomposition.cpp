@@ -55,9 +55,10 @@ void simple_split(std::span<label> cells, const MeshGeometry& geometry, const st
     for (label c : cells) part[c] = first_part;
     return;
   }
-  std::stable_sort(cells.begin(), cells.end(),
-                   [&](label a, label b) { return geometry.cell_centres[a][axis] < geometry.cell_centres[b][axis]; });
   const int count = counts[axis];
+  if (count > 1)  // one part along this axis: its order does not matter
+    std::stable_sort(cells.begin(), cells.end(),
+                     [&](label a, label b) { return geometry.cell_centres[a][axis] < geometry.cell_centres[b][axis]; });
   int stride = 1;
   for (int later = axis + 1; later < 3; ++later) stride *= counts[later];
   const std::size_t n = cells.size();
@@ -134,6 +135,16 @@ LocalMesh extract_local_mesh(const Mesh& mesh, std::span<const int> cell_part, i
     }
   m.n_cells = static_cast<label>(local.global_cell.size());
   m.description = fmt::format("{} (part {})", mesh.description, part);
+  // --- room for about this part's share of the whole (and a margin for its shared faces), so
+  //     that the arrays do not grow by copying
+  const double share = mesh.n_cells > 0 ? 1.05 * m.n_cells / mesh.n_cells : 0.0;
+  const auto about = [&](std::size_t whole) { return static_cast<std::size_t>(share * static_cast<double>(whole)) + 1024; };
+  m.points.reserve(about(mesh.points.size()));
+  m.face_offsets.reserve(about(mesh.face_offsets.size()));
+  m.face_vertices.reserve(about(mesh.face_vertices.size()));
+  m.owner.reserve(about(mesh.owner.size()));
+  m.neighbour.reserve(about(mesh.neighbour.size()));
+  local.global_face.reserve(about(mesh.owner.size()));
 
   std::vector<label> local_point(mesh.points.size(), -1);
   std::vector<label> loop;
@@ -253,6 +264,10 @@ constexpr std::uint32_t part_magic = 0x66766d70;  // "fvmp"
 std::vector<std::byte> pack_local_mesh(const LocalMesh& local) {
   const Mesh& m = local.mesh;
   Writer w;
+  // the arrays' bytes at once: growing a buffer of hundreds of MB by doubling copies it repeatedly
+  w.bytes.reserve(4096 + m.points.size() * sizeof(Vec3) +
+                  (m.face_offsets.size() + m.face_vertices.size() + m.owner.size() + m.neighbour.size() +
+                   local.global_cell.size() + local.global_face.size()) * sizeof(label));
   w.value(part_magic);
   w.array(m.points);
   w.array(m.face_offsets);
