@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   CLI::App app{"fvmmini: an unstructured finite-volume miniapp (pressure-type solves on CPU or GPU).\n"
                "mpirun -np N fvmmini CASE runs it on N ranks, each on its part of the mesh (every physics; see the "
                "case key decomposition); on the cuda backend each rank takes one of its host's GPUs (solver key "
-               "transport: nccl or mpi)",
+               "transport: nccl, ipc or mpi)",
                "fvmmini"};
   std::string case_file;
   std::vector<std::string> overrides;

@@ -369,7 +369,7 @@ class DeviceFlowStep final : public FlowStep {
   void compute_level_shift();
 
   cuda::DeviceSolver velocity_solver, pressure_solver;
-  Transport ghosts_transport;                  ///< nccl or mpi (the pressure solver's transport key)
+  Transport ghosts_transport;                  ///< nccl, mpi or ipc (the pressure solver's transport key)
   std::unique_ptr<cuda::DeviceGhosts> ghosts;  ///< null on one rank; made after the solvers chose the GPU
   label n_ghosts = 0;
   bool upwind = false, non_orthogonal = false;

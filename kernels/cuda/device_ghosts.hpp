@@ -22,7 +22,7 @@ class DeviceGhosts {
   /// @param patch_faces the faces of each processor patch
   /// @param face_cells the rank's cell at each processor face, patch after patch (ProcessorFaces order)
   /// @param n_cells the rank's cells: ghost k is at n_cells + k
-  /// @param transport nccl or mpi (resolve_transport). Collective.
+  /// @param transport nccl, mpi or ipc (resolve_transport). Collective.
   /// @throws std::invalid_argument for sizes that do not agree or a face cell outside the cells
   DeviceGhosts(const Communicator& comm, Transport transport, std::vector<int> neighbours,
                const std::vector<std::size_t>& patch_faces, const std::vector<int>& face_cells, int n_cells);

@@ -1,5 +1,5 @@
 // fvmmini-dist-bench: the pressure-type solve across MPI ranks, run under mpirun -np N, on the
-// reference backend or on the cuda backend (a GPU a rank by node rank; --transport nccl or mpi). Rank 0 builds the N^3 box (FVM Laplacian, fixedValue walls) and sends each
+// reference backend or on the cuda backend (a GPU a rank by node rank; --transport nccl, ipc or mpi). Rank 0 builds the N^3 box (FVM Laplacian, fixedValue walls) and sends each
 // rank its part, as fvmmini does; each assembles its matrix and interfaces. It times the CG to
 // the tolerance (iterations, time per iteration; LinearSolver::time_solves: on cuda the vectors
 // stay on the device, as in the flow step) and, apart, what one iteration is made of: the
