@@ -17,8 +17,6 @@ namespace fvmmini::cuda {
 
 namespace {
 
-constexpr int max_totals = 3 * max_block_vectors;  ///< the most values gather_totals takes at once (block CG's)
-
 /// send[f w + j] = x[rows[f] w + j] (w vectors interleaved by row).
 __global__ void pack_kernel(long long n, int w, const int* __restrict__ rows, const double* __restrict__ x,
                             double* __restrict__ send) {

@@ -23,7 +23,6 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/rank_transport.cuh"
-#include "linalg/block_vectors.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
@@ -249,7 +248,7 @@ class IpcTransport final : public RankTransport {
   IpcTransport(const Communicator& comm, const HaloPattern& pattern)
       : comm_(comm),
         halo_(comm, halo_parts(pattern), static_cast<long long>(pattern.offsets.empty() ? 0 : pattern.offsets.back())),
-        sums_(comm, to_every_rank(comm.size(), max_sums), comm.size() * max_sums),
+        sums_(comm, to_every_rank(comm.size(), max_totals), comm.size() * max_totals),
         ready_(true),
         done_(true) {}
 
@@ -269,7 +268,7 @@ class IpcTransport final : public RankTransport {
   }
 
   void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) override {
-    if (k < 1 || k > max_sums) throw std::invalid_argument("IpcTransport::all_gather: 1 to " + std::to_string(max_sums) + " values");
+    if (k < 1 || k > max_totals) throw std::invalid_argument("IpcTransport::all_gather: 1 to " + std::to_string(max_totals) + " values");
     sums_.put(local, k, stream);
     sums_.wait(gathered, k, true, stream);
   }
@@ -291,7 +290,6 @@ class IpcTransport final : public RankTransport {
   }
 
  private:
-  static constexpr int max_sums = 3 * max_block_vectors;  ///< the most values a sum takes (DeviceRanks)
 
   static std::vector<PeerExchange::Part> halo_parts(const HaloPattern& p) {
     std::vector<PeerExchange::Part> parts;

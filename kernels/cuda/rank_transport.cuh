@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "linalg/block_vectors.hpp"
 #include "linalg/solver_settings.hpp"
 
 namespace fvmmini::cuda {
@@ -22,6 +23,9 @@ struct HaloPattern {
   std::size_t count(std::size_t i) const { return offsets[i + 1] - offsets[i]; }
 };
 
+/// The most values all_gather takes at once (the block CG's sums: three a vector).
+constexpr int max_totals = 3 * max_block_vectors;
+
 class RankTransport {
  public:
   virtual ~RankTransport() = default;
@@ -32,7 +36,7 @@ class RankTransport {
   virtual void start(const double* send, double* recv, cudaStream_t stream) = 0;
   /// Work queued on `stream` after this sees recv[] complete.
   virtual void finish(double* recv, cudaStream_t stream) = 0;
-  /// gathered[j * ranks + r] = local[j] of rank r for j < k (device arrays), on `stream`.
+  /// gathered[j * ranks + r] = local[j] of rank r for j < k <= max_totals (device arrays), on `stream`.
   virtual void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) = 0;
   /// gathered[r * count + j] = local[j] of rank r for j < count (device arrays), on `stream`.
   virtual void gather_rows(const double* local, double* gathered, std::size_t count, cudaStream_t stream) = 0;
