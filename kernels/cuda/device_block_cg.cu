@@ -5,7 +5,7 @@
 // alpha and beta unused and its vectors untouched. The host reads the k states every
 // check_interval iterations (one batch behind), and queues no more once none runs. Across ranks
 // (the DeviceCg's DeviceRanks) each product adds the halo's couplings of all k vectors at once
-// (one exchange of k values a face), the p.q are taken after it, and every reduction gathers
+// (one exchange of k values a face) and their share of the fused p.q, and every reduction gathers
 // every rank's totals, as the single CG does.
 
 #include "kernels/cuda/device_block_cg.hpp"
@@ -49,18 +49,6 @@ __global__ void __launch_bounds__(reduce_block) block_sum_kernel(long long n, co
   FVMMINI_GRID_STRIDE(i, n)
 #pragma unroll
   for (int j = 0; j < K; ++j) s.v[j] += x[i * K + j];
-  write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
-}
-
-/// Partials of p_j . q_j (a product whose couplings came after its kernel, across ranks).
-template <int K>
-__global__ void __launch_bounds__(reduce_block) block_dot_kernel(long long n, const double* __restrict__ p,
-                                                                 const double* __restrict__ q,
-                                                                 double* __restrict__ partials) {
-  Sums<K> s{};
-  FVMMINI_GRID_STRIDE(i, n)
-#pragma unroll
-  for (int j = 0; j < K; ++j) s.v[j] += p[i * K + j] * q[i * K + j];
   write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
 }
 
@@ -278,25 +266,19 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   const int grid = vector_grid(n);
   DeviceRanks* ranks = cg.ranks();
 
-  /// Q = A P (with the halo's couplings across ranks); with_dot: the p_j.q_j partials, their count.
+  /// Q = A P (with the halo's couplings across ranks); with_dot: the p_j.q_j partials, their count
+  /// (fused in the product; across ranks the couplings add their share at the totals).
+  CouplingDot couplings;
   const auto multiply = [&](const double* in, double* out, bool with_dot) {
-    if (!ranks) {
-      spmv.apply_block(K, in, out, with_dot ? partials.data() : nullptr, s);
-      return spmv.dot_partial_count();
-    }
-    ranks->start_halo(in, s, K);
-    spmv.apply_block(K, in, out, nullptr, s);
-    ranks->finish_halo(out, s, K);
-    if (with_dot) {
-      block_dot_kernel<K><<<grid, reduce_block, 0, s>>>(n, in, out, partials.data());
-      FVMMINI_CUDA_CHECK_LAUNCH(block_dot_kernel);
-    }
-    return grid;
+    if (ranks) ranks->start_halo(in, s, K);
+    spmv.apply_block(K, in, out, with_dot ? partials.data() : nullptr, s);
+    if (ranks) couplings = ranks->finish_halo(out, s, K, with_dot ? in : nullptr);
+    return spmv.dot_partial_count();
   };
   /// What a finalize reduces: the `values` values' count partials, or every rank's totals.
-  const auto over_ranks = [&](int count, int values) -> std::pair<const double*, int> {
+  const auto over_ranks = [&](int count, int values, CouplingDot more = {}) -> std::pair<const double*, int> {
     if (!ranks) return {partials.data(), count};
-    return {ranks->gather_totals(partials.data(), count, values, s), ranks->communicator().size()};
+    return {ranks->gather_totals(partials.data(), count, values, s, more), ranks->communicator().size()};
   };
 
   // --- x̄_j; R = B - AX; P = M^-1 R; the initial residuals and stopping tests
@@ -315,7 +297,8 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   FVMMINI_CUDA_CHECK_LAUNCH(block_initial_finalize);
 
   const auto enqueue_iteration = [&] {
-    const auto pq = over_ranks(multiply(p.data(), q.data(), true), K);
+    const int count = multiply(p.data(), q.data(), true);
+    const auto pq = over_ranks(count, K, couplings);
     block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(pq.first, pq.second, state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_alpha_finalize);
     block_update_kernel<K><<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());

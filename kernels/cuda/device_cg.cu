@@ -12,8 +12,8 @@
 // tenfold since the last replacement, r is replaced with b - A x from the float64 matrix (z and
 // r.z with it; p stays); when the recursive residual says converged, the float64 one decides,
 // and a solve it does not pass goes on from p = z.
-// Across ranks (DeviceRanks): every product adds the halo's couplings, the dot product is taken
-// apart from the SpMV, and each finalize kernel reduces every rank's totals (gathered in rank
+// Across ranks (DeviceRanks): every product adds the halo's couplings, which add their share of
+// p.q to the partials the local kernel fused (p.q = p.(A_local p) + p.(couplings)), and each finalize kernel reduces every rank's totals (gathered in rank
 // order) instead of its own partials, so all ranks hold the same scalars and take the same
 // steps; over NCCL the iterations are captured in graphs as on one rank, over MPI (whose host
 // waits for each exchange) launched directly.
@@ -336,9 +336,9 @@ struct DeviceCg::Impl {
     const double* data;
     int count;
   };
-  Partials over_ranks(int count, int k) {
+  Partials over_ranks(int count, int k, CouplingDot couplings = {}) {
     if (!ranks) return {partials.data(), count};
-    return {ranks->gather_totals(partials.data(), count, k, stream.get()), ranks->communicator().size()};
+    return {ranks->gather_totals(partials.data(), count, k, stream.get(), couplings), ranks->communicator().size()};
   }
   /// The rows of the whole system (the mean of x is over all of them).
   long long total_rows() const { return ranks ? ranks->total_rows() : n; }
@@ -356,22 +356,23 @@ struct DeviceCg::Impl {
   void enqueue_iteration(const double* m_inv, CgStop stop) {
     cudaStream_t s = stream.get();
     const int grid = vector_grid(n);
-    // --- q = A p; alpha = r.z / p.q (across ranks: the local product while the halo travels,
-    //     the dot product apart, as the couplings change q after the local kernel)
-    int count = spmv.dot_partial_count();
-    if (ranks) {
-      multiply(p.data(), q.data(), mixed != nullptr);
-      count = enqueue_dot_partials(n, p.data(), q.data(), partials.data(), s);
-    } else if (mixed) {
+    // --- q = A p; alpha = r.z / p.q (fused in the product where the format can; across ranks the
+    //     local product while the halo travels, the couplings adding their share of p.q)
+    if (ranks) ranks->start_halo(p.data(), s);
+    int count = 0;
+    if (mixed) {
       mixed->apply_with_dot(p.data(), q.data(), partials.data(), s);
       count = mixed->dot_partial_count();
-    } else if (count > 0) {
+    } else if (spmv.dot_partial_count() > 0) {
       spmv.apply_with_dot(p.data(), q.data(), partials.data(), s);
+      count = spmv.dot_partial_count();
     } else {
       spmv.apply(p.data(), q.data(), s);
-      count = enqueue_dot_partials(n, p.data(), q.data(), partials.data(), s);
     }
-    const Partials pq = over_ranks(count, 1);
+    CouplingDot couplings;
+    if (ranks) couplings = ranks->finish_halo(q.data(), s, 1, count > 0 ? p.data() : nullptr);
+    if (count == 0) count = enqueue_dot_partials(n, p.data(), q.data(), partials.data(), s);
+    const Partials pq = over_ranks(count, 1, couplings);
     alpha_finalize<<<1, finalize_block, 0, s>>>(pq.data, pq.count, state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(alpha_finalize);
     // --- r -= alpha q; residual = |r|_1 / normFactor; beta

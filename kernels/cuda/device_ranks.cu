@@ -27,25 +27,40 @@ __global__ void pack_kernel(long long n, int w, const int* __restrict__ rows, co
   }
 }
 
-/// y[row w + j] += coefficients[f] recv[f w + j] over the faces f of each row on an interface, a
-/// thread a row and vector adding its faces in face order (as the reference operator adds them).
-__global__ void couple_kernel(int n, int w, const int* __restrict__ rows, const int* __restrict__ start,
-                              const int* __restrict__ faces, const double* __restrict__ coefficients,
-                              const double* __restrict__ recv, double* __restrict__ y) {
-  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n * w; t += gridDim.x * blockDim.x) {
-    const int i = t / w, j = t - i * w;
-    const long long at = static_cast<long long>(rows[i]) * w + j;
-    double sum = y[at];
-    for (int k = start[i]; k < start[i + 1]; ++k) sum += coefficients[faces[k]] * recv[faces[k] * w + j];
-    y[at] = sum;
+/// y[row K + j] += coefficients[f] recv[f K + j] over the faces f of each row on an interface, a
+/// thread a row adding its faces in face order (as the reference operator adds them); with x,
+/// per-block partials of x_j . (what it added to y_j).
+template <int K>
+__global__ void __launch_bounds__(reduce_block)
+    couple_kernel(int n, const int* __restrict__ rows, const int* __restrict__ start, const int* __restrict__ faces,
+                  const double* __restrict__ coefficients, const double* __restrict__ recv, double* __restrict__ y,
+                  const double* __restrict__ x, double* __restrict__ partials) {
+  Sums<K> s{};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const long long row = static_cast<long long>(rows[i]) * K;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      double sum = y[row + j];
+      for (int k = start[i]; k < start[i + 1]; ++k) sum += coefficients[faces[k]] * recv[faces[k] * K + j];
+      if (x) s.v[j] += x[row + j] * (sum - y[row + j]);
+      y[row + j] = sum;
+    }
   }
+  if (x) write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
 }
 
-/// local[j] = the total of value j's count partials (one block, fixed order).
+/// local[j] = the total of value j's count partials, plus the couplings' more_count (one block,
+/// fixed order).
 template <int K>
 __global__ void __launch_bounds__(1024) totals_kernel(const double* __restrict__ partials, int count,
+                                                      const double* __restrict__ more, int more_count,
                                                       double* __restrict__ local) {
-  const Sums<K> s = reduce_partials<K>(partials, count);
+  Sums<K> s = reduce_partials<K>(partials, count);
+  if (more_count > 0) {
+    const Sums<K> m = reduce_partials<K>(more, more_count);
+#pragma unroll
+    for (int j = 0; j < K; ++j) s.v[j] += m.v[j];
+  }
   if (threadIdx.x == 0)
 #pragma unroll
     for (int j = 0; j < K; ++j) local[j] = s.v[j];
@@ -218,6 +233,7 @@ struct DeviceRanks::Impl {
     couple_rows = DeviceBuffer<int>(std::span<const int>(unique_rows));
     couple_start = DeviceBuffer<int>(std::span<const int>(start));
     couple_faces = DeviceBuffer<int>(std::span<const int>(order));
+    coupling_partials = DeviceBuffer<double>(static_cast<std::size_t>(max_block_vectors) * vector_grid(coupled_rows));
     coefficients = DeviceBuffer<double>(std::span<const double>(host_coefficients));
     send = DeviceBuffer<double>(std::max<std::size_t>(faces * max_block_vectors, 1));
     recv = DeviceBuffer<double>(std::max<std::size_t>(faces * max_block_vectors, 1));
@@ -250,6 +266,7 @@ struct DeviceRanks::Impl {
   DeviceBuffer<int> rows;             ///< the face cells, interface after interface
   int coupled_rows = 0;               ///< distinct rows among them
   DeviceBuffer<int> couple_rows, couple_start, couple_faces;  ///< each such row's faces (CSR-like)
+  DeviceBuffer<double> coupling_partials;  ///< finish_halo's share of a dot product
   DeviceBuffer<double> coefficients;  ///< A(row, the row across) at each face
   DeviceBuffer<double> send, recv;    ///< x at the face cells; the neighbours' x across them
   DeviceBuffer<double> local;         ///< this rank's totals (gather_totals)
@@ -285,20 +302,35 @@ void DeviceRanks::start_halo(const double* x, CUstream_st* stream, int width) {
   if (m.arrived) link.finish(m.recv.data(), stream);  // the local product after the halo
 }
 
-void DeviceRanks::finish_halo(double* y, CUstream_st* stream, int width) {
+CouplingDot DeviceRanks::finish_halo(double* y, CUstream_st* stream, int width, const double* dot_with) {
   Impl& m = *impl_;
   if (!m.arrived) m.link(width).finish(m.recv.data(), stream);
   m.arrived = false;
-  if (m.faces == 0) return;
-  couple_kernel<<<vector_grid(static_cast<long long>(m.coupled_rows) * width), reduce_block, 0, stream>>>(
-      m.coupled_rows, width, m.couple_rows.data(), m.couple_start.data(), m.couple_faces.data(), m.coefficients.data(),
-      m.recv.data(), y);
+  if (m.faces == 0) return {};
+  const int grid = vector_grid(m.coupled_rows);
+  const auto couple = [&]<int K>() {
+    couple_kernel<K><<<grid, reduce_block, 0, stream>>>(m.coupled_rows, m.couple_rows.data(), m.couple_start.data(),
+                                                        m.couple_faces.data(), m.coefficients.data(), m.recv.data(), y,
+                                                        dot_with, m.coupling_partials.data());
+  };
+  static_assert(max_block_vectors == 3, "couple_kernel is instantiated for 1 to 3 vectors");
+  switch (width) {
+    case 1: couple.operator()<1>(); break;
+    case 2: couple.operator()<2>(); break;
+    case 3: couple.operator()<3>(); break;
+    default: throw std::invalid_argument("DeviceRanks::finish_halo: 1 to 3 vectors");
+  }
   FVMMINI_CUDA_CHECK_LAUNCH(couple_kernel);
+  if (!dot_with) return {};
+  return {m.coupling_partials.data(), grid};
 }
 
-const double* DeviceRanks::gather_totals(const double* partials, int count, int k, CUstream_st* stream) {
+const double* DeviceRanks::gather_totals(const double* partials, int count, int k, CUstream_st* stream,
+                                         CouplingDot couplings) {
   Impl& m = *impl_;
-  const auto totals = [&]<int K>() { totals_kernel<K><<<1, 1024, 0, stream>>>(partials, count, m.local.data()); };
+  const auto totals = [&]<int K>() {
+    totals_kernel<K><<<1, 1024, 0, stream>>>(partials, count, couplings.partials, couplings.count, m.local.data());
+  };
   switch (k) {
     case 1: totals.operator()<1>(); break;
     case 2: totals.operator()<2>(); break;

@@ -32,6 +32,13 @@ bool ranks_share_a_gpu(const Communicator& comm);
 /// mpi. Collective. @throws SolverError for nccl in a build without it, or with ranks sharing a GPU
 Transport resolve_transport(Transport asked, const Communicator& comm);
 
+/// The couplings' share of a product's dot products (DeviceRanks::finish_halo's dot_with):
+/// per-block partials of `width` values, in write_block_partials' layout; none when count is 0.
+struct CouplingDot {
+  const double* partials = nullptr;
+  int count = 0;
+};
+
 class DeviceRanks {
  public:
   /// @param interfaces the rank's processor interfaces, face cells already in the operator's
@@ -58,8 +65,11 @@ class DeviceRanks {
   /// width w, x holds w vectors interleaved by row (x[row w + j], the block CG's layout, w up to
   /// max_block_vectors; each width's transport is made on its first use, collectively).
   void start_halo(const double* x, CUstream_st* stream, int width = 1);
-  /// y += the couplings to the values received, on `stream` once they are there.
-  void finish_halo(double* y, CUstream_st* stream, int width = 1);
+  /// y += the couplings to the values received, on `stream` once they are there. With dot_with
+  /// (the product's input x), also the partials of x_j . (the couplings added to y_j): a local
+  /// kernel that fused x.y before them plus this share gives x.y without another pass over both.
+  /// Valid until the next finish_halo.
+  CouplingDot finish_halo(double* y, CUstream_st* stream, int width = 1, const double* dot_with = nullptr);
   /// Whether work queued between start_halo and finish_halo runs while the halo travels (the
   /// default) or after it arrived (start_halo then waits for it).
   void set_overlap(bool overlap);
@@ -68,8 +78,10 @@ class DeviceRanks {
   /// The totals over ranks of k values (k 1 to 4, 6 or 9), each given as `count` per-block partials
   /// (partials[j * count + b], the layout of write_block_partials): returns a device array of
   /// k * size() partials in the same layout (value j of rank r at j * size() + r), which the
-  /// CG's finalize kernels reduce as they reduce their own partials. Valid until the next call.
-  const double* gather_totals(const double* partials, int count, int k, CUstream_st* stream);
+  /// CG's finalize kernels reduce as they reduce their own partials; `couplings` (finish_halo's,
+  /// k values) added to this rank's totals. Valid until the next call.
+  const double* gather_totals(const double* partials, int count, int k, CUstream_st* stream,
+                              CouplingDot couplings = {});
 
   /// gathered[r * count + j] = local[j] of rank r, j < count, for every rank r (device arrays of
   /// count and count * ranks values), on `stream`: GAMG's coarsest right-hand sides.
