@@ -29,6 +29,7 @@
 #include "mesh/box_generator.hpp"
 #include "mesh/decomposition.hpp"
 #include "solvers/linear_solver.hpp"
+#include "tools/bench/preconditioner_method.hpp"
 
 namespace fvmmini {
 namespace {
@@ -87,7 +88,7 @@ int run(const Options& o) {
   const double set_up_seconds = comm.max(seconds_since(set_up_start));
 
   SolverSettings s;
-  s.preconditioner = parse_preconditioner(o.preconditioner);
+  bench::set_preconditioner(o.preconditioner, s);
   s.tolerance = o.tolerance;
   s.max_iter = 100000;
   s.format = o.format;
@@ -189,8 +190,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"metis", "simple"}));
   app.add_option("--format", o.format, "the local block's format (reference kernel)")->capture_default_str();
   app.add_option("--ordering", o.ordering, "the local block's ordering")->capture_default_str();
-  app.add_option("--preconditioner", o.preconditioner, "none, diagonal, DIC, mcsgs or GAMG (GAMG's levels coupled across the ranks, the others on each rank's block)")
-      ->capture_default_str();
+  app.add_option("--preconditioner", o.preconditioner,
+                 std::string(fvmmini::bench::preconditioner_method_syntax) +
+                     " (GAMG's levels coupled across the ranks, the others on each rank's block)")
+      ->capture_default_str()
+      ->check(CLI::Validator(fvmmini::bench::preconditioner_method_error, "PRECONDITIONER"));
   app.add_option("--backend", o.backend, "reference (CPU) or cuda (a GPU a rank, by node rank)")
       ->capture_default_str()
       ->check(CLI::IsMember({"reference", "cuda"}));

@@ -28,6 +28,7 @@
 #include "solvers/linear_solver.hpp"
 #include "tools/bench/bench_inputs.hpp"
 #include "tools/bench/format_options.hpp"
+#include "tools/bench/preconditioner_method.hpp"
 
 namespace fvmmini::bench {
 namespace {
@@ -49,8 +50,7 @@ struct Options {
   std::string json_path, csv_path;
 };
 
-/// A method: "CG", "diagonal", "DIC", "DIC-cusparse", "mcsgs", "mcsgsN" (N sweeps) or
-/// "GAMG[/option...]", then ":ordering" (default none).
+/// A method: a preconditioner (set_preconditioner's names), then ":ordering" (default none).
 struct Method {
   std::string label;
   SolverSettings settings;
@@ -64,38 +64,7 @@ Method parse_method(const std::string& text, Backend backend, const std::string&
   s.backend = backend;
   s.format = format;
   s.ordering = parts.size() == 2 ? parts[1] : "none";
-  const std::string& name = parts[0];
-  if (name == "CG") {
-    s.preconditioner = Preconditioner::none;
-  } else if (name == "DIC-cusparse") {
-    s.preconditioner = Preconditioner::DIC;
-    s.triangular_solve = TriangularSolve::cusparse;
-  } else if (name.rfind("GAMG", 0) == 0) {
-    // --- GAMG[/smoother][/mergeN][/sweepsN][/vN][/coarsestN][/scaleX]
-    s.preconditioner = Preconditioner::GAMG;
-    const auto options = split(name, '/');
-    for (std::size_t k = 1; k < options.size(); ++k) {
-      const std::string& option = options[k];
-      const auto number = [&](std::size_t prefix) { return std::stoi(option.substr(prefix)); };
-      if (option.rfind("merge", 0) == 0)
-        s.gamg.merge_levels = number(5);
-      else if (option.rfind("sweeps", 0) == 0)
-        s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = number(6);
-      else if (option.rfind("scale", 0) == 0)
-        s.gamg.correction_scale = std::stod(option.substr(5));
-      else if (option.rfind("coarsest", 0) == 0)
-        s.gamg.n_cells_in_coarsest_level = number(8);
-      else if (option[0] == 'v')
-        s.gamg.n_vcycles = number(1);
-      else
-        s.gamg.smoother = parse_smoother(option);
-    }
-  } else if (name.rfind("mcsgs", 0) == 0 && name.size() > 5) {
-    s.preconditioner = Preconditioner::mcsgs;
-    s.sweeps = std::stoi(name.substr(5));
-  } else {
-    s.preconditioner = parse_preconditioner(name);
-  }
+  set_preconditioner(parts[0], s);
   return m;
 }
 
@@ -301,10 +270,8 @@ int main(int argc, char** argv) {
   app.add_option("--format", o.format, "the operator's storage format (auto: staircase on cuda, csr on reference)")
       ->capture_default_str();
   app.add_option("--methods", o.methods,
-                 "comma-separated name[:ordering]: CG, diagonal, DIC, DIC-cusparse, mcsgs, mcsgsN (N sweeps), "
-                 "GAMG[/jacobi|/mcsgs][/mergeN][/sweepsN][/vN][/coarsestN][/scaleX] (smoother, mergeLevels, "
-                 "nPre/PostSweeps, nVcycles, nCellsInCoarsestLevel, correctionScale); default: all of them, the triangular ones on none, cm and colour "
-                 "orderings")
+                 std::string("comma-separated name[:ordering], name one of ") + fvmmini::bench::preconditioner_method_syntax +
+                     "; default: all of them, the triangular ones on none, cm and colour orderings")
       ->capture_default_str();
   app.add_option("--tolerances", o.tolerances, "comma-separated relative residuals")->capture_default_str();
   app.add_option("--repeats", o.repeats, "timed solves per method and tolerance (median)")
