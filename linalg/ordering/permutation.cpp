@@ -115,40 +115,14 @@ CsrMatrix permuted_csr(const LduMatrix& ldu, const Permutation& p, LduToCsrMap* 
   const label n_faces = static_cast<label>(lower.size());
   const auto& o2n = p.old_to_new;
   const auto& n2o = p.new_to_old;
+  const RowFaces faces = row_faces(*ldu.addressing);
 
-  // --- the rows of A in mesh order (sequential passes over the faces): each entry's column and a
-  //     tag naming its LDU coefficient: -1 - r (diagonal of r), 2 f (upper of f), 2 f + 1 (lower of f)
-  std::vector<std::int64_t> old_ptr(n + 1, 0);
-  for (label i = 0; i < n; ++i) old_ptr[i + 1] = 1;
-  for (label f = 0; f < n_faces; ++f) {
-    ++old_ptr[lower[f] + 1];
-    ++old_ptr[upper[f] + 1];
-  }
-  for (label i = 0; i < n; ++i) old_ptr[i + 1] += old_ptr[i];
-  const std::int64_t nnz = old_ptr[n];
-  std::vector<label> old_col(nnz);
-  std::vector<std::int64_t> tag(nnz);
-  {
-    std::vector<std::int64_t> next(old_ptr.begin(), old_ptr.end() - 1);
-    for (label f = 0; f < n_faces; ++f) {
-      old_col[next[upper[f]]] = lower[f];
-      tag[next[upper[f]]++] = 2 * static_cast<std::int64_t>(f) + 1;
-    }
-    for (label i = 0; i < n; ++i) {
-      old_col[next[i]] = i;
-      tag[next[i]++] = -1 - static_cast<std::int64_t>(i);
-    }
-    for (label f = 0; f < n_faces; ++f) {
-      old_col[next[lower[f]]] = upper[f];
-      tag[next[lower[f]]++] = 2 * static_cast<std::int64_t>(f);
-    }
-  }
-
-  // --- row i of P A P^T is row sigma(i) of A with columns renumbered and sorted
+  // --- row i of P A P^T is row sigma(i) of A, its columns renumbered and sorted
   CsrMatrix csr;
   csr.n_rows = n;
   csr.row_ptr.assign(n + 1, 0);
-  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] = csr.row_ptr[i] + (old_ptr[n2o[i] + 1] - old_ptr[n2o[i]]);
+  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] = csr.row_ptr[i] + 1 + (faces.ptr[n2o[i] + 1] - faces.ptr[n2o[i]]);
+  const std::int64_t nnz = csr.row_ptr[n];
   csr.col.resize(nnz);
   csr.values.resize(nnz);
   if (map) {
@@ -156,29 +130,38 @@ CsrMatrix permuted_csr(const LduMatrix& ldu, const Permutation& p, LduToCsrMap* 
     map->upper_slot.resize(n_faces);
     map->lower_slot.resize(n_faces);
   }
+  // --- built row by row in the old order from the faces themselves: the faces, coefficients and
+  //     map read and written nearly in sequence, each row's block placed at its new row, and no
+  //     temporary the size of the nonzeros (12 bytes a nonzero before: 5 GB on 64 M cells)
 #pragma omp parallel
   {
-    // (renumbered column, tag) pairs of one row, insertion-sorted (rows are short)
+    // (renumbered column, tag) pairs of one row, insertion-sorted (rows are short); tag -1: the
+    // diagonal, 2 f: the upper coefficient of face f (this row its lower cell), 2 f + 1: the lower
     std::vector<std::pair<label, std::int64_t>> row;
 #pragma omp for schedule(static)
-    for (label i = 0; i < n; ++i) {
+    for (label c = 0; c < n; ++c) {
       row.clear();
-      for (std::int64_t k = old_ptr[n2o[i]]; k < old_ptr[n2o[i] + 1]; ++k) {
-        const std::pair<label, std::int64_t> entry{o2n[old_col[k]], tag[k]};
-        row.push_back(entry);
-        size_t m = row.size() - 1;
-        for (; m > 0 && row[m - 1].first > entry.first; --m) row[m] = row[m - 1];
-        row[m] = entry;
+      const auto insert = [&](label column, std::int64_t tag) {
+        row.emplace_back(column, tag);
+        std::size_t m = row.size() - 1;
+        for (; m > 0 && row[m - 1].first > column; --m) row[m] = row[m - 1];
+        row[m] = {column, tag};
+      };
+      insert(o2n[c], -1);
+      for (label s = faces.ptr[c]; s < faces.ptr[c + 1]; ++s) {
+        const label f = faces.faces[s];
+        const bool lower_cell = lower[f] == c;
+        insert(o2n[lower_cell ? upper[f] : lower[f]], 2 * static_cast<std::int64_t>(f) + (lower_cell ? 0 : 1));
       }
-      std::int64_t k = csr.row_ptr[i];
-      for (const auto& [c, t] : row) {
-        csr.col[k] = c;
-        if (t < 0) {
-          csr.values[k] = ldu.diag[-1 - t];
-          if (map) map->diag_slot[-1 - t] = k;
+      std::int64_t k = csr.row_ptr[o2n[c]];
+      for (const auto& [column, tag] : row) {
+        csr.col[k] = column;
+        if (tag < 0) {
+          csr.values[k] = ldu.diag[c];
+          if (map) map->diag_slot[c] = k;
         } else {
-          csr.values[k] = ldu.upper[t / 2];
-          if (map) (t % 2 == 0 ? map->upper_slot : map->lower_slot)[t / 2] = k;
+          csr.values[k] = ldu.upper[tag / 2];
+          if (map) (tag % 2 == 0 ? map->upper_slot : map->lower_slot)[tag / 2] = k;
         }
         ++k;
       }

@@ -84,6 +84,23 @@ TEST(Permutation, PermutedLduAndCsrReproduceTheProductAndRefreshInPlace) {
     reference::csr_spmv(csr, x_new, y_new);
     permute_to_old(p, y_new, y_back);
     for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    // --- each row's columns ascending, and every slot of the map at its coefficient's row and column
+    for (label i = 0; i < 400; ++i)
+      for (auto k = csr.row_ptr[i] + 1; k < csr.row_ptr[i + 1]; ++k) ASSERT_LT(csr.col[k - 1], csr.col[k]) << i;
+    const auto row_of_slot = [&](std::int64_t k) {
+      return static_cast<label>(std::upper_bound(csr.row_ptr.begin(), csr.row_ptr.end(), k) - csr.row_ptr.begin() - 1);
+    };
+    for (label c = 0; c < 400; ++c) {
+      ASSERT_EQ(row_of_slot(map.diag_slot[c]), p.old_to_new[c]);
+      ASSERT_EQ(csr.col[map.diag_slot[c]], p.old_to_new[c]);
+    }
+    for (label f = 0; f < m.addressing->n_faces(); ++f) {
+      const label lo = p.old_to_new[m.lower_addr()[f]], up = p.old_to_new[m.upper_addr()[f]];
+      ASSERT_EQ(row_of_slot(map.upper_slot[f]), lo);
+      ASSERT_EQ(csr.col[map.upper_slot[f]], up);
+      ASSERT_EQ(row_of_slot(map.lower_slot[f]), up);
+      ASSERT_EQ(csr.col[map.lower_slot[f]], lo);
+    }
     if (name == "none") {
       LduToCsrMap plain_map;
       const CsrMatrix plain = ldu_to_csr(m, &plain_map);
