@@ -228,6 +228,12 @@ void add_decomposition_keys(CaseSchema& schema) {
       .default_value("none")
       .values({"none", "rowEntries"})
       .when("method", {"metis"});
+  d.add("gamgGroups", KeyType::boolean,
+        "metis: partition the groups that GAMG's pairwise agglomeration makes of the whole mesh on its first levels "
+        "(mergeLevels 2, as one rank pairs them) instead of single cells, so that a rank boundary cuts none of them "
+        "and GAMG across the ranks takes about one rank's iterations (false: METIS on the cells)")
+      .default_value("true")
+      .when("method", {"metis"});
   d.add("n", KeyType::int3, "simple: parts along x, y and z; their product is the number of ranks")
       .required()
       .min(1)

@@ -13,6 +13,7 @@
 #include "app/progress.hpp"
 #include "app/rank_failure.hpp"
 #include "app/settings_keys.hpp"
+#include "discretisation/gamg_groups.hpp"
 #include "mesh/decomposition.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
@@ -87,6 +88,9 @@ class Run {
                                                                         : DecompositionMethod::metis;
     if (settings.method == DecompositionMethod::metis && c_.get_string("decomposition.weights") == "rowEntries")
       settings.weights = DecompositionWeights::row_entries;
+    if (settings.method == DecompositionMethod::metis && c_.get_bool("decomposition.gamgGroups") &&
+        ranks().is_root())
+      settings.groups = gamg_groups(mesh, geometry, ranks().size());
     if (settings.method == DecompositionMethod::simple) {
       const auto n = c_.get_int3("decomposition.n");
       for (int i = 0; i < 3; ++i) settings.simple_parts[i] = static_cast<int>(std::min<std::int64_t>(n[i], 1 << 30));

@@ -27,15 +27,21 @@ struct DecompositionSettings {
   /// simple: parts along x, y and z (their product is `parts`)
   std::array<int, 3> simple_parts{0, 0, 0};
   DecompositionWeights weights = DecompositionWeights::none;  ///< metis only
+  /// metis: each cell's group (0 .. groups - 1), the groups kept whole (partitioned as the
+  /// vertices of METIS's graph: discretisation/gamg_groups.hpp); empty: single cells. On the
+  /// root only, for distribute_mesh.
+  std::vector<label> groups;
 };
 
 /// The part of each cell, every part non-empty. metis: METIS_PartGraphKway on the cell graph
 /// (faces as edges, fixed seed: the same mesh and part count give the same parts; the cells
-/// weighted as settings.weights says); simple: the
+/// weighted as settings.weights says) or, with settings.groups, on the graph of those groups (a
+/// group weighing its cells, an edge the faces between two groups, at most about 0.5 %
+/// imbalance); simple: the
 /// cells sorted by centre x and cut into simple_parts[0] groups of equal count, each sorted by y
 /// and cut, then by z (OpenFOAM's simple).
 /// @throws std::invalid_argument for more parts than cells, a simple split whose product is not
-///         `parts`, or a part left empty; std::runtime_error when METIS fails
+///         `parts`, groups not one a cell, or a part left empty; std::runtime_error when METIS fails
 std::vector<int> decompose_cells(const Mesh& mesh, const MeshGeometry& geometry, const DecompositionSettings& settings);
 
 /// What the log says of a decomposition.

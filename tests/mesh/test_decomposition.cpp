@@ -47,6 +47,27 @@ TEST(Decomposition, MetisGivesBalancedNonEmptyParts) {
   }
 }
 
+TEST(Decomposition, MetisKeepsGroupsWholeAndBalanced) {
+  // --- groups of 2 x 2 x 2 cells on a 24^3 box: each part a union of whole groups
+  const Mesh mesh = box(24, 24, 24);
+  const MeshGeometry g = compute_geometry(mesh);
+  DecompositionSettings s{DecompositionMethod::metis, 4, {}};
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    const label i = c % 24, j = c / 24 % 24, k = c / 576;
+    s.groups.push_back(i / 2 + 12 * (j / 2) + 144 * (k / 2));
+  }
+  const auto part = decompose_cells(mesh, g, s);
+  std::vector<int> part_of_group(1728, -1);
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    int& p = part_of_group[s.groups[c]];
+    if (p < 0) p = part[c];
+    ASSERT_EQ(p, part[c]) << "group " << s.groups[c] << " split";
+  }
+  EXPECT_LT(decomposition_figures(mesh, part, 4).imbalance, 0.01);
+  s.groups.pop_back();
+  EXPECT_THROW(decompose_cells(mesh, g, s), std::invalid_argument);  // not one a cell
+}
+
 TEST(Decomposition, MetisBalancesMatrixEntriesWhenAsked) {
   // --- prisms and pyramids: rows of 4 to 6 entries (and fewer at the boundary)
   const Mesh mesh = read_gmsh(test::fixtures() / "gmsh" / "mix_prism_pyr.msh");

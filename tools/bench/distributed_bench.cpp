@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/communicator.hpp"
+#include "discretisation/gamg_groups.hpp"
 #include "discretisation/laplacian.hpp"
 #include "discretisation/processor_faces.hpp"
 #include "mesh/box_generator.hpp"
@@ -45,6 +46,7 @@ struct Options {
   std::string backend = "reference";
   std::string transport = "auto";
   std::string overlap = "on";
+  std::string gamg_groups = "on";  ///< metis: GAMG's groups kept whole (decomposition.gamgGroups)
   long long gather = -1;  ///< GAMG's nCellsToGather
   double tolerance = 1e-6;
   int repeats = 20;
@@ -70,6 +72,8 @@ int run(const Options& o) {
   DecompositionSettings d;
   d.method = o.method == "simple" ? DecompositionMethod::simple : DecompositionMethod::metis;
   d.simple_parts = {comm.size(), 1, 1};
+  if (d.method == DecompositionMethod::metis && o.gamg_groups == "on" && comm.is_root())
+    d.groups = gamg_groups(whole, whole_geometry, comm.size());
   const auto set_up_start = std::chrono::steady_clock::now();
   DistributedMesh part = distribute_mesh(comm.is_root() ? &whole : nullptr, comm.is_root() ? &whole_geometry : nullptr,
                                          d, comm);
@@ -134,7 +138,7 @@ int run(const Options& o) {
                  {"matrix", fmt::format("box {}^3 FVM Laplacian, fixedValue walls", o.box)},
                  {"rows", static_cast<long long>(o.box) * o.box * o.box},
                  {"ranks", comm.size()},
-                 {"decomposition", {{"method", o.method}, {"cells", f.cells}, {"processor_faces", f.processor_faces},
+                 {"decomposition", {{"method", o.method}, {"gamg_groups", d.method == DecompositionMethod::metis && o.gamg_groups == "on"}, {"cells", f.cells}, {"processor_faces", f.processor_faces},
                                     {"imbalance", f.imbalance}}},
                  {"solver", {{"backend", o.backend}, {"transport", o.transport}, {"halo_overlap", o.overlap == "on"}, {"n_cells_to_gather", o.gather},
                              {"format", o.format},
@@ -188,6 +192,10 @@ int main(int argc, char** argv) {
   app.add_option("--method", o.method, "decomposition: metis or simple (slabs along x)")
       ->capture_default_str()
       ->check(CLI::IsMember({"metis", "simple"}));
+  app.add_option("--gamg-groups", o.gamg_groups,
+                 "metis: partition GAMG's first levels' groups (on) or single cells (off); decomposition.gamgGroups")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--format", o.format, "the local block's format (reference kernel)")->capture_default_str();
   app.add_option("--ordering", o.ordering, "the local block's ordering")->capture_default_str();
   app.add_option("--preconditioner", o.preconditioner,
