@@ -21,10 +21,13 @@ std::vector<label> gamg_groups(const Mesh& mesh, const MeshGeometry& geometry, i
                          mag(geometry.cell_centres[mesh.neighbour[f]] - geometry.cell_centres[mesh.owner[f]]);
   const GamgSettings defaults;
   const AgglomerationHierarchy h = agglomerate(laplacian, defaults.n_cells_in_coarsest_level, defaults.merge_levels);
-  std::vector<label> group(static_cast<std::size_t>(n));
-  std::iota(group.begin(), group.end(), 0);
+  std::vector<label> group;
   for (std::size_t l = 0; l < h.agglomerations.size(); ++l) {
     if (h.coarse[l].n_rows() < static_cast<std::int64_t>(gamg_groups_a_part) * parts) break;
+    if (group.empty()) {
+      group.resize(static_cast<std::size_t>(n));
+      std::iota(group.begin(), group.end(), 0);
+    }
     for (label& g : group) g = h.agglomerations[l].coarse_of[g];
   }
   return group;

@@ -19,7 +19,7 @@ inline constexpr label gamg_groups_a_part = 500;
 /// Each cell's group (0 .. groups - 1) on the deepest level of GAMG's agglomeration of the whole
 /// mesh (agglomerate: its default nCellsInCoarsestLevel and mergeLevels, face weights |S_f| /
 /// |d_f|, the Laplacian's orthogonal coefficients) that still has gamg_groups_a_part x parts
-/// groups; each cell its own group where the first level has fewer.
+/// groups; empty (METIS on the cells) where the first level has fewer.
 std::vector<label> gamg_groups(const Mesh& mesh, const MeshGeometry& geometry, int parts);
 
 }  // namespace fvmmini
