@@ -111,10 +111,13 @@ class Run {
     const DecompositionFigures& d = part.figures;
     const auto [fewest, most] = std::minmax_element(d.cells.begin(), d.cells.end());
     const auto [least_shared, most_shared] = std::minmax_element(d.processor_faces.begin(), d.processor_faces.end());
+    const label groups = settings.groups.empty() ? 0 : *std::max_element(settings.groups.begin(), settings.groups.end()) + 1;
     decomposition_lines_ = fmt::format(
-        "Decomposition: {} into {} ranks: {} to {} cells a rank (imbalance {:.1f} %, {:.1f} % in matrix entries), {} "
+        "Decomposition: {} into {} ranks{}: {} to {} cells a rank (imbalance {:.1f} %, {:.1f} % in matrix entries), {} "
         "to {} processor faces a rank, {} to {} neighbours\n",
-        c_.get_string("decomposition.method"), ranks().size(), *fewest, *most, 100.0 * d.imbalance,
+        c_.get_string("decomposition.method"), ranks().size(),
+        groups > 0 ? fmt::format(" (METIS on {} of GAMG's groups, decomposition.gamgGroups)", groups) : "", *fewest,
+        *most, 100.0 * d.imbalance,
         100.0 * d.entry_imbalance, *least_shared,
         *most_shared, *std::min_element(d.neighbours.begin(), d.neighbours.end()),
         *std::max_element(d.neighbours.begin(), d.neighbours.end()));
