@@ -22,14 +22,9 @@ std::vector<int> metis_parts(const Mesh& mesh, const DecompositionSettings& s) {
   const bool grouped = !s.groups.empty();
   if (grouped && s.groups.size() != static_cast<std::size_t>(n))
     throw std::invalid_argument(fmt::format("decomposition: {} cell groups for a mesh of {} cells", s.groups.size(), n));
-  std::vector<label> identity;
-  if (!grouped) {
-    identity.resize(static_cast<std::size_t>(n));
-    std::iota(identity.begin(), identity.end(), 0);
-  }
-  const std::vector<label>& vertex = grouped ? s.groups : identity;
-  label n_vertices = 0;
-  for (label g : vertex) {
+  const auto vertex_of = [&](label c) { return grouped ? s.groups[c] : c; };
+  label n_vertices = grouped ? 0 : n;
+  for (label g : s.groups) {
     if (g < 0) throw std::invalid_argument("decomposition: a negative cell group");
     n_vertices = std::max(n_vertices, g + 1);
   }
@@ -37,7 +32,7 @@ std::vector<int> metis_parts(const Mesh& mesh, const DecompositionSettings& s) {
   //     (each vertex's faces bucketed, then sorted and merged within the bucket)
   std::vector<idx_t> xadj(static_cast<std::size_t>(n_vertices) + 1, 0);
   for (label f = 0; f < mesh.n_internal_faces(); ++f) {
-    const label a = vertex[mesh.owner[f]], b = vertex[mesh.neighbour[f]];
+    const label a = vertex_of(mesh.owner[f]), b = vertex_of(mesh.neighbour[f]);
     if (a == b) continue;
     ++xadj[a + 1];
     ++xadj[b + 1];
@@ -45,7 +40,7 @@ std::vector<int> metis_parts(const Mesh& mesh, const DecompositionSettings& s) {
   std::partial_sum(xadj.begin(), xadj.end(), xadj.begin());
   std::vector<idx_t> adjncy(static_cast<std::size_t>(xadj[n_vertices])), fill(xadj.begin(), xadj.end() - 1);
   for (label f = 0; f < mesh.n_internal_faces(); ++f) {
-    const label a = vertex[mesh.owner[f]], b = vertex[mesh.neighbour[f]];
+    const label a = vertex_of(mesh.owner[f]), b = vertex_of(mesh.neighbour[f]);
     if (a == b) continue;
     adjncy[fill[a]++] = b;
     adjncy[fill[b]++] = a;
@@ -72,14 +67,13 @@ std::vector<int> metis_parts(const Mesh& mesh, const DecompositionSettings& s) {
   }
   // --- a vertex's weight: its cells, or their rows' entries (the diagonal and one per face to
   //     another cell)
-  std::vector<idx_t> vwgt(static_cast<std::size_t>(n_vertices), 0), faces_of(static_cast<std::size_t>(n), 0);
+  std::vector<idx_t> vwgt(static_cast<std::size_t>(n_vertices), 0);
+  for (label c = 0; c < n; ++c) ++vwgt[vertex_of(c)];
   if (s.weights == DecompositionWeights::row_entries)
     for (label f = 0; f < mesh.n_internal_faces(); ++f) {
-      ++faces_of[mesh.owner[f]];
-      ++faces_of[mesh.neighbour[f]];
+      ++vwgt[vertex_of(mesh.owner[f])];
+      ++vwgt[vertex_of(mesh.neighbour[f])];
     }
-  for (label c = 0; c < n; ++c)
-    vwgt[vertex[c]] += s.weights == DecompositionWeights::row_entries ? 1 + faces_of[c] : 1;
   idx_t nvtxs = n_vertices, ncon = 1, nparts = s.parts, objval = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
@@ -93,7 +87,7 @@ std::vector<int> metis_parts(const Mesh& mesh, const DecompositionSettings& s) {
     throw std::runtime_error(fmt::format("decomposition: METIS_PartGraphKway into {} parts failed (status {})", s.parts,
                                          status));
   std::vector<int> part(static_cast<std::size_t>(n));
-  for (label c = 0; c < n; ++c) part[c] = static_cast<int>(vertex_part[vertex[c]]);
+  for (label c = 0; c < n; ++c) part[c] = static_cast<int>(vertex_part[vertex_of(c)]);
   return part;
 }
 

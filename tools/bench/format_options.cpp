@@ -1,22 +1,12 @@
 #include "tools/bench/format_options.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace fvmmini::bench {
-
-std::vector<std::string> split(const std::string& list, char separator) {
-  std::vector<std::string> out;
-  std::stringstream s(list);
-  std::string item;
-  while (std::getline(s, item, separator))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 void add_format_options(CLI::App& app, FormatOptionValues& values) {
   // --- one option per key, its help naming every format that reads it

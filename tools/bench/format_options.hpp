@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "registry/format_registry.hpp"
+#include "tools/bench/split.hpp"
 
 namespace fvmmini::bench {
 
@@ -23,8 +24,5 @@ void add_format_options(CLI::App& app, FormatOptionValues& values);
 /// parameters (its defaults where none is given), but that auto runs once: with every key whose list
 /// has it at auto, never with some of them. @throws std::invalid_argument naming the option
 std::vector<FormatParameters> format_variants(const FormatUnit& unit, const FormatOptionValues& values);
-
-/// Comma-separated items, empty ones dropped.
-std::vector<std::string> split(const std::string& list, char separator = ',');
 
 }  // namespace fvmmini::bench

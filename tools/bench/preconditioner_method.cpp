@@ -8,21 +8,11 @@
 #include <fmt/format.h>
 
 #include "linalg/multigrid/dense_inverse.hpp"
+#include "tools/bench/split.hpp"
 
 namespace fvmmini::bench {
 
 namespace {
-
-std::vector<std::string> parts_of(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
-}
 
 /// The number after `prefix` in `option` ("merge3" -> 3), within [low, high]; whole: an integer.
 double number_after(const std::string& method, const std::string& option, std::size_t prefix, double low, double high,
@@ -53,7 +43,7 @@ void set_preconditioner(const std::string& name, SolverSettings& s) {
     s.triangular_solve = TriangularSolve::cusparse;
   } else if (name.rfind("GAMG/", 0) == 0) {
     s.preconditioner = Preconditioner::GAMG;
-    const std::vector<std::string> options = parts_of(name, '/');
+    const std::vector<std::string> options = split(name, '/');
     for (std::size_t k = 1; k < options.size(); ++k) {
       const std::string& option = options[k];
       const auto whole = [&](std::size_t prefix, int low, int high) {
