@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "discretisation/boundary_conditions.hpp"
+#include "discretisation/incompressible/flow_formulas.hpp"
 #include "discretisation/incompressible/flow_operators.hpp"
 #include "discretisation/laplacian.hpp"
 #include "mesh/box_generator.hpp"
@@ -23,8 +24,9 @@ namespace fvmmini::bench {
 
 namespace {
 
-LduMatrix assemble_laplacian(const Mesh& mesh, BoundaryType walls = BoundaryType::fixed_value) {
-  const MeshGeometry geometry = compute_geometry(mesh);
+/// gamma times the FVM Laplacian of the mesh, `walls` on every patch that is not empty.
+LduMatrix assemble_laplacian(const Mesh& mesh, const MeshGeometry& geometry,
+                             BoundaryType walls = BoundaryType::fixed_value, double gamma = 1.0) {
   const Laplacian laplacian(mesh, geometry);
   ScalarBoundary boundary;
   for (const auto& patch : mesh.patches) {
@@ -34,7 +36,7 @@ LduMatrix assemble_laplacian(const Mesh& mesh, BoundaryType walls = BoundaryType
       boundary.patches.push_back({walls, std::vector<double>(patch.size, 0.0)});
   }
   LduMatrix a = make_ldu_matrix(laplacian.addressing());
-  laplacian.assemble(1.0, boundary, a);
+  laplacian.assemble(gamma, boundary, a);
   return a;
 }
 
@@ -65,22 +67,36 @@ BenchMatrix box_laplacian(const std::array<label, 3>& cells) {
   BoxSpec spec;
   spec.cells = cells;
   const Mesh mesh = generate_box(spec);
-  return {assemble_laplacian(mesh), fmt::format("box {}x{}x{}", cells[0], cells[1], cells[2]),
+  return {assemble_laplacian(mesh, compute_geometry(mesh)), fmt::format("box {}x{}x{}", cells[0], cells[1], cells[2]),
           "FVM Laplacian (discretisation/laplacian.hpp), gamma 1, fixedValue 0 on all patches"};
 }
 
 BenchMatrix cavity_pressure(int n) {
   BoxSpec spec;
   spec.cells = {n, n, n};
-  LduMatrix a = assemble_laplacian(generate_box(spec), BoundaryType::zero_gradient);
+  const Mesh mesh = generate_box(spec);
+  LduMatrix a = assemble_laplacian(mesh, compute_geometry(mesh), BoundaryType::zero_gradient);
   a.diag[0] *= 1.0 + pressure_reference_pin;
   return {std::move(a), fmt::format("cavity pressure {}^3", n),
           "FVM Laplacian, zeroGradient walls, reference cell 0 pinned by 1e-4 of its diagonal"};
 }
 
+BenchMatrix cavity_momentum(int n) {
+  constexpr double nu = 0.01, max_courant = 0.5, lid_speed = 1.0;
+  BoxSpec spec;
+  spec.cells = {n, n, n};
+  const Mesh mesh = generate_box(spec);
+  const MeshGeometry geometry = compute_geometry(mesh);
+  LduMatrix a = assemble_laplacian(mesh, geometry, BoundaryType::fixed_value, nu);
+  const double dt = max_courant / (lid_speed * n);
+  for (label c = 0; c < a.n_rows(); ++c) a.diag[c] = flow::helmholtz_diagonal(a.diag[c], geometry.cell_volumes[c], dt);
+  return {std::move(a), fmt::format("cavity momentum {}^3", n),
+          fmt::format("nu L + V/dt (nu {}, dt {:g} = maxCo {} h / lid speed), fixedValue walls", nu, dt, max_courant)};
+}
+
 BenchMatrix mesh_laplacian(const std::filesystem::path& path, bool gmsh) {
   const Mesh mesh = gmsh ? read_gmsh(path) : read_polymesh(path);
-  return {assemble_laplacian(mesh), path.string(),
+  return {assemble_laplacian(mesh, compute_geometry(mesh)), path.string(),
           "FVM Laplacian (discretisation/laplacian.hpp), gamma 1, fixedValue 0 on all non-empty patches"};
 }
 

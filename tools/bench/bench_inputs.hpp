@@ -28,6 +28,11 @@ BenchMatrix box_laplacian(const std::array<label, 3>& cells);
 /// reference cell (discretisation/incompressible/flow_operators.hpp).
 BenchMatrix cavity_pressure(int n);
 
+/// The momentum matrix of the n^3 lid-driven cavity (cases/cavity3d.yaml, Re 100): nu L + V/dt
+/// with nu 0.01, fixedValue on every wall (velocity given there), and the step maxCo 0.5 picks
+/// with the lid's speed 1, dt = 0.5 h. The three velocity components share it.
+BenchMatrix cavity_momentum(int n);
+
 /// The FVM Laplacian of a mesh read from an OpenFOAM case / polyMesh directory or a Gmsh file,
 /// fixedValue 0 on every patch that is not of type empty.
 BenchMatrix mesh_laplacian(const std::filesystem::path& path, bool gmsh);

@@ -49,6 +49,7 @@ using clock_type = std::chrono::steady_clock;
 struct Options {
   int box = 0;
   int poly_like = 0;
+  int cavity_momentum = 0;
   double poly_shift = 1e-2;
   std::string polymesh, gmsh, mtx;
   std::string formats = "all";
@@ -521,6 +522,7 @@ int run(const Options& o) {
   auto t0 = clock_type::now();
   BenchMatrix input = o.box > 0              ? box_laplacian(o.box)
                       : o.poly_like > 0      ? polyhedral_like(o.poly_like, o.poly_shift, o.seed)
+                      : o.cavity_momentum > 0 ? cavity_momentum(o.cavity_momentum)
                       : !o.polymesh.empty()  ? mesh_laplacian(o.polymesh, false)
                       : !o.gmsh.empty()      ? mesh_laplacian(o.gmsh, true)
                                              : matrix_market(o.mtx);
@@ -668,6 +670,9 @@ int main(int argc, char** argv) {
   auto* input = app.add_option_group("input", "the matrix (exactly one)");
   input->add_option("--box", o.box, "FVM Laplacian of an N^3 box")->check(CLI::PositiveNumber);
   input->add_option("--poly-like", o.poly_like, "polyhedral-like N^3 lattice pattern (7-19 nonzeros per row)")
+      ->check(CLI::PositiveNumber);
+  input->add_option("--cavity-momentum", o.cavity_momentum,
+                    "the momentum matrix nu L + V/dt of the N^3 lid-driven cavity (Re 100, dt of maxCo 0.5)")
       ->check(CLI::PositiveNumber);
   input->add_option("--polymesh", o.polymesh, "OpenFOAM case or polyMesh directory")->check(CLI::ExistingDirectory);
   input->add_option("--gmsh", o.gmsh, "Gmsh .msh file")->check(CLI::ExistingFile);
