@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "kernels/reference/vector_ops.hpp"
+#include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/timing.hpp"
 
@@ -58,8 +59,13 @@ std::vector<FormatUnit> checked_table() {
   return table;
 }
 
-RowGrouping grouping_of(const FormatUnit& unit, const FormatParameters& parameters) {
-  return unit.row_grouping ? unit.row_grouping(parameters) : RowGrouping::none;
+/// The rows' length histogram a unit's grouping reads (empty for a unit that groups none).
+std::vector<label> grouping_input(const FormatUnit& unit, const LduAddressing& addressing) {
+  return unit.row_grouping ? row_length_stats(addressing).histogram : std::vector<label>{};
+}
+
+RowGrouping grouping_of(const FormatUnit& unit, const FormatParameters& parameters, std::span<const label> row_lengths) {
+  return unit.row_grouping ? unit.row_grouping(parameters, row_lengths) : RowGrouping::none;
 }
 
 // The reference operator: one format struct, its unit's kernel, and the diagonal in its numbering.
@@ -212,7 +218,10 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
 Permutation format_ordering(const std::string& format, const FormatParameters& parameters, const std::string& ordering,
                             const LduAddressing& addressing, std::uint64_t seed) {
   // --- the staircase ordering is Cuthill-McKee and then the grouping the format does anyway
-  if (ordering == "staircase" && grouping_of(find_format(format), parameters) != RowGrouping::none)
+  const FormatUnit& unit = find_format(format);
+  if (ordering == "staircase" &&
+      grouping_of(unit, resolve_format_parameters(format, parameters, addressing.n_rows),
+                  grouping_input(unit, addressing)) != RowGrouping::none)
     return cuthill_mckee(addressing, CmStart::min_degree);
   return make_ordering(ordering, addressing, seed);
 }
@@ -280,7 +289,8 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
 
   // --- sigma = ordering, then the unit's stable grouping by row length
   auto t0 = std::chrono::steady_clock::now();
-  const RowGrouping grouping = grouping_of(unit, p.parameters);
+  const std::vector<label> row_lengths = grouping_input(unit, *matrix.addressing);
+  const RowGrouping grouping = grouping_of(unit, p.parameters, row_lengths);
   if (grouping != RowGrouping::none) {
     p.permutation =
         group_by_row_length(*matrix.addressing, base, grouping == RowGrouping::by_length_descending);
@@ -311,8 +321,10 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   p.tuning.timer = timer.description;
   double best_ms = std::numeric_limits<double>::infinity();
   for (const FormatParameters& setting : grid) {
-    if (grouping_of(unit, setting) != grouping)
-      throw std::logic_error(fmt::format("format '{}': a tuned key changes the row grouping", format));
+    // --- every setting is built on the rows as grouped for the auto keys: a format that groups
+    //     none takes any row order, but one that groups must find its rows grouped
+    if (grouping == RowGrouping::none && grouping_of(unit, setting, row_lengths) != RowGrouping::none)
+      throw std::logic_error(fmt::format("format '{}': a tuned key needs a row grouping the auto keys did not", format));
     t0 = std::chrono::steady_clock::now();
     StoredFormat built = unit.build(FormatBuildInput{csr, setting, p.position_before_grouping});
     const double build_seconds = seconds_since(t0);

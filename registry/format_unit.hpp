@@ -42,8 +42,9 @@ struct FormatUnit {
   std::vector<ParameterSpec> parameters{};  ///< the case keys it reads (declared once, here)
   /// The backends whose `format: auto` means this format.
   std::vector<std::string> auto_on{};
-  /// Renumbering of the rows after the ordering; null: none.
-  std::function<RowGrouping(const FormatParameters&)> row_grouping{};
+  /// Renumbering of the rows after the ordering, given the resolved parameters (auto where set-up
+  /// tunes) and the matrix's row-length histogram (rows with k entries at k); null: none.
+  std::function<RowGrouping(const FormatParameters&, std::span<const label> row_lengths)> row_grouping{};
   /// Make auto values concrete for a matrix of n_rows rows; null: the values stay as given.
   std::function<FormatParameters(FormatParameters, label n_rows)> resolve{};
   /// Check resolved values that depend on each other or on n_rows (before the ordering is made);

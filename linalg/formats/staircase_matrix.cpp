@@ -77,15 +77,10 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
   validate_staircase_parameters(n, slice_height, alpha);
   auto length = [&](label i) { return static_cast<label>(csr.row_ptr[i + 1] - csr.row_ptr[i]); };
 
-  // --- h[i] = rows with i nonzeros; the rows must already be grouped (non-decreasing length)
+  // --- h[i] = rows with i nonzeros
   std::vector<label> histogram;
   for (label i = 0; i < n; ++i) {
     const label len = length(i);
-    if (i > 0 && len < length(i - 1))
-      throw std::invalid_argument(fmt::format(
-          "staircase: rows must be ordered by non-decreasing length (row {} has {} nonzeros, row {} has {}); "
-          "use the staircase ordering or group_by_row_length",
-          i - 1, length(i - 1), i, len));
     if (len >= static_cast<label>(histogram.size())) histogram.resize(len + 1, 0);
     ++histogram[len];
   }
@@ -96,6 +91,15 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
   m.alpha = alpha;
   m.n_nonzeros = csr.nnz();
   m.index = staircase_index(histogram, n, slice_height, alpha);
+
+  // --- several groups take the rows grouped (non-decreasing length); one takes them in any order
+  if (m.index.n_groups() > 1)
+    for (label i = 1; i < n; ++i)
+      if (length(i) < length(i - 1))
+        throw std::invalid_argument(fmt::format(
+            "staircase: rows must be ordered by non-decreasing length (row {} has {} nonzeros, row {} has {}); "
+            "use the staircase ordering or group_by_row_length",
+            i - 1, length(i - 1), i, length(i)));
 
   // --- Algorithm 4: entry k of local row j of group g goes to step_ptr[g] + (j/sh)*L*sh + k*sh + j%sh
   const auto& idx = m.index;

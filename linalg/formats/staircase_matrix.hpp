@@ -3,7 +3,9 @@
 // (grouped by nonzero count, shortest first: see group_by_row_length), form groups;
 // each group g is cut into step_blocks[g] slices of slice_height (sh) rows, and each slice
 // is an ELLPACK block of step_lengths[g] entries per row, stored column-major
-// (Algorithm 4). Rows and columns share the CSR's numbering: no permutation inside.
+// (Algorithm 4). Rows and columns share the CSR's numbering: no permutation inside. Rows that
+// form a single group (every shorter length merged into the longest) may come in any order: the
+// registry then keeps the ordering as it is instead of grouping.
 //
 // Algorithm 3 (index structure), with h[i] = rows having i nonzeros, i = 0..mnz:
 //   for i < mnz: if h[i] < alpha*n the group merges into i+1 (h[i+1] += h[i]);
@@ -83,8 +85,9 @@ void validate_staircase_parameters(label n_rows, int slice_height, double alpha)
 StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows, int slice_height, double alpha);
 
 /// Algorithms 3 and 4 on a CSR matrix whose rows are sorted by non-decreasing length
-/// (the Staircase ordering; see group_by_row_length).
-/// @throws std::invalid_argument on bad parameters or rows not in non-decreasing length order
+/// (the Staircase ordering; see group_by_row_length), or in any order where they form one group.
+/// @throws std::invalid_argument on bad parameters, or rows of several groups not in
+/// non-decreasing length order
 StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha);
 
 /// slice_position for m, given each row's position before the grouping (n_rows entries, in m's

@@ -52,7 +52,7 @@ const FormatUnit& format_unit_ellwarp() {
             .doc = "cuda: slices visited by their place in the mesh (one block sums one stretch of it) or in "
                    "storage order (the paper)",
             .test_values = {"position", "storage"}}},
-      .row_grouping = [](const FormatParameters& p) {
+      .row_grouping = [](const FormatParameters& p, std::span<const label>) {
         return renumbered(p) ? RowGrouping::by_length_descending : RowGrouping::none;
       },
       // k1 reads no threshold: one value, so that tuning it times one setting

@@ -2,6 +2,9 @@
 // length after the ordering, each group cut into slices of sliceHeight rows.
 
 #include <algorithm>
+#include <numeric>
+#include <span>
+#include <vector>
 
 #include "kernels/reference/staircase_spmv.hpp"
 #include "registry/format_unit.hpp"
@@ -46,7 +49,17 @@ const FormatUnit& format_unit_staircase() {
                    "group, each on its own stream)",
             .test_values = {"interleaved", "groups"}}},
       .auto_on = {"cuda"},
-      .row_grouping = [](const FormatParameters&) { return RowGrouping::by_length_ascending; },
+      // one group (every shorter length merged into the longest, padded): the rows keep the ordering,
+      // which sorting by length would only break (a box's boundary rows sent away from their
+      // neighbours, so that no slice next to the boundary can take 16-bit column offsets)
+      .row_grouping = [](const FormatParameters& p, std::span<const label> row_lengths) {
+        if (p.is_word("sliceHeight") || p.is_word("alpha")) return RowGrouping::by_length_ascending;
+        const std::vector<label> histogram(row_lengths.begin(), row_lengths.end());
+        const label n_rows = std::accumulate(histogram.begin(), histogram.end(), label{0});
+        return staircase_index(histogram, n_rows, p.integer("sliceHeight"), p.real("alpha")).n_groups() > 1
+                   ? RowGrouping::by_length_ascending
+                   : RowGrouping::none;
+      },
       // Wikberg (2025): alpha never below sh/n, so that no group is shorter than a slice
       .resolve = [](FormatParameters p, label n_rows) {
         const double lowest = static_cast<double>(p.integer("sliceHeight")) / std::max<label>(1, n_rows);
@@ -57,7 +70,8 @@ const FormatUnit& format_unit_staircase() {
                   label n_rows) { validate_staircase_parameters(n_rows, p.integer("sliceHeight"), p.real("alpha")); },
       .build = [](FormatBuildInput in) -> StoredFormat {
         StaircaseMatrix m = build_staircase(in.csr, in.parameters.integer("sliceHeight"), in.parameters.real("alpha"));
-        m.slice_position = staircase_slice_positions(m, in.position_before_grouping);
+        if (!in.position_before_grouping.empty())
+          m.slice_position = staircase_slice_positions(m, in.position_before_grouping);
         return m;
       },
       .multiply = multiply_as<StaircaseMatrix, reference::staircase_spmv>,

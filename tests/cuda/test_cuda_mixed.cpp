@@ -44,18 +44,23 @@ struct MixedCase {
   std::string launch;  ///< staircase's launch, empty for sell
   LduMatrix matrix;
   double min_narrow, max_narrow;  ///< the share of entries in narrow slices
+  double alpha = 0.0;             ///< staircase's alpha; 0: its default
 };
 
 std::vector<MixedCase> mixed_cases() {
   const LduMatrix box = test::box_matrix(40, 40, 40, 11);
+  // --- one group (alpha 0.5 merges the boundary rows' lengths): the rows keep CM's order, whose
+  //     bandwidth (under 2^15) fits every slice
   return {{"staircase", "staircase", "interleaved", box, 0.05, 0.95},
           {"staircase", "staircase", "groups", box, 0.05, 0.95},
+          {"staircase", "cm", "interleaved", box, 1.0, 1.0, 0.5},
           {"sell", "none", "", test::star_matrix(100000, 12), 0.02, 0.5}};
 }
 
 PreparedFormat prepare(const MixedCase& c) {
   FormatParameters p;
   if (!c.launch.empty()) p.set("launch", c.launch);
+  if (c.alpha > 0) p.set("alpha", c.alpha);
   return prepare_format(c.matrix, c.format, c.ordering, p);
 }
 

@@ -16,6 +16,7 @@
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/parallel.hpp"
 #include "registry/format_registry.hpp"
+#include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "matrix_generators.hpp"
 
@@ -89,7 +90,9 @@ TEST(FormatSpmv, RefreshOfAHandAssembledPreparedFormatUsesTheTwoLevelMap) {
     PreparedFormat hand;
     hand.format_name = entry.name;
     hand.permutation = make_ordering("rcm", *first.addressing);
-    const RowGrouping grouping = entry.row_grouping ? entry.row_grouping(params) : RowGrouping::none;
+    const RowGrouping grouping = entry.row_grouping
+                                     ? entry.row_grouping(params, row_length_stats(*first.addressing).histogram)
+                                     : RowGrouping::none;
     if (grouping != RowGrouping::none)
       hand.permutation = group_by_row_length(*first.addressing, hand.permutation,
                                              grouping == RowGrouping::by_length_descending);

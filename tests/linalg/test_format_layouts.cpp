@@ -170,14 +170,37 @@ TEST(FormatLayouts, EmptyRowsGiveZeroInEveryFormat) {
   }
 }
 
-TEST(StaircaseLayout, RejectsRowsNotGroupedByLength) {
-  const CsrMatrix a = csr_from_rows({{{0, 1.0}, {1, 1.0}}, {{1, 1.0}}});
+// 32 rows of length 2, then 32 of length 1: two groups of one slice each at alpha 0.5, one at 0.6.
+CsrMatrix longer_rows_first() {
+  std::vector<std::vector<std::pair<label, double>>> rows;
+  for (label i = 0; i < 64; ++i) {
+    rows.push_back({{i, 2.0 + i}});
+    if (i < 32) rows.back().push_back({63 - i, 1.0});
+  }
+  return csr_from_rows(rows);
+}
+
+TEST(StaircaseLayout, RejectsRowsOfSeveralGroupsNotGroupedByLength) {
   try {
-    build_staircase(a, 32, 0.5);
+    build_staircase(longer_rows_first(), 32, 0.5);
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("non-decreasing length"), std::string::npos) << e.what();
   }
+}
+
+TEST(StaircaseLayout, RowsOfOneGroupKeepTheirOrder) {
+  // alpha 0.6 merges the 32 short rows into the long ones' group: one group of 2 slices, rows padded
+  // to 2 entries in their own order, so the product is the CSR's
+  const CsrMatrix a = longer_rows_first();
+  const StaircaseMatrix m = build_staircase(a, 32, 0.6);
+  expect_index(m.index, {2}, {2}, {0, 2 * 64}, {0, 64});
+  std::vector<double> x(64), y(64, -1.0), expected(64, 0.0);
+  for (label i = 0; i < 64; ++i) x[i] = 1.0 + 0.5 * i;
+  for (label i = 0; i < 64; ++i)
+    for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) expected[i] += a.values[k] * x[a.col[k]];
+  reference::staircase_spmv(m, x, y);
+  EXPECT_EQ(y, expected);
 }
 
 // Rows of lengths 1, 3, 2, 3, 1.

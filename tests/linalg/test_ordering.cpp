@@ -215,6 +215,34 @@ TEST(Orderings, StaircaseSlicesKnowTheirPlaceInTheCuthillMcKeeOrder) {
   EXPECT_EQ(format_ordering("staircase", {}, "rcm", a).new_to_old, reverse_cuthill_mckee(a).new_to_old);
 }
 
+TEST(Orderings, StaircaseOfOneGroupKeepsTheOrdering) {
+  // --- a 24^3 box: 14 % boundary rows (lengths 4 to 6); alpha 0.5 merges them into the interior's
+  //     group, so the rows stay in CM order; the default alpha groups them (shortest first)
+  const LduMatrix m = test::box_matrix(24, 24, 24, 3);
+  const Permutation cm = cuthill_mckee(*m.addressing);
+  FormatParameters merged;
+  merged.set("alpha", 0.5);
+  const PreparedFormat one = prepare_format(m, "staircase", "cm", merged);
+  EXPECT_EQ(one.format.as<StaircaseMatrix>().index.n_groups(), 1);
+  EXPECT_EQ(one.permutation.new_to_old, cm.new_to_old);
+  EXPECT_TRUE(one.position_before_grouping.empty());
+  const PreparedFormat grouped = prepare_format(m, "staircase", "cm", {});
+  EXPECT_GT(grouped.format.as<StaircaseMatrix>().index.n_groups(), 1);
+  EXPECT_NE(grouped.permutation.new_to_old, cm.new_to_old);
+  // --- both multiply as the face loop
+  const auto x = test::random_vector(m.n_rows(), 8);
+  std::vector<double> y_ref(m.n_rows());
+  reference::ldu_spmv(m, x, y_ref);
+  for (const PreparedFormat* p : {&one, &grouped}) {
+    auto op = make_reference_operator(m, *p);
+    std::vector<double> x_new(m.n_rows()), y_new(m.n_rows()), y(m.n_rows());
+    permute_to_new(p->permutation, x, x_new);
+    op->multiply(x_new, y_new);
+    permute_to_old(p->permutation, y_new, y);
+    for (label i = 0; i < m.n_rows(); ++i) EXPECT_NEAR(y[i], y_ref[i], 1e-12 * std::abs(y_ref[i]) + 1e-14) << i;
+  }
+}
+
 TEST(Orderings, RandomIsSeeded) {
   EXPECT_EQ(random_ordering(100, 3).new_to_old, random_ordering(100, 3).new_to_old);
   EXPECT_NE(random_ordering(100, 3).new_to_old, random_ordering(100, 4).new_to_old);
