@@ -36,8 +36,10 @@ const FormatUnit& format_unit_staircase() {
             .max = 1,
             .min_inclusive = false,
             .doc = "row groups smaller than alpha x rows merge upward; below sliceHeight/rows it is raised to "
-                   "that (a group is at least one slice); auto: the fastest of 0.001, 0.01, 0.1 timed on the "
-                   "matrix at set-up",
+                   "that (a group is at least one slice); where every shorter length merges into the longest "
+                   "(one padded group) the rows keep the ordering instead of being grouped by length, which "
+                   "under precision mixed lets every slice of a banded ordering take 16-bit column offsets; "
+                   "auto: the fastest of 0.001, 0.01, 0.1 timed on the matrix at set-up",
             .test_values = {"0.01", "1"},
             .tune_values = {"0.001", "0.01", "0.1"}},
            {.key = "launch",
