@@ -254,17 +254,23 @@ class Writer {
  public:
   template <class T>
   void value(const T& v) {
-    const auto* p = reinterpret_cast<const std::byte*>(&v);
-    bytes.insert(bytes.end(), p, p + sizeof(T));
+    append(&v, sizeof(T));
   }
   template <class T>
   void array(const std::vector<T>& v) {
     value(static_cast<std::uint64_t>(v.size()));
-    const auto* p = reinterpret_cast<const std::byte*>(v.data());
-    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+    append(v.data(), v.size() * sizeof(T));
   }
   void text(const std::string& s) { array(std::vector<char>(s.begin(), s.end())); }
   std::vector<std::byte> bytes;
+
+ private:
+  // resize and copy rather than insert a byte range: GCC 12 takes the latter for an overflow
+  void append(const void* data, std::size_t size) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + size);
+    if (size > 0) std::memcpy(bytes.data() + at, data, size);
+  }
 };
 
 class Reader {

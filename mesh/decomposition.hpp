@@ -30,7 +30,7 @@ struct DecompositionSettings {
   /// metis: each cell's group (0 .. groups - 1), the groups kept whole (partitioned as the
   /// vertices of METIS's graph: discretisation/gamg_groups.hpp); empty: single cells. On the
   /// root only, for distribute_mesh.
-  std::vector<label> groups;
+  std::vector<label> groups{};
 };
 
 /// The part of each cell, every part non-empty. metis: METIS_PartGraphKway on the cell graph

@@ -29,12 +29,14 @@ const ParameterValue automatic = std::string("auto");
 /// A timer that records each call and says `score(parameters)` milliseconds.
 struct ScriptedTimer {
   std::function<double(const FormatParameters&)> score;
-  std::vector<FormatParameters> calls;
+  std::vector<FormatParameters> calls{};
   SpmvTimer timer() {
     return {"scripted", [this](const std::string&, const StoredFormat& format, const FormatParameters& p, label) {
               calls.push_back(p);
               // the format timed is the one built with these parameters
-              if (const auto* s = format.get_if<StaircaseMatrix>()) EXPECT_EQ(s->slice_height, p.integer("sliceHeight"));
+              if (const auto* s = format.get_if<StaircaseMatrix>()) {
+                EXPECT_EQ(s->slice_height, p.integer("sliceHeight"));
+              }
               return score(p);
             }};
   }

@@ -104,7 +104,10 @@ BlockTiming time_block_solves(const HostOperator& op, int k, const std::vector<d
     const std::vector<SolverPerformance> perf = reference_block_cg(op, k, x_block, b_block, s, block_work);
     together.push_back(seconds_since(t0) * 1e3);
     t.iterations.clear();
-    for (const auto& p : perf) t.iterations += (t.iterations.empty() ? "" : "/") + std::to_string(p.iterations);
+    for (const auto& p : perf) {
+      if (!t.iterations.empty()) t.iterations += '/';
+      t.iterations += std::to_string(p.iterations);
+    }
   }
   t.one_by_one_ms = median(one);
   t.together_ms = median(together);
