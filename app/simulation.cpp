@@ -228,7 +228,8 @@ class Run {
     say(timer_.format_table());
     if (ranks().distributed()) {  // every rank's phases: where the time went, which rank was slowest
       const RankPhases by_rank = gather_phases(timer_, ranks());
-      say("\n" + by_rank.format_table());
+      say("\n");
+      say(by_rank.format_table());
       summary_.set_rank_phases(by_rank);
     }
     if (ranks().is_root()) summary_.finish(timer_, "completed", {}, summary_path_);

@@ -172,7 +172,13 @@ bool ranks_share_a_gpu(const Communicator& comm) {
 Transport resolve_transport(Transport asked, const Communicator& comm) {
   if (asked == Transport::mpi) return asked;
   const bool shared = ranks_share_a_gpu(comm);
-  if (asked == Transport::automatic) return nccl_built() && !shared ? Transport::nccl : Transport::mpi;
+  if (asked == Transport::automatic) {
+    // --- ipc where it maps (measured 0.5 to 7 % faster than nccl a step or an iteration on 4 H100s
+    //     and 4 H200s), else nccl, else mpi
+    if (shared) return Transport::mpi;
+    if (ranks_on_one_host(comm) && ipc_maps_every_rank(comm)) return Transport::ipc;
+    return nccl_built() ? Transport::nccl : Transport::mpi;
+  }
   if (asked == Transport::ipc) {
     if (shared) throw SolverError("transport ipc: two ranks run on the same GPU (ipc needs one GPU a rank); use mpi");
     if (!ranks_on_one_host(comm))

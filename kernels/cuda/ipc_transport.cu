@@ -33,6 +33,40 @@ using Flag = unsigned long long;
 constexpr int exchange_block = 256;
 constexpr long long wait_limit_ns = 120'000'000'000LL;  ///< a part this late means a rank is gone: stop, not hang
 
+/// Every rank's device block `mine` mapped here through CUDA IPC (this rank's own at its rank,
+/// nullptr where a map failed); collective. `failure` names the first map that failed here.
+std::vector<void*> map_every_rank(const Communicator& comm, void* mine, std::string& failure) {
+  cudaIpcMemHandle_t handle{};
+  FVMMINI_CUDA_CHECK(cudaIpcGetMemHandle(&handle, mine));
+  std::vector<void*> maps(comm.size(), nullptr);
+  for (int r = 0; r < comm.size(); ++r) {
+    std::vector<std::byte> bytes(sizeof handle);
+    std::memcpy(bytes.data(), &handle, sizeof handle);
+    comm.broadcast(bytes, r);
+    if (r == comm.rank()) {
+      maps[r] = mine;
+      continue;
+    }
+    cudaIpcMemHandle_t theirs{};
+    std::memcpy(&theirs, bytes.data(), sizeof theirs);
+    const cudaError_t opened = cudaIpcOpenMemHandle(&maps[r], theirs, cudaIpcMemLazyEnablePeerAccess);
+    if (opened != cudaSuccess) {
+      cudaGetLastError();
+      maps[r] = nullptr;
+      if (failure.empty())
+        failure = "rank " + std::to_string(comm.rank()) + " cannot map rank " + std::to_string(r) + "'s GPU memory (" +
+                  cudaGetErrorString(opened) + ")";
+    }
+  }
+  return maps;
+}
+
+/// Closes the maps of map_every_rank (this rank's own block is not a map).
+void unmap_every_rank(const Communicator& comm, const std::vector<void*>& maps) {
+  for (int r = 0; r < static_cast<int>(maps.size()); ++r)
+    if (r != comm.rank() && maps[r]) cudaIpcCloseMemHandle(maps[r]);
+}
+
 /// One peer's part of an exchange as this rank sees it: what it sends there and what it receives from there.
 struct Route {
   double* to;             ///< the part's place in the peer's slot 0 (peer memory)
@@ -132,33 +166,10 @@ class PeerExchange {
     FVMMINI_CUDA_CHECK(cudaMemset(round_.data(), 0, round_.bytes()));
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // zeroed before a peer can map it and raise a flag
     // --- every rank's block mapped here
-    cudaIpcMemHandle_t mine{};
-    FVMMINI_CUDA_CHECK(cudaIpcGetMemHandle(&mine, block_.data()));
-    peers_.assign(ranks, nullptr);
     std::string failure;  // a map that failed: every rank learns it below and stops alike
-    for (int r = 0; r < ranks; ++r) {
-      std::vector<std::byte> bytes(sizeof mine);
-      std::memcpy(bytes.data(), &mine, sizeof mine);
-      comm.broadcast(bytes, r);
-      if (r == comm.rank()) {
-        peers_[r] = block_.data();
-        continue;
-      }
-      cudaIpcMemHandle_t theirs{};
-      std::memcpy(&theirs, bytes.data(), sizeof theirs);
-      void* mapped = nullptr;
-      const cudaError_t opened = cudaIpcOpenMemHandle(&mapped, theirs, cudaIpcMemLazyEnablePeerAccess);
-      if (opened != cudaSuccess) {
-        cudaGetLastError();
-        if (failure.empty())
-          failure = "rank " + std::to_string(comm.rank()) + " cannot map rank " + std::to_string(r) +
-                    "'s GPU memory (" + cudaGetErrorString(opened) + ")";
-        continue;
-      }
-      peers_[r] = static_cast<Flag*>(mapped);
-    }
+    maps_ = map_every_rank(comm, block_.data(), failure);
     if (comm.any(!failure.empty())) {
-      close_maps();
+      unmap_every_rank(comm_, maps_);
       comm.barrier();  // every map closed before any block is freed
       throw SolverError("transport ipc: " + (failure.empty() ? std::string("another rank cannot map a GPU's memory") : failure) +
                         ": the GPUs need peer access (NVLink or PCIe peer-to-peer); use nccl");
@@ -176,7 +187,7 @@ class PeerExchange {
         throw std::logic_error("PeerExchange: rank " + std::to_string(p.peer) + " does not list rank " +
                                std::to_string(comm.rank()) + " among its parts");
       const auto at = static_cast<long long>(from[p.peer][0]), their_slot = static_cast<long long>(from[p.peer][1]);
-      Flag* theirs = peers_[p.peer];
+      Flag* theirs = static_cast<Flag*>(maps_[p.peer]);
       routes.push_back({reinterpret_cast<double*>(theirs + ranks) + at, their_slot, theirs + comm.rank(),
                         block_.data() + p.peer, p.send_at, p.receive_at, p.count});
       longest_ = std::max(longest_, p.count);
@@ -189,7 +200,7 @@ class PeerExchange {
     // rank drops its exchanges in the same order. Unwinding one rank's exception (the run then
     // aborts) skips the barrier, which the other ranks would not reach, and leaves the block.
     cudaDeviceSynchronize();
-    close_maps();
+    unmap_every_rank(comm_, maps_);
     if (std::uncaught_exceptions() > 0) {
       block_.release();
       return;
@@ -215,11 +226,6 @@ class PeerExchange {
   }
 
  private:
-  void close_maps() {
-    for (int r = 0; r < static_cast<int>(peers_.size()); ++r)
-      if (r != comm_.rank() && peers_[r]) cudaIpcCloseMemHandle(peers_[r]);
-  }
-
   dim3 grid_for(long long n) const {
     const long long blocks = std::clamp<long long>((n + exchange_block - 1) / exchange_block, 1, 256);
     return dim3(static_cast<unsigned int>(blocks), static_cast<unsigned int>(parts_));
@@ -233,7 +239,7 @@ class PeerExchange {
   DeviceBuffer<unsigned int> counters_;  ///< per part: blocks that wrote; then blocks that waited
   DeviceBuffer<Flag> round_;            ///< this exchange's rounds so far
   DeviceBuffer<Route> routes_;
-  std::vector<Flag*> peers_;            ///< every rank's block (this rank's own at its rank)
+  std::vector<void*> maps_;             ///< every rank's block (this rank's own at its rank)
 };
 
 /// Every rank's `count` values to every rank, rank-major (rank r's at r * count).
@@ -308,6 +314,16 @@ class IpcTransport final : public RankTransport {
 };
 
 }  // namespace
+
+bool ipc_maps_every_rank(const Communicator& comm) {
+  DeviceBuffer<double> probe(1);
+  std::string failure;
+  const std::vector<void*> maps = map_every_rank(comm, probe.data(), failure);
+  unmap_every_rank(comm, maps);
+  const bool failed = comm.any(!failure.empty());
+  comm.barrier();  // every map closed before any probe is freed
+  return !failed;
+}
 
 bool ranks_on_one_host(const Communicator& comm) {
   const std::vector<long long> hosts = comm.gather(static_cast<long long>(std::hash<std::string>{}(host_name())));

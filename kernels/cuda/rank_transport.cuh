@@ -56,6 +56,10 @@ std::unique_ptr<RankTransport> make_ipc_transport(const Communicator& comm, cons
 /// Whether every rank of comm runs on this rank's host (collective).
 bool ranks_on_one_host(const Communicator& comm);
 
+/// Whether every rank of comm can map every other rank's GPU memory through CUDA IPC: a small
+/// block of each mapped and closed again (collective; ranks on one host, one GPU each).
+bool ipc_maps_every_rank(const Communicator& comm);
+
 /// The transport asked (nccl, mpi or ipc, already resolved) for a halo of this pattern.
 std::unique_ptr<RankTransport> make_transport(Transport transport, const Communicator& comm, const HaloPattern& pattern);
 
