@@ -54,8 +54,8 @@ struct FlatValues {
 };
 
 /// Values a thread loads before it stores any: its loop alone keeps one value's loads in flight (ncu,
-/// H100, three 8 M vectors: r -= alpha q 0.305 ms so, 0.27 batched, 0.25 a thread a row; the direction
-/// step 0.45 flat either way against 0.48 a thread a row).
+/// H100, three 8 M vectors: r -= alpha q took 0.305 ms a value at a time, 0.27 batched, 0.25 a thread
+/// a row; the direction step 0.45 flat either way, 0.48 a thread a row).
 constexpr int flat_batch = 4;
 
 /// A thread's N sums of its one system, placed at N j + m of the K systems' N K sums.
