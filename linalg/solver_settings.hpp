@@ -195,12 +195,15 @@ void declare_keys(Keys& keys, SolverSettings& s) {
   keys.enumeration("precision", s.precision,
                    "cuda: double, or mixed (the CG iterates with a float32 copy of the matrix, 16-bit column "
                    "offsets where they fit, and replaces its residual with the float64 matrix's; formats with a "
-                   "mixed kernel: staircase, sell); the reference backend solves in double",
+                   "mixed kernel: staircase, sell; staircase without an alpha keeps the ordering in one row group "
+                   "where that pads at most 1 % more entries); the reference backend solves in double",
                    precision_names(), parse_precision, name);
   keys.enumeration("transport", s.transport,
-                   "cuda across ranks (mpirun): nccl (halos and sums in device buffers, one GPU per rank), mpi "
-                   "(through host copies; ranks may share a GPU), or auto (nccl where the build has it and no two "
-                   "ranks share a GPU, else mpi); ignored on one rank and by the reference backend",
+                   "cuda across ranks (mpirun): nccl (halos and sums in device buffers, one GPU per rank), ipc "
+                   "(CUDA IPC: each rank writes into the others' GPU memory; one host, one GPU per rank, peer "
+                   "access), mpi (through host copies; ranks may share a GPU), or auto (ipc where every GPU maps "
+                   "the others' memory, else nccl where the build has it and no two ranks share a GPU, else mpi); "
+                   "ignored on one rank and by the reference backend",
                    transport_names(), parse_transport, name);
   keys.add("haloOverlap", s.halo_overlap,
            "across ranks (mpirun): the local product runs while the halo travels (true), or after it has "

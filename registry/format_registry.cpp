@@ -215,6 +215,13 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
   return parameters;
 }
 
+FormatParameters mixed_precision_parameters(const std::string& format, const FormatParameters& given,
+                                            const LduAddressing& addressing) {
+  const FormatUnit& unit = find_format(format);
+  if (!unit.narrow_keys) return given;
+  return unit.narrow_keys(given, row_length_stats(addressing).histogram);
+}
+
 Permutation format_ordering(const std::string& format, const FormatParameters& parameters, const std::string& ordering,
                             const LduAddressing& addressing, std::uint64_t seed) {
   // --- the staircase ordering is Cuthill-McKee and then the grouping the format does anyway

@@ -112,6 +112,12 @@ SpmvTimer reference_spmv_timer();
 /// @throws std::invalid_argument naming the key and why
 FormatParameters resolve_format_parameters(const std::string& format, FormatParameters parameters, label n_rows);
 
+/// The keys a solve under precision mixed builds `format` with: the unit's narrow_keys of those
+/// given (staircase: one group where that pads little, so that the rows keep the ordering), else
+/// those given.
+FormatParameters mixed_precision_parameters(const std::string& format, const FormatParameters& given,
+                                            const LduAddressing& addressing);
+
 /// Order, permute and build. Keys set to auto that set-up tunes (sliceHeight, alpha, chunkSize,
 /// sortWindow, threshold: ParameterSpec::tune_values) are tuned when `timer` is given: one
 /// ordering and one permuted CSR, then a build per setting of the grid of their tune_values (those

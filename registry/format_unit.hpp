@@ -45,6 +45,10 @@ struct FormatUnit {
   /// Renumbering of the rows after the ordering, given the resolved parameters (auto where set-up
   /// tunes) and the matrix's row-length histogram (rows with k entries at k); null: none.
   std::function<RowGrouping(const FormatParameters&, std::span<const label> row_lengths)> row_grouping{};
+  /// The keys for a float32 twin with 16-bit column offsets (precision mixed), from the keys the
+  /// case gave (each kept) and the row-length histogram: those that keep the ordering's rows in
+  /// place where that costs little; null: the keys given.
+  std::function<FormatParameters(FormatParameters given, std::span<const label> row_lengths)> narrow_keys{};
   /// Make auto values concrete for a matrix of n_rows rows; null: the values stay as given.
   std::function<FormatParameters(FormatParameters, label n_rows)> resolve{};
   /// Check resolved values that depend on each other or on n_rows (before the ordering is made);

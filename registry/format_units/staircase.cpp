@@ -2,6 +2,7 @@
 // length after the ordering, each group cut into slices of sliceHeight rows.
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -61,6 +62,24 @@ const FormatUnit& format_unit_staircase() {
         return staircase_index(histogram, n_rows, p.integer("sliceHeight"), p.real("alpha")).n_groups() > 1
                    ? RowGrouping::by_length_ascending
                    : RowGrouping::none;
+      },
+      // one group where it pads at most 1 % more entries (a box's boundary rows): the rows keep the
+      // ordering and every slice of a banded one takes 16-bit offsets (200^3 box, CM, H100: the
+      // mixed SpMV 0.596 x double against 0.643 grouped, the CG 0.758 against 0.787)
+      .narrow_keys = [](FormatParameters p, std::span<const label> row_lengths) {
+        if (p.has("alpha") || row_lengths.empty()) return p;
+        const auto longest = static_cast<label>(row_lengths.size()) - 1;
+        std::int64_t shorter = 0, padding = 0, entries = 0;
+        for (label k = 0; k <= longest; ++k) {
+          entries += static_cast<std::int64_t>(k) * row_lengths[k];
+          if (k < longest) {
+            shorter += row_lengths[k];
+            padding += static_cast<std::int64_t>(longest - k) * row_lengths[k];
+          }
+        }
+        if (shorter == 0 || 100 * padding > entries) return p;
+        p.set("alpha", std::min(1.0, (static_cast<double>(shorter) + 1.0) / static_cast<double>(shorter + row_lengths[longest])));
+        return p;
       },
       // Wikberg (2025): alpha never below sh/n, so that no group is shorter than a slice
       .resolve = [](FormatParameters p, label n_rows) {

@@ -124,8 +124,11 @@ struct DeviceSolver::Impl {
        const Communicator* comm = nullptr)
       : settings(s),
         l2_window(keeps_l2_window(s, matrix.n_rows())),
-        prepared(prepare_format(matrix, s.format, s.ordering, s.format_parameters, 1,
-                                spmv_timer(s.precision, l2_window))),
+        prepared(prepare_format(matrix, s.format, s.ordering,
+                                s.precision == Precision::mixed
+                                    ? mixed_precision_parameters(s.format, s.format_parameters, *matrix.addressing)
+                                    : s.format_parameters,
+                                1, spmv_timer(s.precision, l2_window))),
         device(make_device_matrix(prepared, s.precision)),
         new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared.permutation.old_to_new)),

@@ -202,5 +202,27 @@ TEST_F(CudaMixed, TheMixedCgStopsWhereTheFloat64ResidualMeetsTheTolerance) {
   }
 }
 
+TEST_F(CudaMixed, AStaircaseOfLittlePaddingKeepsTheOrderingAndEverySliceNarrow) {
+  // --- a 100 x 100 plane in CM order, no alpha given: one group (0.8 % padding), every slice's
+  //     columns 16-bit; solved to the tolerance of the float64 matrix
+  const LduMatrix m = test::box_matrix(100, 100, 1, 22);
+  SolverSettings s;
+  s.backend = Backend::cuda;
+  s.format = "staircase";
+  s.ordering = "cm";
+  s.preconditioner = Preconditioner::diagonal;
+  s.tolerance = 1e-10;
+  s.max_iter = 2000;
+  s.precision = Precision::mixed;
+  cuda::DeviceSolver mixed(m, s);
+  EXPECT_NE(mixed.describe().find("precision mixed (16-bit columns on 100 % of entries)"), std::string::npos)
+      << mixed.describe();
+  const auto b = test::random_vector(m.n_rows(), 23);
+  std::vector<double> x(m.n_rows(), 0.0);
+  const SolverPerformance perf = mixed.solve(x, b, "p");
+  EXPECT_TRUE(perf.converged);
+  EXPECT_LT(float64_residual(m, x, b), 1e-10);
+}
+
 }  // namespace
 }  // namespace fvmmini

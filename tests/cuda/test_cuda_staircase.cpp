@@ -59,8 +59,9 @@ double check_launch_modes(PreparedFormat prepared, std::span<const double> x, st
   // --- without slice positions the slices are visited by relative position in their group: same y
   //     (positions where the rows were grouped or laid by hand; rows of one group keep the ordering
   //     and have none)
-  if (!prepared.position_before_grouping.empty() || !a.slice_position.empty())
+  if (!prepared.position_before_grouping.empty() || !a.slice_position.empty()) {
     EXPECT_EQ(a.slice_position.size(), static_cast<std::size_t>(total_slices(a))) << what;
+  }
   {
     PreparedFormat unplaced = prepared;
     unplaced.format.as<StaircaseMatrix>().slice_position.clear();

@@ -243,6 +243,24 @@ TEST(Orderings, StaircaseOfOneGroupKeepsTheOrdering) {
   }
 }
 
+TEST(Orderings, MixedPrecisionKeepsAStaircaseOfLittlePaddingInOneGroup) {
+  // --- a 100 x 100 plane: 4 % boundary rows, one entry short, pad 0.8 % more entries: one group,
+  //     the rows in CM order (so that its slices can take 16-bit offsets)
+  const LduMatrix plane = test::box_matrix(100, 100, 1, 4);
+  const FormatParameters keys = mixed_precision_parameters("staircase", {}, *plane.addressing);
+  ASSERT_TRUE(keys.has("alpha"));
+  const PreparedFormat p = prepare_format(plane, "staircase", "cm", keys);
+  EXPECT_EQ(p.format.as<StaircaseMatrix>().index.n_groups(), 1);
+  EXPECT_EQ(p.permutation.new_to_old, cuthill_mckee(*plane.addressing).new_to_old);
+  // --- a 24^3 box pads 3.7 % more: grouped as given; an alpha the case gave is kept; sell as given
+  const LduMatrix box = test::box_matrix(24, 24, 24, 3);
+  EXPECT_FALSE(mixed_precision_parameters("staircase", {}, *box.addressing).has("alpha"));
+  FormatParameters given;
+  given.set("alpha", 0.002);
+  EXPECT_EQ(mixed_precision_parameters("staircase", given, *plane.addressing).real("alpha"), 0.002);
+  EXPECT_TRUE(mixed_precision_parameters("sell", {}, *plane.addressing).values().empty());
+}
+
 TEST(Orderings, RandomIsSeeded) {
   EXPECT_EQ(random_ordering(100, 3).new_to_old, random_ordering(100, 3).new_to_old);
   EXPECT_NE(random_ordering(100, 3).new_to_old, random_ordering(100, 4).new_to_old);
