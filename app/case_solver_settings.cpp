@@ -10,10 +10,13 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   auto settings = read_settings<SolverSettings>(resolved, "solvers." + field);
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
-  // --- every format's parameters (the schema declared and checked them from the same specs)
+  // --- the format keys the case gives (the schema declared and checked them from the same specs);
+  //     the others take the format's defaults at set-up, which can so tell a default from a choice
+  //     (precision mixed picks staircase's alpha where the case gives none)
   for (const auto& unit : format_table())
     for (const auto& spec : unit.parameters)
-      settings.format_parameters.set(spec.key, parse_parameter(spec, resolved.get_string(base + spec.key)));
+      if (resolved.given(base + spec.key))
+        settings.format_parameters.set(spec.key, parse_parameter(spec, resolved.get_string(base + spec.key)));
   return settings;
 }
 

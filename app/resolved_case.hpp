@@ -39,6 +39,8 @@ class ResolvedCase {
 
   /// True when the key is present after resolution (enabled, and given or defaulted).
   bool has(std::string_view path) const;
+  /// True when the case file or a --set wrote the key (false where it took its default).
+  bool given(std::string_view path) const { return locations_.count(std::string(path)) > 0; }
 
   // --- Typed values. Each throws std::out_of_range naming the path when the key is absent
   //     (check has() for optional keys) and std::logic_error when it holds another type.

@@ -322,11 +322,17 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
   EXPECT_EQ(s.format_parameters.integer("sliceHeight"), 64);
   EXPECT_DOUBLE_EQ(s.format_parameters.real("alpha"), 0.05);
   EXPECT_EQ(s.format_parameters.word("launch"), "groups");
-  EXPECT_EQ(s.format_parameters.integer("chunkSize"), 32);
-  EXPECT_EQ(s.format_parameters.integer("sortWindow"), 1024);
+  // --- keys the case leaves out stay out (set-up takes the format's defaults)
+  EXPECT_FALSE(s.format_parameters.has("chunkSize"));
+  EXPECT_FALSE(s.format_parameters.has("sortWindow"));
   EXPECT_THROW(solver_settings(c, "U"), std::out_of_range);
-  EXPECT_EQ(solver_settings(load(base_case), "T").format_parameters.word("launch"), "interleaved");
-  EXPECT_DOUBLE_EQ(solver_settings(load(base_case), "T").format_parameters.real("alpha"), 0.01);
+  const FormatParameters defaults = solver_settings(load(base_case), "T").format_parameters;
+  EXPECT_TRUE(defaults.values().empty());
+  const FormatParameters resolved = resolve_format_parameters("staircase", defaults, 1000);
+  EXPECT_EQ(resolved.word("launch"), "interleaved");
+  EXPECT_DOUBLE_EQ(resolved.real("alpha"), 0.032);  // 0.01 raised to sliceHeight / rows
+  // --- a --set writes its key as the file does
+  EXPECT_DOUBLE_EQ(solver_settings(load(base_case, {"solvers.T.alpha=0.2"}), "T").format_parameters.real("alpha"), 0.2);
   // --- auto on the keys set-up tunes, integer or real; no other word
   const SolverSettings tuned =
       solver_settings(load(base_case + "solvers:\n  T: {format: sell, chunkSize: auto, sortWindow: auto}\n"), "T");
