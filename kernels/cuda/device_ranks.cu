@@ -29,7 +29,8 @@ __global__ void pack_kernel(long long n, int w, const int* __restrict__ rows, co
 
 /// y[row K + j] += coefficients[f] recv[f K + j] over the faces f of each row on an interface, a
 /// thread a row adding its faces in face order (as the reference operator adds them); with x,
-/// per-block partials of x_j . (what it added to y_j).
+/// per-block partials of x_j . (what it added to y_j), summed on their own: y's new value less its
+/// old one would lose the share's digits wherever y is much larger than what was added.
 template <int K>
 __global__ void __launch_bounds__(reduce_block)
     couple_kernel(int n, const int* __restrict__ rows, const int* __restrict__ start, const int* __restrict__ faces,
@@ -40,9 +41,13 @@ __global__ void __launch_bounds__(reduce_block)
     const long long row = static_cast<long long>(rows[i]) * K;
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      double sum = y[row + j];
-      for (int k = start[i]; k < start[i + 1]; ++k) sum += coefficients[faces[k]] * recv[faces[k] * K + j];
-      if (x) s.v[j] += x[row + j] * (sum - y[row + j]);
+      double sum = y[row + j], added = 0.0;
+      for (int k = start[i]; k < start[i + 1]; ++k) {
+        const double term = coefficients[faces[k]] * recv[faces[k] * K + j];
+        sum += term;
+        added += term;
+      }
+      if (x) s.v[j] += x[row + j] * added;
       y[row + j] = sum;
     }
   }
