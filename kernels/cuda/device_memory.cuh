@@ -132,6 +132,26 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
+/// A stream beside a caller's, for work that overlaps what the caller queues meanwhile (a halo):
+/// fork() orders it after the caller's queued work, end() marks the end of its part, join()
+/// orders the caller's next work after that part.
+class SideStream {
+ public:
+  /// The side stream, after the work queued on `stream` so far.
+  cudaStream_t fork(cudaStream_t stream) {
+    forked_.record(stream);
+    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(side_.get(), forked_.get(), 0));
+    return side_.get();
+  }
+  void end() { ended_.record(side_.get()); }
+  void join(cudaStream_t stream) const { FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(stream, ended_.get(), 0)); }
+  cudaStream_t get() const { return side_.get(); }
+
+ private:
+  Stream side_;
+  Event forked_{true}, ended_{true};
+};
+
 /// An instantiated CUDA graph: a launch sequence captured once from a stream and replayed with
 /// one launch (kernel arguments are fixed at capture).
 class GraphExec {

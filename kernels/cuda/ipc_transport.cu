@@ -254,22 +254,18 @@ class IpcTransport final : public RankTransport {
   IpcTransport(const Communicator& comm, const HaloPattern& pattern)
       : comm_(comm),
         halo_(comm, halo_parts(pattern), static_cast<long long>(pattern.offsets.empty() ? 0 : pattern.offsets.back())),
-        sums_(comm, to_every_rank(comm.size(), max_totals), comm.size() * max_totals),
-        ready_(true),
-        done_(true) {}
+        sums_(comm, to_every_rank(comm.size(), max_totals), comm.size() * max_totals) {}
 
   bool capturable() const override { return true; }
 
   // the halo's writes on a side stream, so that the local product runs meanwhile (as NCCL's)
   void start(const double* send, double*, cudaStream_t stream) override {
-    ready_.record(stream);
-    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(side_.get(), ready_.get(), 0));
-    halo_.put(send, -1, side_.get());
-    done_.record(side_.get());
+    halo_.put(send, -1, side_.fork(stream));
+    side_.end();
   }
 
   void finish(double* recv, cudaStream_t stream) override {
-    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
+    side_.join(stream);
     halo_.wait(recv, -1, false, stream);
   }
 
@@ -309,8 +305,7 @@ class IpcTransport final : public RankTransport {
   const Communicator& comm_;
   PeerExchange halo_, sums_;
   std::map<std::size_t, std::unique_ptr<PeerExchange>> rows_;  ///< by rows a rank
-  Stream side_;
-  Event ready_, done_;
+  SideStream side_;
 };
 
 }  // namespace

@@ -61,28 +61,27 @@ std::shared_ptr<NcclComm> shared_nccl(const Communicator& comm) {
 class NcclTransport final : public RankTransport {
  public:
   NcclTransport(const Communicator& comm, const HaloPattern& pattern)
-      : pattern_(pattern), shared_(shared_nccl(comm)), nccl_(shared_->comm), ready_(true), done_(true) {
+      : pattern_(pattern), shared_(shared_nccl(comm)), nccl_(shared_->comm) {
     connect(comm.size());
   }
 
   bool capturable() const override { return true; }
 
   void start(const double* send, double* recv, cudaStream_t stream) override {
-    ready_.record(stream);
-    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(side_.get(), ready_.get(), 0));
+    const cudaStream_t side = side_.fork(stream);
     FVMMINI_NCCL_CHECK(ncclGroupStart());
     for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
       FVMMINI_NCCL_CHECK(ncclSend(send + pattern_.offsets[i], pattern_.count(i), ncclDouble, pattern_.neighbours[i],
-                                  nccl_, side_.get()));
+                                  nccl_, side));
       FVMMINI_NCCL_CHECK(ncclRecv(recv + pattern_.offsets[i], pattern_.count(i), ncclDouble, pattern_.neighbours[i],
-                                  nccl_, side_.get()));
+                                  nccl_, side));
     }
     FVMMINI_NCCL_CHECK(ncclGroupEnd());
-    done_.record(side_.get());
+    side_.end();
   }
 
   void finish(double*, cudaStream_t stream) override {
-    FVMMINI_CUDA_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
+    side_.join(stream);
   }
 
   void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) override {
@@ -115,8 +114,7 @@ class NcclTransport final : public RankTransport {
   HaloPattern pattern_;
   std::shared_ptr<NcclComm> shared_;
   ncclComm_t nccl_ = nullptr;
-  Stream side_;
-  Event ready_, done_;
+  SideStream side_;
 };
 
 }  // namespace
