@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/scaling --step end to end on a 12^3 cavity: the slab split set per rank count ({ranks}),
 # one rank count a call, then both tabulated from the kept summaries (--reuse) without the
-# two-rank run again; the weak series takes the one-rank run. Usage: scaling_tool.sh SOURCE_DIR BUILD_DIR
+# two-rank run again; the weak series takes the one-rank run; --weak-side. Usage: scaling_tool.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 root=$1 build=$2
 out=$(mktemp -d)
@@ -17,9 +17,13 @@ grep -q "Decomposition: simple into 2 ranks" "$out/strong-step-2.log" || fail "n
 run --ranks 1,2 --reuse > "$out/both.txt" 2>&1 || fail "the tabulation failed"
 grep -q "reusing .*strong-step-2/summary.json" "$out/both.txt" || fail "the two-rank run was made again"
 grep -q "mpirun -np 1 " "$out/both.txt" || fail "the one-rank run was not made"
+grep -q "^OMP_NUM_THREADS=1 mpirun -np 1 " "$out/both.txt" || fail "a reference rank did not run one OpenMP thread"
 [ "$(grep -c '^step GAMG reference *strong' "$out/both.txt")" = 2 ] || fail "not a row for each rank count"
 # the weak series starts from the one-rank run on the same box: strong's, not made again
 run --ranks 1 --kinds weak --weak-box 12 --reuse > "$out/weak.txt" 2>&1 || fail "the weak tabulation failed"
 grep -q "reusing .*strong-step-1/summary.json" "$out/weak.txt" || fail "the weak series made its one-rank run again"
 [ "$(grep -c '^step GAMG reference *weak' "$out/weak.txt")" = 1 ] || fail "no weak row"
+# the weak boxes' sides (gpu-check asks for them): a multiple of the ranks, about 200^3 a rank
+[ "$(python3 "$root/tools/scaling" --weak-side 200 4)" = 316 ] || fail "--weak-side 200 4 is not 316"
+[ "$(python3 "$root/tools/scaling" --weak-side 200 3)" = 288 ] || fail "--weak-side 200 3 is not 288"
 echo "scaling tool: two runs tabulated, the weak series from strong's one-rank run"
