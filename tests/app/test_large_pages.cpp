@@ -1,0 +1,77 @@
+// The fvmmini executable's operator new (app/large_pages.cpp, linked into this test alone):
+// large allocations start on a 2 MiB boundary and, where the kernel's THP mode grants them on
+// request, are backed by huge pages once touched.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::uintptr_t huge_page = std::uintptr_t{2} << 20;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool replaced = false;
+#else
+constexpr bool replaced = true;
+#endif
+
+std::string thp_mode() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+/// AnonHugePages (kB) of the mapping that holds `address`, from /proc/self/smaps.
+long huge_kb_at(const void* address) {
+  std::ifstream in("/proc/self/smaps");
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    std::uintptr_t from = 0, to = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (header >> std::hex >> from >> dash >> to && dash == '-') {
+      inside = from <= a && a < to;
+      continue;
+    }
+    if (inside && line.rfind("AnonHugePages:", 0) == 0) return std::stol(line.substr(14));
+  }
+  return -1;
+}
+
+TEST(LargePages, LargeAllocationsStartOnAHugePage) {
+  if (!replaced) GTEST_SKIP() << "sanitized build: operator new is the sanitizer's";
+  for (std::size_t mib : {8, 9, 64}) {
+    std::vector<char> v(mib << 20);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % huge_page, 0u) << mib << " MiB";
+  }
+  auto array = std::make_unique<double[]>(std::size_t{2} << 20);  // 16 MiB through new[]
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(array.get()) % huge_page, 0u);
+  // small ones stay with malloc, and every size (zero too) gives a distinct usable block
+  std::vector<std::unique_ptr<int>> small;
+  for (int k = 0; k < 1000; ++k) small.push_back(std::make_unique<int>(k));
+  for (int k = 0; k < 1000; ++k) EXPECT_EQ(*small[k], k);
+  void* zero = ::operator new(0);
+  void* other = ::operator new(0);
+  EXPECT_NE(zero, other);
+  ::operator delete(zero);
+  ::operator delete(other);
+}
+
+TEST(LargePages, TouchedLargeAllocationsAreHugePagesWhereTheKernelGrantsThem) {
+  if (!replaced) GTEST_SKIP() << "sanitized build: operator new is the sanitizer's";
+  const std::string mode = thp_mode();
+  if (mode.find("[madvise]") == std::string::npos && mode.find("[always]") == std::string::npos)
+    GTEST_SKIP() << "transparent huge pages are off on this machine: " << mode;
+  std::vector<double> v(std::size_t{8} << 20, 1.0);  // 64 MiB, touched
+  EXPECT_GT(huge_kb_at(v.data()), 0) << "THP mode " << mode;
+}
+
+}  // namespace
