@@ -34,14 +34,21 @@ constexpr int exchange_block = 256;
 constexpr long long wait_limit_ns = 120'000'000'000LL;  ///< a part this late means a rank is gone: stop, not hang
 
 /// Every rank's device block `mine` mapped here through CUDA IPC (this rank's own at its rank,
-/// nullptr where a map failed); collective. `failure` names the first map that failed here.
+/// nullptr where a map failed); collective. `failure` names the first map that failed here. A
+/// device that cannot share its memory says so in its broadcast instead of a handle, so that
+/// every rank goes on to learn it and transport auto can take another transport.
 std::vector<void*> map_every_rank(const Communicator& comm, void* mine, std::string& failure) {
   cudaIpcMemHandle_t handle{};
-  FVMMINI_CUDA_CHECK(cudaIpcGetMemHandle(&handle, mine));
+  const cudaError_t shared = cudaIpcGetMemHandle(&handle, mine);
+  if (shared != cudaSuccess) {
+    cudaGetLastError();
+    failure = "rank " + std::to_string(comm.rank()) + " cannot share its GPU memory (" + cudaGetErrorString(shared) + ")";
+  }
   std::vector<void*> maps(comm.size(), nullptr);
   for (int r = 0; r < comm.size(); ++r) {
-    std::vector<std::byte> bytes(sizeof handle);
+    std::vector<std::byte> bytes(sizeof handle + 1);  // the handle, then whether it is one
     std::memcpy(bytes.data(), &handle, sizeof handle);
+    bytes.back() = std::byte{shared == cudaSuccess};
     comm.broadcast(bytes, r);
     if (r == comm.rank()) {
       maps[r] = mine;
@@ -49,7 +56,9 @@ std::vector<void*> map_every_rank(const Communicator& comm, void* mine, std::str
     }
     cudaIpcMemHandle_t theirs{};
     std::memcpy(&theirs, bytes.data(), sizeof theirs);
-    const cudaError_t opened = cudaIpcOpenMemHandle(&maps[r], theirs, cudaIpcMemLazyEnablePeerAccess);
+    const cudaError_t opened = bytes.back() == std::byte{1}
+                                   ? cudaIpcOpenMemHandle(&maps[r], theirs, cudaIpcMemLazyEnablePeerAccess)
+                                   : cudaErrorNotSupported;
     if (opened != cudaSuccess) {
       cudaGetLastError();
       maps[r] = nullptr;
