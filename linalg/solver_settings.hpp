@@ -291,6 +291,7 @@ struct IterationParts {
   double sum = 0.0;
   int sums_per_iteration = 2;
   double preconditioner = 0.0;
+  bool from_graphs = false;  ///< each part replayed from a CUDA graph, as the CG runs it (else launched and synchronised)
 };
 
 /// A solve timed as fvmmini-dist-bench reports it: the fastest of several, each the slowest rank's.

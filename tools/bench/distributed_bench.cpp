@@ -8,7 +8,8 @@
 // one application of the preconditioner on the rank's block; each the slowest rank's median.
 // The rest of an iteration (vector passes, the couplings, waiting) is what those leave. The solver
 // times the parts on its own backend (LinearSolver::time_iteration_parts; on cuda each part
-// synchronised with the device).
+// replayed from a CUDA graph as the CG runs it, where the transport can be captured, else
+// launched and synchronised with the device).
 // With one rank it also times the serial path (make_linear_solver) on the same matrix.
 
 #include <algorithm>
@@ -153,6 +154,7 @@ int run(const Options& o) {
                  {"split_seconds_per_iteration",
                   {{"local_spmv", local_spmv}, {"halo", halo}, {"reductions", sums * reduction},
                    {"preconditioner", preconditioner}, {"vector_passes_and_rest", other}}},
+                 {"parts_timed", parts.from_graphs ? "replayed from CUDA graphs" : "launched one by one"},
                  {"interface_faces", interface_faces}};
   if (serial_per_iteration > 0)
     result["serial_path"] = {{"seconds_per_iteration", serial_per_iteration},
@@ -163,8 +165,9 @@ int run(const Options& o) {
               solve_seconds, 1e3 * per_iteration);
   std::printf("  %s\n", solver->describe().c_str());
   std::printf("  per iteration: local SpMV %.4g ms, halo %.4g ms, %d sums %.4g ms, preconditioner %.4g ms, vector "
-              "passes and the rest %.4g ms\n",
-              1e3 * local_spmv, 1e3 * halo, sums, 1e3 * sums * reduction, 1e3 * preconditioner, 1e3 * other);
+              "passes and the rest %.4g ms (parts %s)\n",
+              1e3 * local_spmv, 1e3 * halo, sums, 1e3 * sums * reduction, 1e3 * preconditioner, 1e3 * other,
+              parts.from_graphs ? "replayed from CUDA graphs" : "launched one by one");
   std::printf("  cells a rank %d to %d (imbalance %.1f %%), %lld processor faces in all\n",
               *std::min_element(f.cells.begin(), f.cells.end()), *std::max_element(f.cells.begin(), f.cells.end()),
               100.0 * f.imbalance, interface_faces / 2);
