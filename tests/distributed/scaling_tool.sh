@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/scaling --step end to end on a 12^3 cavity: the slab split set per rank count ({ranks}),
 # one rank count a call, then both tabulated from the kept summaries (--reuse) without the
-# two-rank run again; the weak series takes the one-rank run; --weak-side. Usage: scaling_tool.sh SOURCE_DIR BUILD_DIR
+# two-rank run again; the weak series takes the one-rank run; --weak-side; the CG's --method. Usage: scaling_tool.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 root=$1 build=$2
 out=$(mktemp -d)
@@ -26,4 +26,8 @@ grep -q "reusing .*strong-step-1/summary.json" "$out/weak.txt" || fail "the weak
 # the weak boxes' sides (gpu-check asks for them): a multiple of the ranks, about 200^3 a rank
 [ "$(python3 "$root/tools/scaling" --weak-side 200 4)" = 316 ] || fail "--weak-side 200 4 is not 316"
 [ "$(python3 "$root/tools/scaling" --weak-side 200 3)" = 288 ] || fail "--weak-side 200 3 is not 288"
+# the CG's series (fvmmini-dist-bench) split as asked: slabs of whole planes with --method simple
+python3 "$root/tools/scaling" --ranks 2 --box 12 --kinds strong --method simple --oversubscribe --build "$build" \
+  --out "$out/cg" > "$out/cg.txt" 2>&1 || fail "the CG's two-rank run failed"
+grep -q '"method": "simple"' "$out/cg/strong-2.json" || fail "the CG's run was not split into slabs"
 echo "scaling tool: two runs tabulated, the weak series from strong's one-rank run"
