@@ -1,6 +1,9 @@
 #include "mesh/geometry.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "mesh/cell_faces.hpp"
 
 namespace fvmmini {
 
@@ -39,38 +42,33 @@ void face_centre_and_area(const Mesh& mesh, label f, Vec3& centre, Vec3& area) {
 MeshGeometry compute_geometry(const Mesh& mesh) {
   MeshGeometry g;
   const label n_faces = mesh.n_faces();
-  const label n_internal = mesh.n_internal_faces();
   g.face_centres.resize(n_faces);
   g.face_areas.resize(n_faces);
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < n_faces; ++f) face_centre_and_area(mesh, f, g.face_centres[f], g.face_areas[f]);
 
-  // --- cell centre estimate: the average of the cell's face centres
-  std::vector<Vec3> estimate(mesh.n_cells);
-  std::vector<int> n_cell_faces(mesh.n_cells, 0);
-  for (label f = 0; f < n_faces; ++f) {
-    estimate[mesh.owner[f]] += g.face_centres[f];
-    ++n_cell_faces[mesh.owner[f]];
-  }
-  for (label f = 0; f < n_internal; ++f) {
-    estimate[mesh.neighbour[f]] += g.face_centres[f];
-    ++n_cell_faces[mesh.neighbour[f]];
-  }
-  for (label c = 0; c < mesh.n_cells; ++c) estimate[c] /= std::max(1, n_cell_faces[c]);
-
-  // --- pyramids (face, estimate): V = Sf.(Cf - Ce)/3, centroid = 3/4 Cf + 1/4 Ce
-  g.cell_centres.assign(mesh.n_cells, Vec3{});
-  g.cell_volumes.assign(mesh.n_cells, 0.0);
-  auto add_pyramid = [&](label cell, label f, double sign) {
-    const double pyr3 = sign * dot(g.face_areas[f], g.face_centres[f] - estimate[cell]);
-    g.cell_centres[cell] += pyr3 * (0.75 * g.face_centres[f] + 0.25 * estimate[cell]);
-    g.cell_volumes[cell] += pyr3;
-  };
-  for (label f = 0; f < n_faces; ++f) add_pyramid(mesh.owner[f], f, 1.0);
-  for (label f = 0; f < n_internal; ++f) add_pyramid(mesh.neighbour[f], f, -1.0);
+  // --- per cell, over its faces (owned, then neighboured: the order of a pass over the owners and
+  //     one over the neighbours, so the same sums to the bit), in parallel:
+  //     the centre estimate, the average of its face centres; then the pyramids (face, estimate):
+  //     V = Sf.(Cf - Ce)/3, centroid = 3/4 Cf + 1/4 Ce
+  const CellFaces cells = cell_faces(mesh);
+  g.cell_centres.resize(mesh.n_cells);
+  g.cell_volumes.resize(mesh.n_cells);
+#pragma omp parallel for schedule(static)
   for (label c = 0; c < mesh.n_cells; ++c) {
-    const double v3 = g.cell_volumes[c];
-    g.cell_centres[c] = std::abs(v3) > 0.0 ? g.cell_centres[c] / v3 : estimate[c];
+    const label first = cells.start[c], last = cells.start[c + 1], owned_end = first + cells.owned[c];
+    Vec3 estimate;
+    for (label k = first; k < last; ++k) estimate += g.face_centres[cells.faces[k]];
+    estimate /= std::max(1, last - first);
+    Vec3 centre;
+    double v3 = 0.0;
+    for (label k = first; k < last; ++k) {
+      const label f = cells.faces[k];
+      const double pyr3 = (k < owned_end ? 1.0 : -1.0) * dot(g.face_areas[f], g.face_centres[f] - estimate);
+      centre += pyr3 * (0.75 * g.face_centres[f] + 0.25 * estimate);
+      v3 += pyr3;
+    }
+    g.cell_centres[c] = std::abs(v3) > 0.0 ? centre / v3 : estimate;
     g.cell_volumes[c] = v3 / 3.0;
   }
   return g;

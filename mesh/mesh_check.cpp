@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 
+#include "mesh/cell_faces.hpp"
 #include "mesh/mesh_assembly.hpp"
 
 namespace fvmmini {
@@ -91,50 +92,35 @@ void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
   if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
 }
 
-/// Each cell's faces, CSR: cell c has faces[start[c] .. start[c + 1]).
-struct CellFaceLists {
-  std::vector<label> start, faces;
-};
-
-CellFaceLists cell_face_lists(const Mesh& mesh) {
-  const label n_cells = mesh.n_cells;
-  CellFaceLists cells;
-  cells.start.assign(n_cells + 1, 0);
-  for (label f = 0; f < mesh.n_faces(); ++f) ++cells.start[mesh.owner[f] + 1];
-  for (label f = 0; f < mesh.n_internal_faces(); ++f) ++cells.start[mesh.neighbour[f] + 1];
-  for (label c = 0; c < n_cells; ++c) cells.start[c + 1] += cells.start[c];
-  cells.faces.resize(cells.start[n_cells]);
-  std::vector<label> fill(cells.start.begin(), cells.start.end() - 1);
-  for (label f = 0; f < mesh.n_faces(); ++f) cells.faces[fill[mesh.owner[f]]++] = f;
-  for (label f = 0; f < mesh.n_internal_faces(); ++f) cells.faces[fill[mesh.neighbour[f]]++] = f;
-  return cells;
-}
-
 /// Cell shapes from face, triangle, quadrilateral and distinct vertex counts, as OpenFOAM names them.
-void count_cell_types(const Mesh& mesh, MeshCheckReport& r) {
-  const CellFaceLists cells = cell_face_lists(mesh);
-  auto& ct = r.cell_types;
-  std::vector<label> vertices;
-  for (label c = 0; c < mesh.n_cells; ++c) {
-    label nf = 0, t = 0, q = 0;
-    vertices.clear();
-    for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
-      const auto loop = mesh.face(cells.faces[k]);
-      ++nf;
-      if (loop.size() == 3) ++t;
-      if (loop.size() == 4) ++q;
-      vertices.insert(vertices.end(), loop.begin(), loop.end());
+void count_cell_types(const Mesh& mesh, const CellFaces& cells, MeshCheckReport& r) {
+  label hexahedra = 0, prisms = 0, wedges = 0, pyramids = 0, tet_wedges = 0, tetrahedra = 0, polyhedra = 0;
+#pragma omp parallel reduction(+ : hexahedra, prisms, wedges, pyramids, tet_wedges, tetrahedra, polyhedra)
+  {
+    std::vector<label> vertices;
+#pragma omp for schedule(static)
+    for (label c = 0; c < mesh.n_cells; ++c) {
+      label nf = 0, t = 0, q = 0;
+      vertices.clear();
+      for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
+        const auto loop = mesh.face(cells.faces[k]);
+        ++nf;
+        if (loop.size() == 3) ++t;
+        if (loop.size() == 4) ++q;
+        vertices.insert(vertices.end(), loop.begin(), loop.end());
+      }
+      std::sort(vertices.begin(), vertices.end());
+      const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
+      if (nf == 6 && q == 6 && nv == 8) ++hexahedra;
+      else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++prisms;
+      else if (nf == 6 && t == 2 && q == 4 && nv == 7) ++wedges;
+      else if (nf == 5 && t == 4 && q == 1 && nv == 5) ++pyramids;
+      else if (nf == 4 && t == 2 && q == 2 && nv == 5) ++tet_wedges;
+      else if (nf == 4 && t == 4 && nv == 4) ++tetrahedra;
+      else ++polyhedra;
     }
-    std::sort(vertices.begin(), vertices.end());
-    const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
-    if (nf == 6 && q == 6 && nv == 8) ++ct.hexahedra;
-    else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++ct.prisms;
-    else if (nf == 6 && t == 2 && q == 4 && nv == 7) ++ct.wedges;
-    else if (nf == 5 && t == 4 && q == 1 && nv == 5) ++ct.pyramids;
-    else if (nf == 4 && t == 2 && q == 2 && nv == 5) ++ct.tet_wedges;
-    else if (nf == 4 && t == 4 && nv == 4) ++ct.tetrahedra;
-    else ++ct.polyhedra;
   }
+  r.cell_types = {hexahedra, prisms, wedges, pyramids, tet_wedges, tetrahedra, polyhedra};
 }
 
 void find_bounding_box(const Mesh& mesh, MeshCheckReport& r) {
@@ -166,15 +152,17 @@ struct CellAreaSums {
   std::vector<Vec3> sum, sum_mag;
 };
 
-CellAreaSums cell_area_sums(const Mesh& mesh, const MeshGeometry& g) {
+CellAreaSums cell_area_sums(const Mesh& mesh, const CellFaces& cells, const MeshGeometry& g) {
   CellAreaSums s{std::vector<Vec3>(mesh.n_cells), std::vector<Vec3>(mesh.n_cells)};
-  for (label f = 0; f < mesh.n_faces(); ++f) {
-    s.sum[mesh.owner[f]] += g.face_areas[f];
-    s.sum_mag[mesh.owner[f]] += cmpt_mag(g.face_areas[f]);
-  }
-  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
-    s.sum[mesh.neighbour[f]] -= g.face_areas[f];
-    s.sum_mag[mesh.neighbour[f]] += cmpt_mag(g.face_areas[f]);
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    const label owned_end = cells.start[c] + cells.owned[c];
+    for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
+      const Vec3& sf = g.face_areas[cells.faces[k]];
+      if (k < owned_end) s.sum[c] += sf;
+      else s.sum[c] -= sf;
+      s.sum_mag[c] += cmpt_mag(sf);
+    }
   }
   return s;
 }
@@ -255,16 +243,24 @@ void check_non_orthogonality(const Mesh& mesh, const MeshGeometry& g, MeshCheckR
 /// Skewness along the line between cell centres on internal faces, and along the face
 /// normal through the owner centre on boundary faces.
 void check_face_skewness(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  auto record = [&](double skew) {
-    r.max_skewness = std::max(r.max_skewness, skew);
-    if (skew > skew_threshold) ++r.n_highly_skew_faces;
-  };
-  for (label f = 0; f < mesh.n_internal_faces(); ++f) record(face_skewness(mesh, g, f, centre_to_centre(mesh, g, f)));
-  for (label f = mesh.n_internal_faces(); f < mesh.n_faces(); ++f) {
-    const Vec3& sf = g.face_areas[f];
-    const Vec3 normal = sf / (mag(sf) + rootvsmall);
-    record(face_skewness(mesh, g, f, normal * dot(normal, g.face_centres[f] - g.cell_centres[mesh.owner[f]])));
+  const label n_internal = mesh.n_internal_faces();
+  double max_skewness = r.max_skewness;
+  label highly_skew = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_skewness) reduction(+ : highly_skew)
+  for (label f = 0; f < mesh.n_faces(); ++f) {
+    double skew = 0.0;
+    if (f < n_internal) {
+      skew = face_skewness(mesh, g, f, centre_to_centre(mesh, g, f));
+    } else {
+      const Vec3& sf = g.face_areas[f];
+      const Vec3 normal = sf / (mag(sf) + rootvsmall);
+      skew = face_skewness(mesh, g, f, normal * dot(normal, g.face_centres[f] - g.cell_centres[mesh.owner[f]]));
+    }
+    max_skewness = std::max(max_skewness, skew);
+    if (skew > skew_threshold) ++highly_skew;
   }
+  r.max_skewness = max_skewness;
+  r.n_highly_skew_faces += highly_skew;
   if (r.n_highly_skew_faces > 0) r.warnings.push_back(fmt::format("{} highly skew faces (skewness > {})", r.n_highly_skew_faces, skew_threshold));
 }
 
@@ -322,10 +318,11 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
   // The calls run in the order the failures and the warnings are listed in the report.
   check_upper_triangular(mesh, r);
   check_boundary_definition(mesh, r);
-  count_cell_types(mesh, r);
+  const CellFaces cells = cell_faces(mesh);
+  count_cell_types(mesh, cells, r);
   find_bounding_box(mesh, r);
   check_closed_boundary(mesh, g, r);
-  const CellAreaSums sums = cell_area_sums(mesh, g);
+  const CellAreaSums sums = cell_area_sums(mesh, cells, g);
   check_closed_cells(sums, r);
   check_face_areas(mesh, g, r);
   check_cell_volumes(mesh, g, r);

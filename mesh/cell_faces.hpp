@@ -1,0 +1,23 @@
+#pragma once
+// Each cell's faces, from the owner and neighbour lists: first the faces the cell owns, in
+// ascending order, then the faces it neighbours, in ascending order. That is the order in which
+// a pass over the owners and then one over the neighbours visit them, so a sum over a cell's
+// faces in this order is, to the bit, the sum those two face passes make; cell by cell, it can
+// run in parallel without atomics.
+
+#include <vector>
+
+#include "mesh/mesh.hpp"
+
+namespace fvmmini {
+
+struct CellFaces {
+  std::vector<label> start;  ///< n_cells + 1: cell c has faces[start[c] .. start[c + 1])
+  std::vector<label> faces;
+  std::vector<label> owned;  ///< per cell, how many of its faces it owns (they come first)
+};
+
+/// The cells' faces of `mesh` (owner and neighbour indices in range), built in parallel.
+CellFaces cell_faces(const Mesh& mesh);
+
+}  // namespace fvmmini
