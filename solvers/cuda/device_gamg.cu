@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -291,6 +293,16 @@ void DeviceGamg::apply(const double* r, double* z, const int* status, CUstream_s
     m.cycle(0, m.residual.data(), m.correction.data(), status, stream);
     enqueue_add(fine.n, m.correction.data(), z, status, stream);
   }
+}
+
+int DeviceGamg::levels() const { return static_cast<int>(impl_->hierarchy.levels()); }
+
+void DeviceGamg::cycle_from(int level, const double* r, double* z, const int* status, CUstream_st* stream) {
+  Impl& m = *impl_;
+  if (level < 0 || level >= levels()) throw std::out_of_range("DeviceGamg::cycle_from: no level " + std::to_string(level));
+  if (level == 0) return m.cycle(0, r, z, status, stream);
+  Impl::Level& v = m.levels[level];
+  m.cycle(level, v.b.data(), v.x.data(), status, stream);
 }
 
 void DeviceGamg::refresh(const LduMatrix& matrix) {

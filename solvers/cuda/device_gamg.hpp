@@ -48,6 +48,13 @@ class DeviceGamg final : public DevicePreconditioner {
   void refresh_interfaces(const std::vector<ProcessorInterface>& interfaces) override;
   PreconditionerInfo info(std::int64_t nnz) const override;
 
+  /// The hierarchy's levels on this rank (the coarsest: solved whole, gathered across ranks).
+  int levels() const;
+  /// One V-cycle from `level` down, queued on `stream`: level 0's is apply()'s first cycle; a
+  /// coarser level's runs on that level's own right-hand side and correction (what the last cycle
+  /// left there), so that timing it and the next level's apart gives the level's own share.
+  void cycle_from(int level, const double* r, double* z, const int* status, CUstream_st* stream);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

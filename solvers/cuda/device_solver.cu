@@ -385,6 +385,10 @@ IterationParts DeviceSolver::time_iteration_parts(int repeats) {
     const int running = static_cast<int>(CgStatus::running);
     DeviceBuffer<int> status{std::span<const int>(&running, 1)};
     parts.preconditioner = timed(repeats, [&] { m.preconditioner->apply(x.data(), y.data(), status.data(), s); });
+    if (auto* gamg = dynamic_cast<DeviceGamg*>(m.preconditioner.get()))
+      for (int level = 0; level < gamg->levels(); ++level)
+        parts.preconditioner_from_level.push_back(
+            timed(repeats, [&] { gamg->cycle_from(level, x.data(), y.data(), status.data(), s); }));
   }
   return parts;
 }

@@ -858,7 +858,17 @@ TEST(DistributedCudaCg, TimesTheIterationsParts) {
       expect_iteration_parts(*solver, pc == Preconditioner::GAMG);
       // as the CG runs them: replayed from graphs, except over mpi, whose host waits cannot be captured
       const bool over_mpi = solver->describe().find(" over mpi") != std::string::npos;
-      EXPECT_EQ(solver->time_iteration_parts(1).from_graphs, !over_mpi) << solver->describe();
+      const IterationParts parts = solver->time_iteration_parts(3);
+      EXPECT_EQ(parts.from_graphs, !over_mpi) << solver->describe();
+      // GAMG's V-cycle from each level down: the first is the whole cycle, each one costs something
+      if (pc == Preconditioner::GAMG) {
+        ASSERT_FALSE(parts.preconditioner_from_level.empty());
+        for (double t : parts.preconditioner_from_level) EXPECT_GT(t, 0.0);
+        EXPECT_LT(parts.preconditioner_from_level.front(), 3.0 * parts.preconditioner);
+        EXPECT_GT(parts.preconditioner_from_level.front(), parts.preconditioner / 3.0);
+      } else {
+        EXPECT_TRUE(parts.preconditioner_from_level.empty());
+      }
     }
 }
 

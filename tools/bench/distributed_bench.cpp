@@ -155,6 +155,7 @@ int run(const Options& o) {
                   {{"local_spmv", local_spmv}, {"halo", halo}, {"reductions", sums * reduction},
                    {"preconditioner", preconditioner}, {"vector_passes_and_rest", other}}},
                  {"parts_timed", parts.from_graphs ? "replayed from CUDA graphs" : "launched one by one"},
+                 {"vcycle_seconds_from_level", parts.preconditioner_from_level},
                  {"interface_faces", interface_faces}};
   if (serial_per_iteration > 0)
     result["serial_path"] = {{"seconds_per_iteration", serial_per_iteration},
@@ -168,6 +169,14 @@ int run(const Options& o) {
               "passes and the rest %.4g ms (parts %s)\n",
               1e3 * local_spmv, 1e3 * halo, sums, 1e3 * sums * reduction, 1e3 * preconditioner, 1e3 * other,
               parts.from_graphs ? "replayed from CUDA graphs" : "launched one by one");
+  if (!parts.preconditioner_from_level.empty()) {
+    // --- each level's own share of a V-cycle: the cycle from it down less the one from the next down
+    const auto& from = parts.preconditioner_from_level;
+    std::string shares;
+    for (std::size_t l = 0; l < from.size(); ++l)
+      shares += fmt::format("{}L{} {:.4g}", l ? ", " : "", l, 1e3 * (from[l] - (l + 1 < from.size() ? from[l + 1] : 0.0)));
+    std::printf("  V-cycle by level (ms, the last the coarsest solve): %s\n", shares.c_str());
+  }
   std::printf("  cells a rank %d to %d (imbalance %.1f %%), %lld processor faces in all\n",
               *std::min_element(f.cells.begin(), f.cells.end()), *std::max_element(f.cells.begin(), f.cells.end()),
               100.0 * f.imbalance, interface_faces / 2);
