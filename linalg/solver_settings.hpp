@@ -292,9 +292,9 @@ struct IterationParts {
   int sums_per_iteration = 2;
   double preconditioner = 0.0;
   bool from_graphs = false;  ///< each part replayed from a CUDA graph, as the CG runs it (else launched and synchronised)
-  /// GAMG on cuda: one V-cycle from level l down, for each level l (l = 0: the whole cycle; the
-  /// last: the coarsest level's solve, gathered across ranks); a level's own share is its entry
-  /// less the next one's. Empty for the other preconditioners.
+  /// GAMG: one V-cycle from level l down, for each level l (l = 0: the whole cycle; the last: the
+  /// coarsest level's solve, gathered across ranks); a level's own share is its entry less the
+  /// next one's. Empty for the other preconditioners.
   std::vector<double> preconditioner_from_level;
 };
 

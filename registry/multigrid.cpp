@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -236,6 +237,15 @@ void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span
     cycle(0, residual_, correction_);
     reference::axpy(1.0, correction_, z);
   }
+}
+
+void HostGamg::cycle_from(const HostOperator& a, label level, std::span<const double> r, std::span<double> z) {
+  if (level < 0 || level >= hierarchy_.levels())
+    throw std::out_of_range("HostGamg::cycle_from: no level " + std::to_string(level));
+  fine_op_ = &a;
+  if (level == 0) return cycle(0, r, z);
+  Level& v = levels_[level];
+  cycle(level, v.b, v.x);
 }
 
 void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {

@@ -142,6 +142,10 @@ class HostGamg {
   void refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces = nullptr);
   const GamgHierarchy& hierarchy() const { return hierarchy_; }
   const GamgSettings& settings() const { return settings_; }
+  /// One V-cycle from `level` down: level 0's is apply()'s first cycle (of r into z); a coarser
+  /// level's runs on that level's own right-hand side and correction (what the last cycle left
+  /// there), so that timing it and the next level's apart gives the level's own share.
+  void cycle_from(const HostOperator& a, label level, std::span<const double> r, std::span<double> z);
 
  private:
   struct Level;

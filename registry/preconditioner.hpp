@@ -47,6 +47,8 @@ class HostPreconditioner {
   int sweeps() const { return sweeps_; }
   /// The triangles (DIC, mcsgs); null for the others.
   const TriangularFactor* factor() const { return factor_ ? &*factor_ : nullptr; }
+  /// GAMG's multigrid; null for the others.
+  HostGamg* gamg() { return gamg_.get(); }
   /// Whether apply() is set up (DIC, mcsgs, GAMG; none and diagonal are fused into the CG).
   bool applied() const { return factor_ || gamg_; }
 

@@ -112,6 +112,10 @@ class ReferenceSolver final : public LinearSolver {
     if (preconditioner_.applied()) {
       parts.sums_per_iteration = 3;
       parts.preconditioner = slowest_median(comm, repeats, [&] { preconditioner_.apply(*distributed_, x, y); });
+      if (HostGamg* gamg = preconditioner_.gamg())
+        for (label level = 0; level < gamg->hierarchy().levels(); ++level)
+          parts.preconditioner_from_level.push_back(
+              slowest_median(comm, repeats, [&] { gamg->cycle_from(*distributed_, level, x, y); }));
     }
     return parts;
   }
