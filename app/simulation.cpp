@@ -14,6 +14,7 @@
 #include "app/rank_failure.hpp"
 #include "app/settings_keys.hpp"
 #include "discretisation/gamg_groups.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/decomposition.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
@@ -30,8 +31,9 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
     check_case_against_mesh(c, mesh.patches, mesh.n_cells);
   }
   auto timing = timer.measure("geometry");
-  geometry = compute_geometry(mesh);
-  const MeshCheckReport check = check_mesh(mesh, geometry);
+  const CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry and the check
+  geometry = compute_geometry(mesh, cells);
+  const MeshCheckReport check = check_mesh(mesh, geometry, cells);
   if (verbose) std::fputs((format_mesh_check(check) + "\n").c_str(), stdout);
   if (!check.ok())
     throw MeshError(c.case_file().string(), 0,

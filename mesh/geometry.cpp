@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mesh/cell_faces.hpp"
-
 namespace fvmmini {
 
 namespace {
@@ -39,7 +37,9 @@ void face_centre_and_area(const Mesh& mesh, label f, Vec3& centre, Vec3& area) {
 
 }  // namespace
 
-MeshGeometry compute_geometry(const Mesh& mesh) {
+MeshGeometry compute_geometry(const Mesh& mesh) { return compute_geometry(mesh, cell_face_lists(mesh)); }
+
+MeshGeometry compute_geometry(const Mesh& mesh, const CellFaceLists& cells) {
   MeshGeometry g;
   const label n_faces = mesh.n_faces();
   g.face_centres.resize(n_faces);
@@ -51,7 +51,6 @@ MeshGeometry compute_geometry(const Mesh& mesh) {
   //     one over the neighbours, so the same sums to the bit), in parallel:
   //     the centre estimate, the average of its face centres; then the pyramids (face, estimate):
   //     V = Sf.(Cf - Ce)/3, centroid = 3/4 Cf + 1/4 Ce
-  const CellFaces cells = cell_faces(mesh);
   g.cell_centres.resize(mesh.n_cells);
   g.cell_volumes.resize(mesh.n_cells);
 #pragma omp parallel for schedule(static)

@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/mesh.hpp"
 
 namespace fvmmini {
@@ -19,6 +20,8 @@ struct MeshGeometry {
 /// Face centres and area vectors by triangle decomposition about the point average,
 /// cell centres and volumes by pyramid decomposition about the face-centre average.
 MeshGeometry compute_geometry(const Mesh& mesh);
+/// The same, over the mesh's cell_face_lists already made (a caller that also checks the mesh).
+MeshGeometry compute_geometry(const Mesh& mesh, const CellFaceLists& cells);
 
 /// The directions a field varies in (OpenFOAM's solutionD): direction i is not solved when every
 /// face of the empty patches is normal to it (the 2-D front and back); all three without empty faces.

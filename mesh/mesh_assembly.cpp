@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <tuple>
 #include <utility>
 
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/mesh_error.hpp"
 
 namespace fvmmini {
@@ -84,19 +84,7 @@ bool is_upper_triangular(const Mesh& mesh) {
 
 std::vector<label> find_open_cells(const Mesh& mesh, size_t max_count) {
   const label n_cells = mesh.n_cells;
-  const label n_faces = mesh.n_faces();
-  const label n_internal = mesh.n_internal_faces();
-
-  // --- cell -> faces (CSR); a negative entry -(f+1) marks a face seen from its neighbour.
-  // Offsets are 64-bit: n_cells + 1 and the n_faces + n_internal entries can pass the label range.
-  std::vector<std::int64_t> start(static_cast<size_t>(n_cells) + 1, 0);
-  for (label f = 0; f < n_faces; ++f) ++start[static_cast<size_t>(mesh.owner[f]) + 1];
-  for (label f = 0; f < n_internal; ++f) ++start[static_cast<size_t>(mesh.neighbour[f]) + 1];
-  std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<label> cell_faces(static_cast<size_t>(start[n_cells]));
-  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-  for (label f = 0; f < n_faces; ++f) cell_faces[fill[mesh.owner[f]]++] = f;
-  for (label f = 0; f < n_internal; ++f) cell_faces[fill[mesh.neighbour[f]]++] = -(f + 1);
+  const CellFaceLists cells = cell_face_lists(mesh);  // owned faces, then those seen from their neighbour
 
   // --- closed: every edge, directions counted +1 (a < b) and -1 (a > b), sums to zero
   std::vector<char> open(n_cells, 0);
@@ -106,9 +94,9 @@ std::vector<label> find_open_cells(const Mesh& mesh, size_t max_count) {
 #pragma omp for schedule(static)
     for (label c = 0; c < n_cells; ++c) {
       edges.clear();
-      for (std::int64_t k = start[c]; k < start[c + 1]; ++k) {
-        const bool from_neighbour = cell_faces[k] < 0;
-        const label f = from_neighbour ? -cell_faces[k] - 1 : cell_faces[k];
+      for (std::int64_t k = cells.start[c]; k < cells.start[c + 1]; ++k) {
+        const bool from_neighbour = k >= cells.start[c] + cells.owned[c];
+        const label f = cells.faces[k];
         const auto loop = mesh.face(f);
         for (size_t i = 0; i < loop.size(); ++i) {
           label a = loop[i], b = loop[(i + 1) % loop.size()];

@@ -8,7 +8,7 @@
 #include <limits>
 #include <numbers>
 
-#include "mesh/cell_faces.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/mesh_assembly.hpp"
 
 namespace fvmmini {
@@ -93,7 +93,7 @@ void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
 }
 
 /// Cell shapes from face, triangle, quadrilateral and distinct vertex counts, as OpenFOAM names them.
-void count_cell_types(const Mesh& mesh, const CellFaces& cells, MeshCheckReport& r) {
+void count_cell_types(const Mesh& mesh, const CellFaceLists& cells, MeshCheckReport& r) {
   label hexahedra = 0, prisms = 0, wedges = 0, pyramids = 0, tet_wedges = 0, tetrahedra = 0, polyhedra = 0;
 #pragma omp parallel reduction(+ : hexahedra, prisms, wedges, pyramids, tet_wedges, tetrahedra, polyhedra)
   {
@@ -152,7 +152,7 @@ struct CellAreaSums {
   std::vector<Vec3> sum, sum_mag;
 };
 
-CellAreaSums cell_area_sums(const Mesh& mesh, const CellFaces& cells, const MeshGeometry& g) {
+CellAreaSums cell_area_sums(const Mesh& mesh, const CellFaceLists& cells, const MeshGeometry& g) {
   CellAreaSums s{std::vector<Vec3>(mesh.n_cells), std::vector<Vec3>(mesh.n_cells)};
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < mesh.n_cells; ++c) {
@@ -309,7 +309,9 @@ void check_aspect_ratio(const Mesh& mesh, const MeshGeometry& g, const CellAreaS
 
 }  // namespace
 
-MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) { return check_mesh(mesh, g, cell_face_lists(mesh)); }
+
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g, const CellFaceLists& cells) {
   MeshCheckReport r;
   r.n_points = mesh.n_points();
   r.n_faces = mesh.n_faces();
@@ -318,7 +320,6 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) {
   // The calls run in the order the failures and the warnings are listed in the report.
   check_upper_triangular(mesh, r);
   check_boundary_definition(mesh, r);
-  const CellFaces cells = cell_faces(mesh);
   count_cell_types(mesh, cells, r);
   find_bounding_box(mesh, r);
   check_closed_boundary(mesh, g, r);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh.hpp"
 
@@ -72,6 +73,8 @@ struct MeshCheckReport {
 /// The addressing must index valid points, faces and cells (as the readers and the box
 /// generator guarantee; check_mesh_addressing in mesh_assembly.hpp verifies it).
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry);
+/// The same, over the mesh's cell_face_lists already made (compute_geometry's).
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry, const CellFaceLists& cells);
 
 /// The report as OpenFOAM's checkMesh prints it, ending in "Mesh OK." or
 /// "Failed N mesh checks." (N = number of failures).

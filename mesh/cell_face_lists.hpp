@@ -3,21 +3,25 @@
 // ascending order, then the faces it neighbours, in ascending order. That is the order in which
 // a pass over the owners and then one over the neighbours visit them, so a sum over a cell's
 // faces in this order is, to the bit, the sum those two face passes make; cell by cell, it can
-// run in parallel without atomics.
+// run in parallel without atomics. (The flow step's CellFaces, discretisation/incompressible, is
+// another list: faces interleaved in face order with their signs, empty patches left out.)
 
+#include <cstdint>
 #include <vector>
 
 #include "mesh/mesh.hpp"
 
 namespace fvmmini {
 
-struct CellFaces {
-  std::vector<label> start;  ///< n_cells + 1: cell c has faces[start[c] .. start[c + 1])
+struct CellFaceLists {
+  /// n_cells + 1: cell c has faces[start[c] .. start[c + 1]); 64-bit, as the n_faces +
+  /// n_internal_faces entries can pass the label range
+  std::vector<std::int64_t> start;
   std::vector<label> faces;
   std::vector<label> owned;  ///< per cell, how many of its faces it owns (they come first)
 };
 
 /// The cells' faces of `mesh` (owner and neighbour indices in range), built in parallel.
-CellFaces cell_faces(const Mesh& mesh);
+CellFaceLists cell_face_lists(const Mesh& mesh);
 
 }  // namespace fvmmini

@@ -1,4 +1,4 @@
-// Each cell's faces (cell_faces) and the cell geometry built on them: owned faces first, then
+// Each cell's faces (cell_face_lists) and the cell geometry built on them: owned faces first, then
 // neighboured ones, each run ascending; centres and volumes the same to the bit as the face
 // passes over the owners and then the neighbours make them, on any thread count.
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "mesh/box_generator.hpp"
-#include "mesh/cell_faces.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_check.hpp"
 #include "tests/linalg/omp_threads.hpp"
@@ -31,7 +31,7 @@ Mesh uneven_box(label n) {
   return mesh;
 }
 
-TEST(CellFaces, OwnedThenNeighbouredEachAscending) {
+TEST(CellFaceLists, OwnedThenNeighbouredEachAscending) {
   const Mesh mesh = uneven_box(5);
   // --- the two face passes, serially
   std::vector<std::vector<label>> expected(mesh.n_cells);
@@ -42,7 +42,7 @@ TEST(CellFaces, OwnedThenNeighbouredEachAscending) {
   for (int n_threads : {1, 4}) {  // one thread places them in order; several sort each run
     SCOPED_TRACE(n_threads);
     test::Threads threads(n_threads);
-    const CellFaces cells = cell_faces(mesh);
+    const CellFaceLists cells = cell_face_lists(mesh);
     ASSERT_EQ(cells.start.size(), static_cast<std::size_t>(mesh.n_cells) + 1);
     EXPECT_EQ(cells.start.back(), mesh.n_faces() + mesh.n_internal_faces());
     for (label c = 0; c < mesh.n_cells; ++c) {
@@ -53,7 +53,7 @@ TEST(CellFaces, OwnedThenNeighbouredEachAscending) {
   }
 }
 
-TEST(CellFaces, GeometryIsTheFacePassesSumsOnAnyThreadCount) {
+TEST(CellFaceLists, GeometryIsTheFacePassesSumsOnAnyThreadCount) {
   const Mesh mesh = uneven_box(7);
   const MeshGeometry g = [&] {
     test::Threads threads(4);
@@ -96,6 +96,11 @@ TEST(CellFaces, GeometryIsTheFacePassesSumsOnAnyThreadCount) {
     return check_mesh(mesh, g);
   }();
   EXPECT_EQ(format_mesh_check(a), format_mesh_check(b));
+  // the lists made once for both (as the app does) give the same geometry and report
+  const CellFaceLists cells = cell_face_lists(mesh);
+  const MeshGeometry shared = compute_geometry(mesh, cells);
+  EXPECT_EQ(shared.cell_volumes, serial.cell_volumes);
+  EXPECT_EQ(format_mesh_check(check_mesh(mesh, shared, cells)), format_mesh_check(a));
   EXPECT_EQ(a.max_skewness, b.max_skewness);
   EXPECT_EQ(a.cell_types.hexahedra, mesh.n_cells);
   EXPECT_GT(a.max_skewness, 0.01);  // the moved points make every cell a little skew
