@@ -96,6 +96,72 @@ __global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const l
   }
 }
 
+// --- one_block_vcycle: every step a loop of the block over the level's rows, then a barrier
+// --- (no __restrict__ on what the block writes: the barrier, not the read-only cache, orders it)
+
+__device__ void one_block_multiply(const OneBlockLevel& v) {
+  for (int i = threadIdx.x; i < v.n; i += blockDim.x) {
+    double sum = v.diag[i] * v.x[i];
+    for (int k = v.row_ptr[i]; k < v.row_ptr[i + 1]; ++k) sum += v.off[k] * v.x[v.col[k]];
+    v.ax[i] = sum;
+  }
+  __syncthreads();
+}
+
+__device__ void one_block_sweep(const OneBlockLevel& v, double weight) {
+  one_block_multiply(v);
+  for (int i = threadIdx.x; i < v.n; i += blockDim.x) v.x[i] += weight * v.inv_diag[i] * (v.b[i] - v.ax[i]);
+  __syncthreads();
+}
+
+__global__ void __launch_bounds__(one_block_threads)
+    one_block_vcycle_kernel(const OneBlockLevel* levels, int smoothed, const double* __restrict__ inverse, int columns,
+                            double weight, double scale, int sweeps, bool started, const int* status) {
+  if (stopped(status)) return;
+  const int t = threadIdx.x;
+  if (!started) {  // the first level's sweep from zero
+    const OneBlockLevel& v = levels[0];
+    for (int i = t; i < v.n; i += blockDim.x) v.x[i] = sweeps > 0 ? weight * v.inv_diag[i] * v.b[i] : 0.0;
+    __syncthreads();
+  }
+  for (int l = 0; l < smoothed; ++l) {
+    const OneBlockLevel& v = levels[l];
+    for (int sweep = 1; sweep < sweeps; ++sweep) one_block_sweep(v, weight);
+    // --- the residual restricted, with the next level's sweep from zero (the coarsest's: none)
+    one_block_multiply(v);
+    const OneBlockLevel& next = levels[l + 1];
+    const bool smoothed_next = l + 1 < smoothed;
+    for (int c = t; c < next.n; c += blockDim.x) {
+      double sum = 0.0;
+      for (int k = v.group_ptr[c]; k < v.group_ptr[c + 1]; ++k) {
+        const int i = v.group_rows[k];
+        sum += v.b[i] - v.ax[i];
+      }
+      next.b[c] = sum;
+      if (smoothed_next) next.x[c] = sweeps > 0 ? weight * next.inv_diag[c] * sum : 0.0;
+    }
+    __syncthreads();
+  }
+  {  // --- the coarsest: a warp a row of its inverse
+    const OneBlockLevel& c = levels[smoothed];
+    const int lane = t % 32;
+    for (int row = t / 32; row < c.n; row += blockDim.x / 32) {
+      double sum = 0.0;
+      for (int j = lane; j < columns; j += 32) sum += inverse[static_cast<long long>(row) * columns + j] * c.b[j];
+      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+      if (lane == 0) c.x[row] = sum;
+    }
+    __syncthreads();
+  }
+  for (int l = smoothed - 1; l >= 0; --l) {
+    const OneBlockLevel& v = levels[l];
+    const double* coarse = levels[l + 1].x;
+    for (int i = t; i < v.n; i += blockDim.x) v.x[i] += scale * coarse[v.coarse_of[i]];
+    __syncthreads();
+    for (int sweep = 0; sweep < sweeps; ++sweep) one_block_sweep(v, weight);
+  }
+}
+
 }  // namespace
 
 void enqueue_jacobi_start(int n, double weight, const double* inv_diag, const double* b, double* x,
@@ -152,6 +218,14 @@ void enqueue_dense_multiply(int rows, int columns, const double* inverse, const 
   dense_multiply_kernel<<<(rows + warps_per_block - 1) / warps_per_block, reduce_block, 0, stream>>>(
       rows, columns, inverse, b, x, status);
   FVMMINI_CUDA_CHECK_LAUNCH(dense_multiply_kernel);
+}
+
+void enqueue_one_block_vcycle(const OneBlockLevel* levels, int smoothed, const double* inverse, int columns,
+                              double weight, double scale, int sweeps, bool started, const int* status,
+                              cudaStream_t stream) {
+  one_block_vcycle_kernel<<<1, one_block_threads, 0, stream>>>(levels, smoothed, inverse, columns, weight, scale,
+                                                                sweeps, started, status);
+  FVMMINI_CUDA_CHECK_LAUNCH(one_block_vcycle_kernel);
 }
 
 void enqueue_set_diagonal(int n, const double* d, const long long* slot, double* values, double* inv_diag,

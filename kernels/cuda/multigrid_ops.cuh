@@ -43,6 +43,38 @@ void enqueue_gather(int n, const int* rows, const double* from, double* to, cons
 void enqueue_dense_multiply(int rows, int columns, const double* inverse, const double* b, double* x,
                             const int* status, cudaStream_t stream);
 
+/// One level of a V-cycle run by one_block_vcycle: its operator A = diag + the off-diagonal CSR
+/// (whose diagonal slots hold zero, so that a new diagonal needs no new values), its Jacobi
+/// smoother and its transfer to the next level. The coarsest's entry only needs n, b and x.
+struct OneBlockLevel {
+  int n = 0;
+  const int* row_ptr = nullptr;
+  const int* col = nullptr;
+  const double* off = nullptr;
+  const double* diag = nullptr;
+  const double* inv_diag = nullptr;
+  double* b = nullptr;
+  double* x = nullptr;
+  double* ax = nullptr;
+  const int* coarse_of = nullptr;   ///< row -> its group on the next level
+  const int* group_ptr = nullptr;   ///< the next level's groups: its rows here
+  const int* group_rows = nullptr;
+};
+
+/// The threads of one_block_vcycle's block; each level has at most one_block_rows rows.
+constexpr int one_block_threads = 1024;
+constexpr int one_block_rows = 4096;
+
+/// The V-cycle from levels[0] down, in one kernel of one block: the same steps as GAMG's kernel
+/// by kernel (Jacobi sweeps damped by `weight`, `sweeps` before and after the correction, which is
+/// scaled by `scale`; a level's first sweep from zero done by the restriction above it), the
+/// coarsest (levels[smoothed]) by its dense inverse (`columns` = its rows). Below a few thousand
+/// rows a level's arithmetic takes less time than its five kernel launches.
+/// @param[in] started whether levels[0].x already holds its first sweep (the restriction above did it)
+void enqueue_one_block_vcycle(const OneBlockLevel* levels, int smoothed, const double* inverse, int columns,
+                              double weight, double scale, int sweeps, bool started, const int* status,
+                              cudaStream_t stream);
+
 /// values[slot[i]] = d[i] and inv_diag[i] = 1 / d[i], each unless null (a level's new diagonal
 /// into its format and its Jacobi smoother).
 void enqueue_set_diagonal(int n, const double* d, const long long* slot, double* values, double* inv_diag,

@@ -12,6 +12,7 @@
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/multigrid_ops.cuh"
 #include "linalg/multigrid/dense_inverse.hpp"
+#include "linalg/ordering/permutation.hpp"
 #include "linalg/timing.hpp"
 #include "registry/multigrid.hpp"
 #include "solvers/cuda/device_solver.hpp"
@@ -57,6 +58,17 @@ struct DeviceGamg::Impl {
     DeviceBuffer<double> diag_mine;     ///< refactor: this rank's diagonal, padded to the gather's width
   };
 
+  /// The levels from `from` down, run by one kernel of one block (enqueue_one_block_vcycle):
+  /// each level's off-diagonals as CSR in its operator numbering, the rest its Level's buffers.
+  struct OneBlock {
+    label from = -1;  ///< none
+    std::vector<LduToCsrMap> maps;                 ///< per level from `from`: its LDU -> its CSR
+    std::vector<std::vector<double>> values;       ///< host staging of the off-diagonals
+    std::vector<DeviceBuffer<int>> row_ptr, col;
+    std::vector<DeviceBuffer<double>> off;
+    DeviceBuffer<OneBlockLevel> levels;            ///< from `from` to the coarsest
+  };
+
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
        std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks)
       : settings(s.gamg), hierarchy([&] {
@@ -95,6 +107,7 @@ struct DeviceGamg::Impl {
         }
       }
       v.ax = DeviceBuffer<double>(v.n);
+      if (settings.smoother == Smoother::jacobi) v.inv_diag = DeviceBuffer<double>(v.n);
       if (settings.smoother == Smoother::mcsgs) {
         v.sgs = std::make_unique<DeviceTriangularPreconditioner>(m, hierarchy.numbering[l], Preconditioner::mcsgs,
                                                                  TriangularSolve::levels, 1, nullptr,
@@ -129,6 +142,7 @@ struct DeviceGamg::Impl {
       gathered = DeviceBuffer<double>(static_cast<std::size_t>(ranks) * width);
     }
     if (hierarchy.gathered) set_up_whole(s);
+    set_up_one_block(fine);
     upload_level_values(fine);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -156,6 +170,60 @@ struct DeviceGamg::Impl {
     hierarchy.grid = with_whole_levels(hierarchy.grid, w.gamg->info(0).grid_levels);
   }
 
+  /// The first level below the finest with at most one_block_rows rows and those below it in one
+  /// block, where no level exchanges halos (one rank, or a gathered level's own GAMG), with the
+  /// Jacobi smoother and the coarsest's dense inverse.
+  void set_up_one_block(const LduMatrix& fine) {
+    const label count = hierarchy.levels();
+    const bool exchanges = hierarchy.across_ranks() && hierarchy.comm->size() > 1;
+    if (settings.smoother != Smoother::jacobi || exchanges || hierarchy.gathered || gather_ranks) return;
+    label from = 1;
+    while (from + 1 < count && levels[from].n > one_block_rows) ++from;
+    if (from + 1 >= count) return;  // the coarsest alone: its one kernel already
+    if (hierarchy.coarsest.ranks * hierarchy.coarsest.width != levels[count - 1].n)
+      throw std::logic_error("DeviceGamg: the coarsest inverse's columns are not its rows");
+    one_block.from = from;
+    std::vector<OneBlockLevel> host(count - from);
+    for (label l = from; l < count; ++l) {
+      Level& v = levels[l];
+      OneBlockLevel& o = host[l - from];
+      o.n = static_cast<int>(v.n);
+      o.b = v.b.data();
+      o.x = v.x.data();
+      if (l == count - 1) break;
+      LduToCsrMap map;
+      const CsrMatrix csr = permuted_csr(hierarchy.matrix(l, fine), hierarchy.numbering[l], &map);
+      const std::vector<int> row_ptr(csr.row_ptr.begin(), csr.row_ptr.end());  // a few thousand rows
+      one_block.row_ptr.emplace_back(std::span<const int>(row_ptr));
+      one_block.col.emplace_back(std::span<const int>(csr.col));
+      one_block.off.emplace_back(static_cast<std::size_t>(csr.nnz()));
+      one_block.values.emplace_back(static_cast<std::size_t>(csr.nnz()));
+      one_block.maps.push_back(std::move(map));
+      o.row_ptr = one_block.row_ptr.back().data();
+      o.col = one_block.col.back().data();
+      o.off = one_block.off.back().data();
+      o.diag = v.diag.data();
+      o.inv_diag = v.inv_diag.data();
+      o.ax = v.ax.data();
+      o.coarse_of = v.coarse_of.data();
+      o.group_ptr = v.group_ptr.data();
+      o.group_rows = v.group_rows.data();
+    }
+    one_block.levels = DeviceBuffer<OneBlockLevel>(std::span<const OneBlockLevel>(host));
+  }
+
+  /// The one-block levels' off-diagonals from the host's matrices (their diagonals: Level::diag).
+  void upload_one_block_values(const LduMatrix& fine) {
+    for (label l = one_block.from; l >= 0 && l + 1 < hierarchy.levels(); ++l) {
+      const std::size_t k = static_cast<std::size_t>(l - one_block.from);
+      std::vector<double>& values = one_block.values[k];
+      refresh_csr_values(hierarchy.matrix(l, fine), one_block.maps[k], values);
+      const LduToCsrMap& map = one_block.maps[k];
+      for (const std::int64_t slot : map.diag_slot) values[slot] = 0.0;
+      one_block.off[k].upload(values);
+    }
+  }
+
   /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices, into the
   /// buffers the V-cycle reads (their addresses do not change after the set-up).
   void upload_level_values(const LduMatrix& fine) {
@@ -180,6 +248,7 @@ struct DeviceGamg::Impl {
       v.inner.upload(inner_op);
       v.diag.upload(diag_op);
     }
+    upload_one_block_values(fine);
   }
 
   // --- the V-cycle
@@ -234,6 +303,14 @@ struct DeviceGamg::Impl {
 
   void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
     Level& v = levels[l];
+    if (one_block.from > 0 && l >= one_block.from) {
+      if (b != v.b.data() || x != v.x.data()) throw std::logic_error("DeviceGamg: a one-block level's own b and x");
+      const label count = hierarchy.levels();
+      return enqueue_one_block_vcycle(one_block.levels.data() + (l - one_block.from), static_cast<int>(count - 1 - l),
+                                      inverse.data(), static_cast<int>(levels[count - 1].n), jacobi_smoother_weight,
+                                      settings.correction_scale, settings.n_pre_sweeps, starts_in_restriction(l),
+                                      status, s);
+    }
     if (l == hierarchy.levels() - 1) return solve_coarsest(v, b, x, status, s);
     // --- pre-smooth from zero (where the restriction has not)
     if (!starts_in_restriction(l)) {
@@ -266,6 +343,7 @@ struct DeviceGamg::Impl {
   DeviceBuffer<double> gathered;               ///< every rank's coarsest right-hand side
   label width = 0;                             ///< the gather's values a rank
   std::unique_ptr<Whole> whole;                ///< the gathered level's GAMG (hierarchy.gathered)
+  OneBlock one_block;                          ///< the coarse levels in one kernel
   DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
   double setup_seconds = 0.0, refresh_seconds = 0.0;
 };

@@ -1,5 +1,6 @@
 // GAMG on the device against the reference backend: one application equals the host's V-cycle
-// on the same hierarchy (each smoother, format and number of cycles); PCG takes the same
+// on the same hierarchy (each smoother, format, number of cycles and, with Jacobi, of sweeps; the
+// coarse levels in one block below levels of their own kernels); PCG takes the same
 // iterations and reaches the same solution; a value refresh equals a fresh set-up; a new
 // diagonal set on the device (refactor) equals a set-up from that diagonal.
 
@@ -51,12 +52,19 @@ double max_abs(const std::vector<double>& v) {
 }
 
 TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
-  for (const auto& [what, m] : matrices())
+  auto cases = matrices();
+  // levels above the one-block size (cuda::one_block_rows) before those in one block
+  cases.emplace_back("box 40x40x40", test::box_matrix(40, 40, 40, 3));
+  for (const auto& [what, m] : cases)
     for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs})
       for (const int vcycles : {1, 2})
-        for (const std::string format : {"csr", "staircase"}) {
-          const std::string where = what + ", " + name(smoother) + ", " + std::to_string(vcycles) + " cycles, " + format;
-          const SolverSettings s = gamg_settings(smoother, vcycles, Backend::cuda, format);
+        for (const std::string format : {"csr", "staircase"})
+          for (const int sweeps : {1, 0, 2}) {
+          if (sweeps != 1 && (smoother != Smoother::jacobi || format != "csr")) continue;
+          const std::string where = what + ", " + name(smoother) + ", " + std::to_string(vcycles) + " cycles, " + format +
+                                    ", " + std::to_string(sweeps) + " sweeps";
+          SolverSettings s = gamg_settings(smoother, vcycles, Backend::cuda, format);
+          s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = sweeps;
           PreparedFormat prepared = prepare_format(m, format, s.ordering, s.format_parameters);
           const Permutation op = prepared.permutation;
           // --- the host: the same format and ordering on every level
