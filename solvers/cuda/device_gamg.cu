@@ -303,9 +303,9 @@ struct DeviceGamg::Impl {
 
   void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
     Level& v = levels[l];
-    if (one_block.from > 0 && l >= one_block.from) {
+    const label count = hierarchy.levels();
+    if (one_block.from > 0 && l >= one_block.from && l + 1 < count) {  // the coarsest alone: solve_coarsest
       if (b != v.b.data() || x != v.x.data()) throw std::logic_error("DeviceGamg: a one-block level's own b and x");
-      const label count = hierarchy.levels();
       return enqueue_one_block_vcycle(one_block.levels.data() + (l - one_block.from), static_cast<int>(count - 1 - l),
                                       inverse.data(), static_cast<int>(levels[count - 1].n), jacobi_smoother_weight,
                                       settings.correction_scale, settings.n_pre_sweeps, starts_in_restriction(l),

@@ -2,7 +2,8 @@
 // on the same hierarchy (each smoother, format, number of cycles and, with Jacobi, of sweeps; the
 // coarse levels in one block below levels of their own kernels); PCG takes the same
 // iterations and reaches the same solution; a value refresh equals a fresh set-up; a new
-// diagonal set on the device (refactor) equals a set-up from that diagonal.
+// diagonal set on the device (refactor) equals a set-up from that diagonal; a V-cycle from each
+// level runs (fvmmini-dist-bench times them) and from the finest equals an application.
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,33 @@ TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
             EXPECT_EQ(info.grid_levels[l].colours, host_info.grid_levels[l].colours) << where << " level " << l;
           EXPECT_GT(info.setup_seconds, 0.0) << where;
         }
+}
+
+TEST_F(CudaGamg, ACycleFromEachLevelRunsAndFromTheFinestIsAnApplication) {
+  const LduMatrix m = test::box_matrix(40, 40, 40, 3);  // levels of their own kernels, then one block
+  const SolverSettings s = gamg_settings(Smoother::jacobi, 1, Backend::cuda, "csr");
+  PreparedFormat prepared = prepare_format(m, s.format, s.ordering, s.format_parameters);
+  cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+  cuda::DeviceGamg gamg(m, prepared.permutation, s, device.spmv(), prepared.position_before_grouping);
+  const label n = m.n_rows();
+  const auto r = test::random_vector(n, 9);
+  double *dr = nullptr, *dz = nullptr;
+  ASSERT_EQ(cudaMalloc(&dr, n * sizeof(double)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dz, n * sizeof(double)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dr, r.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+  std::vector<double> applied(n), cycled(n);
+  gamg.apply(dr, dz, nullptr, nullptr);
+  ASSERT_EQ(cudaMemcpy(applied.data(), dz, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_GE(gamg.levels(), 5);
+  for (int level = gamg.levels() - 1; level >= 0; --level) {
+    ASSERT_EQ(cudaMemset(dz, 0xff, n * sizeof(double)), cudaSuccess);  // NaN
+    gamg.cycle_from(level, dr, dz, nullptr, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "level " << level;
+  }
+  ASSERT_EQ(cudaMemcpy(cycled.data(), dz, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(dr);
+  cudaFree(dz);
+  for (label i = 0; i < n; ++i) ASSERT_EQ(cycled[i], applied[i]) << "row " << i;
 }
 
 TEST_F(CudaGamg, PcgAgreesWithTheReferenceBackend) {
