@@ -208,6 +208,7 @@ struct DeviceGamg::Impl {
       o.coarse_of = v.coarse_of.data();
       o.group_ptr = v.group_ptr.data();
       o.group_rows = v.group_rows.data();
+      hierarchy.grid[l].format = "csr (one block)";  // the log's level table: what runs
     }
     one_block.levels = DeviceBuffer<OneBlockLevel>(std::span<const OneBlockLevel>(host));
   }

@@ -115,6 +115,9 @@ TEST_F(CudaGamg, ACycleFromEachLevelRunsAndFromTheFinestIsAnApplication) {
   gamg.apply(dr, dz, nullptr, nullptr);
   ASSERT_EQ(cudaMemcpy(applied.data(), dz, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
   ASSERT_GE(gamg.levels(), 5);
+  const auto& grid = gamg.info(0).grid_levels;
+  EXPECT_EQ(grid[1].format, "csr");  // 16000 rows: its own kernels
+  EXPECT_EQ(grid[grid.size() - 2].format, "csr (one block)");
   for (int level = gamg.levels() - 1; level >= 0; --level) {
     ASSERT_EQ(cudaMemset(dz, 0xff, n * sizeof(double)), cudaSuccess);  // NaN
     gamg.cycle_from(level, dr, dz, nullptr, nullptr);
