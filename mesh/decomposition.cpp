@@ -1,10 +1,12 @@
 #include "mesh/decomposition.hpp"
 
 #include <metis.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -91,6 +93,35 @@ std::vector<int> metis_parts(const Mesh& mesh, const DecompositionSettings& s) {
   return part;
 }
 
+/// The cells ordered by their centres' coordinate `axis`, ties kept in their order: std::stable_sort's
+/// result, from (coordinate, cell) pairs side by side rather than a look-up into the centres per
+/// comparison, each thread's chunk sorted and the chunks merged in pairs (std::merge keeps the
+/// first range's element first among equals, so the order is the stable sort's).
+void stable_sort_by_coordinate(std::span<label> cells, const MeshGeometry& geometry, int axis) {
+  struct Keyed {
+    double key;
+    label cell;
+  };
+  const std::size_t n = cells.size();
+  std::vector<Keyed> keyed(n), other(n);
+  const auto less = [](const Keyed& a, const Keyed& b) { return a.key < b.key; };
+  const int chunks = n < 65536 ? 1 : omp_get_max_threads();
+  const auto at = [&](int i) { return n * static_cast<std::size_t>(std::min(i, chunks)) / static_cast<std::size_t>(chunks); };
+#pragma omp parallel for schedule(static) num_threads(chunks)
+  for (int i = 0; i < chunks; ++i) {
+    for (std::size_t k = at(i); k < at(i + 1); ++k) keyed[k] = {geometry.cell_centres[cells[k]][axis], cells[k]};
+    std::stable_sort(keyed.begin() + at(i), keyed.begin() + at(i + 1), less);
+  }
+  for (int width = 1; width < chunks; width *= 2) {
+#pragma omp parallel for schedule(static) num_threads(chunks)
+    for (int i = 0; i < chunks; i += 2 * width)
+      std::merge(keyed.begin() + at(i), keyed.begin() + at(i + width), keyed.begin() + at(i + width),
+                 keyed.begin() + at(i + 2 * width), other.begin() + at(i), less);
+    keyed.swap(other);
+  }
+  for (std::size_t k = 0; k < n; ++k) cells[k] = keyed[k].cell;
+}
+
 /// cells[begin, end) cut into `count` groups of (nearly) equal size along axis `axis`, recursively.
 void simple_split(std::span<label> cells, const MeshGeometry& geometry, const std::array<int, 3>& counts, int axis,
                   int first_part, std::vector<int>& part) {
@@ -99,9 +130,7 @@ void simple_split(std::span<label> cells, const MeshGeometry& geometry, const st
     return;
   }
   const int count = counts[axis];
-  if (count > 1)  // one part along this axis: its order does not matter
-    std::stable_sort(cells.begin(), cells.end(),
-                     [&](label a, label b) { return geometry.cell_centres[a][axis] < geometry.cell_centres[b][axis]; });
+  if (count > 1) stable_sort_by_coordinate(cells, geometry, axis);  // one part along this axis: its order does not matter
   int stride = 1;
   for (int later = axis + 1; later < 3; ++later) stride *= counts[later];
   const std::size_t n = cells.size();
@@ -386,10 +415,31 @@ DistributedMesh distribute_mesh(const Mesh* whole, const MeshGeometry* geometry,
   comm.broadcast(failure);
   if (!failure.empty()) throw std::invalid_argument(failure);
 
-  // --- each rank's part from the root; the figures to all
+  // --- each rank's part from the root, as many extracted at once as it has threads (each a pass
+  //     over the whole mesh; at most that many packed parts held); the figures to all
   if (comm.is_root()) {
-    for (int rank = 1; rank < comm.size(); ++rank) comm.send(rank, pack_local_mesh(extract_local_mesh(*whole, part, rank)));
-    result.local = extract_local_mesh(*whole, part, 0);
+    const int ranks = comm.size(), threads = std::max(1, omp_get_max_threads());
+    for (int first = 0; first < ranks; first += threads) {
+      const int batch = std::min(threads, ranks - first);
+      std::vector<std::vector<std::byte>> packed(static_cast<std::size_t>(batch));
+      std::exception_ptr failed;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(batch)
+      for (int b = 0; b < batch; ++b) {
+        try {
+          LocalMesh local = extract_local_mesh(*whole, part, first + b);
+          if (first + b == 0)
+            result.local = std::move(local);
+          else
+            packed[b] = pack_local_mesh(local);
+        } catch (...) {
+#pragma omp critical(fvmmini_extract_failure)
+          failed = std::current_exception();
+        }
+      }
+      if (failed) std::rethrow_exception(failed);
+      for (int b = 0; b < batch; ++b)
+        if (first + b > 0) comm.send(first + b, packed[b]);
+    }
   } else {
     result.local = unpack_local_mesh(comm.receive(0));
   }

@@ -1,11 +1,15 @@
-// Decomposition (mesh/decomposition.hpp): parts from METIS and the simple split, and each part's
-// mesh with its processor patches, checked against the whole mesh's geometry.
+// Decomposition (mesh/decomposition.hpp): parts from METIS and the simple split (the plain
+// stable sorts' parts on any thread count), and each part's mesh with its processor patches,
+// checked against the whole mesh's geometry.
 
 #include <gtest/gtest.h>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "mesh/box_generator.hpp"
@@ -101,6 +105,42 @@ TEST(Decomposition, SimpleSplitsAlongTheAxes) {
   EXPECT_EQ(figures.neighbours, (std::vector<int>{2, 2, 2, 2}));  // face neighbours; diagonals share an edge only
   EXPECT_EQ(figures.processor_faces, (std::vector<label>{3 * 2 + 4 * 2, 3 * 2 + 4 * 2, 3 * 2 + 4 * 2, 3 * 2 + 4 * 2}));
   EXPECT_DOUBLE_EQ(figures.imbalance, 0.0);
+}
+
+/// OpenFOAM's simple split as written plainly: the cells stable-sorted by each axis's coordinate
+/// in turn and cut into equal counts.
+void plain_simple_split(std::span<label> cells, const MeshGeometry& g, const std::array<int, 3>& counts, int axis,
+                        int first_part, std::vector<int>& part) {
+  if (axis == 3) {
+    for (label c : cells) part[c] = first_part;
+    return;
+  }
+  if (counts[axis] > 1)
+    std::stable_sort(cells.begin(), cells.end(),
+                     [&](label a, label b) { return g.cell_centres[a][axis] < g.cell_centres[b][axis]; });
+  const int stride = axis == 0 ? counts[1] * counts[2] : axis == 1 ? counts[2] : 1;
+  for (int i = 0; i < counts[axis]; ++i) {
+    const std::size_t begin = cells.size() * i / counts[axis], end = cells.size() * (i + 1) / counts[axis];
+    plain_simple_split(cells.subspan(begin, end - begin), g, counts, axis + 1, first_part + i * stride, part);
+  }
+}
+
+TEST(Decomposition, SimpleSplitIsTheStableSortsOnAnyThreadCount) {
+  // 61 x-planes in 7 parts: the cuts fall inside planes, whose cells tie on x, so which of them
+  // each side gets is the stable sort's order; the whole is sorted in chunks merged in pairs
+  const Mesh mesh = box(61, 37, 33);
+  const MeshGeometry g = compute_geometry(mesh);
+  const std::array<int, 3> counts{7, 3, 1};
+  std::vector<label> cells(static_cast<std::size_t>(mesh.n_cells));
+  std::iota(cells.begin(), cells.end(), 0);
+  std::vector<int> expected(cells.size(), -1);
+  plain_simple_split(cells, g, counts, 0, 0, expected);
+  const int threads = omp_get_max_threads();
+  for (const int t : {1, 2, 3, 4}) {
+    omp_set_num_threads(t);
+    EXPECT_EQ(decompose_cells(mesh, g, {DecompositionMethod::simple, 21, counts}), expected) << t << " threads";
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST(Decomposition, RefusesWhatCannotBeSplit) {
