@@ -88,6 +88,9 @@ struct PreparedFormat {
   LduToCsrMap value_map;
   StoredFormat format;
   double ordering_seconds = 0.0;  ///< ordering (and grouping)
+  /// prepare_format took the ordering it made last, for the same addressing and keys (the flow
+  /// step's second field on one mesh) instead of making it again.
+  bool ordering_reused = false;
   double csr_seconds = 0.0;       ///< permuted CSR with its slot map
   double build_seconds = 0.0;     ///< the format struct from the CSR
   FormatTuning tuning;            ///< empty unless a key was auto and a timer was given

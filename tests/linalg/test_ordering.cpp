@@ -1,5 +1,6 @@
 // Orderings and permutations: round trips, bijections, LDU and CSR permutation with
-// their slot maps, bandwidth reduction, the Staircase ordering, statistics.
+// their slot maps, bandwidth reduction, the Staircase ordering, a second matrix on one addressing
+// taking the last ordering, statistics.
 
 #include <gtest/gtest.h>
 
@@ -259,6 +260,36 @@ TEST(Orderings, MixedPrecisionKeepsAStaircaseOfLittlePaddingInOneGroup) {
   given.set("alpha", 0.002);
   EXPECT_EQ(mixed_precision_parameters("staircase", given, *plane.addressing).real("alpha"), 0.002);
   EXPECT_TRUE(mixed_precision_parameters("sell", {}, *plane.addressing).values().empty());
+}
+
+TEST(Orderings, ASecondMatrixOnTheSameAddressingTakesTheLastOrdering) {
+  const LduMatrix first = test::box_matrix(12, 10, 8, 3);
+  LduMatrix second = first;  // the same addressing, other values (the flow step's U and p)
+  for (double& d : second.diag) d *= 3.0;
+  const PreparedFormat a = prepare_format(first, "csr", "rcm", {});
+  const PreparedFormat b = prepare_format(second, "csr", "rcm", {});
+  EXPECT_FALSE(a.ordering_reused);
+  EXPECT_TRUE(b.ordering_reused);
+  EXPECT_EQ(b.permutation.new_to_old, a.permutation.new_to_old);
+  EXPECT_NE(describe(b).find("the previous solver's"), std::string::npos) << describe(b);
+  // its own values: the diagonal slot of row 0 holds the second matrix's
+  EXPECT_EQ(b.format.values()[b.value_map.diag_slot.empty() ? b.csr_map.diag_slot[0] : b.value_map.diag_slot[0]],
+            second.diag[0]);
+  // another ordering, another format's keys or an equal mesh's other addressing: made afresh
+  const PreparedFormat cm = prepare_format(second, "csr", "cm", {});
+  EXPECT_FALSE(cm.ordering_reused);
+  EXPECT_EQ(cm.permutation.new_to_old, make_ordering("cm", *second.addressing, 1).new_to_old);
+  const PreparedFormat sell = prepare_format(second, "sell", "cm", {});
+  EXPECT_FALSE(sell.ordering_reused);
+  const LduMatrix equal = test::box_matrix(12, 10, 8, 3);
+  EXPECT_FALSE(prepare_format(equal, "sell", "cm", {}).ordering_reused);
+  EXPECT_FALSE(prepare_format(first, "csr", "none", {}).ordering_reused);
+  EXPECT_FALSE(prepare_format(second, "csr", "none", {}).ordering_reused);  // nothing to save
+  // an addressing freed since is never taken, whatever lands at its address
+  for (int k = 0; k < 3; ++k) {
+    const LduMatrix fresh = test::box_matrix(9, 7, 5, 4);
+    EXPECT_FALSE(prepare_format(fresh, "csr", "rcm", {}).ordering_reused) << k;
+  }
 }
 
 TEST(Orderings, RandomIsSeeded) {
