@@ -5,6 +5,7 @@
 // the run.
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <map>
@@ -912,16 +913,25 @@ DistributedMesh distributed(const Mesh& whole, DecompositionSettings settings) {
 
 TEST(DistributeMesh, EachRankGetsItsPartFromTheRoot) {
   const Mesh whole = box(8, 7, 6);
-  const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
   // --- the root's decomposition, repeated here: the same part as extract_local_mesh's
   const auto part = decompose_cells(whole, compute_geometry(whole), {DecompositionMethod::metis, world().size(), {}});
   const LocalMesh expected = extract_local_mesh(whole, part, world().rank());
-  EXPECT_EQ(mine.local.global_cell, expected.global_cell);
-  EXPECT_EQ(mine.local.global_face, expected.global_face);
-  EXPECT_EQ(mine.local.mesh.owner, expected.mesh.owner);
-  EXPECT_EQ(mine.local.mesh.patches.size(), expected.mesh.patches.size());
-  EXPECT_EQ(mine.figures.cells, decomposition_figures(whole, part, world().size()).cells);
-  EXPECT_EQ(world().sum(static_cast<long long>(mine.local.mesh.n_cells)), whole.n_cells);
+  const int threads = omp_get_max_threads();
+  for (const int t : {1, 3}) {  // the root extracts as many parts at once as it has threads
+    SCOPED_TRACE(std::to_string(t) + " threads");
+    omp_set_num_threads(t);
+    const DistributedMesh mine = distributed(whole, {DecompositionMethod::metis, 0, {}});
+    EXPECT_EQ(mine.local.global_cell, expected.global_cell);
+    EXPECT_EQ(mine.local.global_face, expected.global_face);
+    EXPECT_EQ(mine.local.mesh.owner, expected.mesh.owner);
+    EXPECT_EQ(mine.local.mesh.neighbour, expected.mesh.neighbour);
+    EXPECT_EQ(mine.local.mesh.face_vertices, expected.mesh.face_vertices);
+    EXPECT_EQ(mine.local.mesh.points.size(), expected.mesh.points.size());
+    EXPECT_EQ(mine.local.mesh.patches.size(), expected.mesh.patches.size());
+    EXPECT_EQ(mine.figures.cells, decomposition_figures(whole, part, world().size()).cells);
+    EXPECT_EQ(world().sum(static_cast<long long>(mine.local.mesh.n_cells)), whole.n_cells);
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST(DistributeMesh, ARootFailureFailsEveryRank) {
