@@ -103,9 +103,9 @@ void stable_sort_by_coordinate(std::span<label> cells, const MeshGeometry& geome
     label cell;
   };
   const std::size_t n = cells.size();
-  std::vector<Keyed> keyed(n), other(n);
-  const auto less = [](const Keyed& a, const Keyed& b) { return a.key < b.key; };
   const int chunks = n < 65536 ? 1 : omp_get_max_threads();
+  std::vector<Keyed> keyed(n), other(chunks > 1 ? n : 0);  // the merges' output: none for one chunk
+  const auto less = [](const Keyed& a, const Keyed& b) { return a.key < b.key; };
   const auto at = [&](int i) { return n * static_cast<std::size_t>(std::min(i, chunks)) / static_cast<std::size_t>(chunks); };
 #pragma omp parallel for schedule(static) num_threads(chunks)
   for (int i = 0; i < chunks; ++i) {
