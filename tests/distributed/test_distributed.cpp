@@ -597,8 +597,10 @@ void expect_iteration_parts(LinearSolver& solver, bool applied) {
   EXPECT_EQ(world().max(parts.local_spmv), parts.local_spmv);
 }
 
-/// GAMG's V-cycle from each level down (IterationParts::preconditioner_from_level): the first is
-/// the whole cycle, and each costs something; none for the other preconditioners.
+/// GAMG's V-cycle from each level down (IterationParts::preconditioner_from_level): one time a
+/// level, each costs something; none for the other preconditioners. (That the cycle from level 0
+/// is the whole application is test_cuda_gamg's and test_gamg's to check, by values: the suite
+/// shares the GPUs among tests run at once, so one timing against another says nothing here.)
 void expect_cycle_by_level(const IterationParts& parts, bool gamg) {
   if (!gamg) {
     EXPECT_TRUE(parts.preconditioner_from_level.empty());
@@ -606,8 +608,6 @@ void expect_cycle_by_level(const IterationParts& parts, bool gamg) {
   }
   ASSERT_GE(parts.preconditioner_from_level.size(), 2u);
   for (double t : parts.preconditioner_from_level) EXPECT_GT(t, 0.0);
-  EXPECT_LT(parts.preconditioner_from_level.front(), 3.0 * parts.preconditioner);
-  EXPECT_GT(parts.preconditioner_from_level.front(), parts.preconditioner / 3.0);
   // the slowest rank's: the same figures on every rank
   EXPECT_EQ(world().max(parts.preconditioner_from_level.back()), parts.preconditioner_from_level.back());
 }

@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "linalg/multigrid/agglomeration.hpp"
 #include "linalg/multigrid/dense_inverse.hpp"
 #include "registry/format_registry.hpp"
+#include "registry/multigrid.hpp"
 #include "registry/preconditioner.hpp"
 #include "solvers/linear_solver.hpp"
 #include "tests/linalg/matrix_generators.hpp"
@@ -174,6 +176,25 @@ TEST(Gamg, TheVcycleIsSymmetricPositiveDefinite) {
             EXPECT_GT(dot(x, mx), 0.0) << what;
           }
         }
+}
+
+TEST(Gamg, ACycleFromTheFinestIsAnApplicationAndFromEachLevelRuns) {
+  // cycle_from is what fvmmini-dist-bench times level by level
+  const LduMatrix m = box_matrix(12, 11, 10, 4);
+  for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
+    const SolverSettings s = gamg_settings(smoother, 1, 1, "rcm");
+    auto op = make_reference_operator(m, prepare_format(m, "csr", "rcm", {}));
+    HostGamg gamg(m, op->prepared().permutation, s);
+    ASSERT_GE(gamg.hierarchy().levels(), 3) << name(smoother);
+    const auto r = random_vector(m.n_rows(), 5);
+    std::vector<double> applied(m.n_rows(), std::nan("")), cycled(m.n_rows(), std::nan(""));
+    gamg.apply(*op, r, applied);
+    gamg.cycle_from(*op, 0, r, cycled);
+    for (label i = 0; i < m.n_rows(); ++i) ASSERT_EQ(cycled[i], applied[i]) << name(smoother) << " row " << i;
+    for (label level = 1; level < gamg.hierarchy().levels(); ++level)
+      EXPECT_NO_THROW(gamg.cycle_from(*op, level, r, cycled)) << name(smoother) << " level " << level;
+    EXPECT_THROW(gamg.cycle_from(*op, gamg.hierarchy().levels(), r, cycled), std::out_of_range);
+  }
 }
 
 int iterations(const LduMatrix& m, SolverSettings s, const std::string& format = "csr") {
