@@ -2,8 +2,8 @@
 // without a preconditioner: Q = A P with the k p.q fused; alpha_j; r_j -= alpha_j q_j with |r_j|_1
 // and r_j.z_j; each system's residual test and beta_j; x_j += alpha_j p_j and p_j = z_j + beta_j p_j
 // in one pass. Each system's scalars live in a device state of its own; a system that stopped has
-// alpha and beta unused and its vectors untouched. The host reads the k states every
-// check_interval iterations (one batch behind), and queues no more once none runs. Across ranks
+// alpha and beta unused and its vectors untouched. The host reads the k states after each batch,
+// sizes the next from the residuals' fall (DeviceCg's rule), and queues no more once none runs. Across ranks
 // (the DeviceCg's DeviceRanks) each product adds the halo's couplings of all k vectors at once
 // (one exchange of k values a face) and their share of the fused p.q, and every reduction gathers
 // every rank's totals, as the single CG does.
@@ -258,8 +258,8 @@ struct DeviceBlockCg::Impl {
         q(x.size()),
         partials(static_cast<std::size_t>(std::max(3 * k * vector_grid(n), k * spmv.dot_partial_count()))),
         state(k),
-        pinned(2 * static_cast<std::size_t>(k)),
-        checks{Event(true), Event(true)} {}
+        pinned(static_cast<std::size_t>(k)),
+        check(true) {}
 
   DeviceCg& cg;
   DeviceSpmv& spmv;
@@ -267,8 +267,8 @@ struct DeviceBlockCg::Impl {
   int k;
   DeviceBuffer<double> x, b, r, p, q, partials;
   DeviceBuffer<CgState> state;
-  PinnedBuffer<CgState> pinned;  ///< two slots of k states
-  Event checks[2];
+  PinnedBuffer<CgState> pinned;  ///< the k states at a check
+  Event check;
   Event loop_start, loop_end;
   double iterations_ms = 0.0;
   int last_iterations = 0;
@@ -339,37 +339,34 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
     block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_direction_kernel);
   };
-  const auto none_running = [&](int slot) {
-    for (int j = 0; j < K; ++j)
-      if (running(pinned[slot * K + j])) return false;
-    return true;
-  };
-
-  // --- batches as DeviceCg::run_batches: the first (as many as the last solve took) waited for,
-  //     later ones checked one batch behind
+  // --- batches as DeviceCg::run_batches: the first one fewer than the last solve took, each
+  //     waited for, the next sized from the residuals' fall to end short of the last system's
+  //     stopping point (an iteration past it still multiplies all K vectors)
   loop_start.record(s);
   const int max_iter = stop.max_iter;
-  int queued = 0, slot = 0, batch = std::clamp(last_iterations > 0 ? last_iterations : check_interval, 1,
-                                                std::max(1, max_iter));
-  bool first = true, pending = false, done = false;
-  while (!done) {
+  std::vector<CgState> last(K);  // each system's state at the last check (before the first: its initial residual)
+  int queued = 0;
+  int batch = std::clamp(last_iterations > 0 ? last_iterations - 1 : check_interval, 1, std::max(1, max_iter));
+  while (true) {
     batch = std::min(batch, max_iter - queued);
     for (int it = 0; it < batch; ++it) enqueue_iteration();
     queued += batch;
-    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot * K, state.data(), K * sizeof(CgState),
-                                       cudaMemcpyDeviceToHost, s));
-    checks[slot].record(s);
-    if (first || queued >= max_iter) {
-      checks[slot].synchronize();
-      done = none_running(slot) || queued >= max_iter;
-    } else if (pending) {
-      checks[1 - slot].synchronize();
-      done = none_running(1 - slot);
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), state.data(), K * sizeof(CgState), cudaMemcpyDeviceToHost, s));
+    check.record(s);
+    check.synchronize();
+    if (queued >= max_iter) break;
+    int next = 0;  // none running: done
+    for (int j = 0; j < K; ++j) {
+      const CgState& now = pinned[j];
+      if (!running(now)) continue;
+      next = std::max(next, cg_next_batch(now.iterations - last[j].iterations,
+                                          last[j].iterations == 0 ? now.initial_residual : last[j].residual,
+                                          now.residual, now.initial_residual, stop, check_interval,
+                                          std::max(check_interval, queued)));
+      last[j] = now;
     }
-    pending = !first;
-    first = false;
-    slot = 1 - slot;
-    batch = check_interval;
+    if (next == 0) break;
+    batch = next;
   }
   loop_end.record(s);
   loop_end.synchronize();

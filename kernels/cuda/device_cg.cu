@@ -2,8 +2,9 @@
 // format fuses), alpha; r -= alpha q fused with |r|_1 and r.z; the residual test and beta;
 // x += alpha p and p = z + beta p in one pass (p is read once for both: 8 vector passes an
 // iteration instead of 9). Scalars live in a device struct; the host never waits inside
-// an iteration: it reads the status flag through pinned memory every check_interval iterations,
-// and every kernel of an iteration that was queued after convergence returns at once.
+// an iteration: it queues a batch of them, reads the state through pinned memory, and sizes the
+// next batch from the residual's fall so as to stop short of convergence (an iteration queued
+// past it still runs its products: the other kernels return at once).
 // With an applied preconditioner (DIC, mcsgs) the residual step only tests; z = M^-1 r, r.z and
 // beta follow, and the direction step reads z.
 // precision mixed: q = A p multiplies with the matrix's float32 twin, so the recursive residual
@@ -262,8 +263,8 @@ struct DeviceCg::Impl {
         partials(std::max({3 * vector_grid(n), spmv.dot_partial_count(), mixed ? mixed->dot_partial_count() : 0, 1})),
         state(1),
         history(1),
-        pinned(2),
-        checks{Event(true), Event(true)} {}
+        pinned(1),
+        check(true) {}
 
   DeviceMatrix& matrix;
   DeviceRanks* ranks;  ///< the other ranks' rows (a solve across ranks), or null
@@ -276,7 +277,7 @@ struct DeviceCg::Impl {
   DeviceBuffer<double> history;
   PinnedBuffer<CgState> pinned;
   Stream stream;
-  Event checks[2];
+  Event check;  ///< a batch's state copied to the host
   Event loop_start, loop_end;
   std::vector<double> diagonal;
   bool diagonal_on_host = true;  ///< false once the caller changed it on the device
@@ -431,40 +432,33 @@ void DeviceCg::Impl::enqueue_iterations(int count, const double* m_inv, CgStop s
 
 template <class OnCheck>
 CgState DeviceCg::Impl::run_batches(int& queued, int first_batch, const double* m_inv, CgStop stop, OnCheck on_check) {
-  // --- first_batch iterations, then check the status; afterwards batches of check_interval, each
-  //     checked one batch behind
+  // --- a batch, then wait for its state: an iteration queued past convergence still costs most
+  //     of one (its products do not read the status), so each batch is sized from the residual's
+  //     fall to end just short of the stopping point, and the host waits at every check (a few
+  //     microseconds of idle device against a wasted iteration). Across ranks every rank reads the
+  //     same state (reduced in rank order), so all queue the same batches.
   cudaStream_t s = stream.get();
   const int max_iter = stop.max_iter;
-  int slot = 0;
-  bool first = true;
-  bool pending = false;  ///< the other slot's check is still to be read
+  CgState last{};  // the state at the last check (before the first: the initial residual)
   int batch = first_batch;
   while (true) {
     batch = std::min(batch, max_iter - queued);
     enqueue_iterations(batch, m_inv, stop);
     queued += batch;
-    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data() + slot, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
-    checks[slot].record(s);
-    if (first || queued >= max_iter) {
-      // --- the first batch, or the last one allowed: wait for it (pinned[slot] is then final)
-      checks[slot].synchronize();
-      if (!running(pinned[slot]) || queued >= max_iter) return pinned[slot];
-      on_check(pinned[slot]);
-    } else if (pending) {
-      checks[1 - slot].synchronize();
-      if (!running(pinned[1 - slot])) break;
-      on_check(pinned[1 - slot]);
-    }
-    pending = !first;
-    first = false;
-    slot = 1 - slot;
-    batch = check_interval;
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), state.data(), sizeof(CgState), cudaMemcpyDeviceToHost, s));
+    check.record(s);
+    check.synchronize();
+    const CgState now = pinned[0];
+    if (!running(now) || queued >= max_iter) return now;
+    on_check(now);
+    // --- in mixed precision every check_interval iterations at most (the residual replacements
+    //     follow the checks); otherwise at most as many again as are done, which bounds the waste
+    //     where the residual's fall speeds up
+    batch = cg_next_batch(now.iterations - last.iterations, last.iterations == 0 ? now.initial_residual : last.residual,
+                          now.residual, now.initial_residual, stop, check_interval,
+                          mixed ? check_interval : std::max(check_interval, queued));
+    last = now;
   }
-  // --- the state after the last queued kernel (a status other than running is final)
-  stream.synchronize();
-  CgState st{};
-  FVMMINI_CUDA_CHECK(cudaMemcpy(&st, state.data(), sizeof(CgState), cudaMemcpyDeviceToHost));
-  return st;
 }
 
 void DeviceCg::Impl::enqueue_replacement(const double* m_inv, CgStop stop, bool final_check) {
@@ -620,8 +614,9 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   // --- p = M^-1 r; rz = r.p
   if (applied) enqueue_preconditioned(p.data(), true);
 
-  // --- iterate: first as many iterations as the last solve took (time steps change slowly; in
-  //     mixed precision a batch, so that the residual is replaced in time), then batches
+  // --- iterate: first one fewer than the last solve took (time steps change slowly, and a check
+  //     costs far less than an iteration past convergence; in mixed precision a batch, so that the
+  //     residual is replaced in time), then batches sized from the residual's fall
   loop_start.record(s);
   replacements = 0;
   double replaced = -1.0;  ///< the residual at the last replacement (< 0: the initial one)
@@ -633,7 +628,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
     replaced = c.residual;
   };
   int queued = 0;
-  int first_batch = mixed || last_iterations <= 0 ? check_interval : last_iterations;
+  int first_batch = mixed || last_iterations <= 0 ? check_interval : std::max(1, last_iterations - 1);
   CgState st{};
   while (true) {
     st = run_batches(queued, std::clamp(first_batch, 1, std::max(1, max_iter)), m_inv, stop, replace_when_fallen);

@@ -35,9 +35,10 @@ class DeviceCg {
   void refresh(std::span<const double> diagonal);
 
   /// Solve A x = b (vectors in the matrix's ordering); x holds the initial guess on entry.
-  /// The host queues as many iterations as the last solve took, then looks at the device's
-  /// convergence flag every `check_interval` iterations, reading it asynchronously; kernels
-  /// queued past convergence do nothing.
+  /// The host queues one iteration fewer than the last solve took, reads the device's state, and
+  /// queues batches sized from the residual's fall so far (at most `check_interval` iterations in
+  /// mixed precision), each ending short of the stopping point: an iteration queued past
+  /// convergence does its products for nothing.
   /// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or not finite), a NaN residual, a
   ///         singular system or a non-positive diagonal under Jacobi
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings);

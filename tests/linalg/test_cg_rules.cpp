@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -56,6 +58,47 @@ TEST(CgRules, StopComesFromTheSettings) {
   EXPECT_EQ(stop.max_iter, 37);
   s.max_iter = -3;
   EXPECT_EQ(cg_stop(s).max_iter, 0);
+}
+
+TEST(CgRules, TheNextBatchIsFourFifthsOfTheIterationsTheFallSaysAreLeft) {
+  const CgStop absolute{1e-3, 0.0, 1000};
+  // a tenfold fall in 10 iterations, two decades to go: 20 left, 16 queued
+  EXPECT_EQ(cg_next_batch(10, 1.0, 0.1, 1.0, absolute, 8, 100), 16);
+  EXPECT_EQ(cg_next_batch(10, 1.0, 0.1, 1.0, absolute, 8, 5), 5);  // at most cap
+  // relTol: the target is 0.01 of the initial residual, one decade below 0.1
+  EXPECT_EQ(cg_next_batch(10, 1.0, 0.1, 1.0, CgStop{1e-12, 0.01, 1000}, 8, 100), 8);
+  EXPECT_EQ(cg_next_batch(10, 1.0, 1.1e-3, 1.0, absolute, 8, 100), 1);  // almost there: one
+  // no fall to measure: the caller's default, within the cap
+  EXPECT_EQ(cg_next_batch(4, 0.5, 0.6, 1.0, absolute, 8, 100), 8);
+  EXPECT_EQ(cg_next_batch(4, 0.5, 0.6, 1.0, absolute, 8, 3), 3);
+  EXPECT_EQ(cg_next_batch(0, 0.5, 0.4, 1.0, absolute, 8, 100), 8);
+  EXPECT_EQ(cg_next_batch(4, 0.5, nan, 1.0, absolute, 8, 100), 8);
+  // stagnating (a fall far too slow for the iterations left): the cap
+  EXPECT_EQ(cg_next_batch(4, 1.0, 1.0 - 1e-15, 1.0, absolute, 8, 64), 64);
+}
+
+TEST(CgRules, BatchesFromTheFallNeverQueuePastAGeometricConvergence) {
+  // the device CG's loop (DeviceCg::run_batches) on residuals rate^k: a first batch, then each
+  // batch from the fall since the last check, at most as many again as are queued
+  const CgStop stop{1e-6, 0.0, 100000};
+  for (const double rate : {0.3, 0.5, 0.8, 0.95, 0.99}) {
+    const int converged_at = static_cast<int>(std::ceil(std::log(stop.tolerance) / std::log(rate) + 1e-9));
+    const auto residual = [&](int k) { return std::pow(rate, k); };
+    for (const int first : {1, 8, converged_at - 1}) {
+      int queued = std::max(1, first), checks = 0, last = 0;
+      while (true) {
+        ++checks;
+        const int done = std::min(queued, converged_at);
+        if (cg_converged(residual(done), 1.0, stop)) break;
+        const int batch = cg_next_batch(done - last, residual(last), residual(done), 1.0, stop, 8, std::max(8, queued));
+        last = done;
+        queued += batch;
+      }
+      EXPECT_EQ(queued, converged_at) << "rate " << rate << ", first batch " << first;
+      // the batches at most double: a check for each doubling, and a few to close in
+      EXPECT_LE(checks, std::log2(converged_at) + 6) << "rate " << rate << ", first batch " << first << ", " << converged_at << " iterations";
+    }
+  }
 }
 
 TEST(CgRules, BreakdownWhenCurvatureIsNotPositive) {
