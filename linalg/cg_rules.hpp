@@ -65,12 +65,13 @@ FVMMINI_CG_HD inline CgStatus cg_status_after(double residual, double initial, i
 /// iterations left to the stopping point, four fifths of them rounded down, at least one and at
 /// most `cap`, so that the batch ends short of convergence rather than past it (an iteration
 /// queued past it costs nearly a whole one, a check a few microseconds); `unmeasured` where the
-/// residual did not fall.
+/// residual did not fall; `cap` where no residual stops it (tolerance and relTol zero: max_iter does).
 inline int cg_next_batch(int done, double before, double now, double initial, const CgStop& stop, int unmeasured,
                          int cap) {
   double target = stop.tolerance;
   if (stop.rel_tol > 0.0) target = std::fmax(target, stop.rel_tol * initial);
-  if (done <= 0 || !(now > 0.0) || !(now < before) || !(target > 0.0)) return unmeasured < cap ? unmeasured : cap;
+  if (!(target > 0.0)) return cap;
+  if (done <= 0 || !(now > 0.0) || !(now < before)) return unmeasured < cap ? unmeasured : cap;
   const double left = std::log(target / now) / (std::log(now / before) / done);
   if (!(left < static_cast<double>(cap))) return cap;
   const int batch = static_cast<int>(0.8 * left);

@@ -73,6 +73,8 @@ TEST(CgRules, TheNextBatchIsFourFifthsOfTheIterationsTheFallSaysAreLeft) {
   EXPECT_EQ(cg_next_batch(4, 0.5, 0.6, 1.0, absolute, 8, 3), 3);
   EXPECT_EQ(cg_next_batch(0, 0.5, 0.4, 1.0, absolute, 8, 100), 8);
   EXPECT_EQ(cg_next_batch(4, 0.5, nan, 1.0, absolute, 8, 100), 8);
+  // no residual stops it (tolerance and relTol zero: only max_iter): the cap
+  EXPECT_EQ(cg_next_batch(4, 0.5, 0.4, 1.0, CgStop{0.0, 0.0, 1000}, 8, 64), 64);
   // stagnating (a fall far too slow for the iterations left): the cap
   EXPECT_EQ(cg_next_batch(4, 1.0, 1.0 - 1e-15, 1.0, absolute, 8, 64), 64);
 }
