@@ -362,7 +362,7 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
       next = std::max(next, cg_next_batch(now.iterations - last[j].iterations,
                                           last[j].iterations == 0 ? now.initial_residual : last[j].residual,
                                           now.residual, now.initial_residual, stop, check_interval,
-                                          std::max(check_interval, queued)));
+                                          cg_batch_cap(queued, check_interval, false)));
       last[j] = now;
     }
     if (next == 0) break;

@@ -451,12 +451,9 @@ CgState DeviceCg::Impl::run_batches(int& queued, int first_batch, const double* 
     const CgState now = pinned[0];
     if (!running(now) || queued >= max_iter) return now;
     on_check(now);
-    // --- in mixed precision every check_interval iterations at most (the residual replacements
-    //     follow the checks); otherwise at most as many again as are done, which bounds the waste
-    //     where the residual's fall speeds up
     batch = cg_next_batch(now.iterations - last.iterations, last.iterations == 0 ? now.initial_residual : last.residual,
                           now.residual, now.initial_residual, stop, check_interval,
-                          mixed ? check_interval : std::max(check_interval, queued));
+                          cg_batch_cap(queued, check_interval, mixed != nullptr));
     last = now;
   }
 }
