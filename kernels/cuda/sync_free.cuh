@@ -33,25 +33,28 @@ __device__ inline void publish(int* p, int v) { asm volatile("st.relaxed.gpu.glo
 __device__ inline bool is_unset(double v) { return __double_as_longlong(v) == static_cast<long long>(unset_bits); }
 __device__ inline bool is_unset(int v) { return v < 0; }  ///< for non-negative values, unset as -1
 
-/// A wait sleeps a little longer after each poll that found nothing: hundreds of thousands of
-/// threads polling at full rate saturate L2 and slow the very writers they wait for.
+/// A wait sleeps a little longer after each poll that found nothing, up to `MaxNs`:
+/// hundreds of thousands of threads polling at full rate saturate L2 and slow the very writers
+/// they wait for, while a longer sleep adds to each hop of a dependency chain. Each kernel picks
+/// its ceiling by measurement (the analysis's waits are many and mostly long, a sweep's few and short).
+template <unsigned MaxNs>
 class Backoff {
  public:
   __device__ void operator()() {
     __nanosleep(ns_);
-    ns_ = ns_ < 256 ? 2 * ns_ : ns_;
+    ns_ = ns_ < MaxNs ? 2 * ns_ : ns_;
   }
 
  private:
-  unsigned ns_ = 32;
+  unsigned ns_ = MaxNs < 32 ? MaxNs : 32;
 };
 
 /// v[k] = x[index[k]] for each bit k of `pending` (v already holds a first load of each), the
 /// unset ones reloaded together until their writers have published them: a row that needs
 /// several values waits about one round trip past the last of them, not one per value.
-template <int N, class T>
+template <unsigned MaxNs, int N, class T>
 __device__ inline void wait_all(const T* x, const int (&index)[N], T (&v)[N], unsigned pending) {
-  for (Backoff backoff;;) {
+  for (Backoff<MaxNs> backoff;;) {
 #pragma unroll
     for (int k = 0; k < N; ++k)
       if ((pending >> k & 1u) && !is_unset(v[k])) pending &= ~(1u << k);
