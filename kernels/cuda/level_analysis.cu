@@ -1,8 +1,5 @@
 #include "kernels/cuda/level_analysis.cuh"
 
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
-
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -17,14 +14,12 @@ namespace fvmmini::cuda {
 
 namespace {
 
-namespace cg = cooperative_groups;
-
 constexpr int analysis_block = 256;
 constexpr unsigned full_warp = 0xffffffffu;
 /// The waits' longest sleep (sync_free.cuh). Natural order's resident rows nearly all wait at
-/// once: 1024 ns made its analysis twice as slow; 128 ns measured 10 % faster there (11.2-11.4
-/// against 12.4-12.7 ms, 200³ box, H100) and the same on CM, not yet adopted.
-constexpr unsigned analysis_backoff_ns = 256;
+/// once: 1024 ns made its analysis twice as slow, 128 ns 10 % faster than 256 (11.2-11.4 against
+/// 12.4-12.7 ms, 200³ box, H100; the same on CM).
+constexpr unsigned analysis_backoff_ns = 128;
 
 __device__ inline int rank_of(const int* rank, int i) { return rank ? rank[i] : i; }
 
@@ -36,22 +31,27 @@ struct LevelPass {
   const int* order;  ///< rows by rank; null for index order
   const int* rank;   ///< rank by row; null for index order
   int* level;        ///< per row: -1 until its level is published
-  int* lower;        ///< per row: earlier neighbours
-  int* upper;        ///< per row: later neighbours
-  int* state;        ///< [0] the largest level, zero on entry; [1], [2] the tickets
+  int* lower;        ///< per rank: its row's earlier neighbours
+  int* upper;        ///< per rank: its row's later neighbours
+  int* key;          ///< per rank: its row's level (the sort's key)
+  int* rows;         ///< per rank: its row
+  int* state;        ///< [0] the largest level, [3] set where a level falls along the ranks (both zero
+                     ///< on entry); [1], [2] the tickets
 };
 
-/// Each row's level, 1 + the largest level of its earlier neighbours (0 without one), and its
-/// counts of earlier and later neighbours. A thread per row, blocks in rank order by ticket: a
-/// thread waits for its earlier neighbours' levels (sync_free.cuh), so the whole analysis is one
-/// launch whose time is the longest dependency chain, not a barrier per level. Each row publishes
+/// Each row's level, 1 + the largest level of its earlier neighbours (0 without one); by rank, its
+/// counts of earlier and later neighbours, its level and row (the sort's input), and whether a
+/// level falls along the ranks (then the sort is needed). A thread per row, blocks in rank order
+/// by ticket: a thread waits for its earlier neighbours' levels (sync_free.cuh), so the whole
+/// analysis is one launch whose time is the longest dependency chain, not a barrier per level. Each row publishes
 /// its level as soon as it has it (gathering a warp's rows first, to take chains inside the warp
 /// through shuffles, made every row wait for its warp's slowest: 4 to 16 times slower on H200).
 /// `Batch`: neighbours waited for together (the smallest of 4, 8, 16 holding the widest row).
 template <int Batch>
 __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
-  __shared__ int block_max;
-  if (threadIdx.x == 0) block_max = 0;
+  __shared__ int block_max, unsorted;
+  __shared__ int by_rank[analysis_block];  // the block's levels, by rank
+  if (threadIdx.x == 0) block_max = unsorted = 0;
   const int q = take_ticket(p.state + 1) * analysis_block + static_cast<int>(threadIdx.x);
   if (q < p.n) {
     const int i = p.order ? p.order[q] : q;
@@ -85,53 +85,83 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
         if (neighbours >> b & 1u) l = max(l, v[b] + 1);
     }
     publish(p.level + i, l);
-    p.lower[i] = lower;
-    p.upper[i] = upper;
+    p.lower[q] = lower;
+    p.upper[q] = upper;
+    p.key[q] = l;
+    p.rows[q] = i;
+    by_rank[threadIdx.x] = l;
     atomicMax_block(&block_max, l);
   }
   __syncthreads();
-  if (threadIdx.x == 0) atomicMax(p.state, block_max);
+  // --- do the levels fall anywhere along the ranks? (then the rows need sorting by level)
+  if (q < p.n && q > 0) {
+    int before;
+    if (threadIdx.x > 0) {
+      before = by_rank[threadIdx.x - 1];
+    } else {  // the previous block's last row: an earlier rank, so published or about to be
+      const int j = p.order ? p.order[q - 1] : q - 1;
+      before = load_relaxed(p.level + j);
+      for (Backoff<analysis_backoff_ns> backoff; is_unset(before); before = load_relaxed(p.level + j)) backoff();
+    }
+    if (before > by_rank[threadIdx.x]) atomicOr(&unsorted, 1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicMax(p.state, block_max);
+    if (unsorted) atomicOr(p.state + 3, 1);
+  }
   release_ticket(p.state + 1);
 }
 
-/// key[p] and rows[p]: the level and the row at rank p; *unsorted set when the levels fall
-/// somewhere along the ranks (the rows then need the sort).
-__global__ void __launch_bounds__(analysis_block)
-    rank_levels(int n, const int* __restrict__ order, const int* __restrict__ level, int* __restrict__ key,
-                int* __restrict__ rows, int* unsorted) {
+/// The ranks 0 .. n - 1: the sort's values where the ranks are not the rows already.
+__global__ void __launch_bounds__(analysis_block) rank_sequence(int n, int* __restrict__ v) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  bool falls = false;
-  if (p < n) {
-    const int i = order ? order[p] : p;
-    const int l = level[i];
-    key[p] = l;
-    rows[p] = i;
-    falls = p > 0 && level[order ? order[p - 1] : p - 1] > l;
-  }
-  if (__any_sync(full_warp, falls) && (threadIdx.x & 31) == 0) atomicOr(unsorted, 1);
+  if (p < n) v[p] = p;
 }
 
-/// From the rows sorted by level: where each level starts, and the widest row of each triangle per
-/// level (widths[2l], widths[2l + 1]; zero on entry).
+/// From the levels by position (level by level): where each level starts, and the widest row of
+/// each triangle per level (widths[2l], widths[2l + 1]; zero on entry). rank_at: each position's
+/// rank, null where positions are ranks (the ranks ran level by level); given, the rows by
+/// position are written too (rows[p]). The counts are read by rank, in order where no sort moved them.
+/// A block's positions hold a run of consecutive levels: it reduces their widths in shared memory
+/// and sends one atomic per level and triangle. (A check and an atomic per warp queued on the same
+/// few addresses: this kernel took 0.46 of the CM analysis's 1.23 ms, the analysis now 0.87; 200³
+/// box, H100, ncu.)
 __global__ void __launch_bounds__(analysis_block)
-    level_bounds(int n, const int* __restrict__ sorted_level, const int* __restrict__ rows,
-                 const int* __restrict__ lower, const int* __restrict__ upper, int* __restrict__ level_start,
-                 int* __restrict__ widths) {
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= n) return;
-  const int l = sorted_level[p];
-  if (p == 0 || sorted_level[p - 1] != l) level_start[l] = p;
-  if (p == n - 1) level_start[l + 1] = n;
-  const int i = rows[p];
-  const cg::coalesced_group same_level = cg::labeled_partition(cg::coalesced_threads(), l);
-  const int lower_width = cg::reduce(same_level, lower[i], cg::greater<int>());
-  const int upper_width = cg::reduce(same_level, upper[i], cg::greater<int>());
-  // an atomic only where the width grows: a level of millions of rows would otherwise queue an
-  // atomic per warp on one address (a stale read costs one atomic more, never a wrong width)
-  if (same_level.thread_rank() == 0) {
-    if (lower_width > *static_cast<volatile int*>(widths + 2 * l)) atomicMax(widths + 2 * l, lower_width);
-    if (upper_width > *static_cast<volatile int*>(widths + 2 * l + 1)) atomicMax(widths + 2 * l + 1, upper_width);
+    level_bounds(int n, const int* __restrict__ position_level, const int* __restrict__ rank_at,
+                 const int* __restrict__ order, const int* __restrict__ lower, const int* __restrict__ upper,
+                 int* __restrict__ rows, int* __restrict__ level_start, int* __restrict__ widths) {
+  __shared__ int block_widths[2 * analysis_block];  // from the block's first level on, as widths
+  const int block_first = blockIdx.x * analysis_block;
+  const int first_level = position_level[block_first];
+  const int span = position_level[min(n, block_first + analysis_block) - 1] - first_level + 1;
+  for (int k = threadIdx.x; k < 2 * span; k += analysis_block) block_widths[k] = 0;
+  __syncthreads();
+  const int p = block_first + static_cast<int>(threadIdx.x);
+  if (p < n) {
+    const int l = position_level[p];
+    if (p == 0 || position_level[p - 1] != l) level_start[l] = p;
+    if (p == n - 1) level_start[l + 1] = n;
+    const int q = rank_at ? rank_at[p] : p;
+    if (rank_at) rows[p] = order ? order[q] : q;
+    int lower_width = lower[q], upper_width = upper[q];
+    int* slot = block_widths + 2 * (l - first_level);
+    // most warps lie within one level: one lane carries the warp's widths
+    const unsigned lanes = __activemask();
+    const int first = __ffs(lanes) - 1;
+    const bool one_level = __all_sync(lanes, l == __shfl_sync(lanes, l, first));
+    if (one_level) {
+      lower_width = __reduce_max_sync(lanes, lower_width);
+      upper_width = __reduce_max_sync(lanes, upper_width);
+    }
+    if (!one_level || static_cast<int>(threadIdx.x & 31) == first) {
+      atomicMax_block(slot, lower_width);
+      atomicMax_block(slot + 1, upper_width);
+    }
   }
+  __syncthreads();
+  for (int k = threadIdx.x; k < 2 * span; k += analysis_block)
+    if (block_widths[k] > 0) atomicMax(widths + 2 * first_level + k, block_widths[k]);
 }
 
 /// position[rows[p]] = p, and whether any row sits away from its own position.
@@ -214,8 +244,8 @@ std::size_t sort_bytes(int n, int end_bit) {
 
 constexpr int state_ints = 5;  ///< [0] the largest level, [1], [2] the tickets, [3] unsorted, [4] moved
 
-/// The state's place in the workspace: after the widths (2 n) and the level starts (n + 1).
-int* state_of(LevelWorkspace& w) { return w.bounds.data() + 3 * static_cast<std::size_t>(w.n) + 1; }
+/// The state's place in the workspace: after the widths (2 n).
+int* state_of(LevelWorkspace& w) { return w.bounds.data() + 2 * static_cast<std::size_t>(w.n); }
 
 }  // namespace
 
@@ -224,7 +254,8 @@ LevelWorkspace::LevelWorkspace(int n_rows) : n(n_rows) {
   const std::size_t rows = static_cast<std::size_t>(n);
   level = DeviceBuffer<int>(rows);
   counts = DeviceBuffer<int>(2 * rows);
-  bounds = DeviceBuffer<int>(3 * rows + 1 + state_ints);
+  bounds = DeviceBuffer<int>(2 * rows + state_ints);
+  level_ptr = DeviceBuffer<int>(rows + 1);
   for (int k = 0; k < 2; ++k) {
     sorted_level[k] = DeviceBuffer<int>(rows);
     sorted_rows[k] = DeviceBuffer<int>(rows);
@@ -235,7 +266,7 @@ LevelWorkspace::LevelWorkspace(int n_rows) : n(n_rows) {
 DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaStream_t stream) {
   const int n = pattern.n_rows;
   if (w.n != n) throw std::invalid_argument("find_levels: a workspace for another row count");
-  if (n > 0 && (w.sorted_level[0].size() == 0 || w.sorted_level[1].size() == 0))
+  if (n > 0 && (w.sorted_level[0].size() == 0 || w.sorted_level[1].size() == 0 || w.sorted_rows[0].size() == 0))
     throw std::invalid_argument("find_levels: a workspace serves one analysis (its schedule moved out)");
   DeviceLevels out;
   if (n == 0) {
@@ -246,9 +277,8 @@ DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaSt
   const int* rank = pattern.rank.size() > 0 ? pattern.rank.data() : nullptr;
   const std::size_t rows = static_cast<std::size_t>(n);
   LevelPass pass{n, pattern.row_ptr.data(), pattern.col.data(), order, rank, w.level.data(), w.counts.data(),
-                 w.counts.data() + n, nullptr};
+                 w.counts.data() + n, w.sorted_level[0].data(), w.sorted_rows[0].data(), nullptr};
   int* widths = w.bounds.data();
-  int* level_start = widths + 2 * n;
   pass.state = state_of(w);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.level, 0xff, rows * sizeof(int), stream));
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(pass.state, 0, state_ints * sizeof(int), stream));
@@ -262,15 +292,14 @@ DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaSt
   if (pattern.widest <= 4) levels_with(level_rows<4>);
   else if (pattern.widest <= 8) levels_with(level_rows<8>);
   else levels_with(level_rows<16>);
-  rank_levels<<<grid, analysis_block, 0, stream>>>(n, order, pass.level, w.sorted_level[0].data(),
-                                                   w.sorted_rows[0].data(), pass.state + 3);
-  FVMMINI_CUDA_CHECK_LAUNCH(rank_levels);
   int state[state_ints] = {};
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(state, pass.state, sizeof(state), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   const int levels = state[0] + 1;
 
-  // --- the rows by level, ties by rank (a stable sort of the rows in rank order)
+  // --- where the levels fall along the ranks: the ranks by level, ties by rank (a stable sort),
+  // the values the ranks themselves (in index order the rows by rank are the ranks)
+  const int* rank_at = nullptr;
   int sorted = 0;
   if (state[3]) {
     int end_bit = 1;
@@ -278,28 +307,31 @@ DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaSt
     std::size_t temp_bytes = sort_bytes(n, end_bit);
     if (temp_bytes > w.sort_temp.size()) w.sort_temp = DeviceBuffer<char>(temp_bytes);
     temp_bytes = w.sort_temp.size();
+    if (order) {
+      rank_sequence<<<grid, analysis_block, 0, stream>>>(n, w.sorted_rows[0].data());
+      FVMMINI_CUDA_CHECK_LAUNCH(rank_sequence);
+    }
     FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(w.sort_temp.data(), temp_bytes, w.sorted_level[0].data(),
                                                        w.sorted_level[1].data(), w.sorted_rows[0].data(),
                                                        w.sorted_rows[1].data(), n, 0, end_bit, stream));
+    rank_at = w.sorted_rows[1].data();
     sorted = 1;
   }
   out.position_level = std::move(w.sorted_level[sorted]);
-  out.rows = std::move(w.sorted_rows[sorted]);
+  out.rows = std::move(w.sorted_rows[0]);  // by rank, or by position once level_bounds has written them
 
-  // --- each level's start and widths from the sorted rows, to the host
+  // --- each level's start and widths, to the host
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(widths, 0, 2 * static_cast<std::size_t>(levels) * sizeof(int), stream));
-  level_bounds<<<grid, analysis_block, 0, stream>>>(n, out.position_level.data(), out.rows.data(), pass.lower,
-                                                    pass.upper, level_start, widths);
+  level_bounds<<<grid, analysis_block, 0, stream>>>(n, out.position_level.data(), rank_at, order, pass.lower,
+                                                    pass.upper, out.rows.data(), w.level_ptr.data(), widths);
   FVMMINI_CUDA_CHECK_LAUNCH(level_bounds);
   out.level_ptr.resize(levels + 1);
   std::vector<int> width_pairs(2 * static_cast<std::size_t>(levels));
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr.data(), level_start, (levels + 1) * sizeof(int),
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr.data(), w.level_ptr.data(), (levels + 1) * sizeof(int),
                                      cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(width_pairs.data(), widths, width_pairs.size() * sizeof(int),
                                      cudaMemcpyDeviceToHost, stream));
-  out.level_ptr_device = DeviceBuffer<int>(levels + 1);
-  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(out.level_ptr_device.data(), level_start, (levels + 1) * sizeof(int),
-                                     cudaMemcpyDeviceToDevice, stream));
+  out.level_ptr_device = std::move(w.level_ptr);  // sized for n + 1 levels; the first levels + 1 hold the starts
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   out.lower.width.resize(levels);
   out.upper.width.resize(levels);

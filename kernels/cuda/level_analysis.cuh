@@ -41,7 +41,7 @@ struct DeviceTrianglePart {
 /// The schedule (find_levels) and the triangles laid out by it (lay_out_triangles).
 struct DeviceLevels {
   std::vector<int> level_ptr;          ///< levels + 1, host
-  DeviceBuffer<int> level_ptr_device;  ///< the same
+  DeviceBuffer<int> level_ptr_device;  ///< the same (allocated for as many levels as rows)
   DeviceBuffer<int> rows;              ///< positions -> rows, level by level; empty when rows[k] == k
   DeviceBuffer<int> position_level;    ///< positions -> their level
   DeviceTrianglePart lower, upper;  ///< widths from find_levels, the rest from lay_out_triangles
@@ -56,10 +56,12 @@ struct DeviceLevels {
 struct LevelWorkspace {
   explicit LevelWorkspace(int n_rows);
   int n = 0;
-  DeviceBuffer<int> level;   ///< per row; then per row its position in the level order
-  DeviceBuffer<int> counts;  ///< per row its earlier, then its later neighbours (2 n)
-  DeviceBuffer<int> bounds;  ///< per level its widths (2 n), its start (n + 1); the state (5)
-  DeviceBuffer<int> sorted_level[2], sorted_rows[2];  ///< the sort's input and output
+  DeviceBuffer<int> level;      ///< per row; then per row its position in the level order
+  DeviceBuffer<int> counts;     ///< per rank its row's earlier, then its later neighbours (2 n)
+  DeviceBuffer<int> bounds;     ///< per level its widths (2 n); the state (5)
+  DeviceBuffer<int> level_ptr;  ///< per level its start (n + 1): DeviceLevels::level_ptr_device
+  DeviceBuffer<int> sorted_level[2];  ///< the levels by rank, then (sorted) by position
+  DeviceBuffer<int> sorted_rows[2];   ///< the rows by rank (then by position); the ranks by position
   DeviceBuffer<char> sort_temp;
 };
 
