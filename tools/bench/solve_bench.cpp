@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "kernels/cuda/benchmark.hpp"
@@ -46,6 +47,8 @@ struct Options {
   int repeats = 3;
   int max_iter = 20000;
   bool triangular = false;
+  std::string triangular_orderings = "none,cm,colour";
+  std::string triangular_solves = "per-level,sync-free,cusparse";
   std::uint64_t seed = 1;
   std::string json_path, csv_path;
 };
@@ -80,29 +83,59 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// What --triangular times: orderings, and solves by name (fvmmini's levels in either launch, or
+// cusparseSpSV).
+struct TriangularSolveChoice {
+  std::string label;
+  TriangularSolve solve;
+  cuda::LevelLaunch launch;
+};
+
+struct TriangularPlan {
+  std::vector<std::string> orderings;
+  std::vector<TriangularSolveChoice> solves;
+};
+
+TriangularPlan triangular_plan(const Options& o) {
+  const std::vector<TriangularSolveChoice> known{
+      {"per-level", TriangularSolve::levels, cuda::LevelLaunch::per_level},
+      {"sync-free", TriangularSolve::levels, cuda::LevelLaunch::sync_free},
+      {"cusparse", TriangularSolve::cusparse, cuda::LevelLaunch::automatic}};
+  TriangularPlan plan;
+  for (const std::string& ordering : split(o.triangular_orderings)) {
+    if (std::find(ordering_names().begin(), ordering_names().end(), ordering) == ordering_names().end())
+      throw std::invalid_argument(fmt::format("--triangular-orderings: unknown ordering '{}' (known: {})", ordering,
+                                              fmt::join(ordering_names(), ", ")));
+    plan.orderings.push_back(ordering);
+  }
+  for (const std::string& label : split(o.triangular_solves)) {
+    const auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.label == label; });
+    if (it == known.end())
+      throw std::invalid_argument(
+          fmt::format("--triangular-solves: unknown solve '{}' (known: per-level, sync-free, cusparse)", label));
+    plan.solves.push_back(*it);
+  }
+  if (plan.orderings.empty()) throw std::invalid_argument("--triangular-orderings: no ordering given");
+  if (plan.solves.empty()) throw std::invalid_argument("--triangular-solves: no solve given");
+  return plan;
+}
+
 // The triangular solves of DIC alone, by ordering: fvmmini's levels (a launch per level, and
 // sync-free) and cusparseSpSV, each with its analysis on the device (median of three warm set-ups)
 // and its solve.
-json triangular_rows(const LduMatrix& a, int repeats, std::uint64_t seed) {
+json triangular_rows(const LduMatrix& a, const TriangularPlan& plan, int repeats, std::uint64_t seed) {
   json rows = json::array();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> r(a.n_rows());
   for (auto& e : r) e = u(rng);
-  const std::pair<TriangularSolve, cuda::LevelLaunch> solves[] = {
-      {TriangularSolve::levels, cuda::LevelLaunch::per_level},
-      {TriangularSolve::levels, cuda::LevelLaunch::sync_free},
-      {TriangularSolve::cusparse, cuda::LevelLaunch::automatic}};
-  for (const std::string ordering : {"none", "cm", "colour"}) {
+  for (const std::string& ordering : plan.orderings) {
     const Permutation op = make_ordering(ordering, *a.addressing, seed);
-    for (const auto& [solve, launch] : solves) {
+    for (const auto& [label, solve, launch] : plan.solves) {
       double analysis = 0.0, layout = 0.0;
       int levels = 0;
       const cuda::TimingStats t =
           cuda::time_triangular_solve(a, op, solve, launch, r, 3, repeats, &analysis, &layout, &levels);
-      const std::string label = solve == TriangularSolve::cusparse          ? "cusparse"
-                                : launch == cuda::LevelLaunch::per_level ? "per-level"
-                                                                         : "sync-free";
       const bool chosen = solve == TriangularSolve::levels && launch == cuda::automatic_level_launch(a.n_rows(), levels);
       rows.push_back({{"ordering", ordering}, {"solve", name(solve)}, {"launch", label}, {"automatic", chosen},
                       {"levels", levels}, {"analysis_ms", 1e3 * analysis}, {"layout_ms", 1e3 * layout}, {"solve_ms", t.median_ms},
@@ -118,6 +151,7 @@ json triangular_rows(const LduMatrix& a, int repeats, std::uint64_t seed) {
 }
 
 int run(const Options& o) {
+  const TriangularPlan triangular = triangular_plan(o);  // a misspelt name fails before any solve
   const BenchMatrix input = o.box > 0         ? box_laplacian(o.box)
                             : o.poly_like > 0 ? polyhedral_like(o.poly_like, o.poly_shift, o.seed)
                                               : cavity_pressure(o.cavity);
@@ -224,7 +258,7 @@ int run(const Options& o) {
   report["results"] = rows;
   if (o.triangular) {
     if (backend != Backend::cuda) throw std::invalid_argument("--triangular needs the cuda backend");
-    report["triangular"] = triangular_rows(a, std::max(o.repeats, 5), o.seed);
+    report["triangular"] = triangular_rows(a, triangular, std::max(o.repeats, 5), o.seed);
   }
 
   if (!o.json_path.empty()) {
@@ -277,7 +311,15 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", o.repeats, "timed solves per method and tolerance (median)")
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--max-iter", o.max_iter, "iteration limit")->capture_default_str();
-  app.add_flag("--triangular", o.triangular, "also time DIC's triangular solves alone: levels vs cusparseSpSV");
+  auto* triangular =
+      app.add_flag("--triangular", o.triangular, "also time DIC's triangular solves alone: levels vs cusparseSpSV");
+  app.add_option("--triangular-orderings", o.triangular_orderings, "comma-separated orderings --triangular times")
+      ->capture_default_str()
+      ->needs(triangular);
+  app.add_option("--triangular-solves", o.triangular_solves,
+                 "comma-separated solves --triangular times: per-level, sync-free (fvmmini's levels), cusparse")
+      ->capture_default_str()
+      ->needs(triangular);
   app.add_option("--poly-shift", o.poly_shift, "diagonal shift of the polyhedral-like graph Laplacian")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the solution and the polyhedral-like pattern")->capture_default_str();
