@@ -161,6 +161,7 @@ int run(const Options& o) {
   probe.backend = parse_backend(o.backend);
   const SolverSettings resolved = resolve_solver_settings(probe);
   const Backend backend = resolved.backend;
+  if (o.triangular && backend != Backend::cuda) throw std::invalid_argument("--triangular needs the cuda backend");
   const std::string format = o.format == "auto" ? auto_format(name(backend)) : o.format;
 
   // --- b = A x_true for a random x_true (a consistent system, also for the pinned cavity)
@@ -256,10 +257,7 @@ int run(const Options& o) {
     }
   }
   report["results"] = rows;
-  if (o.triangular) {
-    if (backend != Backend::cuda) throw std::invalid_argument("--triangular needs the cuda backend");
-    report["triangular"] = triangular_rows(a, triangular, std::max(o.repeats, 5), o.seed);
-  }
+  if (o.triangular) report["triangular"] = triangular_rows(a, triangular, std::max(o.repeats, 5), o.seed);
 
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
