@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include <cusparse.h>
@@ -274,8 +275,6 @@ int slot_grid(long long slots) {
   return static_cast<int>(std::min<long long>((slots + reduce_block - 1) / reduce_block, 65536));
 }
 
-std::vector<int> to_int(const std::vector<label>& v) { return {v.begin(), v.end()}; }
-
 const double one = 1.0;
 
 // cusparseSpSV on the factor as CSR (the pattern's own CSR: D~ + L + U, columns ascending): the
@@ -402,18 +401,20 @@ class CusparseTriangles {
   double analysis_seconds_ = 0.0;
 };
 
+/// The pattern uploaded from the host's vectors as they are (a label is the device's int).
 DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& order) {
+  static_assert(std::is_same_v<label, int>);
   DevicePattern d;
   d.n_rows = p.n_rows();
-  d.row_ptr = DeviceBuffer<int>(std::span<const int>(to_int(p.row_ptr)));
-  d.col = DeviceBuffer<int>(std::span<const int>(to_int(p.col)));
-  d.face = DeviceBuffer<int>(std::span<const int>(to_int(p.face)));
+  d.row_ptr = DeviceBuffer<int>(std::span<const int>(p.row_ptr));
+  d.col = DeviceBuffer<int>(std::span<const int>(p.col));
+  d.face = DeviceBuffer<int>(std::span<const int>(p.face));
   for (label i = 0; i < p.n_rows(); ++i)
     d.widest = std::max(d.widest, static_cast<int>(p.row_ptr[i + 1] - p.row_ptr[i]) - 1);  // less the diagonal
   if (!std::is_sorted(order.begin(), order.end())) {  // else the analysis takes index order
     std::vector<int> rank(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<int>(k);
-    d.order = DeviceBuffer<int>(std::span<const int>(to_int(order)));
+    d.order = DeviceBuffer<int>(std::span<const int>(order));
     d.rank = DeviceBuffer<int>(std::span<const int>(rank));
   }
   return d;
