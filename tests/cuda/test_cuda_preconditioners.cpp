@@ -69,6 +69,24 @@ std::vector<std::pair<std::string, LduMatrix>> schedule_matrices() {
 const std::vector<std::pair<std::string, cuda::LevelLaunch>> launches{{"per level", cuda::LevelLaunch::per_level},
                                                                        {"sync-free", cuda::LevelLaunch::sync_free}};
 
+// The device's factor equals the host's, slot for slot (the pivots to round-off).
+void expect_same_factor(const TriangularFactor& got, const TriangularFactor& host, const std::string& where) {
+  EXPECT_EQ(got.level_ptr, host.level_ptr) << where;
+  EXPECT_EQ(got.rows, host.rows) << where;
+  EXPECT_EQ(got.rows_contiguous, host.rows_contiguous) << where;
+  EXPECT_EQ(got.colours, host.colours) << where;
+  for (auto [a, b] : {std::pair{&got.lower, &host.lower}, std::pair{&got.upper, &host.upper}}) {
+    EXPECT_EQ(a->offset, b->offset) << where;
+    EXPECT_EQ(a->width, b->width) << where;
+    EXPECT_EQ(a->col, b->col) << where;
+    EXPECT_EQ(a->face, b->face) << where;
+    EXPECT_EQ(a->value, b->value) << where;
+  }
+  ASSERT_EQ(got.rdiag.size(), host.rdiag.size()) << where;
+  for (std::size_t i = 0; i < host.rdiag.size(); ++i)
+    ASSERT_NEAR(got.rdiag[i], host.rdiag[i], 1e-13 * std::abs(host.rdiag[i])) << where << " row " << i;
+}
+
 TEST_F(CudaPreconditioner, TheDeviceAnalysisBuildsTheHostFactor) {
   for (const auto& [what, m] : schedule_matrices())
     for (const Preconditioner kind : {Preconditioner::DIC, Preconditioner::mcsgs})
@@ -85,22 +103,22 @@ TEST_F(CudaPreconditioner, TheDeviceAnalysisBuildsTheHostFactor) {
           const cuda::DeviceTriangularPreconditioner device(m, op, kind, TriangularSolve::levels, 1, nullptr, launch,
                                                             sequence);
           ASSERT_EQ(device.level_launch(), launch) << where;
-          const TriangularFactor got = device.download();
-          EXPECT_EQ(got.level_ptr, host.level_ptr) << where;
-          EXPECT_EQ(got.rows, host.rows) << where;
-          EXPECT_EQ(got.rows_contiguous, host.rows_contiguous) << where;
-          EXPECT_EQ(got.colours, host.colours) << where;
-          for (auto [a, b] : {std::pair{&got.lower, &host.lower}, std::pair{&got.upper, &host.upper}}) {
-            EXPECT_EQ(a->offset, b->offset) << where;
-            EXPECT_EQ(a->width, b->width) << where;
-            EXPECT_EQ(a->col, b->col) << where;
-            EXPECT_EQ(a->face, b->face) << where;
-            EXPECT_EQ(a->value, b->value) << where;
-          }
-          ASSERT_EQ(got.rdiag.size(), host.rdiag.size()) << where;
-          for (std::size_t i = 0; i < host.rdiag.size(); ++i)
-            ASSERT_NEAR(got.rdiag[i], host.rdiag[i], 1e-13 * std::abs(host.rdiag[i])) << where << " row " << i;
+          expect_same_factor(device.download(), host, where);
         }
+}
+
+// A long natural order (each row waits on its x neighbour, the rank before) with more rows than a
+// device of up to 148 multiprocessors holds threads: the blocks' tickets must hand out the ranks in
+// order as the resident window slides, and the levels fall at every x-line.
+TEST_F(CudaPreconditioner, TheDeviceAnalysisOfALongNaturalOrderBuildsTheHostFactor) {
+  const LduMatrix m = test::box_matrix(120, 60, 50, 8);  // 360 000 rows
+  const Permutation op = make_ordering("none", *m.addressing);
+  const TriangularFactor host = build_triangular_factor(m, op, TriangleSplit::index, true);
+  for (const auto& [launch_name, launch] : launches) {
+    const cuda::DeviceTriangularPreconditioner device(m, op, Preconditioner::DIC, TriangularSolve::levels, 1,
+                                                      nullptr, launch);
+    expect_same_factor(device.download(), host, "box 120x60x50, DIC, none, " + launch_name);
+  }
 }
 
 TEST_F(CudaPreconditioner, TheDeviceAppliesTheHostFactor) {
