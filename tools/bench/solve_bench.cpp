@@ -110,9 +110,12 @@ TriangularPlan triangular_plan(const Options& o) {
   }
   for (const std::string& label : split(o.triangular_solves)) {
     const auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.label == label; });
-    if (it == known.end())
+    if (it == known.end()) {
+      std::vector<std::string> names;
+      for (const auto& k : known) names.push_back(k.label);
       throw std::invalid_argument(
-          fmt::format("--triangular-solves: unknown solve '{}' (known: per-level, sync-free, cusparse)", label));
+          fmt::format("--triangular-solves: unknown solve '{}' (known: {})", label, fmt::join(names, ", ")));
+    }
     plan.solves.push_back(*it);
   }
   if (plan.orderings.empty()) throw std::invalid_argument("--triangular-orderings: no ordering given");
