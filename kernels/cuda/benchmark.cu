@@ -9,6 +9,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/level_analysis.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
 
 namespace fvmmini::cuda {
@@ -95,7 +96,12 @@ TimingStats time_spmv_block(DeviceMatrix& a, int k, std::span<const double> x, i
 
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
                                   LevelLaunch launch, std::span<const double> r, int warmup, int repeats,
-                                  double* analysis_seconds, double* layout_seconds, int* levels) {
+                                  double* analysis_seconds, double* layout_seconds, int* levels,
+                                  long long* hops) {
+  if (hops && solve == TriangularSolve::levels) {  // the schedule DeviceTriangularPreconditioner analyses
+    const FactorPattern pattern = factor_pattern(*matrix.addressing, op);
+    *hops = level_pass_hops(pattern, schedule_order(pattern, TriangleSplit::index, nullptr));
+  }
   // --- a cold set-up, then warm_setups whose medians are reported; the last one is solved with
   constexpr int warm_setups = 3;
   std::unique_ptr<DeviceTriangularPreconditioner> set_up;

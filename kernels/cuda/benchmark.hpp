@@ -41,8 +41,10 @@ TimingStats time_spmv_block(DeviceMatrix& a, int k, std::span<const double> x, i
 ///             level analysis, or both cusparseSpSV analyses (median of three)
 /// @param[out] layout_seconds the levels' triangles laid out after it (zero for cusparseSpSV; median)
 /// @param[out] levels the schedule's levels
+/// @param[out] hops fvmmini's levels only: the level pass's modelled critical path (level_pass_hops)
 TimingStats time_triangular_solve(const LduMatrix& matrix, const Permutation& op, TriangularSolve solve,
                                   LevelLaunch launch, std::span<const double> r, int warmup, int repeats,
-                                  double* analysis_seconds, double* layout_seconds, int* levels);
+                                  double* analysis_seconds, double* layout_seconds, int* levels,
+                                  long long* hops = nullptr);
 
 }  // namespace fvmmini::cuda

@@ -119,6 +119,14 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
   release_ticket(p.state + 1);
 }
 
+/// f(level_rows<Batch>), the batch picked by the widest row's off-diagonal entries.
+template <class F>
+void with_level_kernel(int widest, F&& f) {
+  if (widest <= 4) f(level_rows<4>);
+  else if (widest <= 8) f(level_rows<8>);
+  else f(level_rows<16>);
+}
+
 /// The ranks 0 .. n - 1: the sort's values where the ranks are not the rows already.
 __global__ void __launch_bounds__(analysis_block) rank_sequence(int n, int* __restrict__ v) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
@@ -269,6 +277,16 @@ LevelWorkspace::LevelWorkspace(int n_rows) : n(n_rows) {
   sort_temp = DeviceBuffer<char>(sort_bytes(n, 31));
 }
 
+long long level_pass_hops(const FactorPattern& pattern, std::span<const label> order) {
+  int device = 0, multiprocessors = 0, blocks = 0;
+  FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
+  FVMMINI_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  with_level_kernel(widest_row(pattern), [&](auto kernel) {
+    FVMMINI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, analysis_block, 0));
+  });
+  return sync_free_hops(pattern, order, analysis_block, std::max(1, blocks * multiprocessors));
+}
+
 DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaStream_t stream) {
   const int n = pattern.n_rows;
   if (w.n != n) throw std::invalid_argument("find_levels: a workspace for another row count");
@@ -291,13 +309,10 @@ DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaSt
 
   // --- the levels in one launch, then by rank: are they sorted already?
   const int grid = (n + analysis_block - 1) / analysis_block;
-  auto levels_with = [&](auto kernel) {
+  with_level_kernel(pattern.widest, [&](auto kernel) {
     kernel<<<grid, analysis_block, 0, stream>>>(pass);
     FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
-  };
-  if (pattern.widest <= 4) levels_with(level_rows<4>);
-  else if (pattern.widest <= 8) levels_with(level_rows<8>);
-  else levels_with(level_rows<16>);
+  });
   int state[state_ints] = {};
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(state, pass.state, sizeof(state), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));

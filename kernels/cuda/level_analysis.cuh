@@ -10,9 +10,11 @@
 
 #include <cuda_runtime.h>
 
+#include <span>
 #include <vector>
 
 #include "kernels/cuda/device_memory.cuh"
+#include "linalg/preconditioners/triangular_factor.hpp"
 
 namespace fvmmini::cuda {
 
@@ -64,6 +66,11 @@ struct LevelWorkspace {
   DeviceBuffer<int> sorted_rows[2];   ///< the rows by rank (then by position); the ranks by position
   DeviceBuffer<char> sort_temp;
 };
+
+/// The level pass's critical path (sync_free_hops) for `pattern` (the host's) with its rows by
+/// rank in `order`: blocks of the pass's size, as many resident as this device holds of the
+/// kernel the widest row picks. The analysis's time over it is what a hop costs.
+long long level_pass_hops(const FactorPattern& pattern, std::span<const label> order);
 
 /// The schedule of `pattern`: levels, rows by level, level starts and each triangle's widths per
 /// level. Synchronises `stream`.

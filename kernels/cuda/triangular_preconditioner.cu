@@ -409,8 +409,7 @@ DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& o
   d.row_ptr = DeviceBuffer<int>(std::span<const int>(p.row_ptr));
   d.col = DeviceBuffer<int>(std::span<const int>(p.col));
   d.face = DeviceBuffer<int>(std::span<const int>(p.face));
-  for (label i = 0; i < p.n_rows(); ++i)
-    d.widest = std::max(d.widest, static_cast<int>(p.row_ptr[i + 1] - p.row_ptr[i]) - 1);  // less the diagonal
+  d.widest = widest_row(p);
   if (!std::is_sorted(order.begin(), order.end())) {  // else the analysis takes index order
     std::vector<int> rank(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<int>(k);

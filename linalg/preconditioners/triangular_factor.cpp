@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
+#include <queue>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -95,6 +97,12 @@ FactorPattern factor_pattern(const LduAddressing& a, const Permutation& op) {
   return p;
 }
 
+label widest_row(const FactorPattern& p) {
+  label widest = 0;
+  for (label i = 0; i < p.n_rows(); ++i) widest = std::max(widest, p.row_ptr[i + 1] - p.row_ptr[i] - 1);  // less the diagonal
+  return widest;
+}
+
 std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, label* colours,
                                   std::span<const label> sequence) {
   const label n = p.n_rows();
@@ -183,6 +191,38 @@ double spmv_equivalents(label n_rows, std::int64_t triangle_slots, bool rows_con
   const double apply = 12.0 * static_cast<double>(triangle_slots) + per_row * n;
   const double relax = spmv + 40.0 * n;  // A z, then r - A z and z += correction
   return (sweeps * apply + (sweeps - 1) * relax) / spmv;
+}
+
+long long sync_free_hops(const FactorPattern& p, std::span<const label> order, int block_rows, int resident_blocks) {
+  const label n = p.n_rows();
+  if (static_cast<label>(order.size()) != n)
+    throw std::invalid_argument(fmt::format("sync_free_hops: an order of {} rows for {}", order.size(), n));
+  if (block_rows < 1 || resident_blocks < 1)
+    throw std::invalid_argument(fmt::format("sync_free_hops: {} rows a block, {} blocks resident", block_rows,
+                                            resident_blocks));
+  std::vector<label> rank(n);
+  for (label k = 0; k < n; ++k) rank[order[k]] = k;
+  std::vector<long long> done(n);  // the hop each row is done at
+  std::priority_queue<long long, std::vector<long long>, std::greater<>> running;  // blocks' last hops
+  long long start = 0, last = -1;
+  for (label first = 0; first < n; first += block_rows) {
+    if (static_cast<int>(running.size()) == resident_blocks) {  // waits for the first to be done
+      start = std::max(start, running.top());
+      running.pop();
+    }
+    long long block_done = start;
+    for (label q = first; q < std::min<label>(n, first + block_rows); ++q) {
+      const label i = order[q];
+      long long t = start;
+      for (label e = p.row_ptr[i]; e < p.row_ptr[i + 1]; ++e)
+        if (const label j = p.col[e]; j != i && rank[j] < q) t = std::max(t, done[j] + 1);
+      done[i] = t;
+      block_done = std::max(block_done, t);
+    }
+    running.push(block_done);
+    last = std::max(last, block_done);
+  }
+  return last + 1;
 }
 
 void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& t) {

@@ -40,6 +40,9 @@ struct FactorPattern {
 
 FactorPattern factor_pattern(const LduAddressing& addressing, const Permutation& op);
 
+/// The most off-diagonal entries of a row of `pattern`.
+label widest_row(const FactorPattern& pattern);
+
 /// Which neighbours a row's forward solve depends on.
 enum class TriangleSplit {
   index,   ///< those earlier in the solve's ordering (IC(0) in that ordering)
@@ -87,6 +90,17 @@ SolverError pivot_error(bool modified_diagonal, double pivot, label row, label m
 /// matrix (12 per nonzero, 16 per row): the log's and the summary's per-application cost. Sweeps
 /// after the first add an SpMV and a residual pass each.
 double spmv_equivalents(label n_rows, std::int64_t triangle_slots, bool rows_contiguous, int sweeps, std::int64_t nnz);
+
+/// The critical path, in hops, of a sync-free pass over the rows in `order` (rows by rank; a row
+/// depends on its neighbours of lower rank) that takes them in blocks of `block_rows` consecutive
+/// ranks, at most `resident_blocks` at once, each block starting, in rank order, as soon as one
+/// of those running is done: a row is done one hop after the last of its earlier neighbours and
+/// not before its block starts. With every block resident it is the level count; where the ranks
+/// do not run level by level, the window of resident ranks holds few whole levels, walks the
+/// dependency chains a window at a time and it is larger. The device's level analysis is such a
+/// pass: its time over this is what one hop (a publish and a poll through L2) costs.
+long long sync_free_hops(const FactorPattern& pattern, std::span<const label> order, int block_rows,
+                         int resident_blocks);
 
 /// New values on the same addressing: the triangles from the faces, then D~ (the IC(0) recurrence
 /// for DIC). The levels and the colouring stay.

@@ -1,11 +1,13 @@
 // DIC and multicolour SGS on the reference backend: the colouring and the levels are valid
-// schedules, each preconditioner is symmetric positive definite, PCG converges with each and
-// needs fewer iterations than Jacobi, a value refresh equals a fresh set-up, and a matrix that is
-// not SPD is a clear error; the in-place SGS sweep of the GAMG smoother is the same operator.
+// schedules, and a sync-free pass over them walks its window as modelled; each preconditioner is
+// symmetric positive definite, PCG converges with each and needs fewer iterations than Jacobi, a
+// value refresh equals a fresh set-up, and a matrix that is not SPD is a clear error; the in-place
+// SGS sweep of the GAMG smoother is the same operator.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,6 +126,35 @@ TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
   const LduMatrix box = poisson_box(6);
   EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::index, true).levels(), 16);
   EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::colour, false).levels(), 2);
+}
+
+TEST(TriangularFactor, ASyncFreePassWalksTheChainsAWindowOfResidentRanksAtATime) {
+  // a 300 x 2 grid in natural order, level x + y (301 levels), blocks of 256 ranks: [0, 256),
+  // [256, 512) and [512, 600)
+  const FactorPattern grid = factor_pattern(*box_addressing(300, 2, 1), Permutation::identity(600));
+  std::vector<label> natural(600);
+  std::iota(natural.begin(), natural.end(), 0);
+  // all three resident: the level count
+  EXPECT_EQ(sync_free_hops(grid, natural, 256, 3), 301);
+  // two: the third block starts when the first is done (hop 255), so row 512 (x 212, y 1), ready
+  // at 213, waits until 255 and the second line's last row is done at 255 + 87
+  EXPECT_EQ(sync_free_hops(grid, natural, 256, 2), 343);
+  // one: the second block starts at 255 (its row 511, x 211 y 1, done at 466), the third at 466
+  EXPECT_EQ(sync_free_hops(grid, natural, 256, 1), 555);
+  // never fewer than the levels; as many once the whole order is resident
+  for (const auto& c : matrices())
+    for (const std::string ordering : {"none", "cm", "random"}) {
+      const PreparedFormat prepared = prepare_format(c.matrix, "csr", ordering, {}, 11);
+      const FactorPattern pattern = factor_pattern(*c.matrix.addressing, prepared.permutation);
+      const std::vector<label> order = schedule_order(pattern, TriangleSplit::index, nullptr);
+      const label levels = build_triangular_factor(c.matrix, prepared.permutation, TriangleSplit::index, true).levels();
+      for (const int resident : {1, 2, 5}) {
+        EXPECT_GE(sync_free_hops(pattern, order, 8, resident), levels) << c.name << " " << ordering;
+      }
+      EXPECT_EQ(sync_free_hops(pattern, order, 8, c.matrix.n_rows()), levels) << c.name << " " << ordering;
+    }
+  EXPECT_THROW(sync_free_hops(grid, std::vector<label>(5), 256, 1), std::invalid_argument);
+  EXPECT_THROW(sync_free_hops(grid, natural, 0, 1), std::invalid_argument);
 }
 
 TEST(TriangularFactor, AFormatsGroupingByRowLengthKeepsTheColourOrderingsLevels) {
