@@ -88,6 +88,16 @@ inline int cg_batch_cap(int queued, int interval, bool mixed) {
   return mixed || queued / 2 < interval ? interval : queued / 2;
 }
 
+/// Where the device runs the CG's iterations as its own loop (a test and a relaunch after each):
+/// how many to queue unrolled ahead of the loop, which then runs the rest. An unrolled iteration
+/// costs no test, so the lead is the last solve's count less an eighth and one (time steps change
+/// slowly; a count that falls by more runs past convergence inside the lead); `interval` for a
+/// first solve; never more than max_iter.
+inline int cg_loop_lead(int last_iterations, int interval, int max_iter) {
+  const int lead = last_iterations > 0 ? last_iterations - 1 - last_iterations / 8 : interval;
+  return lead < 0 ? 0 : lead < max_iter ? lead : max_iter;
+}
+
 /// The breakdown test on p'Ap (CgStatus::breakdown) and on r'M^-1 r (preconditioner_breakdown):
 /// CG needs both positive, so a matrix and a preconditioner that are positive definite; NaN fails.
 FVMMINI_CG_HD inline bool cg_breaks_down(double curvature) { return !(curvature > 0.0); }

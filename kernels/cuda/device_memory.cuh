@@ -152,6 +152,20 @@ class SideStream {
   Event forked_{true}, ended_{true};
 };
 
+/// A graph whose while node loops over `body` (graph_loop.cu).
+struct WhileLoop {
+  cudaGraph_t graph = nullptr;
+  cudaGraph_t body = nullptr;
+  cudaGraphConditionalHandle handle{};
+};
+
+/// A new graph of a test node (*flag == value) and, after it, a while node on that test; `stream`
+/// then captures into its body. False, nothing left behind and the error cleared, where the
+/// driver has no conditional nodes or the capture cannot begin.
+bool begin_while_loop(cudaStream_t stream, const int* flag, int value, WhileLoop& loop);
+/// Queues the test that ends a pass of the body (whether the loop goes on: *flag == value).
+void end_while_pass(const WhileLoop& loop, const int* flag, int value, cudaStream_t stream);
+
 /// An instantiated CUDA graph: a launch sequence captured once from a stream and replayed with
 /// one launch (kernel arguments are fixed at capture).
 class GraphExec {
@@ -174,39 +188,69 @@ class GraphExec {
   /// do not allow); the caller then launches directly.
   template <class Enqueue>
   bool capture(cudaStream_t stream, Enqueue&& enqueue, const L2Window& window = {}) {
-    if (exec_) cudaGraphExecDestroy(exec_);
-    exec_ = nullptr;
+    reset();
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
       cudaGetLastError();
       return false;
     }
-    bool queued = true;
-    try {
-      enqueue();
-    } catch (const CudaError&) {
-      queued = false;
-    }
+    const bool queued = queues(enqueue);
     cudaGraph_t graph = nullptr;
-    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-    if (queued && ended == cudaSuccess && graph && !window.empty()) {
-      try {
-        apply_l2_window(graph, window);
-      } catch (...) {
-        cudaGraphDestroy(graph);
-        throw;
-      }
-    }
-    if (queued && ended == cudaSuccess && graph && cudaGraphInstantiate(&exec_, graph, 0) != cudaSuccess)
-      exec_ = nullptr;
-    if (graph) cudaGraphDestroy(graph);
-    cudaGetLastError();  // a failed capture leaves its error behind: it is not the caller's
-    return exec_ != nullptr;
+    const bool ended = cudaStreamEndCapture(stream, &graph) == cudaSuccess && graph;
+    return instantiate(graph, queued && ended, nullptr, window);
+  }
+
+  /// The same for a loop the device runs on its own: what enqueue() queues is the body of a
+  /// conditional while node, replayed as long as *flag == value (tested by a one-thread kernel
+  /// before the first pass and after each: no host in the loop, and no pass after the flag
+  /// changed). Returns false as capture does, also where the driver has no conditional nodes.
+  template <class Enqueue>
+  bool capture_while(cudaStream_t stream, const int* flag, int value, Enqueue&& enqueue,
+                     const L2Window& window = {}) {
+    reset();
+    WhileLoop loop{};
+    if (!begin_while_loop(stream, flag, value, loop)) return false;
+    bool queued = queues(enqueue);
+    if (queued) queued = queues([&] { end_while_pass(loop, flag, value, stream); });
+    cudaGraph_t body = loop.body;
+    const bool ended = cudaStreamEndCapture(stream, &body) == cudaSuccess;
+    return instantiate(loop.graph, queued && ended, loop.body, window);
   }
 
   bool valid() const { return exec_ != nullptr; }
   void launch(cudaStream_t stream) { FVMMINI_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
 
  private:
+  void reset() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+  }
+  template <class Enqueue>
+  static bool queues(Enqueue&& enqueue) {
+    try {
+      enqueue();
+      return true;
+    } catch (const CudaError&) {
+      return false;
+    }
+  }
+  /// Instantiates `graph` (destroyed here) where `ok`, `window` on its kernels and on those of
+  /// `body` (a conditional node's body graph, or null).
+  bool instantiate(cudaGraph_t graph, bool ok, cudaGraph_t body, const L2Window& window) {
+    if (ok && !window.empty()) {
+      try {
+        apply_l2_window(graph, window);
+        if (body) apply_l2_window(body, window);
+      } catch (...) {
+        cudaGraphDestroy(graph);
+        throw;
+      }
+    }
+    if (ok && cudaGraphInstantiate(&exec_, graph, 0) != cudaSuccess) exec_ = nullptr;
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // a failed capture leaves its error behind: it is not the caller's
+    return exec_ != nullptr;
+  }
+
   cudaGraphExec_t exec_ = nullptr;
 };
 

@@ -1,6 +1,7 @@
 // Device CG and Jacobi-PCG against the reference CG: same iterations (to one), same residuals
-// and solution to rounding, the same stopping rules and errors, bit-identical repeats whatever
-// the host's check interval, and the LinearSolver in mesh order with a coefficient refresh.
+// and solution to rounding, the same stopping rules and errors, bit-identical repeats in the
+// device loop and whatever the host's check interval, and the LinearSolver in mesh order with a
+// coefficient refresh.
 
 #include <gtest/gtest.h>
 
@@ -103,7 +104,7 @@ TEST_F(CudaCg, CgAndJacobiPcgAgreeWithTheReference) {
     }
 }
 
-TEST_F(CudaCg, RepeatRunsAreBitIdenticalWhateverTheCheckInterval) {
+TEST_F(CudaCg, RepeatRunsAreBitIdenticalInTheDeviceLoopAndWhateverTheCheckInterval) {
   const LduMatrix m = test::box_matrix(30, 30, 30, 61);
   for (const std::string format : {"csr", "sell", "staircase"}) {
     const PreparedFormat prepared = prepare_format(m, format, "rcm", parameters());
@@ -113,10 +114,12 @@ TEST_F(CudaCg, RepeatRunsAreBitIdenticalWhateverTheCheckInterval) {
     const auto b = test::random_vector(m.n_rows(), 5);
     std::vector<double> first_x(m.n_rows(), 0.0), first_history;
     SolverPerformance first;
-    for (int interval : {8, 1, 8, 64}) {
-      cg.set_check_interval(interval);
+    for (int interval : {0, 8, 1, 0, 64}) {  // 0: the device loop, else batches of `interval`
+      cg.set_device_loop(interval == 0);
+      if (interval > 0) cg.set_check_interval(interval);
       std::vector<double> x(m.n_rows(), 0.0);
       const SolverPerformance perf = cg.solve(x, b, settings_for("jacobi", 1e-12));
+      EXPECT_EQ(cg.last_solve_looped(), interval == 0) << format << ", interval " << interval;
       if (first_history.empty()) {
         first = perf;
         first_x = x;
@@ -216,40 +219,45 @@ TEST_F(CudaCg, StoppingRulesFollowTheReference) {
   cuda::DeviceCg cg(device, op->diagonal());
   const auto b = test::random_vector(m.n_rows(), 6);
   CgWorkspace work;
-  // --- the solution after the last iteration (its x update included) agrees with the reference's
-  //     to rounding: a lost or repeated last update would differ by alpha p
-  auto both = [&](const SolverSettings& s) {
-    std::vector<double> xr(m.n_rows(), 0.0), xd(m.n_rows(), 0.0);
-    auto result = std::pair{reference_cg(*op, xr, b, s, work), cg.solve(xd, b, s)};
-    double diff = 0.0;
-    for (label i = 0; i < m.n_rows(); ++i) diff = std::max(diff, std::abs(xd[i] - xr[i]));
-    EXPECT_LE(diff, 1e-11 * std::max(1e-300, max_abs(xr))) << result.second.iterations << " iterations";
-    return result;
-  };
-  // --- max_iter reached: exactly max_iter iterations, not converged
-  auto [r1, d1] = both(settings_for("none", 1e-14, 3));
-  EXPECT_EQ(d1.iterations, 3);
-  EXPECT_FALSE(d1.converged);
-  EXPECT_EQ(r1.iterations, 3);
-  // --- converged within the first batch, which is as long as the last solve (3 iterations)
-  auto [r5, d5] = both(settings_for("none", 0.5 * r1.final_residual + 0.5 * r1.initial_residual));
-  EXPECT_TRUE(d5.converged);
-  EXPECT_EQ(d5.iterations, r5.iterations);
-  // --- converged at the start: no iteration
-  auto [r2, d2] = both(settings_for("none", 10.0));
-  EXPECT_EQ(d2.iterations, 0);
-  EXPECT_TRUE(d2.converged);
-  // --- max_iter 0
-  auto [r3, d3] = both(settings_for("none", 1e-14, 0));
-  EXPECT_EQ(d3.iterations, 0);
-  EXPECT_FALSE(d3.converged);
-  // --- relative tolerance
-  SolverSettings rel = settings_for("jacobi", 0.0);
-  rel.rel_tol = 1e-3;
-  auto [r4, d4] = both(rel);
-  EXPECT_TRUE(d4.converged);
-  EXPECT_NEAR(d4.iterations, r4.iterations, 1);
-  EXPECT_LT(d4.final_residual, 1e-3 * d4.initial_residual);
+  for (const bool loop : {true, false}) {  // the device loop, and the host's batches
+    SCOPED_TRACE(loop ? "device loop" : "batches");
+    cg.set_device_loop(loop);
+    // --- the solution after the last iteration (its x update included) agrees with the reference's
+    //     to rounding: a lost or repeated last update would differ by alpha p
+    auto both = [&](const SolverSettings& s) {
+      std::vector<double> xr(m.n_rows(), 0.0), xd(m.n_rows(), 0.0);
+      auto result = std::pair{reference_cg(*op, xr, b, s, work), cg.solve(xd, b, s)};
+      double diff = 0.0;
+      for (label i = 0; i < m.n_rows(); ++i) diff = std::max(diff, std::abs(xd[i] - xr[i]));
+      EXPECT_LE(diff, 1e-11 * std::max(1e-300, max_abs(xr))) << result.second.iterations << " iterations";
+      return result;
+    };
+    // --- max_iter reached: exactly max_iter iterations, not converged
+    auto [r1, d1] = both(settings_for("none", 1e-14, 3));
+    EXPECT_EQ(d1.iterations, 3);
+    EXPECT_FALSE(d1.converged);
+    EXPECT_EQ(r1.iterations, 3);
+    // --- converged within the first batch, which is as long as the last solve (3 iterations)
+    auto [r5, d5] = both(settings_for("none", 0.5 * r1.final_residual + 0.5 * r1.initial_residual));
+    EXPECT_TRUE(d5.converged);
+    EXPECT_EQ(d5.iterations, r5.iterations);
+    // --- converged at the start: no iteration
+    auto [r2, d2] = both(settings_for("none", 10.0));
+    EXPECT_EQ(d2.iterations, 0);
+    EXPECT_TRUE(d2.converged);
+    // --- max_iter 0
+    auto [r3, d3] = both(settings_for("none", 1e-14, 0));
+    EXPECT_EQ(d3.iterations, 0);
+    EXPECT_FALSE(d3.converged);
+    // --- relative tolerance
+    SolverSettings rel = settings_for("jacobi", 0.0);
+    rel.rel_tol = 1e-3;
+    auto [r4, d4] = both(rel);
+    EXPECT_TRUE(d4.converged);
+    EXPECT_NEAR(d4.iterations, r4.iterations, 1);
+    EXPECT_LT(d4.final_residual, 1e-3 * d4.initial_residual);
+    EXPECT_EQ(cg.last_solve_looped(), loop);
+  }
 }
 
 TEST_F(CudaCg, BreakdownSingularAndNanAreSolverErrors) {

@@ -123,6 +123,17 @@ TEST(CgRules, BatchesFromTheFallNeverQueuePastConvergence) {
     }
 }
 
+TEST(CgRules, TheDeviceLoopsLeadIsTheLastCountLessAnEighthAndOne) {
+  EXPECT_EQ(cg_loop_lead(0, 8, 1000), 8);     // a first solve
+  EXPECT_EQ(cg_loop_lead(0, 8, 5), 5);        // never past max_iter
+  EXPECT_EQ(cg_loop_lead(1, 8, 1000), 0);     // the loop runs it
+  EXPECT_EQ(cg_loop_lead(10, 8, 1000), 8);
+  EXPECT_EQ(cg_loop_lead(26, 8, 1000), 22);   // a count that falls to 22 or more stays inside
+  EXPECT_EQ(cg_loop_lead(453, 8, 1000), 396);
+  EXPECT_EQ(cg_loop_lead(453, 8, 300), 300);
+  EXPECT_EQ(cg_loop_lead(5, 8, 0), 0);
+}
+
 TEST(CgRules, BreakdownWhenCurvatureIsNotPositive) {
   EXPECT_FALSE(cg_breaks_down(1e-300));
   EXPECT_TRUE(cg_breaks_down(0.0));
