@@ -4,12 +4,12 @@
 // iteration instead of 9). Scalars live in a device struct; the host never waits inside
 // an iteration. The iterations run as one loop on the device: a CUDA graph's conditional while
 // node whose body is one iteration and a test of the CG's status, so the host launches a solve
-// and waits once (without a preconditioner most of the last solve's count runs unrolled ahead of
-// the loop), and no iteration runs past convergence beyond that lead. Where there is no loop (mixed precision,
-// MPI across ranks, a driver without conditional nodes) the host queues a batch of iterations,
-// reads the state through pinned memory, and sizes the next batch from the residual's fall so as
-// to stop short of convergence (an iteration queued past it still runs its products: the other
-// kernels return at once).
+// and waits once (without a preconditioner most of the last solve's count runs unrolled ahead
+// of the loop), and no iteration runs past convergence beyond that lead. Where there is no loop
+// (mixed precision, MPI across ranks, a driver without conditional nodes) the host queues a
+// batch of iterations, reads the state through pinned memory, and sizes the next batch from the
+// residual's fall so as to stop short of convergence (an iteration queued past it still runs
+// its products: the other kernels return at once).
 // With an applied preconditioner (DIC, mcsgs) the residual step only tests; z = M^-1 r, r.z and
 // beta follow, and the direction step reads z.
 // precision mixed: q = A p multiplies with the matrix's float32 twin, so the recursive residual
@@ -646,10 +646,10 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   //     cost more than the loop's relaunch: the whole solve loops (the 2-D cavity's pressure
   //     solve 10 % faster than in batches, H100). CG and Jacobi-PCG are a few kernels an
   //     iteration, which the relaunch slows by 4 to 17 us (boxes of 32³ to 200³): most of the
-  //     last solve's count runs unrolled first (cg_loop_lead). Where there is no loop, first one fewer than the last
-  //     solve took (time steps change slowly, and a check costs far less than an iteration past
-  //     convergence; in mixed precision a batch, so that the residual is replaced in time), then
-  //     batches sized from the residual's fall
+  //     last solve's count runs unrolled first (cg_loop_lead). Where there is no loop, first one
+  //     fewer than the last solve took (time steps change slowly, and a check costs far less than
+  //     an iteration past convergence; in mixed precision a batch, so that the residual is
+  //     replaced in time), then batches sized from the residual's fall
   loop_start.record(s);
   replacements = 0;
   double replaced = -1.0;  ///< the residual at the last replacement (< 0: the initial one)

@@ -37,12 +37,13 @@ class DeviceCg {
   /// Solve A x = b (vectors in the matrix's ordering); x holds the initial guess on entry.
   /// The iterations run as one loop on the device, which tests the CG's status after each, so
   /// the host waits once; without an applied preconditioner most of the last solve's count runs
-  /// unrolled ahead of it (cg_loop_lead), and past that lead no iteration runs past convergence. Where the device cannot loop (mixed
-  /// precision, whose residual replacements need the host; ranks over MPI; a driver without
-  /// conditional graph nodes) the host queues one iteration fewer than the last solve took, reads
-  /// the device's state, and queues batches sized from the residual's fall so far (at most
-  /// `check_interval` iterations in mixed precision), each ending short of the stopping point: an
-  /// iteration queued past convergence does its products for nothing.
+  /// unrolled ahead of it (cg_loop_lead), and past that lead no iteration runs past convergence.
+  /// Where the device cannot loop (mixed precision, whose residual replacements need the host;
+  /// ranks over MPI; a driver without conditional graph nodes) the host queues one iteration
+  /// fewer than the last solve took, reads the device's state, and queues batches sized from the
+  /// residual's fall so far (at most `check_interval` iterations in mixed precision), each ending
+  /// short of the stopping point: an iteration queued past convergence does its products for
+  /// nothing.
   /// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or not finite), a NaN residual, a
   ///         singular system or a non-positive diagonal under Jacobi
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings);
@@ -81,7 +82,8 @@ class DeviceCg {
   void set_device_loop(bool on);
   /// Whether the last solve's iterations ran as one loop on the device (else in batches).
   bool last_solve_looped() const;
-  /// Iterations the host queued between convergence checks where the device cannot loop (>= 1).
+  /// Iterations the host queues between convergence checks where the device cannot loop, and
+  /// ahead of the loop in a first solve without a preconditioner (>= 1).
   void set_check_interval(int iterations);
   /// The preconditioner that settings DIC, mcsgs and GAMG apply (null for none and diagonal); must
   /// outlive the solves.

@@ -99,7 +99,8 @@ FactorPattern factor_pattern(const LduAddressing& a, const Permutation& op) {
 
 label widest_row(const FactorPattern& p) {
   label widest = 0;
-  for (label i = 0; i < p.n_rows(); ++i) widest = std::max(widest, p.row_ptr[i + 1] - p.row_ptr[i] - 1);  // less the diagonal
+  for (label i = 0; i < p.n_rows(); ++i)
+    widest = std::max(widest, p.row_ptr[i + 1] - p.row_ptr[i] - 1);  // less the diagonal
   return widest;
 }
 
