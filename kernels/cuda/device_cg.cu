@@ -303,6 +303,7 @@ struct DeviceCg::Impl {
   // --- iterations replayed from CUDA graphs: one launch instead of ~5 per iteration, which is
   //     what an iteration costs on small systems (the host's launch rate, not the GPU, limits them)
   GraphExec batch_graph, single_graph;  ///< check_interval iterations, one iteration
+  GraphExec start_graph;                ///< a solve's start (enqueue_start)
   GraphExec loop_graph;  ///< iterations while the CG runs, tested on the device (not in mixed precision)
   CgStop graph_stop{};
   const double* graph_m_inv = nullptr;
@@ -376,6 +377,25 @@ struct DeviceCg::Impl {
     FVMMINI_CUDA_CHECK_LAUNCH(rz_finalize);
   }
 
+  /// x̄ = mean(x); r = b - A x; p = M^-1 r and rz = r.p; the initial residual and the stopping tests.
+  void enqueue_start(const double* m_inv, CgStop stop) {
+    cudaStream_t s = stream.get();
+    const int grid = vector_grid(n);
+    multiply(x.data(), q.data());
+    sum_kernel<<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(sum_kernel);
+    const Partials sum_x = over_ranks(grid, 1);
+    mean_finalize<<<1, finalize_block, 0, s>>>(total_rows(), sum_x.data, sum_x.count, state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(mean_finalize);
+    initial_residual_kernel<<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), row_sums.data(), m_inv, r.data(),
+                                                          p.data(), state.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
+    const Partials initial = over_ranks(grid, 3);
+    initial_finalize<<<1, finalize_block, 0, s>>>(initial.data, initial.count, state.data(), history.data(), stop);
+    FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
+    if (preconditioner) enqueue_preconditioned(p.data(), true);
+  }
+
   void enqueue_iteration(const double* m_inv, CgStop stop) {
     cudaStream_t s = stream.get();
     const int grid = vector_grid(n);
@@ -417,7 +437,8 @@ struct DeviceCg::Impl {
 bool DeviceCg::Impl::graphs_ready(const double* m_inv, CgStop stop) {
   // --- across ranks over MPI no graph: its host waits cannot be captured (NCCL's can)
   if (ranks && !ranks->capturable()) return false;
-  const bool current = batch_graph.valid() && single_graph.valid() && graph_stop.tolerance == stop.tolerance &&
+  const bool current = batch_graph.valid() && single_graph.valid() && start_graph.valid() &&
+                       graph_stop.tolerance == stop.tolerance &&
                        graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter &&
                        graph_m_inv == m_inv && graph_preconditioner == preconditioner &&
                        graph_history == history.data() && graph_interval == check_interval &&
@@ -430,7 +451,8 @@ bool DeviceCg::Impl::graphs_ready(const double* m_inv, CgStop stop) {
               for (int k = 0; k < check_interval; ++k) enqueue_iteration(m_inv, stop);
             },
             window) &&
-        single_graph.capture(s, [&] { enqueue_iteration(m_inv, stop); }, window);
+        single_graph.capture(s, [&] { enqueue_iteration(m_inv, stop); }, window) &&
+        start_graph.capture(s, [&] { enqueue_start(m_inv, stop); }, window);
     // across ranks all capture or none does: every rank must queue the same NCCL calls
     graphs_failed = ranks ? !ranks->communicator().all(captured) : !captured;
     // the device loop: mixed precision's replacements need the host between batches
@@ -625,21 +647,12 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   window = use_l2_window ? l2_window_over(p.data(), static_cast<std::size_t>(n) * sizeof(double)) : L2Window{};
   const L2WindowScope window_scope(s, window);
 
-  // --- x̄ = mean(x); r = b - A x; p = M^-1 r; the initial residual and the stopping tests
-  multiply(x.data(), q.data());
-  sum_kernel<<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(sum_kernel);
-  const Partials sum_x = over_ranks(grid, 1);
-  mean_finalize<<<1, finalize_block, 0, s>>>(total_rows(), sum_x.data, sum_x.count, state.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(mean_finalize);
-  initial_residual_kernel<<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), row_sums.data(), m_inv, r.data(),
-                                                        p.data(), state.data(), partials.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(initial_residual_kernel);
-  const Partials initial = over_ranks(grid, 3);
-  initial_finalize<<<1, finalize_block, 0, s>>>(initial.data, initial.count, state.data(), history.data(), stop);
-  FVMMINI_CUDA_CHECK_LAUNCH(initial_finalize);
-  // --- p = M^-1 r; rz = r.p
-  if (applied) enqueue_preconditioned(p.data(), true);
+  // --- the start (from its graph where there is one: a solve of few iterations on a small mesh
+  //     is mostly these launches, GAMG's first V-cycle among them)
+  if (graphs_ready(m_inv, stop))
+    start_graph.launch(s);
+  else
+    enqueue_start(m_inv, stop);
 
   // --- iterate as one loop on the device, which stops the CG itself. An applied preconditioner
   //     (GAMG, DIC, mcsgs) makes an iteration dozens of kernels, whose launches from the host
