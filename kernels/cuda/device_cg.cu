@@ -642,7 +642,6 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
   if (history.size() < static_cast<std::size_t>(max_iter) + 1) history = DeviceBuffer<double>(max_iter + 1);
   const double* m_inv = jacobi ? inv_diag.data() : nullptr;
   cudaStream_t s = stream.get();
-  const int grid = vector_grid(n);
   // --- p is what every SpMV of the iterations gathers: its window lasts this solve only
   window = use_l2_window ? l2_window_over(p.data(), static_cast<std::size_t>(n) * sizeof(double)) : L2Window{};
   const L2WindowScope window_scope(s, window);

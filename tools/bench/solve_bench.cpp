@@ -146,9 +146,10 @@ json triangular_rows(const LduMatrix& a, const TriangularPlan& plan, int repeats
                   {"solve_min_ms", t.min_ms}, {"solve_max_ms", t.max_ms}};
       std::string hop_note;
       if (solve == TriangularSolve::levels && hops > 0) {
+        const double us_per_hop = 1e6 * analysis / static_cast<double>(hops);
         row["analysis_hops"] = hops;
-        row["analysis_us_per_hop"] = 1e6 * analysis / static_cast<double>(hops);
-        hop_note = fmt::format(" ({} hops, {:.2f} us a hop)", hops, 1e6 * analysis / static_cast<double>(hops));
+        row["analysis_us_per_hop"] = us_per_hop;
+        hop_note = fmt::format(" ({} hops, {:.2f} us a hop)", hops, us_per_hop);
       }
       rows.push_back(std::move(row));
       std::cout << fmt::format("  triangular {:7s} {:9s} levels {:6d}: analysis {:8.3f} ms{}, layout {:7.3f} ms, "
