@@ -61,9 +61,11 @@ struct OneBlockLevel {
   const int* group_rows = nullptr;
 };
 
-/// The threads of one_block_vcycle's block; each level has at most one_block_rows rows.
+/// The threads of one_block_vcycle's block; each level has at most one_block_rows rows: two a
+/// thread (on an H200 a level of 1953 rows took 12 µs in the block, one of 3901 rows 32 µs, where
+/// a level of 15 k rows takes 16 µs as kernels).
 constexpr int one_block_threads = 1024;
-constexpr int one_block_rows = 4096;
+constexpr int one_block_rows = 2 * one_block_threads;
 
 /// The V-cycle from levels[0] down, in one kernel of one block: the same steps as GAMG's kernel
 /// by kernel (Jacobi sweeps damped by `weight`, `sweeps` before and after the correction, which is
