@@ -2,8 +2,11 @@
 // without a preconditioner: Q = A P with the k p.q fused; alpha_j; r_j -= alpha_j q_j with |r_j|_1
 // and r_j.z_j; each system's residual test and beta_j; x_j += alpha_j p_j and p_j = z_j + beta_j p_j
 // in one pass. Each system's scalars live in a device state of its own; a system that stopped has
-// alpha and beta unused and its vectors untouched. The host reads the k states after each batch,
-// sizes the next from the residuals' fall (DeviceCg's rule), and queues no more once none runs. Across ranks
+// alpha and beta unused and its vectors untouched. From the second solve on, the start and the
+// iterations replay CUDA graphs, and the iterations run as DeviceCg's device loop (while any system
+// runs: most of the last solve's count unrolled, then the loop); otherwise the host reads the k
+// states after each batch, sizes the next from the residuals' fall (DeviceCg's rule), and queues
+// no more once none runs. Across ranks
 // (the DeviceCg's DeviceRanks) each product adds the halo's couplings of all k vectors at once
 // (one exchange of k values a face) and their share of the fused p.q, and every reduction gathers
 // every rank's totals, as the single CG does.
@@ -114,8 +117,8 @@ __global__ void __launch_bounds__(reduce_block)
 }
 
 template <int K>
-__global__ void __launch_bounds__(finalize_block) block_initial_finalize(const double* __restrict__ partials,
-                                                                         int count, CgState* state, CgStop stop) {
+__global__ void __launch_bounds__(finalize_block)
+    block_initial_finalize(const double* __restrict__ partials, int count, CgState* state, CgStop stop, int* any) {
   const Sums<3 * K> s = reduce_partials<3 * K>(partials, count);
   if (threadIdx.x != 0) return;
 #pragma unroll
@@ -128,18 +131,19 @@ __global__ void __launch_bounds__(finalize_block) block_initial_finalize(const d
     st.x_pending = 0;
     set_status(&st, cg_status_after(st.residual, st.residual, 0, stop));
   }
+  *any = any_running<K>(state);
 }
 
 /// alpha_j = r_j.z_j / p_j.q_j for each running system, unless p.q fails the breakdown test. Every
 /// x update of the previous iteration is done by now (block_direction_kernel ran before this).
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const double* __restrict__ partials, int count,
-                                                                       CgState* state) {
-  const bool any = any_running<K>(state);
+                                                                       CgState* state, int* any) {
+  const bool some = any_running<K>(state);
   if (threadIdx.x == 0)
 #pragma unroll
     for (int j = 0; j < K; ++j) state[j].x_pending = 0;
-  if (!any) return;
+  if (!some) return;
   const Sums<K> s = reduce_partials<K>(partials, count);
   if (threadIdx.x != 0) return;
 #pragma unroll
@@ -153,6 +157,7 @@ __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const dou
       st.alpha = st.rz / s.v[j];
     }
   }
+  *any = any_running<K>(state);
 }
 
 /// r_j -= alpha_j q_j for the running systems; partials of |r_j| and r_j.z_j (at 2j, 2j + 1).
@@ -189,10 +194,12 @@ __global__ void __launch_bounds__(reduce_block)
   write_block_partials<2 * K>(of_system<K>(f.system, mine), partials, gridDim.x, blockIdx.x);
 }
 
-/// Each running system's residual, stopping tests and beta.
+/// Each running system's residual, stopping tests and beta; *any: whether one still runs (the
+/// device loop's test).
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_residual_finalize(const double* __restrict__ partials,
-                                                                          int count, CgState* state, CgStop stop) {
+                                                                          int count, CgState* state, CgStop stop,
+                                                                          int* any) {
   if (!any_running<K>(state)) return;
   const Sums<2 * K> s = reduce_partials<2 * K>(partials, count);
   if (threadIdx.x != 0) return;
@@ -210,6 +217,7 @@ __global__ void __launch_bounds__(finalize_block) block_residual_finalize(const 
       st.rz = s.v[2 * j + 1];
     }
   }
+  *any = any_running<K>(state);
 }
 
 /// x_j += alpha_j p_j (the iteration just tested), then, for the systems still running,
@@ -258,6 +266,7 @@ struct DeviceBlockCg::Impl {
         q(x.size()),
         partials(static_cast<std::size_t>(std::max(3 * k * vector_grid(n), k * spmv.dot_partial_count()))),
         state(k),
+        any(1),
         pinned(static_cast<std::size_t>(k)),
         check(true) {}
 
@@ -267,16 +276,125 @@ struct DeviceBlockCg::Impl {
   int k;
   DeviceBuffer<double> x, b, r, p, q, partials;
   DeviceBuffer<CgState> state;
+  DeviceBuffer<int> any;         ///< whether a system still runs (the finalize kernels write it)
   PinnedBuffer<CgState> pinned;  ///< the k states at a check
   Event check;
   Event loop_start, loop_end;
   double iterations_ms = 0.0;
   int last_iterations = 0;
+  CouplingDot couplings;  ///< across ranks, the last product's share of p.q
+
+  // --- the start and the iterations from CUDA graphs, as DeviceCg's: captured from the second
+  //     solve (the first makes, collectively and outside any capture, the halo's transport of k
+  //     vectors), again where the kernels' arguments change
+  GraphExec start_graph, batch_graph, single_graph, loop_graph;
+  const double* graph_m_inv = nullptr;
+  CgStop graph_stop{};
+  bool solved_once = false;
+  bool graphs_failed = false;  ///< a launch could not be captured: direct launches
+  bool loop_failed = false;    ///< no device loop (no conditional nodes): batches
+  bool device_loop = true;
+  bool looped = false;
 
   cudaStream_t stream() const { return cg.stream(); }
+  DeviceRanks* ranks() const { return cg.ranks(); }
   std::vector<SolverPerformance> iterate(const SolverSettings& settings);
   template <int K>
   std::vector<SolverPerformance> iterate_k(const SolverSettings& settings);
+
+  /// Q = A P (with the halo's couplings across ranks); with_dot: the p_j.q_j partials, their
+  /// count (fused in the product; across ranks the couplings add their share at the totals).
+  template <int K>
+  int multiply(const double* in, double* out, bool with_dot) {
+    cudaStream_t s = stream();
+    if (ranks()) ranks()->start_halo(in, s, K);
+    spmv.apply_block(K, in, out, with_dot ? partials.data() : nullptr, s);
+    if (ranks()) couplings = ranks()->finish_halo(out, s, K, with_dot ? in : nullptr);
+    return spmv.dot_partial_count();
+  }
+
+  /// What a finalize reduces: the `values` values' count partials, or every rank's totals.
+  std::pair<const double*, int> over_ranks(int count, int values, CouplingDot more = {}) {
+    if (!ranks()) return {partials.data(), count};
+    return {ranks()->gather_totals(partials.data(), count, values, stream(), more), ranks()->communicator().size()};
+  }
+
+  /// x̄_j; R = B - AX; P = M^-1 R; the initial residuals and stopping tests.
+  template <int K>
+  void enqueue_start(const double* m_inv, CgStop stop) {
+    cudaStream_t s = stream();
+    const int grid = vector_grid(n);
+    multiply<K>(x.data(), q.data(), false);
+    block_sum_kernel<K><<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_sum_kernel);
+    const auto sums = over_ranks(grid, K);
+    block_mean_finalize<K><<<1, finalize_block, 0, s>>>(ranks() ? ranks()->total_rows() : n, sums.first, sums.second,
+                                                        state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_mean_finalize);
+    block_initial_kernel<K><<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), cg.row_sums_device(), m_inv,
+                                                          r.data(), p.data(), state.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_initial_kernel);
+    const auto initial = over_ranks(grid, 3 * K);
+    block_initial_finalize<K><<<1, finalize_block, 0, s>>>(initial.first, initial.second, state.data(), stop,
+                                                           any.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_initial_finalize);
+  }
+
+  template <int K>
+  void enqueue_iteration(const double* m_inv, CgStop stop) {
+    cudaStream_t s = stream();
+    const int grid = vector_grid(n);
+    const int count = multiply<K>(p.data(), q.data(), true);
+    const auto pq = over_ranks(count, K, couplings);
+    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(pq.first, pq.second, state.data(), any.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_alpha_finalize);
+    block_update_kernel<K><<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_update_kernel);
+    const auto rr = over_ranks(grid, 2 * K);
+    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(rr.first, rr.second, state.data(), stop, any.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_residual_finalize);
+    block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_direction_kernel);
+  }
+
+  /// (Re)capture the graphs where the kernels' arguments changed; false where none can be used.
+  template <int K>
+  bool graphs_ready(const double* m_inv, CgStop stop) {
+    if (!solved_once || graphs_failed) return false;
+    // --- across ranks over MPI no graph: its host waits cannot be captured
+    if (ranks() && !ranks()->capturable()) return false;
+    const bool current = start_graph.valid() && batch_graph.valid() && single_graph.valid() &&
+                         graph_m_inv == m_inv && graph_stop.tolerance == stop.tolerance &&
+                         graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter;
+    if (current) return true;
+    cudaStream_t s = stream();
+    const bool captured =
+        start_graph.capture(s, [&] { enqueue_start<K>(m_inv, stop); }) &&
+        batch_graph.capture(s, [&] {
+          for (int it = 0; it < check_interval; ++it) enqueue_iteration<K>(m_inv, stop);
+        }) &&
+        single_graph.capture(s, [&] { enqueue_iteration<K>(m_inv, stop); });
+    // across ranks all capture or none does: every rank must queue the same exchanges
+    graphs_failed = ranks() ? !ranks()->communicator().all(captured) : !captured;
+    const bool loop = !graphs_failed &&
+                      loop_graph.capture_while(s, any.data(), 1, [&] { enqueue_iteration<K>(m_inv, stop); });
+    loop_failed = ranks() ? !ranks()->communicator().all(loop) : !loop;
+    graph_m_inv = m_inv;
+    graph_stop = stop;
+    return !graphs_failed;
+  }
+
+  /// Queue `count` iterations, from the graphs where they are ready.
+  template <int K>
+  void enqueue_iterations(int count, bool graphs, const double* m_inv, CgStop stop) {
+    cudaStream_t s = stream();
+    if (!graphs) {
+      for (int it = 0; it < count; ++it) enqueue_iteration<K>(m_inv, stop);
+      return;
+    }
+    for (int it = 0; it < count / check_interval; ++it) batch_graph.launch(s);
+    for (int it = 0; it < count % check_interval; ++it) single_graph.launch(s);
+  }
 };
 
 template <int K>
@@ -285,6 +403,7 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   std::vector<SolverPerformance> perf(K);
   for (auto& one : perf) one.solver_name = solver_name(settings.preconditioner, spmv.format_name());
   iterations_ms = 0.0;
+  looped = false;
   if (n == 0) {
     for (auto& one : perf) one.converged = true;
     return perf;
@@ -293,84 +412,53 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   const CgStop stop = cg_stop(settings);
   const double* m_inv = jacobi ? cg.inverse_diagonal_device() : nullptr;
   cudaStream_t s = stream();
-  const int grid = vector_grid(n);
-  DeviceRanks* ranks = cg.ranks();
-
-  /// Q = A P (with the halo's couplings across ranks); with_dot: the p_j.q_j partials, their count
-  /// (fused in the product; across ranks the couplings add their share at the totals).
-  CouplingDot couplings;
-  const auto multiply = [&](const double* in, double* out, bool with_dot) {
-    if (ranks) ranks->start_halo(in, s, K);
-    spmv.apply_block(K, in, out, with_dot ? partials.data() : nullptr, s);
-    if (ranks) couplings = ranks->finish_halo(out, s, K, with_dot ? in : nullptr);
-    return spmv.dot_partial_count();
-  };
-  /// What a finalize reduces: the `values` values' count partials, or every rank's totals.
-  const auto over_ranks = [&](int count, int values, CouplingDot more = {}) -> std::pair<const double*, int> {
-    if (!ranks) return {partials.data(), count};
-    return {ranks->gather_totals(partials.data(), count, values, s, more), ranks->communicator().size()};
-  };
-
-  // --- x̄_j; R = B - AX; P = M^-1 R; the initial residuals and stopping tests
-  multiply(x.data(), q.data(), false);
-  block_sum_kernel<K><<<grid, reduce_block, 0, s>>>(n, x.data(), partials.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(block_sum_kernel);
-  const auto sums = over_ranks(grid, K);
-  block_mean_finalize<K><<<1, finalize_block, 0, s>>>(ranks ? ranks->total_rows() : n, sums.first, sums.second,
-                                                      state.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(block_mean_finalize);
-  block_initial_kernel<K><<<grid, reduce_block, 0, s>>>(n, b.data(), q.data(), cg.row_sums_device(), m_inv, r.data(),
-                                                        p.data(), state.data(), partials.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(block_initial_kernel);
-  const auto initial = over_ranks(grid, 3 * K);
-  block_initial_finalize<K><<<1, finalize_block, 0, s>>>(initial.first, initial.second, state.data(), stop);
-  FVMMINI_CUDA_CHECK_LAUNCH(block_initial_finalize);
-
-  const auto enqueue_iteration = [&] {
-    const int count = multiply(p.data(), q.data(), true);
-    const auto pq = over_ranks(count, K, couplings);
-    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(pq.first, pq.second, state.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(block_alpha_finalize);
-    block_update_kernel<K><<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(block_update_kernel);
-    const auto rr = over_ranks(grid, 2 * K);
-    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(rr.first, rr.second, state.data(), stop);
-    FVMMINI_CUDA_CHECK_LAUNCH(block_residual_finalize);
-    block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(block_direction_kernel);
-  };
-  // --- batches as DeviceCg::run_batches: the first one fewer than the last solve took, each
-  //     waited for, the next sized from the residuals' fall to end short of the last system's
-  //     stopping point (an iteration past it still multiplies all K vectors)
-  loop_start.record(s);
   const int max_iter = stop.max_iter;
-  std::vector<CgState> last(K);  // each system's state at the last check (before the first: its initial residual)
-  int queued = 0;
-  int batch = std::clamp(last_iterations > 0 ? last_iterations - 1 : check_interval, 1, std::max(1, max_iter));
-  while (true) {
-    batch = std::min(batch, max_iter - queued);
-    for (int it = 0; it < batch; ++it) enqueue_iteration();
-    queued += batch;
-    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), state.data(), K * sizeof(CgState), cudaMemcpyDeviceToHost, s));
-    check.record(s);
-    check.synchronize();
-    if (queued >= max_iter) break;
-    int next = 0;  // none running: done
-    for (int j = 0; j < K; ++j) {
-      const CgState& now = pinned[j];
-      if (!running(now)) continue;
-      next = std::max(next, cg_next_batch(now.iterations - last[j].iterations,
-                                          last[j].iterations == 0 ? now.initial_residual : last[j].residual,
-                                          now.residual, now.initial_residual, stop, check_interval,
-                                          cg_batch_cap(queued, check_interval, false)));
-      last[j] = now;
+
+  const bool graphs = graphs_ready<K>(m_inv, stop);
+  if (graphs)
+    start_graph.launch(s);
+  else
+    enqueue_start<K>(m_inv, stop);
+  loop_start.record(s);
+  looped = graphs && device_loop && !loop_failed;
+  if (looped) {
+    // --- Jacobi-PCG's iteration is a few kernels, which the loop's relaunch slows: most of the
+    //     last solve's count unrolled first (cg_loop_lead), then the loop to the end
+    enqueue_iterations<K>(cg_loop_lead(last_iterations, check_interval, max_iter), true, m_inv, stop);
+    loop_graph.launch(s);
+  } else {
+    // --- batches as DeviceCg::run_batches: the first one fewer than the last solve took, each
+    //     waited for, the next sized from the residuals' fall to end short of the last system's
+    //     stopping point (an iteration past it still multiplies all K vectors)
+    std::vector<CgState> last(K);  // each system's state at the last check (before the first: its initial residual)
+    int queued = 0;
+    int batch = std::clamp(last_iterations > 0 ? last_iterations - 1 : check_interval, 1, std::max(1, max_iter));
+    while (true) {
+      batch = std::min(batch, max_iter - queued);
+      enqueue_iterations<K>(batch, graphs, m_inv, stop);
+      queued += batch;
+      FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), state.data(), K * sizeof(CgState), cudaMemcpyDeviceToHost, s));
+      check.record(s);
+      check.synchronize();
+      if (queued >= max_iter) break;
+      int next = 0;  // none running: done
+      for (int j = 0; j < K; ++j) {
+        const CgState& now = pinned[j];
+        if (!running(now)) continue;
+        next = std::max(next, cg_next_batch(now.iterations - last[j].iterations,
+                                            last[j].iterations == 0 ? now.initial_residual : last[j].residual,
+                                            now.residual, now.initial_residual, stop, check_interval,
+                                            cg_batch_cap(queued, check_interval, false)));
+        last[j] = now;
+      }
+      if (next == 0) break;
+      batch = next;
     }
-    if (next == 0) break;
-    batch = next;
   }
   loop_end.record(s);
   loop_end.synchronize();
   iterations_ms = loop_end.elapsed_since(loop_start);
+  solved_once = true;
 
   // --- the states after the last queued kernel
   std::vector<CgState> final_state(K);
@@ -414,6 +502,8 @@ int DeviceBlockCg::vectors() const { return impl_->k; }
 double* DeviceBlockCg::x_device() { return impl_->x.data(); }
 double* DeviceBlockCg::b_device() { return impl_->b.data(); }
 double DeviceBlockCg::last_iterations_ms() const { return impl_->iterations_ms; }
+void DeviceBlockCg::set_device_loop(bool on) { impl_->device_loop = on; }
+bool DeviceBlockCg::last_solve_looped() const { return impl_->looped; }
 
 std::vector<SolverPerformance> DeviceBlockCg::solve(std::span<double> x, std::span<const double> b,
                                                     const SolverSettings& settings) {

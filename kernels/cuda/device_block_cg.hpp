@@ -30,8 +30,9 @@ class DeviceBlockCg {
   int vectors() const;
 
   /// Solve the k systems, x and b of k n values interleaved by row (x: the guesses in, the
-  /// solutions out), preconditioner none or diagonal. The host queues iterations in batches and
-  /// reads the k states between them, as DeviceCg does.
+  /// solutions out), preconditioner none or diagonal. As DeviceCg: from the second solve on, the
+  /// iterations loop on the device while a system runs; else the host queues them in batches and
+  /// reads the k states between them.
   /// @return the k performance records (fields left empty)
   /// @throws SolverError as DeviceCg::solve, for the first system that fails; CudaError for another
   ///         preconditioner
@@ -43,6 +44,10 @@ class DeviceBlockCg {
   double* b_device();
   /// Device time of the last solve's iterations (events), milliseconds.
   double last_iterations_ms() const;
+  /// Whether solves may run their iterations as the device loop (the default) or in batches.
+  void set_device_loop(bool on);
+  /// Whether the last solve ran as the device loop.
+  bool last_solve_looped() const;
 
  private:
   struct Impl;

@@ -2,11 +2,14 @@
 // once): for every format that has one, each of k vectors interleaved by row multiplies as the
 // float64 face loop does, its fused dot products sum to x_j . y_j, and a format or k without it is
 // a clear error. The block CG: each system as its own DeviceCg solve (iterations to one, solution
-// to rounding), systems that stop apart included; the cuda solver's solve_block in mesh order.
+// to rounding), systems that stop apart included; from its second solve the device loop and the
+// batches from graphs give the bits of the first solve's direct launches; the cuda solver's
+// solve_block in mesh order.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -161,6 +164,69 @@ TEST_F(CudaBlockSpmv, TheBlockCgSolvesEachSystemAsItsOwnSolveDoes) {
         }
         EXPECT_LT(together[0].iterations, together[1].iterations);
       }
+}
+
+// The first solve launches its kernels directly; later ones replay graphs, in the device loop or
+// in batches: every mode the same bits, and a new tolerance (graphs captured again) a fresh
+// solver's answer.
+TEST_F(CudaBlockSpmv, RepeatSolvesGiveTheFirstSolvesBitsInTheDeviceLoopAndInBatches) {
+  const LduMatrix m = test::box_matrix(24, 20, 18, 35);
+  const label n = m.n_rows();
+  constexpr int k = 3;
+  for (const char* format : {"staircase", "sell"}) {
+    SCOPED_TRACE(format);
+    const PreparedFormat prepared = prepare_format(m, format, "rcm", {});
+    cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+    std::vector<double> diagonal(n);
+    permute_to_new(prepared.permutation, m.diag, diagonal);
+    cuda::DeviceCg single(device, diagonal);
+    // --- system 0 starts near its solution, so the systems stop apart
+    std::vector<double> b(static_cast<std::size_t>(n) * k), x0(b.size(), 0.0);
+    const std::vector<double> near = test::random_vector(n, 97);
+    std::vector<double> b0(n);
+    device.multiply(near, b0);
+    for (int j = 0; j < k; ++j) {
+      const std::vector<double> bj = j == 0 ? b0 : test::random_vector(n, 98 + j);
+      for (label i = 0; i < n; ++i) {
+        b[static_cast<std::size_t>(i) * k + j] = bj[i];
+        if (j == 0) x0[static_cast<std::size_t>(i) * k] = near[i] + 1e-6 * std::sin(0.1 * i);
+      }
+    }
+    SolverSettings s;
+    s.preconditioner = Preconditioner::diagonal;
+    s.tolerance = 1e-10;
+    const auto solve = [&](cuda::DeviceBlockCg& block, std::vector<double>& x) {
+      x = x0;
+      return block.solve(x, b, s);
+    };
+    cuda::DeviceBlockCg block(single, k);
+    std::vector<double> first_x, x;
+    const std::vector<SolverPerformance> first = solve(block, first_x);
+    EXPECT_FALSE(block.last_solve_looped());
+    EXPECT_LT(first[0].iterations, first[1].iterations);
+    for (const bool loop : {true, false, true}) {
+      block.set_device_loop(loop);
+      const std::vector<SolverPerformance> again = solve(block, x);
+      EXPECT_EQ(block.last_solve_looped(), loop) << "loop " << loop;
+      for (int j = 0; j < k; ++j) {
+        EXPECT_EQ(again[j].iterations, first[j].iterations) << "loop " << loop << ", system " << j;
+        EXPECT_EQ(again[j].final_residual, first[j].final_residual) << "loop " << loop << ", system " << j;
+      }
+      EXPECT_EQ(std::memcmp(x.data(), first_x.data(), x.size() * sizeof(double)), 0) << "loop " << loop;
+    }
+    // --- a new tolerance: the graphs captured again, the answer a fresh solver's first solve's
+    s.tolerance = 1e-6;
+    const std::vector<SolverPerformance> looser = solve(block, x);
+    EXPECT_TRUE(block.last_solve_looped());
+    cuda::DeviceBlockCg fresh(single, k);
+    std::vector<double> fresh_x;
+    const std::vector<SolverPerformance> expected = solve(fresh, fresh_x);
+    for (int j = 0; j < k; ++j) {
+      EXPECT_EQ(looser[j].iterations, expected[j].iterations) << "system " << j;
+      EXPECT_LT(looser[j].iterations, first[j].iterations + (j == 0 ? 1 : 0)) << "system " << j;
+    }
+    EXPECT_EQ(std::memcmp(x.data(), fresh_x.data(), x.size() * sizeof(double)), 0);
+  }
 }
 
 TEST_F(CudaBlockSpmv, TheCudaSolverSolvesComponentsTogetherInMeshOrder) {
