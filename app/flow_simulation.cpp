@@ -135,7 +135,7 @@ class FlowSimulation final : public Simulation {
         settings_(incompressible_settings(c)),
         steady_(read_settings<SteadyStateSettings>(c, "steadyState")),
         output_(c, context, mesh, geometry, global_cell) {
-    auto timing = timer.measure("setup");
+    auto operators_timing = timer.measure("operators");
     const Communicator& ranks = *context.ranks;
     IncompressibleSettings local = settings_;
     if (ranks.distributed()) {  // the reference cell's number on the rank that has it, -1 elsewhere
@@ -144,6 +144,8 @@ class FlowSimulation final : public Simulation {
           at != global_cell.end() && *at == settings_.reference_cell ? static_cast<label>(at - global_cell.begin()) : -1;
     }
     operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks);
+    operators_timing.stop();
+    auto timing = timer.measure("solver setup");
     step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"));
   }
 

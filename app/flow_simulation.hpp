@@ -10,7 +10,7 @@
 
 namespace fvmmini {
 
-/// The flow operators and step (both linear solvers built once), timing "setup".
+/// The flow operators (timed as "operators") and step (both linear solvers built once: "solver setup").
 /// @throws SolverSetupError (naming the field) for solver settings that do not fit a matrix
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
                                                  const Mesh& mesh, const MeshGeometry& geometry,

@@ -85,7 +85,8 @@ TEST(RunIncompressible, RunsToSteadyStateAndWritesSamplesAndSummary) {
   EXPECT_GT(summary["solves"]["p"]["solves"].get<long long>(), 100);
   std::vector<std::string> phases;
   for (const auto& phase : summary["phases"]) phases.push_back(phase["phase"]);
-  for (const char* name : {"momentum", "pressure assembly", "pressure solve", "correction", "output"})
+  for (const char* name :
+       {"operators", "solver setup", "momentum", "pressure assembly", "pressure solve", "correction", "output"})
     EXPECT_NE(std::find(phases.begin(), phases.end(), name), phases.end()) << name;
 
   // --- centrelines.csv: a header and 129 points on each of the two lines
