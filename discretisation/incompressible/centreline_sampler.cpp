@@ -2,11 +2,129 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
 
 namespace fvmmini {
+
+namespace {
+
+/// The cell centres sorted into a uniform grid of buckets over their bounding box, about two
+/// centres a bucket, for nearest-centre queries that look at the buckets around a point only.
+class CentreGrid {
+ public:
+  explicit CentreGrid(std::span<const Vec3> centres) : centres_(centres) {
+    const auto n = static_cast<double>(centres.size());
+    lo_ = Vec3{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+               std::numeric_limits<double>::max()};
+    Vec3 hi = -lo_;
+    for (const Vec3& c : centres)
+      for (int i = 0; i < 3; ++i) {
+        lo_[i] = std::min(lo_[i], c[i]);
+        hi[i] = std::max(hi[i], c[i]);
+      }
+    // --- a bucket side h from the extents that are not flat (a 2-D mesh's centres share one z,
+    //     up to rounding), at most about 4 n + 64 buckets
+    const double largest = std::max({hi[0] - lo_[0], hi[1] - lo_[1], hi[2] - lo_[2], 0.0});
+    std::array<bool, 3> flat{};
+    double measure = 1.0;
+    int dims = 0;
+    for (int i = 0; i < 3; ++i) {
+      flat[i] = !(hi[i] - lo_[i] > 1e-9 * largest);
+      if (flat[i]) continue;
+      measure *= hi[i] - lo_[i];
+      ++dims;
+    }
+    const double h = dims > 0 ? std::pow(measure / std::max(1.0, n / 2.0), 1.0 / dims) : 1.0;
+    for (int i = 0; i < 3; ++i)
+      buckets_[i] = flat[i] ? 1 : static_cast<int>(std::clamp(std::floor((hi[i] - lo_[i]) / h), 1.0, 1024.0));
+    while (static_cast<double>(buckets_[0]) * buckets_[1] * buckets_[2] > 4.0 * n + 64.0) {
+      int& most = *std::max_element(buckets_.begin(), buckets_.end());
+      most = std::max(1, most / 2);
+    }
+    for (int i = 0; i < 3; ++i) side_[i] = buckets_[i] > 1 ? (hi[i] - lo_[i]) / buckets_[i] : 0.0;
+    // --- counting sort of the centres by bucket, each bucket's cells in ascending order
+    start_.assign(static_cast<std::size_t>(buckets_[0]) * buckets_[1] * buckets_[2] + 1, 0);
+    for (const Vec3& c : centres) ++start_[bucket_of(c) + 1];
+    for (std::size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
+    cells_.resize(centres.size());
+    std::vector<std::int64_t> next(start_.begin(), start_.end() - 1);
+    for (label c = 0; c < static_cast<label>(centres.size()); ++c) cells_[next[bucket_of(centres[c])]++] = c;
+  }
+
+  /// The cell whose centre is nearest to p, the lowest number among those within tie of the
+  /// least squared distance; its squared distance in d2. None (-1) without cells.
+  label nearest(const Vec3& p, double tie, double& d2) const {
+    std::array<int, 3> home{};
+    for (int i = 0; i < 3; ++i) home[i] = coordinate(p, i);
+    // --- buckets ring by ring (Chebyshev distance r from p's): a centre in ring r + 1 or beyond
+    //     is at least r times the smallest bucket side away
+    double least = std::numeric_limits<double>::max();
+    std::vector<std::pair<double, label>> near;  // every centre seen within tie of the least so far
+    double side = std::numeric_limits<double>::max();
+    for (int i = 0; i < 3; ++i)
+      if (buckets_[i] > 1) side = std::min(side, side_[i]);
+    const int rings = std::max({buckets_[0], buckets_[1], buckets_[2]});
+    for (int r = 0; r < rings; ++r) {
+      if (r > 0 && least < std::numeric_limits<double>::max()) {
+        const double reach = (r - 1) * side;
+        if (reach * reach > least + tie) break;
+      }
+      visit_ring(home, r, [&](label c) {
+        const Vec3 d = centres_[c] - p;
+        const double dc = dot(d, d);
+        if (dc > least + tie) return;
+        least = std::min(least, dc);
+        near.emplace_back(dc, c);
+      });
+    }
+    label best = -1;
+    for (const auto& [dc, c] : near)
+      if (dc <= least + tie && (best < 0 || c < best)) best = c;
+    d2 = least;
+    return best;
+  }
+
+ private:
+  int coordinate(const Vec3& x, int i) const {
+    if (buckets_[i] == 1) return 0;
+    return static_cast<int>(std::clamp(std::floor((x[i] - lo_[i]) / side_[i]), 0.0, buckets_[i] - 1.0));
+  }
+  std::size_t bucket_of(const Vec3& x) const {
+    return (static_cast<std::size_t>(coordinate(x, 2)) * buckets_[1] + coordinate(x, 1)) * buckets_[0] +
+           coordinate(x, 0);
+  }
+  /// visit(c) for every cell of the buckets at Chebyshev distance exactly r from home.
+  template <class Visit>
+  void visit_ring(const std::array<int, 3>& home, int r, Visit&& visit) const {
+    std::array<int, 3> from{}, to{};
+    for (int i = 0; i < 3; ++i) {
+      from[i] = std::max(0, home[i] - r);
+      to[i] = std::min(buckets_[i] - 1, home[i] + r);
+    }
+    for (int z = from[2]; z <= to[2]; ++z)
+      for (int y = from[1]; y <= to[1]; ++y)
+        for (int x = from[0]; x <= to[0]; ++x) {
+          if (std::max({std::abs(x - home[0]), std::abs(y - home[1]), std::abs(z - home[2])}) != r) continue;
+          const std::size_t b = (static_cast<std::size_t>(z) * buckets_[1] + y) * buckets_[0] + x;
+          for (std::int64_t k = start_[b]; k < start_[b + 1]; ++k) visit(cells_[k]);
+        }
+  }
+
+  std::span<const Vec3> centres_;
+  Vec3 lo_;
+  std::array<int, 3> buckets_{};
+  std::array<double, 3> side_{};
+  std::vector<std::int64_t> start_;
+  std::vector<label> cells_;
+};
+
+}  // namespace
 
 std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points, const Communicator& comm) {
   Vec3 lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
@@ -37,11 +155,10 @@ CentrelineSampler::CentrelineSampler(const MeshGeometry& g, std::vector<SampleLi
       point_line_.push_back(static_cast<int>(l));
     }
   }
-  // --- nearest cell centre of each point (brute force, once). Centres equally near up to rounding
-  //     (a point on a face between two cells) go to the lower cell number, so that the choice does
-  //     not depend on how the centres were rounded (a rank's part computes its own)
+  // --- nearest cell centre of each point (once, through a grid of buckets). Centres equally near
+  //     up to rounding (a point on a face between two cells) go to the lower cell number, so that
+  //     the choice does not depend on how the centres were rounded (a rank's part computes its own)
   const auto n_points = static_cast<std::ptrdiff_t>(points_.size());
-  const auto n_cells = static_cast<label>(g.cell_centres.size());
   std::vector<double> tie(n_points);
   for (std::ptrdiff_t k = 0; k < n_points; ++k) {
     const Vec3 span = lines_[point_line_[k]].end - lines_[point_line_[k]].start;
@@ -49,16 +166,10 @@ CentrelineSampler::CentrelineSampler(const MeshGeometry& g, std::vector<SampleLi
   }
   cells_.assign(n_points, 0);
   std::vector<double> nearest(n_points, std::numeric_limits<double>::max());
+  if (!g.cell_centres.empty()) {
+    const CentreGrid grid(g.cell_centres);
 #pragma omp parallel for schedule(dynamic, 4)
-  for (std::ptrdiff_t k = 0; k < n_points; ++k) {
-    for (label c = 0; c < n_cells; ++c) {
-      const Vec3 d = g.cell_centres[c] - points_[k];
-      const double d2 = dot(d, d);
-      if (d2 < nearest[k] - tie[k]) {
-        nearest[k] = d2;
-        cells_[k] = c;
-      }
-    }
+    for (std::ptrdiff_t k = 0; k < n_points; ++k) cells_[k] = grid.nearest(points_[k], tie[k], nearest[k]);
   }
   // --- across ranks the same rule: of the ranks' nearest, the lowest whole-mesh cell among equals (a
   //     part keeps its cells' order, so its own choice is the lowest of its equals)
