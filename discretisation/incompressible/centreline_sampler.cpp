@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -53,7 +52,7 @@ class CentreGrid {
     for (const Vec3& c : centres) ++start_[bucket_of(c) + 1];
     for (std::size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
     cells_.resize(centres.size());
-    std::vector<std::int64_t> next(start_.begin(), start_.end() - 1);
+    std::vector<label> next(start_.begin(), start_.end() - 1);
     for (label c = 0; c < static_cast<label>(centres.size()); ++c) cells_[next[bucket_of(centres[c])]++] = c;
   }
 
@@ -112,7 +111,7 @@ class CentreGrid {
         for (int x = from[0]; x <= to[0]; ++x) {
           if (std::max({std::abs(x - home[0]), std::abs(y - home[1]), std::abs(z - home[2])}) != r) continue;
           const std::size_t b = (static_cast<std::size_t>(z) * buckets_[1] + y) * buckets_[0] + x;
-          for (std::int64_t k = start_[b]; k < start_[b + 1]; ++k) visit(cells_[k]);
+          for (label k = start_[b]; k < start_[b + 1]; ++k) visit(cells_[k]);
         }
   }
 
@@ -120,7 +119,7 @@ class CentreGrid {
   Vec3 lo_;
   std::array<int, 3> buckets_{};
   std::array<double, 3> side_{};
-  std::vector<std::int64_t> start_;
+  std::vector<label> start_;  ///< per bucket, its first entry of cells_ (n_cells fits a label)
   std::vector<label> cells_;
 };
 
