@@ -125,12 +125,9 @@ void count_cell_types(const Mesh& mesh, const CellFaceLists& cells, MeshCheckRep
 
 void find_bounding_box(const Mesh& mesh, MeshCheckReport& r) {
   if (mesh.points.empty()) return;
-  r.bounding_box_min = r.bounding_box_max = mesh.points.front();
-  for (const auto& p : mesh.points)
-    for (int d = 0; d < 3; ++d) {
-      r.bounding_box_min[d] = std::min(r.bounding_box_min[d], p[d]);
-      r.bounding_box_max[d] = std::max(r.bounding_box_max[d], p[d]);
-    }
+  const Bounds b = bounds_of(mesh.points);
+  r.bounding_box_min = b.lo;
+  r.bounding_box_max = b.hi;
 }
 
 /// Boundary openness: sum Sf / sum |Sf| over boundary faces, zero for a closed domain.

@@ -1,7 +1,10 @@
 #pragma once
 // A 3-vector of doubles: points, face centres, area vectors, velocities.
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 
 namespace fvmmini {
 
@@ -29,5 +32,21 @@ constexpr Vec3 cross(const Vec3& a, const Vec3& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 inline double mag(const Vec3& a) { return std::sqrt(dot(a, a)); }
+
+/// The smallest box that holds the points (without points, lo above hi: the largest double and
+/// its negative).
+struct Bounds {
+  Vec3 lo, hi;
+};
+inline Bounds bounds_of(std::span<const Vec3> points) {
+  constexpr double big = std::numeric_limits<double>::max();
+  Bounds b{{big, big, big}, {-big, -big, -big}};
+  for (const Vec3& p : points)
+    for (int i = 0; i < 3; ++i) {
+      b.lo[i] = std::min(b.lo[i], p[i]);
+      b.hi[i] = std::max(b.hi[i], p[i]);
+    }
+  return b;
+}
 
 }  // namespace fvmmini

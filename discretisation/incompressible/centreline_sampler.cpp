@@ -19,14 +19,9 @@ class CentreGrid {
  public:
   explicit CentreGrid(std::span<const Vec3> centres) : centres_(centres) {
     const auto n = static_cast<double>(centres.size());
-    lo_ = Vec3{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
-               std::numeric_limits<double>::max()};
-    Vec3 hi = -lo_;
-    for (const Vec3& c : centres)
-      for (int i = 0; i < 3; ++i) {
-        lo_[i] = std::min(lo_[i], c[i]);
-        hi[i] = std::max(hi[i], c[i]);
-      }
+    const Bounds box = bounds_of(centres);
+    lo_ = box.lo;
+    const Vec3& hi = box.hi;
     // --- a bucket side h from the extents that are not flat (a 2-D mesh's centres share one z,
     //     up to rounding), at most about 4 n + 64 buckets
     const double largest = std::max({hi[0] - lo_[0], hi[1] - lo_[1], hi[2] - lo_[2], 0.0});
@@ -126,13 +121,7 @@ class CentreGrid {
 }  // namespace
 
 std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points, const Communicator& comm) {
-  Vec3 lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
-  Vec3 hi = -lo;
-  for (const Vec3& p : mesh.points)
-    for (int i = 0; i < 3; ++i) {
-      lo[i] = std::min(lo[i], p[i]);
-      hi[i] = std::max(hi[i], p[i]);
-    }
+  auto [lo, hi] = bounds_of(mesh.points);
   for (int i = 0; i < 3; ++i) {
     lo[i] = -comm.max(-lo[i]);
     hi[i] = comm.max(hi[i]);
