@@ -19,7 +19,9 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
   const label n_internal = mesh.n_internal_faces();
   face_coeffs_.resize(n_internal);
   corrections_.resize(mesh.n_faces());
+  bool orthogonal = true;
   // --- internal faces: coefficient |S|/(n.d), n.d bounded below by 0.05|d| as OpenFOAM does
+#pragma omp parallel for schedule(static) reduction(&& : orthogonal)
   for (label f = 0; f < n_internal; ++f) {
     const Vec3& sf = g.face_areas[f];
     const double area = mag(sf);
@@ -29,7 +31,7 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
     face_coeffs_[f] = area / nd;
     // --- k = n - d/(n.d): zero on orthogonal faces
     corrections_[f] = area * (n - d / nd);
-    if (mag(corrections_[f]) > 1e-10 * area) orthogonal_ = false;
+    if (mag(corrections_[f]) > 1e-10 * area) orthogonal = false;
   }
   // --- boundary faces: d from the owner's centre to the face centre, or on a processor face to
   //     the centre of the cell across
@@ -41,6 +43,7 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
       far_end[processor_faces_[k] - n_internal] = processor_far_end_[k];
   }
   boundary_coeffs_.resize(mesh.n_faces() - n_internal);
+#pragma omp parallel for schedule(static) reduction(&& : orthogonal)
   for (label f = n_internal; f < mesh.n_faces(); ++f) {
     const Vec3& sf = g.face_areas[f];
     const double area = mag(sf);
@@ -49,8 +52,9 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
     const double nd = std::max(dot(n, d), 0.05 * mag(d));
     boundary_coeffs_[f - n_internal] = area / nd;
     corrections_[f] = area * (n - d / nd);
-    if (mag(corrections_[f]) > 1e-10 * area) orthogonal_ = false;
+    if (mag(corrections_[f]) > 1e-10 * area) orthogonal = false;
   }
+  orthogonal_ = orthogonal;
 }
 
 void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a) const {

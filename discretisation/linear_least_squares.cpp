@@ -1,6 +1,9 @@
 #include "discretisation/linear_least_squares.hpp"
 
 #include <algorithm>
+#include <cstdint>
+
+#include "mesh/cell_face_lists.hpp"
 
 namespace fvmmini {
 
@@ -36,24 +39,38 @@ Vec3 multiply(const Sym3& m, const Vec3& v) {
 LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, std::span<const Vec3> across)
     : mesh_(mesh),
       geometry_(g),
-      inverse_(mesh.n_cells, Sym3{}),
+      inverse_(mesh.n_cells),
       far_end_(g.face_centres.begin() + mesh.n_internal_faces(), g.face_centres.end()) {
   std::copy(across.begin(), across.end(), far_end_.begin());
-  // --- G_P = sum w d d^T over internal faces (both sides) and non-empty boundary faces
-  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
-    const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
-    const double w = 1.0 / dot(d, d);
-    add_outer(inverse_[mesh.owner[f]], d, w);
-    add_outer(inverse_[mesh.neighbour[f]], d, w);
-  }
-  for (const Patch& patch : mesh.patches) {
-    if (patch.type == "empty") continue;
-    for (label f = patch.start; f < patch.start + patch.size; ++f) {
-      const Vec3 d = far_end_[f - mesh.n_internal_faces()] - g.cell_centres[mesh.owner[f]];
-      add_outer(inverse_[mesh.owner[f]], d, 1.0 / dot(d, d));
+  const label n_internal = mesh.n_internal_faces();
+  std::vector<char> fitted(mesh.n_faces() - n_internal, 0);  // per boundary face: not of an empty patch
+  for (const Patch& patch : mesh.patches)
+    if (patch.type != "empty") std::fill_n(fitted.begin() + (patch.start - n_internal), patch.size, 1);
+  // --- G_P = sum w d d^T over internal faces (both sides, d from owner to neighbour) and fitted
+  //     boundary faces, cell by cell in parallel; each cell's faces in ascending order (its owned
+  //     and neighboured internal faces merged, then its boundary faces), as one pass over the
+  //     faces adds them, so the same sums to the bit
+  const CellFaceLists cells = cell_face_lists(mesh);
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    Sym3 sum{};
+    const std::int64_t owned_end = cells.start[c] + cells.owned[c], last = cells.start[c + 1];
+    std::int64_t o = cells.start[c], k = owned_end;
+    while (true) {
+      const bool owned = o < owned_end && cells.faces[o] < n_internal, neighboured = k < last;
+      if (!owned && !neighboured) break;
+      const label f = owned && (!neighboured || cells.faces[o] < cells.faces[k]) ? cells.faces[o++] : cells.faces[k++];
+      const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
+      add_outer(sum, d, 1.0 / dot(d, d));
     }
+    for (; o < owned_end; ++o) {
+      const label f = cells.faces[o];
+      if (!fitted[f - n_internal]) continue;
+      const Vec3 d = far_end_[f - n_internal] - g.cell_centres[c];
+      add_outer(sum, d, 1.0 / dot(d, d));
+    }
+    inverse_[c] = invert(sum);
   }
-  for (auto& m : inverse_) m = invert(m);
 }
 
 Vec3 LinearLeastSquares::weight(label cell, label face) const {

@@ -17,6 +17,7 @@ std::vector<double> rhie_chow_times(const Mesh& mesh, label n_coupled, std::span
                                     std::span<const double> weights, std::span<const double> volume,
                                     std::span<const double> base_diagonal) {
   std::vector<double> d(mesh.n_faces());
+#pragma omp parallel for schedule(static)
   for (label f = 0; f < mesh.n_faces(); ++f) {
     const label o = mesh.owner[f];
     if (f < n_coupled) {
@@ -122,6 +123,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   for (label c = 0; c < n_cells; ++c) helmholtz.diag[c] += g.cell_volumes[c];
   const LinearLeastSquares least_squares(mesh, g, ghost_centres);
   least_squares_weights.resize(cells.faces().size());
+#pragma omp parallel for schedule(static)
   for (label c = 0; c < n_cells; ++c)
     for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
       least_squares_weights[k] = least_squares.weight(c, cells.faces()[k]);

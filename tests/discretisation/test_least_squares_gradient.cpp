@@ -1,8 +1,11 @@
 // The least-squares fits: the quadratic one exact for gradients and Hessians of quadratic fields,
 // the linear one's weights exact for gradients of linear fields, on tetrahedra, mixed cells,
-// polyhedra and a 2-D mesh.
+// polyhedra and a 2-D mesh, and the same to the bit on one thread as on several.
 
 #include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cstring>
 
 #include "discretisation/least_squares_gradient.hpp"
 #include "discretisation/linear_least_squares.hpp"
@@ -82,6 +85,30 @@ TEST(LinearLeastSquares, WeightsAreExactForLinearFields) {
     EXPECT_LT(linear_weights_error(mesh, Vec3{0.3, -1.2, 2.5}), 1e-7) << mesh.description;
   // 2-D: the empty direction's component comes out zero
   EXPECT_LT(linear_weights_error(testing::unit_box(6, 1), Vec3{0.3, -1.2, 0.0}), 1e-7);
+}
+
+TEST(LinearLeastSquares, WeightsAreTheSameOnOneThreadAsOnSeveral) {
+  // G is summed cell by cell in parallel, over each cell's faces in the order one pass over the
+  // faces takes them
+  const std::string fixtures = FVMMINI_FIXTURES_DIR;
+  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"), testing::unit_box(6, 1)}) {
+    const MeshGeometry g = compute_geometry(mesh);
+    const auto weights = [&](int threads) {
+      const int before = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      const LinearLeastSquares fit(mesh, g);
+      omp_set_num_threads(before);
+      std::vector<Vec3> w;
+      for (label f = 0; f < mesh.n_faces(); ++f) {
+        w.push_back(fit.weight(mesh.owner[f], f));
+        if (f < mesh.n_internal_faces()) w.push_back(fit.weight(mesh.neighbour[f], f));
+      }
+      return w;
+    };
+    const std::vector<Vec3> one = weights(1), several = weights(3);
+    ASSERT_EQ(one.size(), several.size());
+    EXPECT_EQ(std::memcmp(one.data(), several.data(), one.size() * sizeof(Vec3)), 0) << mesh.description;
+  }
 }
 
 }  // namespace
