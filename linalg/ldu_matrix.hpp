@@ -31,6 +31,9 @@ struct RowFaces {
 };
 RowFaces row_faces(const LduAddressing& a);
 
+/// Each row's stored entries: the diagonal and one per face that touches it.
+std::vector<label> row_lengths(const LduAddressing& a);
+
 struct LduMatrix {
   std::shared_ptr<const LduAddressing> addressing;
   std::vector<double> diag;   ///< one per row

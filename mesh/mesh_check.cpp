@@ -87,7 +87,9 @@ void check_boundary_definition(const Mesh& mesh, MeshCheckReport& r) {
 
 void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
   std::vector<char> used(mesh.points.size(), 0);
-  for (label v : mesh.face_vertices) used[v] = 1;
+  const auto n_vertices = static_cast<std::int64_t>(mesh.face_vertices.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n_vertices; ++k) used[mesh.face_vertices[k]] = 1;  // all write the same
   r.n_unused_points = static_cast<label>(std::count(used.begin(), used.end(), 0));
   if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
 }
@@ -178,13 +180,18 @@ void check_closed_cells(const CellAreaSums& sums, MeshCheckReport& r) {
 }
 
 void check_face_areas(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  r.min_face_area = mesh.n_faces() > 0 ? std::numeric_limits<double>::max() : 0.0;
+  double min_area = mesh.n_faces() > 0 ? std::numeric_limits<double>::max() : 0.0, max_area = r.max_face_area;
+  label zero_area = 0;
+#pragma omp parallel for schedule(static) reduction(min : min_area) reduction(max : max_area) reduction(+ : zero_area)
   for (label f = 0; f < mesh.n_faces(); ++f) {
     const double a = mag(g.face_areas[f]);
-    r.min_face_area = std::min(r.min_face_area, a);
-    r.max_face_area = std::max(r.max_face_area, a);
-    if (a < vsmall) ++r.n_zero_area_faces;
+    min_area = std::min(min_area, a);
+    max_area = std::max(max_area, a);
+    if (a < vsmall) ++zero_area;
   }
+  r.min_face_area = min_area;
+  r.max_face_area = max_area;
+  r.n_zero_area_faces = zero_area;
   if (r.n_zero_area_faces > 0) r.failures.push_back(fmt::format("{} faces with zero area", r.n_zero_area_faces));
 }
 
@@ -206,12 +213,17 @@ void check_cell_volumes(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport
 
 /// Area vectors point out of the owner: d.Sf > 0 on internal faces, (Cf - C).Sf > 0 on boundary ones.
 void check_face_orientation(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  for (label f = 0; f < mesh.n_internal_faces(); ++f)
-    if (!(dot(centre_to_centre(mesh, g, f), g.face_areas[f]) > 0.0)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
-  for (label f = mesh.n_internal_faces(); f < mesh.n_faces(); ++f) {
-    const Vec3 cpf = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
-    if (!(dot(cpf, g.face_areas[f]) > 0.0)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
-  }
+  const auto wrongly_oriented = [&](label f) {
+    const Vec3 d = f < mesh.n_internal_faces() ? centre_to_centre(mesh, g, f)
+                                               : g.face_centres[f] - g.cell_centres[mesh.owner[f]];
+    return !(dot(d, g.face_areas[f]) > 0.0);
+  };
+  // --- counted on every thread; the first offenders listed in face order only where there are any
+  label wrong = 0;
+#pragma omp parallel for schedule(static) reduction(+ : wrong)
+  for (label f = 0; f < mesh.n_faces(); ++f) wrong += wrongly_oriented(f);
+  for (label f = 0; wrong > 0 && f < mesh.n_faces(); ++f)
+    if (wrongly_oriented(f)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
   if (r.n_wrongly_oriented_faces > 0)
     r.failures.push_back(fmt::format("{} wrongly oriented faces (area vector not pointing out of the owner): {}", r.n_wrongly_oriented_faces,
                                      list_text(r.wrongly_oriented_faces, r.n_wrongly_oriented_faces)));
@@ -284,6 +296,9 @@ std::array<bool, 3> solution_directions(const Mesh& mesh, const MeshGeometry& g)
 void check_aspect_ratio(const Mesh& mesh, const MeshGeometry& g, const CellAreaSums& sums, MeshCheckReport& r) {
   const std::array<bool, 3> solution_dir = solution_directions(mesh, g);
   const int n_dims = solution_dir[0] + solution_dir[1] + solution_dir[2];
+  double max_aspect = r.max_aspect_ratio;
+  label high_aspect = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_aspect) reduction(+ : high_aspect)
   for (label c = 0; c < mesh.n_cells; ++c) {
     const Vec3& sum_mag = sums.sum_mag[c];
     double min_cmpt = std::numeric_limits<double>::max(), max_cmpt = -std::numeric_limits<double>::max();
@@ -297,9 +312,11 @@ void check_aspect_ratio(const Mesh& mesh, const MeshGeometry& g, const CellAreaS
       const double v = std::max(rootvsmall, g.cell_volumes[c]);
       aspect = std::max(aspect, (sum_mag.x + sum_mag.y + sum_mag.z) / 6.0 / std::pow(v, 2.0 / 3.0));
     }
-    r.max_aspect_ratio = std::max(r.max_aspect_ratio, aspect);
-    if (aspect > aspect_threshold) ++r.n_high_aspect_ratio_cells;
+    max_aspect = std::max(max_aspect, aspect);
+    if (aspect > aspect_threshold) ++high_aspect;
   }
+  r.max_aspect_ratio = max_aspect;
+  r.n_high_aspect_ratio_cells += high_aspect;
   if (r.n_high_aspect_ratio_cells > 0)
     r.warnings.push_back(fmt::format("{} cells with aspect ratio above {}", r.n_high_aspect_ratio_cells, aspect_threshold));
 }

@@ -1,5 +1,8 @@
 #include "discretisation/incompressible/cell_faces.hpp"
 
+#include <algorithm>
+#include <atomic>
+
 namespace fvmmini {
 
 CellFaces::CellFaces(const Mesh& mesh) {
@@ -9,27 +12,30 @@ CellFaces::CellFaces(const Mesh& mesh) {
     if (patch.type == "empty")
       for (label f = patch.start; f < patch.start + patch.size; ++f) skip[f] = 1;
 
-  // --- count faces per cell, then fill in face order (owner +1, neighbour -1)
+  // --- count faces per cell and place them on every thread, then sort each cell's run: face
+  //     order, as one pass over the faces fills it (owner +1, neighbour -1)
+  const label n_faces = mesh.n_faces();
   offsets_.assign(mesh.n_cells + 1, 0);
-  for (label f = 0; f < mesh.n_faces(); ++f) {
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f) {
     if (skip[f]) continue;
-    ++offsets_[mesh.owner[f] + 1];
-    if (f < n_internal) ++offsets_[mesh.neighbour[f] + 1];
+    std::atomic_ref<label>(offsets_[mesh.owner[f] + 1]).fetch_add(1, std::memory_order_relaxed);
+    if (f < n_internal) std::atomic_ref<label>(offsets_[mesh.neighbour[f] + 1]).fetch_add(1, std::memory_order_relaxed);
   }
   for (label c = 0; c < mesh.n_cells; ++c) offsets_[c + 1] += offsets_[c];
   faces_.resize(offsets_.back());
   signs_.resize(offsets_.back());
   std::vector<label> fill(offsets_.begin(), offsets_.end() - 1);
-  for (label f = 0; f < mesh.n_faces(); ++f) {
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f) {
     if (skip[f]) continue;
-    const label o = fill[mesh.owner[f]]++;
-    faces_[o] = f;
-    signs_[o] = 1.0;
-    if (f < n_internal) {
-      const label n = fill[mesh.neighbour[f]]++;
-      faces_[n] = f;
-      signs_[n] = -1.0;
-    }
+    faces_[std::atomic_ref<label>(fill[mesh.owner[f]]).fetch_add(1, std::memory_order_relaxed)] = f;
+    if (f < n_internal) faces_[std::atomic_ref<label>(fill[mesh.neighbour[f]]).fetch_add(1, std::memory_order_relaxed)] = f;
+  }
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    std::sort(faces_.begin() + offsets_[c], faces_.begin() + offsets_[c + 1]);
+    for (label k = offsets_[c]; k < offsets_[c + 1]; ++k) signs_[k] = mesh.owner[faces_[k]] == c ? 1.0 : -1.0;
   }
 }
 

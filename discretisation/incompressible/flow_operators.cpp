@@ -184,6 +184,7 @@ FlowState FlowOperators::initial_state() const {
   state.flux.assign(mesh.n_faces(), 0.0);
   const flow::Faces F = faces();
   const flow::Components<const double> u{{state.velocity[0].data(), state.velocity[1].data(), state.velocity[2].data()}};
+#pragma omp parallel for schedule(static)
   for (label f = 0; f < F.n_faces; ++f) {
     if (f >= F.n_internal) {
       const FlowPatchType kind = flow::boundary_kind(F, f);

@@ -1,6 +1,7 @@
 #include "linalg/multigrid/agglomeration.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -83,34 +84,51 @@ std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector
 
 Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<label> coarse_of, label n_coarse) {
   Agglomeration a;
-  a.face_map.resize(fine.n_faces());
-  // --- faces between two groups, bucketed by the lower group
+  const label n_faces = fine.n_faces();
+  a.face_map.resize(n_faces);
+  // --- faces between two groups, bucketed by the lower group (counted and placed on every
+  //     thread; each bucket is sorted below, so the order they land in does not matter)
   std::vector<label> ptr(n_coarse + 1, 0);
-  for (label f = 0; f < fine.n_faces(); ++f) {
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f) {
     const label cl = coarse_of[fine.lower[f]], cu = coarse_of[fine.upper[f]];
-    if (cl != cu) ++ptr[std::min(cl, cu) + 1];
+    if (cl != cu) std::atomic_ref<label>(ptr[std::min(cl, cu) + 1]).fetch_add(1, std::memory_order_relaxed);
   }
   for (label c = 0; c < n_coarse; ++c) ptr[c + 1] += ptr[c];
   std::vector<std::pair<label, label>> bucket(ptr[n_coarse]);  // (upper group, fine face)
   std::vector<label> next(ptr.begin(), ptr.end() - 1);
-  for (label f = 0; f < fine.n_faces(); ++f) {
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f) {
     const label cl = coarse_of[fine.lower[f]], cu = coarse_of[fine.upper[f]];
     if (cl == cu)
       a.face_map[f] = -1 - cl;
     else
-      bucket[next[std::min(cl, cu)]++] = {std::max(cl, cu), f};
+      bucket[std::atomic_ref<label>(next[std::min(cl, cu)]).fetch_add(1, std::memory_order_relaxed)] = {std::max(cl, cu), f};
   }
-  // --- one coarse face per (lower, upper) pair, sorted
-  auto coarse = std::make_shared<LduAddressing>();
-  coarse->n_rows = n_coarse;
+  // --- one coarse face per (lower, upper) pair, in that order: each bucket sorted, its distinct
+  //     upper groups counted, and the faces numbered from those counts' running sum
+  std::vector<label> first_face(n_coarse + 1, 0);
+#pragma omp parallel for schedule(dynamic, 4096)
   for (label c = 0; c < n_coarse; ++c) {
     std::sort(bucket.begin() + ptr[c], bucket.begin() + ptr[c + 1]);
+    for (label k = ptr[c]; k < ptr[c + 1]; ++k)
+      if (k == ptr[c] || bucket[k].first != bucket[k - 1].first) ++first_face[c + 1];
+  }
+  for (label c = 0; c < n_coarse; ++c) first_face[c + 1] += first_face[c];
+  auto coarse = std::make_shared<LduAddressing>();
+  coarse->n_rows = n_coarse;
+  coarse->lower.resize(first_face[n_coarse]);
+  coarse->upper.resize(first_face[n_coarse]);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (label c = 0; c < n_coarse; ++c) {
+    label face = first_face[c] - 1;
     for (label k = ptr[c]; k < ptr[c + 1]; ++k) {
       if (k == ptr[c] || bucket[k].first != bucket[k - 1].first) {
-        coarse->lower.push_back(c);
-        coarse->upper.push_back(bucket[k].first);
+        ++face;
+        coarse->lower[face] = c;
+        coarse->upper[face] = bucket[k].first;
       }
-      a.face_map[bucket[k].second] = coarse->n_faces() - 1;
+      a.face_map[bucket[k].second] = face;
     }
   }
   a.coarse_of = std::move(coarse_of);

@@ -9,11 +9,7 @@ namespace fvmmini {
 
 RowLengthStats row_length_stats(const LduAddressing& addressing) {
   const label n = addressing.n_rows;
-  std::vector<label> length(n, 1);
-  for (label f = 0; f < addressing.n_faces(); ++f) {
-    ++length[addressing.lower[f]];
-    ++length[addressing.upper[f]];
-  }
+  const std::vector<label> length = row_lengths(addressing);
   RowLengthStats s;
   if (n == 0) return s;
   s.min = *std::min_element(length.begin(), length.end());

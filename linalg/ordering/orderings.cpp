@@ -147,12 +147,7 @@ Permutation group_by_row_length(const LduAddressing& addressing, const Permutati
   if (base.size() != n)
     throw std::invalid_argument("group_by_row_length: permutation of " + std::to_string(base.size()) +
                                 " indices for " + std::to_string(n) + " rows");
-  // --- row length = 1 + faces touching the row
-  std::vector<label> length(n, 1);
-  for (label f = 0; f < addressing.n_faces(); ++f) {
-    ++length[addressing.lower[f]];
-    ++length[addressing.upper[f]];
-  }
+  std::vector<label> length = row_lengths(addressing);
   // --- stable counting sort of base's order by length (key max - length when descending)
   const label max_length = n > 0 ? *std::max_element(length.begin(), length.end()) : 0;
   if (descending)

@@ -1,8 +1,9 @@
 // GAMG on the reference backend: the pairwise agglomeration groups every cell, the coarse
 // matrices equal the Galerkin product R A R^T formed densely, the V-cycle is a symmetric positive
 // definite operator (so CG stays valid), PCG converges with it in far fewer iterations than
-// Jacobi on structured and unstructured matrices, a value refresh equals a fresh set-up, and bad
-// settings or matrices are clear errors.
+// Jacobi on structured and unstructured matrices, a value refresh equals a fresh set-up, bad
+// settings or matrices are clear errors, and the coarse addressing (built on every thread) is the
+// same on one thread as on several.
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include "registry/preconditioner.hpp"
 #include "solvers/linear_solver.hpp"
 #include "tests/linalg/matrix_generators.hpp"
+#include "tests/linalg/omp_threads.hpp"
 
 namespace fvmmini {
 namespace {
@@ -71,6 +73,28 @@ TEST(Agglomeration, APairingGroupsEveryCellAndHalvesTheLevel) {
       EXPECT_GE(n_coarse, m.n_rows() / 4);
       EXPECT_LE(n_coarse, (m.n_rows() + 1) * 2 / 3);
     }
+  }
+}
+
+TEST(Agglomeration, TheCoarseAddressingIsTheSameOnOneThreadAsOnSeveral) {
+  // faces counted and placed on every thread land in any order: the buckets' sort must undo it
+  for (const LduMatrix& m : {poisson_box(12), random_matrix(3000, 6, 5)}) {
+    std::vector<double> weights(m.upper.size());
+    for (std::size_t f = 0; f < weights.size(); ++f) weights[f] = std::abs(m.upper[f]);
+    label n_coarse = 0;
+    const std::vector<label> coarse_of = pair_agglomerate(*m.addressing, weights, true, n_coarse);
+    const auto build = [&](int threads) {
+      const test::Threads scope(threads);
+      return agglomerate_addressing(*m.addressing, coarse_of, n_coarse);
+    };
+    const Agglomeration one = build(1), several = build(3);
+    EXPECT_EQ(one.face_map, several.face_map);
+    EXPECT_EQ(one.coarse->lower, several.coarse->lower);
+    EXPECT_EQ(one.coarse->upper, several.coarse->upper);
+    // --- the coarse faces sorted by (lower, upper), each pair once, as LduAddressing asks
+    for (label f = 1; f < one.coarse->n_faces(); ++f)
+      EXPECT_LT(std::make_pair(one.coarse->lower[f - 1], one.coarse->upper[f - 1]),
+                std::make_pair(one.coarse->lower[f], one.coarse->upper[f]));
   }
 }
 

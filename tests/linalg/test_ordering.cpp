@@ -1,6 +1,6 @@
 // Orderings and permutations: round trips, bijections, LDU and CSR permutation with
 // their slot maps, bandwidth reduction, the Staircase ordering, a second matrix on one addressing
-// taking the last ordering, statistics.
+// taking the last ordering, statistics, each row's faces (listed on every thread) in face order.
 
 #include <gtest/gtest.h>
 
@@ -18,6 +18,7 @@
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "matrix_generators.hpp"
+#include "omp_threads.hpp"
 
 namespace fvmmini {
 namespace {
@@ -295,6 +296,28 @@ TEST(Orderings, ASecondMatrixOnTheSameAddressingTakesTheLastOrdering) {
 TEST(Orderings, RandomIsSeeded) {
   EXPECT_EQ(random_ordering(100, 3).new_to_old, random_ordering(100, 3).new_to_old);
   EXPECT_NE(random_ordering(100, 3).new_to_old, random_ordering(100, 4).new_to_old);
+}
+
+TEST(RowFaces, EachRowListsItsFacesInFaceOrderOnOneThreadAsOnSeveral) {
+  for (const LduMatrix& m : {test::box_matrix(9, 7, 5, 1), test::random_matrix(2000, 6, 4)}) {
+    const LduAddressing& a = *m.addressing;
+    // --- the list a single pass over the faces makes
+    std::vector<std::vector<label>> expected(a.n_rows);
+    for (label f = 0; f < a.n_faces(); ++f) {
+      expected[a.lower[f]].push_back(f);
+      expected[a.upper[f]].push_back(f);
+    }
+    for (const int threads : {1, 3}) {
+      const test::Threads scope(threads);
+      const RowFaces r = row_faces(a);
+      ASSERT_EQ(static_cast<label>(r.ptr.size()), a.n_rows + 1);
+      for (label i = 0; i < a.n_rows; ++i)
+        EXPECT_EQ(std::vector<label>(r.faces.begin() + r.ptr[i], r.faces.begin() + r.ptr[i + 1]), expected[i])
+            << "row " << i << ", " << threads << " threads";
+      const std::vector<label> lengths = row_lengths(a);
+      for (label i = 0; i < a.n_rows; ++i) EXPECT_EQ(lengths[i], 1 + static_cast<label>(expected[i].size()));
+    }
+  }
 }
 
 TEST(MatrixStatistics, BandwidthProfileAndRowLengths) {

@@ -1,8 +1,14 @@
 // The projection leaves face fluxes divergence-free to the pressure solver's tolerance:
 // sum|div phi| after the projection is the solver's residual, a small multiple of the
-// tolerance times sum|div phiH| before it.
+// tolerance times sum|div phiH| before it. The cells' face lists the divergence sums over come
+// in face order with their signs, on one thread as on several.
 
 #include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "flow_cases.hpp"
 
@@ -52,6 +58,34 @@ TEST(Continuity, CourantNumberOfAUniformFlux) {
   const CourantNumber co = courant_number(cells, g, phi, 0.25);
   EXPECT_NEAR(co.max, 0.25, 1e-12);
   EXPECT_NEAR(co.mean, 0.25, 1e-12);
+}
+
+TEST(Continuity, EachCellListsItsFacesInFaceOrderWithTheirSigns) {
+  // a 2-D channel (its empty patches left out) and tetrahedra
+  for (const Mesh& mesh : {channel_mesh(9, 5, 3.0), tetrahedral_cavity_mesh()}) {
+    std::vector<char> empty(mesh.n_faces(), 0);
+    for (const Patch& patch : mesh.patches)
+      if (patch.type == "empty") std::fill_n(empty.begin() + patch.start, patch.size, 1);
+    std::vector<std::vector<std::pair<label, double>>> expected(mesh.n_cells);
+    for (label f = 0; f < mesh.n_faces(); ++f) {
+      if (empty[f]) continue;
+      expected[mesh.owner[f]].emplace_back(f, 1.0);
+      if (f < mesh.n_internal_faces()) expected[mesh.neighbour[f]].emplace_back(f, -1.0);
+    }
+    for (const int threads : {1, 3}) {
+      const int before = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      const CellFaces cells(mesh);
+      omp_set_num_threads(before);
+      ASSERT_EQ(cells.n_cells(), mesh.n_cells);
+      for (label c = 0; c < mesh.n_cells; ++c) {
+        std::vector<std::pair<label, double>> listed;
+        for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
+          listed.emplace_back(cells.faces()[k], cells.signs()[k]);
+        EXPECT_EQ(listed, expected[c]) << "cell " << c << ", " << threads << " threads";
+      }
+    }
+  }
 }
 
 TEST(Continuity, ErrorsAreVolumeAveragedAndAccumulate) {
