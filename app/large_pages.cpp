@@ -4,10 +4,16 @@
 // first touch then faults once per 2 MiB instead of once per 4 KiB, and the gathers miss the TLB
 // less: a short run of the 100^3 HPC cavity on the reference backend (2 threads) took 0.67 x the
 // wall time on this project's build machine (a virtual machine, where page faults are slow).
-// Only advice: where the kernel declines, the memory is ordinary. Left out of sanitized builds,
-// whose runtimes own operator new.
+// Only advice: where the kernel declines, the memory is ordinary. The kernel zeroes a page on
+// the thread that first touches it, and a std::vector's value-initialisation is one thread's
+// memset: so such an allocation's pages are first touched here by every OpenMP thread (outside a
+// parallel region; inside one, the caller's threads are busy); a block reserved beyond what its
+// owner fills is then resident in full. Left out of sanitized builds, whose runtimes own
+// operator new.
+#include <omp.h>
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -17,12 +23,22 @@ namespace {
 
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 constexpr std::size_t large_allocation = 4 * huge_page;
+constexpr std::size_t small_page = 4096;
+
+void touch_on_every_thread(void* p, std::size_t size) {
+  if (omp_in_parallel()) return;
+  char* bytes = static_cast<char*>(p);
+  const auto pages = static_cast<std::int64_t>((size + small_page - 1) / small_page);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < pages; ++k) bytes[k * small_page] = 0;
+}
 
 void* allocate(std::size_t size) {
   void* p = nullptr;
   if (size >= large_allocation) {
     if (posix_memalign(&p, huge_page, size) != 0) throw std::bad_alloc();
     madvise(p, size / huge_page * huge_page, MADV_HUGEPAGE);  // whole huge pages inside it only
+    touch_on_every_thread(p, size);
     return p;
   }
   p = std::malloc(size > 0 ? size : 1);

@@ -1,7 +1,11 @@
 // The fvmmini executable's operator new (app/large_pages.cpp, linked into this test alone):
-// large allocations start on a 2 MiB boundary and, where the kernel's THP mode grants them on
-// request, are backed by huge pages once touched.
+// large allocations start on a 2 MiB boundary, are backed by huge pages once touched where the
+// kernel's THP mode grants them on request, and come with their pages already touched (by every
+// OpenMP thread) outside parallel regions, not inside them.
 #include <gtest/gtest.h>
+#include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
@@ -63,6 +67,34 @@ TEST(LargePages, LargeAllocationsStartOnAHugePage) {
   EXPECT_NE(zero, other);
   ::operator delete(zero);
   ::operator delete(other);
+}
+
+/// Of the pages of [p, p + size), how many are resident (mincore).
+std::size_t resident_pages(const void* p, std::size_t size) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t from = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const std::size_t pages = (reinterpret_cast<std::uintptr_t>(p) + size - from + page - 1) / page;
+  std::vector<unsigned char> in_core(pages);
+  if (mincore(reinterpret_cast<void*>(from), pages * page, in_core.data()) != 0) return 0;
+  std::size_t resident = 0;
+  for (unsigned char c : in_core) resident += c & 1;
+  return resident;
+}
+
+TEST(LargePages, LargeAllocationsComeWithTheirPagesTouchedOutsideParallelRegions) {
+  if (!replaced) GTEST_SKIP() << "sanitized build: operator new is the sanitizer's";
+  constexpr std::size_t size = std::size_t{48} << 20;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  // --- new char[] leaves its bytes alone: any resident page was touched by operator new
+  std::unique_ptr<char[]> outside(new char[size]);
+  EXPECT_EQ(resident_pages(outside.get(), size), size / page);
+  std::unique_ptr<char[]> inside;
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    inside.reset(new char[size]);
+  }
+  EXPECT_LT(resident_pages(inside.get(), size), size / page / 2);
 }
 
 TEST(LargePages, TouchedLargeAllocationsAreHugePagesWhereTheKernelGrantsThem) {
