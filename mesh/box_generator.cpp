@@ -1,8 +1,12 @@
 #include "mesh/box_generator.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -88,13 +92,16 @@ Mesh generate_box(const BoxSpec& spec) {
   auto pt = [&](label i, label j, label k) { return i + (nx + 1) * (j + (ny + 1) * k); };
   auto cell = [&](label i, label j, label k) { return i + nx * (j + ny * k); };
 
-  mesh.points.reserve(static_cast<size_t>(layout.counts.points));
+  // --- every array at its size first, then filled on every thread, each entry where a pass in
+  //     order would have put it
+  mesh.points.resize(static_cast<size_t>(layout.counts.points));
+#pragma omp parallel for schedule(static)
   for (label k = 0; k <= nz; ++k)
     for (label j = 0; j <= ny; ++j)
       for (label i = 0; i <= nx; ++i)
-        mesh.points.push_back({spec.min.x + (spec.max.x - spec.min.x) * i / nx,
-                               spec.min.y + (spec.max.y - spec.min.y) * j / ny,
-                               spec.min.z + (spec.max.z - spec.min.z) * k / nz});
+        mesh.points[pt(i, j, k)] = {spec.min.x + (spec.max.x - spec.min.x) * i / nx,
+                                    spec.min.y + (spec.max.y - spec.min.y) * j / ny,
+                                    spec.min.z + (spec.max.z - spec.min.z) * k / nz};
 
   // Vertex loops whose right-hand normal points in +x, +y, +z from the lower corner (i, j, k).
   auto x_face = [&](label i, label j, label k) {
@@ -108,35 +115,65 @@ Mesh generate_box(const BoxSpec& spec) {
   };
   auto reversed = [](std::array<label, 4> f) { return std::array<label, 4>{f[0], f[3], f[2], f[1]}; };
 
-  mesh.owner.reserve(static_cast<size_t>(layout.counts.faces));
-  mesh.neighbour.reserve(static_cast<size_t>(layout.counts.internal_faces));
-  mesh.face_offsets.reserve(static_cast<size_t>(layout.counts.faces) + 1);
-  mesh.face_vertices.reserve(static_cast<size_t>(layout.counts.face_vertices));
-
-  // --- internal faces, upper-triangular: per owner, neighbours +x < +y < +z
-  for (label k = 0; k < nz; ++k)
-    for (label j = 0; j < ny; ++j)
-      for (label i = 0; i < nx; ++i) {
-        const label c = cell(i, j, k);
-        if (i + 1 < nx) { mesh.add_face(x_face(i + 1, j, k), c); mesh.neighbour.push_back(cell(i + 1, j, k)); }
-        if (j + 1 < ny) { mesh.add_face(y_face(i, j + 1, k), c); mesh.neighbour.push_back(cell(i, j + 1, k)); }
-        if (k + 1 < nz) { mesh.add_face(z_face(i, j, k + 1), c); mesh.neighbour.push_back(cell(i, j, k + 1)); }
-      }
-
-  // --- boundary faces, patch by patch, outward normals
-  auto add_side = [&](BoxSide side) {
-    switch (side) {
-      case BoxSide::xmin: for (label k = 0; k < nz; ++k) for (label j = 0; j < ny; ++j) mesh.add_face(reversed(x_face(0, j, k)), cell(0, j, k)); break;
-      case BoxSide::xmax: for (label k = 0; k < nz; ++k) for (label j = 0; j < ny; ++j) mesh.add_face(x_face(nx, j, k), cell(nx - 1, j, k)); break;
-      case BoxSide::ymin: for (label k = 0; k < nz; ++k) for (label i = 0; i < nx; ++i) mesh.add_face(reversed(y_face(i, 0, k)), cell(i, 0, k)); break;
-      case BoxSide::ymax: for (label k = 0; k < nz; ++k) for (label i = 0; i < nx; ++i) mesh.add_face(y_face(i, ny, k), cell(i, ny - 1, k)); break;
-      case BoxSide::zmin: for (label j = 0; j < ny; ++j) for (label i = 0; i < nx; ++i) mesh.add_face(reversed(z_face(i, j, 0)), cell(i, j, 0)); break;
-      case BoxSide::zmax: for (label j = 0; j < ny; ++j) for (label i = 0; i < nx; ++i) mesh.add_face(z_face(i, j, nz), cell(i, j, nz - 1)); break;
-    }
+  // --- every face a quadrilateral: face f's vertices at 4 f
+  const std::int64_t n_faces = layout.counts.faces;
+  mesh.owner.resize(static_cast<size_t>(n_faces));
+  mesh.neighbour.resize(static_cast<size_t>(layout.counts.internal_faces));
+  mesh.face_offsets.resize(static_cast<size_t>(n_faces) + 1);
+  mesh.face_vertices.resize(static_cast<size_t>(layout.counts.face_vertices));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t f = 0; f <= n_faces; ++f) mesh.face_offsets[f] = static_cast<label>(4 * f);
+  auto set_face = [&](std::int64_t f, const std::array<label, 4>& loop, label face_owner) {
+    std::copy(loop.begin(), loop.end(), mesh.face_vertices.begin() + 4 * f);
+    mesh.owner[f] = face_owner;
   };
+
+  // --- internal faces, upper-triangular: per owner, neighbours +x < +y < +z; a row of cells
+  //     (j, k) starts after the faces of the rows before it
+  const label rows = ny * nz;
+  std::vector<std::int64_t> row_start(static_cast<size_t>(rows) + 1, 0);
+  for (label row = 0; row < rows; ++row) {
+    const label j = row % ny, k = row / ny;
+    row_start[row + 1] = row_start[row] + (nx - 1) + (j + 1 < ny ? nx : 0) + (k + 1 < nz ? nx : 0);
+  }
+#pragma omp parallel for schedule(static)
+  for (label row = 0; row < rows; ++row) {
+    const label j = row % ny, k = row / ny;
+    std::int64_t f = row_start[row];
+    for (label i = 0; i < nx; ++i) {
+      const label c = cell(i, j, k);
+      if (i + 1 < nx) { set_face(f, x_face(i + 1, j, k), c); mesh.neighbour[f++] = cell(i + 1, j, k); }
+      if (j + 1 < ny) { set_face(f, y_face(i, j + 1, k), c); mesh.neighbour[f++] = cell(i, j + 1, k); }
+      if (k + 1 < nz) { set_face(f, z_face(i, j, k + 1), c); mesh.neighbour[f++] = cell(i, j, k + 1); }
+    }
+  }
+
+  // --- boundary faces, patch by patch, outward normals; a side's face (a, b) at first + a + b * na
+  auto add_side = [&](BoxSide side, std::int64_t first) {
+    const auto fill = [&](label na, label nb, auto face_at) {
+#pragma omp parallel for schedule(static)
+      for (label b = 0; b < nb; ++b)
+        for (label a = 0; a < na; ++a) {
+          const auto [loop, face_owner] = face_at(a, b);
+          set_face(first + a + static_cast<std::int64_t>(b) * na, loop, face_owner);
+        }
+      return static_cast<std::int64_t>(na) * nb;
+    };
+    using Face = std::pair<std::array<label, 4>, label>;
+    switch (side) {
+      case BoxSide::xmin: return fill(ny, nz, [&](label j, label k) { return Face{reversed(x_face(0, j, k)), cell(0, j, k)}; });
+      case BoxSide::xmax: return fill(ny, nz, [&](label j, label k) { return Face{x_face(nx, j, k), cell(nx - 1, j, k)}; });
+      case BoxSide::ymin: return fill(nx, nz, [&](label i, label k) { return Face{reversed(y_face(i, 0, k)), cell(i, 0, k)}; });
+      case BoxSide::ymax: return fill(nx, nz, [&](label i, label k) { return Face{y_face(i, ny, k), cell(i, ny - 1, k)}; });
+      case BoxSide::zmin: return fill(nx, ny, [&](label i, label j) { return Face{reversed(z_face(i, j, 0)), cell(i, j, 0)}; });
+      case BoxSide::zmax: return fill(nx, ny, [&](label i, label j) { return Face{z_face(i, j, nz), cell(i, j, nz - 1)}; });
+    }
+    return std::int64_t{0};
+  };
+  std::int64_t next = layout.counts.internal_faces;
   for (size_t p = 0; p < layout.patches.size(); ++p) {
     for (int s = 0; s < 6; ++s)
-      if (layout.side_patch[s] == static_cast<int>(p)) add_side(static_cast<BoxSide>(s));
+      if (layout.side_patch[s] == static_cast<int>(p)) next += add_side(static_cast<BoxSide>(s), next);
     mesh.patches.push_back(layout.patches[p]);
   }
   return mesh;
