@@ -1,7 +1,6 @@
 #include "discretisation/linear_least_squares.hpp"
 
 #include <algorithm>
-#include <cstdint>
 
 #include "mesh/cell_face_lists.hpp"
 
@@ -47,28 +46,18 @@ LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, 
   for (const Patch& patch : mesh.patches)
     if (patch.type != "empty") std::fill_n(fitted.begin() + (patch.start - n_internal), patch.size, 1);
   // --- G_P = sum w d d^T over internal faces (both sides, d from owner to neighbour) and fitted
-  //     boundary faces, cell by cell in parallel; each cell's faces in ascending order (its owned
-  //     and neighboured internal faces merged, then its boundary faces), as one pass over the
-  //     faces adds them, so the same sums to the bit
+  //     boundary faces, cell by cell in parallel, each cell's faces in face order as one pass over
+  //     the faces adds them: the same sums to the bit
   const CellFaceLists cells = cell_face_lists(mesh);
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < mesh.n_cells; ++c) {
     Sym3 sum{};
-    const std::int64_t owned_end = cells.start[c] + cells.owned[c], last = cells.start[c + 1];
-    std::int64_t o = cells.start[c], k = owned_end;
-    while (true) {
-      const bool owned = o < owned_end && cells.faces[o] < n_internal, neighboured = k < last;
-      if (!owned && !neighboured) break;
-      const label f = owned && (!neighboured || cells.faces[o] < cells.faces[k]) ? cells.faces[o++] : cells.faces[k++];
-      const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
+    for_each_face_in_face_order(cells, c, [&](label f) {
+      if (f >= n_internal && !fitted[f - n_internal]) return;
+      const Vec3 d = f < n_internal ? g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]]
+                                    : far_end_[f - n_internal] - g.cell_centres[c];
       add_outer(sum, d, 1.0 / dot(d, d));
-    }
-    for (; o < owned_end; ++o) {
-      const label f = cells.faces[o];
-      if (!fitted[f - n_internal]) continue;
-      const Vec3 d = far_end_[f - n_internal] - g.cell_centres[c];
-      add_outer(sum, d, 1.0 / dot(d, d));
-    }
+    });
     inverse_[c] = invert(sum);
   }
 }

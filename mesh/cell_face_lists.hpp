@@ -24,4 +24,14 @@ struct CellFaceLists {
 /// The cells' faces of `mesh` (owner and neighbour indices in range), built in parallel.
 CellFaceLists cell_face_lists(const Mesh& mesh);
 
+/// visit(f) for each face of cell c in ascending face order (its owned and neighboured runs
+/// merged): the order in which one pass over all the faces reaches them.
+template <class Visit>
+void for_each_face_in_face_order(const CellFaceLists& cells, label c, Visit&& visit) {
+  const std::int64_t owned_end = cells.start[c] + cells.owned[c], last = cells.start[c + 1];
+  std::int64_t o = cells.start[c], k = owned_end;
+  while (o < owned_end || k < last)
+    visit(k == last || (o < owned_end && cells.faces[o] < cells.faces[k]) ? cells.faces[o++] : cells.faces[k++]);
+}
+
 }  // namespace fvmmini
