@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/host_transfer.hpp"
 #include "kernels/cuda/l2_window.hpp"
 
 namespace fvmmini::cuda {
@@ -44,23 +45,20 @@ class DeviceBuffer {
     size_ = 0;
   }
 
-  /// Host -> device, complete on return (a pageable cudaMemcpy may still be in flight when it
-  /// returns, and work on non-blocking streams does not wait for it); host.size() must equal size().
+  /// Host -> device, complete on return (copy_to_device); host.size() must equal size().
   void upload(std::span<const T> host) {
     if (host.size() != size_) throw CudaError("DeviceBuffer::upload: size mismatch");
-    if (size_ == 0) return;
-    FVMMINI_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
-    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+    copy_to_device(data_, host.data(), bytes());
   }
   /// Host -> device, ordered in the stream; host must stay valid until the stream reaches it.
   void upload(std::span<const T> host, cudaStream_t stream) {
     if (host.size() != size_) throw CudaError("DeviceBuffer::upload: size mismatch");
     if (size_ > 0) FVMMINI_CUDA_CHECK(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
   }
-  /// Device -> host, synchronous (work on other streams that writes this buffer must be complete).
+  /// Device -> host, complete on return (copy_to_host: after the device's queued work).
   void download(std::span<T> host) const {
     if (host.size() != size_) throw CudaError("DeviceBuffer::download: size mismatch");
-    if (size_ > 0) FVMMINI_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
+    copy_to_host(host.data(), data_, bytes());
   }
 
  private:
