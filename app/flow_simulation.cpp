@@ -86,9 +86,8 @@ class FlowOutput {
     }
 #endif
     if (sampler_) {
-      std::array<std::vector<Vec3>, 3> gradients;
-      operators.velocity_gradients(state, gradients);
-      const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradients,
+      const auto gradient = [&](int i, label c) { return operators.velocity_gradient(state, i, c); };
+      const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradient,
                                             state.pressure, state.pressure_gradient);
       if (ranks_.is_root())
         replace_file_atomically(centreline_file(),

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -42,13 +44,22 @@ class CentreGrid {
       most = std::max(1, most / 2);
     }
     for (int i = 0; i < 3; ++i) side_[i] = buckets_[i] > 1 ? (hi[i] - lo_[i]) / buckets_[i] : 0.0;
-    // --- counting sort of the centres by bucket, each bucket's cells in ascending order
-    start_.assign(static_cast<std::size_t>(buckets_[0]) * buckets_[1] * buckets_[2] + 1, 0);
-    for (const Vec3& c : centres) ++start_[bucket_of(c) + 1];
+    // --- counting sort of the centres by bucket on every thread, each bucket's cells then sorted
+    //     (ascending, as one thread would place them)
+    const auto n_centres = static_cast<label>(centres.size());
+    const auto n_buckets = static_cast<std::int64_t>(buckets_[0]) * buckets_[1] * buckets_[2];
+    start_.assign(static_cast<std::size_t>(n_buckets) + 1, 0);
+#pragma omp parallel for schedule(static)
+    for (label c = 0; c < n_centres; ++c)
+      std::atomic_ref<label>(start_[bucket_of(centres[c]) + 1]).fetch_add(1, std::memory_order_relaxed);
     for (std::size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
     cells_.resize(centres.size());
     std::vector<label> next(start_.begin(), start_.end() - 1);
-    for (label c = 0; c < static_cast<label>(centres.size()); ++c) cells_[next[bucket_of(centres[c])]++] = c;
+#pragma omp parallel for schedule(static)
+    for (label c = 0; c < n_centres; ++c)
+      cells_[std::atomic_ref<label>(next[bucket_of(centres[c])]).fetch_add(1, std::memory_order_relaxed)] = c;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t b = 0; b < n_buckets; ++b) std::sort(cells_.begin() + start_[b], cells_.begin() + start_[b + 1]);
   }
 
   /// The cell whose centre is nearest to p, the lowest number among those within tie of the
@@ -179,7 +190,7 @@ CentrelineSampler::CentrelineSampler(const MeshGeometry& g, std::vector<SampleLi
 }
 
 std::vector<LineSample> CentrelineSampler::sample(const std::array<std::span<const double>, 3>& velocity,
-                                                  const std::array<std::vector<Vec3>, 3>& velocity_gradients,
+                                                  const CellGradient& velocity_gradient,
                                                   std::span<const double> pressure,
                                                   std::span<const Vec3> pressure_gradient) const {
   std::vector<LineSample> samples(points_.size());
@@ -191,7 +202,7 @@ std::vector<LineSample> CentrelineSampler::sample(const std::array<std::span<con
     const label c = cells_[k];
     // --- phi(x) = phi_c + grad phi_c . (x - x_c)
     const Vec3 dx = points_[k] - geometry_.cell_centres[c];
-    for (int i = 0; i < 3; ++i) values[4 * k + i] = velocity[i][c] + dot(velocity_gradients[i][c], dx);
+    for (int i = 0; i < 3; ++i) values[4 * k + i] = velocity[i][c] + dot(velocity_gradient(i, c), dx);
     values[4 * k + 3] = pressure[c] + dot(pressure_gradient[c], dx);
   }
   comm_.sum(values);  // each point from the one rank that has it

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,11 +48,14 @@ class CentrelineSampler {
 
   const std::vector<SampleLine>& lines() const { return lines_; }
 
+  /// The gradient of velocity component i at cell c: asked for the sampled cells alone.
+  using CellGradient = std::function<Vec3(int i, label c)>;
+
   /// Reconstruct U and p at the points (across ranks: every rank gets every point; collective).
-  /// @param[in] velocity the three components per cell; @param[in] velocity_gradients their gradients
+  /// @param[in] velocity the three components per cell; @param[in] velocity_gradient their gradients
   std::vector<LineSample> sample(const std::array<std::span<const double>, 3>& velocity,
-                                 const std::array<std::vector<Vec3>, 3>& velocity_gradients,
-                                 std::span<const double> pressure, std::span<const Vec3> pressure_gradient) const;
+                                 const CellGradient& velocity_gradient, std::span<const double> pressure,
+                                 std::span<const Vec3> pressure_gradient) const;
 
   /// Write "line,coordinate,x,y,z,Ux,Uy,Uz,p", one row per point. Throws std::runtime_error
   /// when the file cannot be written.

@@ -230,6 +230,10 @@ void FlowOperators::velocity_gradients(const FlowState& state, std::array<std::v
   }
 }
 
+Vec3 FlowOperators::velocity_gradient(const FlowState& state, int i, label c) const {
+  return solved[i] ? flow::cell_velocity_gradient(cell_view(), faces(), state.velocity[i].data(), i, c) : Vec3{};
+}
+
 void FlowOperators::pressure_gradient(std::span<const double> p, std::span<double> face_work,
                                       std::span<Vec3> gradient) const {
   const flow::Faces F = faces();

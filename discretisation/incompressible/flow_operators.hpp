@@ -98,6 +98,8 @@ struct FlowOperators {
   /// velocity's ghosts; fills the rank's cells of gradients (sized cells_with_ghosts(); the ghosts
   /// are the caller's to fill).
   void velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const;
+  /// velocity_gradients' value for component i at the rank's cell c alone (the output's samples).
+  Vec3 velocity_gradient(const FlowState& state, int i, label c) const;
   /// The Gauss gradient of p from its face values, on the rank's cells (p with its ghosts).
   /// @param[out] face_work one per face
   void pressure_gradient(std::span<const double> p, std::span<double> face_work, std::span<Vec3> gradient) const;

@@ -1317,10 +1317,9 @@ TEST(DistributedFlow, CentrelinesLikeTheSerialSamples) {
   // --- 25 points a line: many fall between two cells, where the lowest whole-mesh cell wins
   auto samples = [](const FlowOperators& o, FlowStep& f, const Communicator& comm, std::span<const label> global) {
     const CentrelineSampler sampler(o.geometry, cavity_centrelines(o.mesh, 25, comm), comm, global);
-    std::array<std::vector<Vec3>, 3> gradients;
     const FlowState& state = f.state();
-    o.velocity_gradients(state, gradients);
-    return sampler.sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradients, state.pressure,
+    const auto gradient = [&](int i, label c) { return o.velocity_gradient(state, i, c); };
+    return sampler.sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradient, state.pressure,
                           state.pressure_gradient);
   };
   const auto expected = samples(serial_ops, serial, Communicator::serial(), {});

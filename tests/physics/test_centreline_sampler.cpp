@@ -20,8 +20,7 @@ std::vector<label> sampled_cells(const MeshGeometry& g, const std::vector<Sample
   const auto n = g.cell_centres.size();
   std::vector<double> number(n), zero(n, 0.0);
   for (std::size_t c = 0; c < n; ++c) number[c] = static_cast<double>(c);
-  const std::array<std::vector<Vec3>, 3> no_gradients{std::vector<Vec3>(n), std::vector<Vec3>(n),
-                                                      std::vector<Vec3>(n)};
+  const auto no_gradients = [](int, label) { return Vec3{}; };
   std::vector<label> cells;
   for (const LineSample& s : sampler.sample({number, zero, zero}, no_gradients, zero, std::vector<Vec3>(n)))
     cells.push_back(static_cast<label>(s.velocity.x));
