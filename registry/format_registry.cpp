@@ -252,16 +252,31 @@ struct LastOrdering {
 std::mutex last_ordering_mutex;
 LastOrdering last_ordering;
 
+std::vector<std::string> tuned_keys(const FormatUnit& unit, const FormatParameters& parameters);
+
 }  // namespace
 
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
-                              const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer) {
+                              const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
+                              const PreparedFormat* model) {
   // --- fail on an unknown format or bad parameters before the (expensive) ordering; the ordering
   //     does not depend on the keys set-up tunes
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
   const std::string key =
       fmt::format("{} ({}) {} {}", format, format_parameter_text(find_format(format), resolved), ordering, seed);
   const auto t0 = std::chrono::steady_clock::now();
+  // --- the model's structure, where it is this matrix's pattern in this format
+  const bool tuned = timer.milliseconds && !tuned_keys(find_format(format), parameters).empty();
+  if (model && !tuned && !model->tuning.done() && !model->key.empty() && model->key == key && matrix.addressing &&
+      model->addressing == matrix.addressing.get()) {
+    PreparedFormat p = *model;
+    refresh_format_values(matrix, p);
+    p.ordering_seconds = p.csr_seconds = 0.0;
+    p.build_seconds = seconds_since(t0);
+    p.ordering_reused = false;
+    p.copied = true;
+    return p;
+  }
   std::optional<Permutation> base;
   {
     const std::lock_guard lock(last_ordering_mutex);
@@ -278,6 +293,7 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   PreparedFormat p =
       prepare_ordered_format(matrix, format, ordering, parameters, std::move(*base), seconds_since(t0), timer);
   p.ordering_reused = reused;
+  p.key = key;
   return p;
 }
 
@@ -327,6 +343,7 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   PreparedFormat p;
   p.format_name = format;
   p.ordering_name = ordering;
+  p.addressing = matrix.addressing.get();
   p.parameters = resolve_format_parameters(format, parameters, matrix.n_rows());
   const std::vector<std::string> keys = timer.milliseconds ? tuned_keys(unit, parameters) : std::vector<std::string>{};
   const std::vector<FormatParameters> grid = keys.empty() ? std::vector<FormatParameters>{}
@@ -460,6 +477,10 @@ std::string describe(const PreparedFormat& p) {
   const FormatFigures f = p.format.figures();
   const std::string parameters = format_parameter_text(find_format(p.format_name), p.parameters);
   const double tuning = p.tuning.seconds;
+  if (p.copied)
+    return fmt::format("{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms (the previous solver's, copied)",
+                       p.format_name, parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name,
+                       f.padding_ratio, f.footprint_bytes / 1e6, 1e3 * p.build_seconds);
   return fmt::format(
       "{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms (ordering {:.1f}{}, csr {:.1f}, build {:.1f}{})",
       p.format_name, parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name, f.padding_ratio,

@@ -91,6 +91,13 @@ struct PreparedFormat {
   /// prepare_format took the ordering it made last, for the same addressing and keys (the flow
   /// step's second field on one mesh) instead of making it again.
   bool ordering_reused = false;
+  /// prepare_format copied this from a model built on the same addressing with the same keys
+  /// (the flow step's velocity solver for its pressure solver) and refreshed the values:
+  /// build_seconds is the copy's time, ordering and csr none.
+  bool copied = false;
+  /// The addressing it was built on, compared by address only (a model must share it).
+  const LduAddressing* addressing = nullptr;
+  std::string key;  ///< format, its resolved keys, ordering and seed (a model must match it); empty: none
   double csr_seconds = 0.0;       ///< permuted CSR with its slot map
   double build_seconds = 0.0;     ///< the format struct from the CSR
   FormatTuning tuning;            ///< empty unless a key was auto and a timer was given
@@ -127,10 +134,13 @@ FormatParameters mixed_precision_parameters(const std::string& format, const For
 /// the unit accepts for this matrix, repeats merged), each timed by `timer`, the fastest kept
 /// (PreparedFormat::tuning). Without a timer they take their defaults.
 /// @param[in] seed for the "random" ordering
+/// @param[in] model a format prepared before: where it was built on matrix's addressing with the
+///   same format, resolved keys, ordering and seed, and nothing is tuned, it is copied and its
+///   values refreshed from matrix instead (the same pattern's ordering, CSR and build made once)
 /// @throws std::invalid_argument for an unknown format or ordering or bad format parameters
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed = 1,
-                              const SpmvTimer& timer = {});
+                              const SpmvTimer& timer = {}, const PreparedFormat* model = nullptr);
 
 /// The ordering `format` is built on: make_ordering's, except that a format which groups rows by
 /// length given the staircase ordering gets its Cuthill-McKee part (the grouping follows

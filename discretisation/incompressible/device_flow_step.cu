@@ -38,11 +38,12 @@ using Components = flow::Components<double>;
 using ConstComponents = flow::Components<const double>;
 
 /// A field's device solver (across the ranks of comm where there are several); settings that do
-/// not fit its matrix name the field.
+/// not fit its matrix name the field. `same_pattern`: a solver whose format it may copy.
 cuda::DeviceSolver field_solver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
-                                const char* field) {
+                                const char* field, const cuda::DeviceSolver* same_pattern = nullptr) {
   try {
-    return comm.distributed() ? cuda::DeviceSolver(system, settings, comm) : cuda::DeviceSolver(system.local, settings);
+    return comm.distributed() ? cuda::DeviceSolver(system, settings, comm, same_pattern)
+                              : cuda::DeviceSolver(system.local, settings, same_pattern);
   } catch (const std::invalid_argument& e) {
     throw SolverSetupError(field, e.what());
   }
@@ -230,7 +231,7 @@ class DeviceFlowStep final : public FlowStep {
                  const SolverSettings& pressure_settings)
       : FlowStep(ops),
         velocity_solver(field_solver(ops.helmholtz_system, velocity_settings, ops.comm, "U")),
-        pressure_solver(field_solver(ops.pressure_system, pressure_settings, ops.comm, "p")),
+        pressure_solver(field_solver(ops.pressure_system, pressure_settings, ops.comm, "p", &velocity_solver)),
         ghosts_transport(ops.comm.distributed() ? cuda::resolve_transport(pressure_settings.transport, ops.comm)
                                                 : Transport::mpi),
         ghosts(device_ghosts(ops, ghosts_transport)),

@@ -120,15 +120,16 @@ std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return
 
 struct DeviceSolver::Impl {
   /// @param system, comm a rank's piece of a decomposed matrix (matrix its local block), or null
+  /// @param model a format prepare_format may copy, or null
   Impl(const LduMatrix& matrix, const SolverSettings& s, const DistributedLdu* system = nullptr,
-       const Communicator* comm = nullptr)
+       const Communicator* comm = nullptr, const PreparedFormat* model = nullptr)
       : settings(s),
         l2_window(keeps_l2_window(s, matrix.n_rows())),
         prepared(prepare_format(matrix, s.format, s.ordering,
                                 s.precision == Precision::mixed
                                     ? mixed_precision_parameters(s.format, s.format_parameters, *matrix.addressing)
                                     : s.format_parameters,
-                                1, spmv_timer(s.precision, l2_window))),
+                                1, spmv_timer(s.precision, l2_window), model)),
         device(make_device_matrix(prepared, s.precision)),
         new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared.permutation.old_to_new)),
@@ -210,15 +211,18 @@ struct DeviceSolver::Impl {
   std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
 };
 
-DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings) {
+DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings, const DeviceSolver* same_pattern) {
   if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
-  impl_ = std::make_unique<Impl>(matrix, settings);
+  impl_ = std::make_unique<Impl>(matrix, settings, nullptr, nullptr,
+                                 same_pattern ? &same_pattern->impl_->prepared : nullptr);
 }
 
-DeviceSolver::DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm) {
+DeviceSolver::DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
+                           const DeviceSolver* same_pattern) {
   if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
   select_device(comm.node_rank());
-  impl_ = std::make_unique<Impl>(system.local, settings, &system, &comm);
+  impl_ = std::make_unique<Impl>(system.local, settings, &system, &comm,
+                                 same_pattern ? &same_pattern->impl_->prepared : nullptr);
 }
 
 DeviceSolver::~DeviceSolver() = default;

@@ -38,17 +38,19 @@ bool keeps_l2_window(const SolverSettings& settings, label n_rows);
 class DeviceSolver {
  public:
   /// Order and build the format on the host (prepare_format, keys set to auto timed by
-  /// spmv_timer) and upload it once.
+  /// spmv_timer) and upload it once. `same_pattern`: a solver whose format prepare_format may
+  /// copy (the flow step's velocity solver for its pressure solver: one mesh's pattern).
   /// @throws std::invalid_argument for an unknown format, ordering or preconditioner, or a format
   ///         with no CUDA kernel; CudaError when no CUDA device is available
-  DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings);
+  DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings, const DeviceSolver* same_pattern = nullptr);
   /// A rank's piece of a matrix decomposed over comm's ranks (every rank constructs, and then
   /// solves, together): the rank takes its host's GPU by node rank, its block is built and
   /// uploaded as above, and its CG is coupled to the other ranks through the processor interfaces
   /// by settings.transport (resolve_transport); the preconditioner acts on the rank's block.
   /// Solves take the rank's rows. comm must outlive the solver.
   /// @throws as above; SolverError for a transport this build or these ranks cannot use
-  DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm);
+  DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
+               const DeviceSolver* same_pattern = nullptr);
   ~DeviceSolver();
   DeviceSolver(DeviceSolver&&) noexcept;
   DeviceSolver(const DeviceSolver&) = delete;

@@ -195,5 +195,46 @@ TEST(FormatSpmv, BadParametersAndNamesGiveClearErrors) {
   }
 }
 
+TEST(FormatSpmv, AModelOnTheSamePatternIsCopiedWithTheOtherMatrixValues) {
+  // --- two matrices on one addressing (a mesh's velocity and pressure matrices), other values
+  const LduMatrix a = test::box_matrix(12, 10, 7, 31);
+  LduMatrix b = a;
+  for (std::size_t i = 0; i < b.diag.size(); ++i) b.diag[i] = 3.0 * b.diag[i] + 0.25 * static_cast<double>(i % 5);
+  for (std::size_t f = 0; f < b.upper.size(); ++f) b.upper[f] = -0.5 - 0.125 * static_cast<double>(f % 7);
+  for (const std::string& format : format_names()) {
+    if (!find_format(format).multiply) continue;  // no reference kernel to compare with
+    for (const std::string ordering : {"none", "rcm"}) {
+      SCOPED_TRACE(format + ", ordering " + ordering);
+      PreparedFormat model;
+      try {
+        model = prepare_format(a, format, ordering, FormatParameters{});
+      } catch (const std::invalid_argument&) {
+        continue;  // the format declines the matrix in this ordering (dia off the natural one)
+      }
+      EXPECT_FALSE(model.copied);
+      PreparedFormat copied = prepare_format(b, format, ordering, FormatParameters{}, 1, {}, &model);
+      ASSERT_TRUE(copied.copied);
+      EXPECT_EQ(copied.ordering_seconds + copied.csr_seconds, 0.0);
+      EXPECT_NE(describe(copied).find("(the previous solver's, copied)"), std::string::npos) << describe(copied);
+      const PreparedFormat fresh = prepare_format(b, format, ordering, FormatParameters{});
+      EXPECT_EQ(copied.permutation.new_to_old, fresh.permutation.new_to_old);
+      // --- the same products to the bit as a format built from b, and b's
+      const auto op_copied = make_reference_operator(b, std::move(copied));
+      const auto op_fresh = make_reference_operator(b, fresh);
+      const auto x = test::random_vector(b.n_rows(), 5);
+      EXPECT_EQ(operator_product(*op_copied, x), operator_product(*op_fresh, x));
+      expect_matches_ldu(b, *op_copied, 6);
+    }
+  }
+  // --- not copied: another ordering, other keys, another addressing (even an equal one)
+  const PreparedFormat model = prepare_format(a, "staircase", "none", FormatParameters{});
+  FormatParameters taller;
+  taller.set("sliceHeight", 64.0);
+  EXPECT_FALSE(prepare_format(b, "staircase", "rcm", FormatParameters{}, 1, {}, &model).copied);
+  EXPECT_FALSE(prepare_format(b, "staircase", "none", taller, 1, {}, &model).copied);
+  EXPECT_FALSE(prepare_format(b, "sell", "none", FormatParameters{}, 1, {}, &model).copied);
+  EXPECT_FALSE(prepare_format(test::box_matrix(12, 10, 7, 31), "staircase", "none", FormatParameters{}, 1, {}, &model).copied);
+}
+
 }  // namespace
 }  // namespace fvmmini
