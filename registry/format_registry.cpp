@@ -268,7 +268,7 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   // --- the model's structure, where it is this matrix's pattern in this format
   const bool tuned = timer.milliseconds && !tuned_keys(find_format(format), parameters).empty();
   if (model && !tuned && !model->tuning.done() && !model->key.empty() && model->key == key && matrix.addressing &&
-      model->addressing == matrix.addressing.get()) {
+      model->addressing.lock() == matrix.addressing) {
     PreparedFormat p = *model;
     refresh_format_values(matrix, p);
     p.ordering_seconds = p.csr_seconds = 0.0;
@@ -343,7 +343,7 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   PreparedFormat p;
   p.format_name = format;
   p.ordering_name = ordering;
-  p.addressing = matrix.addressing.get();
+  p.addressing = matrix.addressing;
   p.parameters = resolve_format_parameters(format, parameters, matrix.n_rows());
   const std::vector<std::string> keys = timer.milliseconds ? tuned_keys(unit, parameters) : std::vector<std::string>{};
   const std::vector<FormatParameters> grid = keys.empty() ? std::vector<FormatParameters>{}

@@ -95,8 +95,8 @@ struct PreparedFormat {
   /// (the flow step's velocity solver for its pressure solver) and refreshed the values:
   /// build_seconds is the copy's time, ordering and csr none.
   bool copied = false;
-  /// The addressing it was built on, compared by address only (a model must share it).
-  const LduAddressing* addressing = nullptr;
+  /// The addressing it was built on (a model must share it; one freed since matches none).
+  std::weak_ptr<const LduAddressing> addressing;
   std::string key;  ///< format, its resolved keys, ordering and seed (a model must match it); empty: none
   double csr_seconds = 0.0;       ///< permuted CSR with its slot map
   double build_seconds = 0.0;     ///< the format struct from the CSR
