@@ -21,11 +21,13 @@ namespace {
 class ReferenceSolver final : public LinearSolver {
  public:
   /// @param[in] system a rank's piece of a decomposed matrix (m its local block), or null
+  /// @param[in] model a format prepare_format may copy (another solver's on the same pattern), or null
   ReferenceSolver(const LduMatrix& m, const SolverSettings& s, std::string note,
-                  const DistributedLdu* system = nullptr, const Communicator* comm = nullptr)
+                  const DistributedLdu* system = nullptr, const Communicator* comm = nullptr,
+                  const PreparedFormat* model = nullptr)
       : settings_(s),
         op_(make_reference_operator(
-            m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer()))),
+            m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer(), model))),
         permuted_(!op_->prepared().permutation.is_identity()),
         preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
                         system ? GamgRanks{&system->interfaces, comm} : GamgRanks{}),
@@ -132,6 +134,7 @@ class ReferenceSolver final : public LinearSolver {
                        describe_tuning(op_->prepared()));
   }
   FormatInfo format_info() const override { return fvmmini::format_info(op_->prepared()); }
+  const PreparedFormat& prepared() const { return op_->prepared(); }
   PreconditionerInfo preconditioner_info() const override {
     return preconditioner_.info(op_->prepared().format.figures().nnz);
   }
@@ -149,15 +152,22 @@ class ReferenceSolver final : public LinearSolver {
   std::string note_;
 };
 
+/// The format of `solver` where it is a reference solver (one prepare_format may copy), else null.
+const PreparedFormat* reference_format(const LinearSolver* solver) {
+  const auto* reference = dynamic_cast<const ReferenceSolver*>(solver);
+  return reference ? &reference->prepared() : nullptr;
+}
+
 std::unique_ptr<LinearSolver> make_reference_solver(const LduMatrix& matrix, const SolverSettings& s, std::string note,
                                                     const DistributedLdu* system = nullptr,
-                                                    const Communicator* comm = nullptr) {
+                                                    const Communicator* comm = nullptr,
+                                                    const LinearSolver* same_pattern = nullptr) {
   if (!find_format(s.format).multiply)
     throw std::invalid_argument(
         fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
   // --- precision mixed is the cuda backend's: the same case file solves in double on the CPU
   if (s.precision == Precision::mixed) note += ", precision double (mixed is a cuda option)";
-  return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm);
+  return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm, reference_format(same_pattern));
 }
 
 }  // namespace
@@ -192,20 +202,22 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
   return s;
 }
 
-std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested) {
+std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested,
+                                                 const LinearSolver* same_pattern) {
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
   if (s.backend == Backend::cuda) return cuda::make_cuda_linear_solver(matrix, s);
-  return make_reference_solver(matrix, s, note);
+  return make_reference_solver(matrix, s, note, nullptr, nullptr, same_pattern);
 }
 
 std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
                                                              const SolverSettings& requested,
-                                                             const Communicator& comm) {
+                                                             const Communicator& comm,
+                                                             const LinearSolver* same_pattern) {
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
   if (s.backend == Backend::cuda) return cuda::make_cuda_distributed_linear_solver(system, s, comm);
-  return make_reference_solver(system.local, s, note, &system, &comm);
+  return make_reference_solver(system.local, s, note, &system, &comm, same_pattern);
 }
 
 }  // namespace fvmmini

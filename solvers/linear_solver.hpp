@@ -29,9 +29,13 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
 std::vector<std::string> format_backends(const std::string& format);
 
 /// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
-/// on the reference backend. Throws std::invalid_argument for an unknown
-/// backend, format, ordering or preconditioner, or a format that does not apply.
-std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings);
+/// on the reference backend. `same_pattern`: a solver built before on the same matrix pattern
+/// (a mesh's velocity solver for its pressure solver) whose format the new one copies where
+/// both are reference solvers with the same format, keys and ordering (prepare_format's model;
+/// the GPU flow step shares its own through cuda::DeviceSolver). Throws std::invalid_argument for
+/// an unknown backend, format, ordering or preconditioner, or a format that does not apply.
+std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings,
+                                                 const LinearSolver* same_pattern = nullptr);
 
 /// The solver of one rank's piece of a matrix decomposed over the ranks of comm (every rank calls
 /// this, and then every solve, together): the CG of the backend the settings resolve to (as
@@ -43,6 +47,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
 /// @throws as make_linear_solver; SolverError for a transport the build or the ranks cannot use
 std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
                                                              const SolverSettings& settings,
-                                                             const Communicator& comm);
+                                                             const Communicator& comm,
+                                                             const LinearSolver* same_pattern = nullptr);
 
 }  // namespace fvmmini

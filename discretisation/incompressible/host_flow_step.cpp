@@ -39,10 +39,12 @@ const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"
 }  // namespace
 
 std::unique_ptr<LinearSolver> HostFlowStep::make_solver(const DistributedLdu& system, const SolverSettings& settings,
-                                                        const LinearSolverFactory& factory, const char* field) const {
+                                                        const LinearSolverFactory& factory, const char* field,
+                                                        const LinearSolver* same_pattern) const {
   const Communicator& comm = operators().comm;
   try {
-    return comm.distributed() ? make_distributed_linear_solver(system, settings, comm) : factory(system.local, settings);
+    return comm.distributed() ? make_distributed_linear_solver(system, settings, comm, same_pattern)
+                              : factory(system.local, settings, same_pattern);
   } catch (const SolverSetupError&) {
     throw;
   } catch (const std::invalid_argument& e) {
@@ -56,9 +58,10 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
       helmholtz_system_(operators.helmholtz_system),
       processor_(operators.mesh, operators.comm),
       state_(operators.initial_state()) {
-  // --- both solvers built once: ordering, format and backend are fixed for the run
+  // --- both solvers built once: ordering, format and backend are fixed for the run; p's copies
+  //     U's format where they match (one mesh's pattern)
   velocity_solver_ = make_solver(helmholtz_system_, velocity_settings, factory, "U");
-  pressure_solver_ = make_solver(operators.pressure_system, pressure_settings, factory, "p");
+  pressure_solver_ = make_solver(operators.pressure_system, pressure_settings, factory, "p", velocity_solver_.get());
 
   const label n_cells = operators.mesh.n_cells;
   const label with_ghosts = operators.cells_with_ghosts();

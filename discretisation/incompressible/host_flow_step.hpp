@@ -14,8 +14,10 @@
 
 namespace fvmmini {
 
-/// Builds a LinearSolver for a matrix (make_linear_solver, or a backend's own factory in tests).
-using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>(const LduMatrix&, const SolverSettings&)>;
+/// Builds a LinearSolver for a matrix (make_linear_solver, or a backend's own factory in tests);
+/// the third argument is a solver built before on the same pattern, whose format it may copy.
+using LinearSolverFactory =
+    std::function<std::unique_ptr<LinearSolver>(const LduMatrix&, const SolverSettings&, const LinearSolver*)>;
 
 class HostFlowStep final : public FlowStep {
  public:
@@ -52,8 +54,10 @@ class HostFlowStep final : public FlowStep {
   flow::Components<const double> old_velocity_view() const;
 
   /// The system a linear solver is built for: on one rank by the factory, else over the ranks.
+  /// `same_pattern`: a solver whose format it may copy, or null.
   std::unique_ptr<LinearSolver> make_solver(const DistributedLdu& system, const SolverSettings& settings,
-                                            const LinearSolverFactory& factory, const char* field) const;
+                                            const LinearSolverFactory& factory, const char* field,
+                                            const LinearSolver* same_pattern = nullptr) const;
   /// Sum over the ranks of a value of this rank's cells.
   double sum_over_ranks(double value) const { return operators().comm.sum(value); }
 

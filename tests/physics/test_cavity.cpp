@@ -169,6 +169,34 @@ TEST(Cavity, ReferenceLevelShiftsPressureOnly) {
   }
 }
 
+/// The pressure solver copies the velocity solver's format (one mesh's pattern, the same format,
+/// keys and ordering) and steps to the same bits as one that builds its own.
+TEST(Cavity, ThePressureSolverCopiesTheVelocitySolversFormatAndStepsAlike) {
+  const Mesh mesh = tetrahedral_cavity_mesh();
+  const MeshGeometry g = compute_geometry(mesh);
+  IncompressibleSettings settings;
+  settings.viscosity = 0.01;
+  const FlowOperators operators(mesh, g, lid_driven_boundary(mesh), settings);
+  SolverSettings u_solver = velocity_settings(), p_solver = pressure_settings(1e-10);
+  u_solver.ordering = p_solver.ordering = "rcm";
+  p_solver.preconditioner = Preconditioner::GAMG;
+  HostFlowStep shared(operators, u_solver, p_solver);
+  HostFlowStep own(operators, u_solver, p_solver,
+                   [](const LduMatrix& m, const SolverSettings& s, const LinearSolver*) { return make_linear_solver(m, s); });
+  EXPECT_NE(shared.describe().find("the previous solver's, copied"), std::string::npos) << shared.describe();
+  EXPECT_EQ(own.describe().find("copied"), std::string::npos) << own.describe();
+  for (int step = 0; step < 3; ++step) {
+    shared.advance(0.01);
+    own.advance(0.01);
+  }
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(shared.state().velocity[i], own.state().velocity[i]) << "component " << i;
+  EXPECT_EQ(shared.state().pressure, own.state().pressure);
+  // --- another ordering for p: its own format
+  p_solver.ordering = "none";
+  HostFlowStep other(operators, u_solver, p_solver);
+  EXPECT_EQ(other.describe().find("copied"), std::string::npos) << other.describe();
+}
+
 TEST(Cavity, RejectsMismatchedBoundaryAndReferenceCell) {
   const Mesh mesh = cavity_mesh(4);
   const MeshGeometry g = compute_geometry(mesh);

@@ -27,7 +27,9 @@ TEST_F(CavityOnCuda, AgreesWithTheReferenceBackend) {
   const FlowOperators operators(mesh, g, cavity_boundary(), settings);
   HostFlowStep reference(operators, u_solver, p_solver);
   u_solver.backend = p_solver.backend = Backend::cuda;
-  HostFlowStep device(operators, u_solver, p_solver, cuda::make_cuda_linear_solver);
+  HostFlowStep device(operators, u_solver, p_solver, [](const LduMatrix& m, const SolverSettings& s, const LinearSolver*) {
+    return cuda::make_cuda_linear_solver(m, s);
+  });
 
   // --- 200 steps at dt = 0.01 (Co ~0.3 at the lid): the flow is well under way
   for (int step = 0; step < 200; ++step) {
