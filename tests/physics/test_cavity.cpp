@@ -172,11 +172,9 @@ TEST(Cavity, ReferenceLevelShiftsPressureOnly) {
 /// The pressure solver copies the velocity solver's format (one mesh's pattern, the same format,
 /// keys and ordering) and steps to the same bits as one that builds its own.
 TEST(Cavity, ThePressureSolverCopiesTheVelocitySolversFormatAndStepsAlike) {
-  const Mesh mesh = tetrahedral_cavity_mesh();
+  const Mesh mesh = cavity_mesh(20);
   const MeshGeometry g = compute_geometry(mesh);
-  IncompressibleSettings settings;
-  settings.viscosity = 0.01;
-  const FlowOperators operators(mesh, g, lid_driven_boundary(mesh), settings);
+  const FlowOperators operators(mesh, g, cavity_boundary(), IncompressibleSettings{});
   SolverSettings u_solver = velocity_settings(), p_solver = pressure_settings(1e-10);
   u_solver.ordering = p_solver.ordering = "rcm";
   p_solver.preconditioner = Preconditioner::GAMG;
