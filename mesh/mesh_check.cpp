@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -89,7 +90,8 @@ void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
   std::vector<char> used(mesh.points.size(), 0);
   const auto n_vertices = static_cast<std::int64_t>(mesh.face_vertices.size());
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n_vertices; ++k) used[mesh.face_vertices[k]] = 1;  // all write the same
+  for (std::int64_t k = 0; k < n_vertices; ++k)  // threads may mark one point together: atomic stores
+    std::atomic_ref<char>(used[mesh.face_vertices[k]]).store(1, std::memory_order_relaxed);
   r.n_unused_points = static_cast<label>(std::count(used.begin(), used.end(), 0));
   if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
 }
