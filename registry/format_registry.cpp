@@ -351,12 +351,13 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
 
   // --- sigma = ordering, then the unit's stable grouping by row length
   auto t0 = std::chrono::steady_clock::now();
-  const std::vector<label> row_lengths = grouping_input(unit, *matrix.addressing);
-  const RowGrouping grouping = grouping_of(unit, p.parameters, row_lengths);
+  const std::vector<label> lengths = unit.row_grouping ? row_lengths(*matrix.addressing) : std::vector<label>{};
+  const std::vector<label> histogram = unit.row_grouping ? row_length_stats(lengths).histogram : std::vector<label>{};
+  const RowGrouping grouping = grouping_of(unit, p.parameters, histogram);
   if (grouping != RowGrouping::none) {
-    p.permutation =
-        group_by_row_length(*matrix.addressing, base, grouping == RowGrouping::by_length_descending);
+    p.permutation = group_by_row_length(lengths, base, grouping == RowGrouping::by_length_descending);
     p.position_before_grouping.resize(p.permutation.size());
+#pragma omp parallel for schedule(static)
     for (label i = 0; i < p.permutation.size(); ++i)
       p.position_before_grouping[i] = base.old_to_new[p.permutation.new_to_old[i]];
   } else {
@@ -385,7 +386,7 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   for (const FormatParameters& setting : grid) {
     // --- every setting is built on the rows as grouped for the auto keys: a format that groups
     //     none takes any row order, but one that groups must find its rows grouped
-    if (grouping == RowGrouping::none && grouping_of(unit, setting, row_lengths) != RowGrouping::none)
+    if (grouping == RowGrouping::none && grouping_of(unit, setting, histogram) != RowGrouping::none)
       throw std::logic_error(fmt::format("format '{}': a tuned key needs a row grouping the auto keys did not", format));
     t0 = std::chrono::steady_clock::now();
     StoredFormat built = unit.build(FormatBuildInput{csr, setting, p.position_before_grouping});

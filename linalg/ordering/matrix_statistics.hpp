@@ -3,6 +3,7 @@
 // OpenFOAM's renumberMesh prints them, and the distribution of row lengths.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct MatrixStatistics {
 
 /// Row lengths of the LDU matrix (the same in any ordering).
 RowLengthStats row_length_stats(const LduAddressing& addressing);
+/// The same from each row's length, as row_lengths() gives them.
+RowLengthStats row_length_stats(std::span<const label> row_lengths);
 
 /// Statistics of P A P^T.
 MatrixStatistics matrix_statistics(const LduAddressing& addressing, const Permutation& p);

@@ -142,12 +142,12 @@ Permutation reverse_cuthill_mckee(const LduAddressing& addressing) {
   return Permutation::from_new_to_old(std::move(order));
 }
 
-Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base, bool descending) {
-  const label n = addressing.n_rows;
+Permutation group_by_row_length(std::span<const label> row_lengths, const Permutation& base, bool descending) {
+  const auto n = static_cast<label>(row_lengths.size());
   if (base.size() != n)
     throw std::invalid_argument("group_by_row_length: permutation of " + std::to_string(base.size()) +
                                 " indices for " + std::to_string(n) + " rows");
-  std::vector<label> length = row_lengths(addressing);
+  std::vector<label> length(row_lengths.begin(), row_lengths.end());
   // --- stable counting sort of base's order by length (key max - length when descending)
   const label max_length = n > 0 ? *std::max_element(length.begin(), length.end()) : 0;
   if (descending)
@@ -164,7 +164,7 @@ Permutation group_by_row_length(const LduAddressing& addressing, const Permutati
 }
 
 Permutation staircase_ordering(const LduAddressing& addressing) {
-  return group_by_row_length(addressing, cuthill_mckee(addressing, CmStart::min_degree));
+  return group_by_row_length(row_lengths(addressing), cuthill_mckee(addressing, CmStart::min_degree));
 }
 
 Permutation metis_ordering(const LduAddressing& addressing) {

@@ -3,6 +3,7 @@
 // reverse Cuthill-McKee, the Staircase SELL ordering, METIS nested dissection, multicolour, random.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,12 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start = CmSta
 /// Reverse Cuthill-McKee (George & Liu): the CM order reversed.
 Permutation reverse_cuthill_mckee(const LduAddressing& addressing);
 
-/// Stable re-grouping of an ordering by row length (nonzeros, diagonal included), shortest
-/// rows first (longest first when `descending`), ties kept in the order of `base`. Ascending is
-/// the Staircase SELL ordering's second stage (Algorithm 3 merges small groups and passes
-/// leftover rows on to the next longer group); descending is ELL-WARP's renumbering.
-Permutation group_by_row_length(const LduAddressing& addressing, const Permutation& base, bool descending = false);
+/// Stable re-grouping of an ordering by row length (row_lengths: each row's nonzeros, diagonal
+/// included, as row_lengths() gives them), shortest rows first (longest first when `descending`),
+/// ties kept in the order of `base`. Ascending is the Staircase SELL ordering's second stage
+/// (Algorithm 3 merges small groups and passes leftover rows on to the next longer group);
+/// descending is ELL-WARP's renumbering.
+Permutation group_by_row_length(std::span<const label> row_lengths, const Permutation& base, bool descending = false);
 
 /// The Staircase SELL ordering of Wikberg 2025, 4.3.1: Cuthill-McKee from a minimally connected node,
 /// then grouped by row length with the CM order as tie-break.

@@ -94,7 +94,7 @@ TEST(FormatSpmv, RefreshOfAHandAssembledPreparedFormatUsesTheTwoLevelMap) {
                                      ? entry.row_grouping(params, row_length_stats(*first.addressing).histogram)
                                      : RowGrouping::none;
     if (grouping != RowGrouping::none)
-      hand.permutation = group_by_row_length(*first.addressing, hand.permutation,
+      hand.permutation = group_by_row_length(row_lengths(*first.addressing), hand.permutation,
                                              grouping == RowGrouping::by_length_descending);
     std::vector<label> positions(first.n_rows());
     try {

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -299,8 +301,18 @@ TEST(Orderings, RandomIsSeeded) {
 }
 
 TEST(RowFaces, EachRowListsItsFacesInFaceOrderOnOneThreadAsOnSeveral) {
-  for (const LduMatrix& m : {test::box_matrix(9, 7, 5, 1), test::random_matrix(2000, 6, 4)}) {
-    const LduAddressing& a = *m.addressing;
+  // --- upper-triangular addressings, and one whose faces are shuffled out of that order
+  LduAddressing shuffled = *test::box_matrix(20, 10, 10, 1).addressing;  // several blocks of rows
+  std::mt19937_64 rng(7);
+  for (label f = shuffled.n_faces() - 1; f > 0; --f) {
+    const auto g = static_cast<label>(rng() % static_cast<std::uint64_t>(f + 1));
+    std::swap(shuffled.lower[f], shuffled.lower[g]);
+    std::swap(shuffled.upper[f], shuffled.upper[g]);
+  }
+  const LduAddressing box = *test::box_matrix(24, 17, 11, 1).addressing;
+  const LduAddressing random = *test::random_matrix(2000, 6, 4).addressing;
+  for (const LduAddressing* addressing : std::array<const LduAddressing*, 3>{&box, &random, &shuffled}) {
+    const LduAddressing& a = *addressing;
     // --- the list a single pass over the faces makes
     std::vector<std::vector<label>> expected(a.n_rows);
     for (label f = 0; f < a.n_faces(); ++f) {
