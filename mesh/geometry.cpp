@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 
 namespace fvmmini {
 
@@ -71,6 +73,20 @@ MeshGeometry compute_geometry(const Mesh& mesh, const CellFaceLists& cells) {
     g.cell_volumes[c] = v3 / 3.0;
   }
   return g;
+}
+
+Bounds bounds_of(std::span<const Vec3> points) {
+  constexpr double big = std::numeric_limits<double>::max();
+  double lo_x = big, lo_y = big, lo_z = big, hi_x = -big, hi_y = -big, hi_z = -big;
+  const auto n = static_cast<std::ptrdiff_t>(points.size());
+#pragma omp parallel for schedule(static) if (n > 65536) reduction(min : lo_x, lo_y, lo_z) \
+    reduction(max : hi_x, hi_y, hi_z)
+  for (std::ptrdiff_t k = 0; k < n; ++k) {
+    const Vec3& p = points[k];
+    lo_x = std::min(lo_x, p.x), lo_y = std::min(lo_y, p.y), lo_z = std::min(lo_z, p.z);
+    hi_x = std::max(hi_x, p.x), hi_y = std::max(hi_y, p.y), hi_z = std::max(hi_z, p.z);
+  }
+  return {{lo_x, lo_y, lo_z}, {hi_x, hi_y, hi_z}};
 }
 
 std::array<bool, 3> solved_directions(const Mesh& mesh, const MeshGeometry& g) {

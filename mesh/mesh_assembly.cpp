@@ -74,12 +74,13 @@ Mesh assemble_mesh(std::vector<Vec3> points, const FaceList& faces, std::vector<
 }
 
 bool is_upper_triangular(const Mesh& mesh) {
-  for (label f = 0; f < mesh.n_internal_faces(); ++f) {
-    if (mesh.owner[f] >= mesh.neighbour[f]) return false;
-    if (f > 0 && std::pair(mesh.owner[f - 1], mesh.neighbour[f - 1]) > std::pair(mesh.owner[f], mesh.neighbour[f]))
-      return false;
-  }
-  return true;
+  bool ordered = true;
+#pragma omp parallel for schedule(static) reduction(&& : ordered)
+  for (label f = 0; f < mesh.n_internal_faces(); ++f)
+    ordered = ordered && mesh.owner[f] < mesh.neighbour[f] &&
+              (f == 0 || std::pair(mesh.owner[f - 1], mesh.neighbour[f - 1]) <=
+                             std::pair(mesh.owner[f], mesh.neighbour[f]));
+  return ordered;
 }
 
 std::vector<label> find_open_cells(const Mesh& mesh, size_t max_count) {

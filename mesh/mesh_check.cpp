@@ -25,6 +25,23 @@ constexpr double vsmall = 1.0e-300;
 constexpr double rootvsmall = 1.0e-150;
 constexpr size_t max_listed = 10;
 
+/// The sum of term(i) over [0, n), on every thread in chunks of a fixed size whose sums are then
+/// added in order: the same bits on any number of threads.
+template <class Term>
+double ordered_sum(std::int64_t n, Term&& term) {
+  constexpr std::int64_t chunk = 1 << 16;
+  std::vector<double> partial(static_cast<std::size_t>((n + chunk - 1) / chunk), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < static_cast<std::int64_t>(partial.size()); ++c) {
+    double sum = 0.0;
+    for (std::int64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) sum += term(i);
+    partial[c] = sum;
+  }
+  double sum = 0.0;
+  for (double p : partial) sum += p;
+  return sum;
+}
+
 Vec3 cmpt_mag(const Vec3& v) { return {std::abs(v.x), std::abs(v.y), std::abs(v.z)}; }
 double radians_to_degrees(double r) { return r * 180.0 / std::numbers::pi; }
 
@@ -92,7 +109,11 @@ void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n_vertices; ++k)  // threads may mark one point together: atomic stores
     std::atomic_ref<char>(used[mesh.face_vertices[k]]).store(1, std::memory_order_relaxed);
-  r.n_unused_points = static_cast<label>(std::count(used.begin(), used.end(), 0));
+  const auto n_points = static_cast<std::int64_t>(used.size());
+  label unused = 0;
+#pragma omp parallel for schedule(static) reduction(+ : unused)
+  for (std::int64_t p = 0; p < n_points; ++p) unused += used[p] == 0;
+  r.n_unused_points = unused;
   if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
 }
 
@@ -170,12 +191,23 @@ CellAreaSums cell_area_sums(const Mesh& mesh, const CellFaceLists& cells, const 
 
 /// Cell openness: the largest component of |sum Sf| / sum |Sf|.
 void check_closed_cells(const CellAreaSums& sums, MeshCheckReport& r) {
-  for (label c = 0; c < static_cast<label>(sums.sum.size()); ++c) {
-    double openness = 0.0;
-    for (int d = 0; d < 3; ++d) openness = std::max(openness, std::abs(sums.sum[c][d]) / (sums.sum_mag[c][d] + rootvsmall));
-    r.max_cell_openness = std::max(r.max_cell_openness, openness);
-    if (openness > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
+  const auto openness = [&](label c) {
+    double o = 0.0;
+    for (int d = 0; d < 3; ++d) o = std::max(o, std::abs(sums.sum[c][d]) / (sums.sum_mag[c][d] + rootvsmall));
+    return o;
+  };
+  const auto n_cells = static_cast<label>(sums.sum.size());
+  double max_openness = r.max_cell_openness;
+  label open = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_openness) reduction(+ : open)
+  for (label c = 0; c < n_cells; ++c) {
+    const double o = openness(c);
+    max_openness = std::max(max_openness, o);
+    open += o > closed_threshold;
   }
+  r.max_cell_openness = max_openness;
+  for (label c = 0; open > 0 && c < n_cells; ++c)  // the first offenders listed in cell order
+    if (openness(c) > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
   if (r.n_open_cells > 0)
     r.failures.push_back(fmt::format("{} open cells (max openness {:.3g}): {}", r.n_open_cells, r.max_cell_openness,
                                      list_text(r.open_cells, r.n_open_cells)));
@@ -199,15 +231,22 @@ void check_face_areas(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& 
 
 void check_cell_volumes(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
   const label n_cells = mesh.n_cells;
-  r.min_volume = n_cells > 0 ? std::numeric_limits<double>::max() : 0.0;
-  r.max_volume = n_cells > 0 ? -std::numeric_limits<double>::max() : 0.0;
+  double min_volume = n_cells > 0 ? std::numeric_limits<double>::max() : 0.0;
+  double max_volume = n_cells > 0 ? -std::numeric_limits<double>::max() : 0.0;
+  label non_positive = 0;
+#pragma omp parallel for schedule(static) reduction(min : min_volume) reduction(max : max_volume) \
+    reduction(+ : non_positive)
   for (label c = 0; c < n_cells; ++c) {
     const double v = g.cell_volumes[c];
-    r.min_volume = std::min(r.min_volume, v);
-    r.max_volume = std::max(r.max_volume, v);
-    r.total_volume += v;
-    if (v < vsmall) add_offender(r.n_non_positive_volumes, r.non_positive_cells, c);
+    min_volume = std::min(min_volume, v);
+    max_volume = std::max(max_volume, v);
+    non_positive += v < vsmall;
   }
+  r.min_volume = min_volume;
+  r.max_volume = max_volume;
+  r.total_volume = ordered_sum(n_cells, [&](std::int64_t c) { return g.cell_volumes[c]; });
+  for (label c = 0; non_positive > 0 && c < n_cells; ++c)
+    if (g.cell_volumes[c] < vsmall) add_offender(r.n_non_positive_volumes, r.non_positive_cells, c);
   if (r.n_non_positive_volumes > 0)
     r.failures.push_back(fmt::format("{} cells with zero or negative volume (min {:.6g}): {}", r.n_non_positive_volumes, r.min_volume,
                                      list_text(r.non_positive_cells, r.n_non_positive_volumes)));
@@ -236,15 +275,21 @@ void check_face_orientation(const Mesh& mesh, const MeshGeometry& g, MeshCheckRe
 void check_non_orthogonality(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
   const label n_internal = mesh.n_internal_faces();
   const double severe_cos = std::cos(non_orthogonality_threshold_deg * std::numbers::pi / 180.0);
-  double min_cos = 1.0, sum_cos = 0.0;
-  for (label f = 0; f < n_internal; ++f) {
-    const Vec3 d = centre_to_centre(mesh, g, f);
+  const auto cos_angle = [&](std::int64_t f) {
+    const Vec3 d = centre_to_centre(mesh, g, static_cast<label>(f));
     const Vec3& sf = g.face_areas[f];
-    const double cos_angle = dot(d, sf) / (mag(d) * mag(sf) + rootvsmall);
-    if (cos_angle < severe_cos && cos_angle > 0.0) ++r.n_severely_non_orthogonal;
-    min_cos = std::min(min_cos, cos_angle);
-    sum_cos += cos_angle;
+    return dot(d, sf) / (mag(d) * mag(sf) + rootvsmall);
+  };
+  double min_cos = 1.0;
+  label severe = 0;
+#pragma omp parallel for schedule(static) reduction(min : min_cos) reduction(+ : severe)
+  for (label f = 0; f < n_internal; ++f) {
+    const double c = cos_angle(f);
+    severe += c < severe_cos && c > 0.0;
+    min_cos = std::min(min_cos, c);
   }
+  r.n_severely_non_orthogonal = severe;
+  const double sum_cos = ordered_sum(n_internal, cos_angle);
   r.max_non_orthogonality = radians_to_degrees(std::acos(std::clamp(min_cos, -1.0, 1.0)));
   r.avg_non_orthogonality = n_internal > 0 ? radians_to_degrees(std::acos(std::clamp(sum_cos / n_internal, -1.0, 1.0))) : 0.0;
   if (r.n_severely_non_orthogonal > 0)

@@ -38,15 +38,6 @@ inline double mag(const Vec3& a) { return std::sqrt(dot(a, a)); }
 struct Bounds {
   Vec3 lo, hi;
 };
-inline Bounds bounds_of(std::span<const Vec3> points) {
-  constexpr double big = std::numeric_limits<double>::max();
-  Bounds b{{big, big, big}, {-big, -big, -big}};
-  for (const Vec3& p : points)
-    for (int i = 0; i < 3; ++i) {
-      b.lo[i] = std::min(b.lo[i], p[i]);
-      b.hi[i] = std::max(b.hi[i], p[i]);
-    }
-  return b;
-}
+Bounds bounds_of(std::span<const Vec3> points);
 
 }  // namespace fvmmini
