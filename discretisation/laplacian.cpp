@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "discretisation/face_interpolation.hpp"
+#include "mesh/cell_face_lists.hpp"
 
 namespace fvmmini {
 
@@ -58,18 +59,26 @@ Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* pr
 }
 
 void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a) const {
+  assemble(gamma, boundary, a, cell_face_lists(mesh_));
+}
+
+void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a, const CellFaceLists& cells) const {
   if (a.addressing != addressing_) a = make_ldu_matrix(addressing_);
-  std::fill(a.diag.begin(), a.diag.end(), 0.0);
-  // --- internal faces: a_f (phi_P - phi_N) on both sides
-  for (label f = 0; f < mesh_.n_internal_faces(); ++f) {
-    const double coeff = gamma * face_coeffs_[f];
-    a.upper[f] = -coeff;
-    a.diag[mesh_.owner[f]] += coeff;
-    a.diag[mesh_.neighbour[f]] += coeff;
+  const label n_internal = mesh_.n_internal_faces();
+  // --- internal faces: a_f (phi_P - phi_N) on both sides, each cell's in face order (the sums a
+  //     pass over the faces makes, to the bit)
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_internal; ++f) a.upper[f] = -gamma * face_coeffs_[f];
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < mesh_.n_cells; ++c) {
+    double diag = 0.0;
+    for_each_face_in_face_order(cells, c, [&](label f) {
+      if (f < n_internal) diag += gamma * face_coeffs_[f];
+    });
+    a.diag[c] = diag;
   }
   // --- fixedValue faces: a_b (phi_P - phi_b), so a_b on the diagonal; processor faces a_f (phi_P - phi_N)
   for_each_fixed_value_face(boundary, [&](label f, double coeff, double) { a.diag[mesh_.owner[f]] += gamma * coeff; });
-  const label n_internal = mesh_.n_internal_faces();
   for (label f : processor_faces_) a.diag[mesh_.owner[f]] += gamma * boundary_coeffs_[f - n_internal];
 }
 

@@ -13,6 +13,7 @@
 #include "discretisation/least_squares_gradient.hpp"
 #include "discretisation/processor_faces.hpp"
 #include "linalg/ldu_matrix.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -35,6 +36,8 @@ class Laplacian {
   /// A processor face adds its coefficient to the diagonal as an internal face does; its coupling
   /// to the cell across is processor_couplings'.
   void assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a) const;
+  /// The same over the mesh's cell_face_lists already made: the diagonal gathered cell by cell.
+  void assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a, const CellFaceLists& cells) const;
   /// The coupling -gamma |S_f| / (n_f . d_f) of each processor face to the cell across, in
   /// ProcessorFaces::faces() order (empty without processor faces).
   std::vector<double> processor_couplings(double gamma) const;

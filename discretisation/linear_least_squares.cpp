@@ -36,6 +36,10 @@ Vec3 multiply(const Sym3& m, const Vec3& v) {
 }  // namespace
 
 LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, std::span<const Vec3> across)
+    : LinearLeastSquares(mesh, g, across, cell_face_lists(mesh)) {}
+
+LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, std::span<const Vec3> across,
+                                       const CellFaceLists& cells)
     : mesh_(mesh),
       geometry_(g),
       inverse_(mesh.n_cells),
@@ -48,7 +52,6 @@ LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, 
   // --- G_P = sum w d d^T over internal faces (both sides, d from owner to neighbour) and fitted
   //     boundary faces, cell by cell in parallel, each cell's faces in face order as one pass over
   //     the faces adds them: the same sums to the bit
-  const CellFaceLists cells = cell_face_lists(mesh);
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < mesh.n_cells; ++c) {
     Sym3 sum{};

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -19,6 +20,9 @@ class LinearLeastSquares {
   /// mesh, `across` holds the centres of the cells across its processor faces (ProcessorFaces'
   /// order: face n_internal + k), where d runs as on an internal face.
   LinearLeastSquares(const Mesh& mesh, const MeshGeometry& geometry, std::span<const Vec3> across = {});
+  /// The same over the mesh's cell_face_lists already made.
+  LinearLeastSquares(const Mesh& mesh, const MeshGeometry& geometry, std::span<const Vec3> across,
+                     const CellFaceLists& cells);
 
   /// The weight of face f in cell c's gradient, G_c^-1 w d (d from c to the other side):
   /// grad(phi)_c = sum_f weight(c, f) (phi_other - phi_c).

@@ -4,14 +4,15 @@
 
 namespace fvmmini {
 
-CellFaces::CellFaces(const Mesh& mesh) {
+CellFaces::CellFaces(const Mesh& mesh) : CellFaces(mesh, cell_face_lists(mesh)) {}
+
+CellFaces::CellFaces(const Mesh& mesh, const CellFaceLists& lists) {
   std::vector<char> skip(mesh.n_faces(), 0);
   for (const Patch& patch : mesh.patches)
     if (patch.type == "empty")
       for (label f = patch.start; f < patch.start + patch.size; ++f) skip[f] = 1;
 
   // --- each cell's faces in face order (owner +1, neighbour -1), counted and filled cell by cell
-  const CellFaceLists lists = cell_face_lists(mesh);
   offsets_.assign(mesh.n_cells + 1, 0);
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < mesh.n_cells; ++c)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "discretisation/incompressible/flow_formulas.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -16,6 +17,8 @@ class CellFaces {
  public:
   /// Build the lists; faces of patches of type "empty" are skipped.
   explicit CellFaces(const Mesh& mesh);
+  /// The same from the mesh's cell_face_lists already made.
+  CellFaces(const Mesh& mesh, const CellFaceLists& lists);
 
   label n_cells() const { return static_cast<label>(offsets_.size()) - 1; }
   /// Faces of cell c are entries offsets()[c] .. offsets()[c+1].

@@ -61,12 +61,16 @@ ConvectionScheme parse_convection_scheme(const std::string& name) {
 
 FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s,
                              const Communicator& ranks)
+    : FlowOperators(m, g, std::move(b), s, ranks, cell_face_lists(m)) {}
+
+FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s,
+                             const Communicator& ranks, const CellFaceLists& lists)
     : mesh(m),
       geometry(g),
       comm(ranks),
       boundary(std::move(b)),
       settings(s),
-      cells(m),
+      cells(m, lists),
       processor(m, ranks),
       laplacian(m, g, &processor),
       solved(solved_directions(m, g)),
@@ -81,17 +85,27 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
 
   // --- the coupled faces: internal, then processor faces to their ghosts
   const std::vector<Vec3> ghost_centres = processor.across(g.cell_centres);
-  cell_centres = g.cell_centres;
-  cell_centres.insert(cell_centres.end(), ghost_centres.begin(), ghost_centres.end());
-  coupled_neighbour = mesh.neighbour;
-  coupled_weight.assign(laplacian.weights().begin(), laplacian.weights().end());
-  coupled_coeff.assign(laplacian.face_coefficients().begin(), laplacian.face_coefficients().end());
-  for (label k = 0; k < n_ghosts; ++k) {
-    const label f = n_internal + k;
-    coupled_neighbour.push_back(n_cells + k);
-    coupled_weight.push_back(
-        linear_weight(g.face_areas[f], g.face_centres[f], g.cell_centres[mesh.owner[f]], ghost_centres[k]));
-    coupled_coeff.push_back(laplacian.boundary_coefficients()[k]);
+  coupled_neighbour = std::span<const label>(mesh.neighbour);
+  coupled_weight = laplacian.weights();
+  coupled_coeff = laplacian.face_coefficients();
+  cell_centres = std::span<const Vec3>(g.cell_centres);
+  if (n_ghosts > 0) {
+    ghosted_neighbour_.assign(coupled_neighbour.begin(), coupled_neighbour.end());
+    ghosted_weight_.assign(coupled_weight.begin(), coupled_weight.end());
+    ghosted_coeff_.assign(coupled_coeff.begin(), coupled_coeff.end());
+    ghosted_centres_.assign(cell_centres.begin(), cell_centres.end());
+    ghosted_centres_.insert(ghosted_centres_.end(), ghost_centres.begin(), ghost_centres.end());
+    for (label k = 0; k < n_ghosts; ++k) {
+      const label f = n_internal + k;
+      ghosted_neighbour_.push_back(n_cells + k);
+      ghosted_weight_.push_back(
+          linear_weight(g.face_areas[f], g.face_centres[f], g.cell_centres[mesh.owner[f]], ghost_centres[k]));
+      ghosted_coeff_.push_back(laplacian.boundary_coefficients()[k]);
+    }
+    coupled_neighbour = ghosted_neighbour_;
+    coupled_weight = ghosted_weight_;
+    coupled_coeff = ghosted_coeff_;
+    cell_centres = ghosted_centres_;
   }
 
   // --- boundary data per other boundary face
@@ -112,7 +126,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
 
   // --- Helmholtz matrix nu L (+ V: dt = 1 until a step sets its own); boundary sources nu a_b U_b,i
   LduMatrix& helmholtz = helmholtz_system.local;
-  laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, g, boundary, 0), helmholtz);
+  laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, g, boundary, 0), helmholtz, lists);
   helmholtz_system.interfaces = processor.interfaces(laplacian.processor_couplings(settings.viscosity));
   helmholtz_base_diagonal = helmholtz.diag;
   for (int i = 0; i < 3; ++i) {
@@ -120,8 +134,9 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
     laplacian.add_boundary_source(settings.viscosity, velocity_component_boundary(mesh, g, boundary, i),
                                   momentum_boundary_source[i]);
   }
+#pragma omp parallel for schedule(static)
   for (label c = 0; c < n_cells; ++c) helmholtz.diag[c] += g.cell_volumes[c];
-  const LinearLeastSquares least_squares(mesh, g, ghost_centres);
+  const LinearLeastSquares least_squares(mesh, g, ghost_centres, lists);
   least_squares_weights.resize(cells.faces().size());
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < n_cells; ++c)
@@ -134,7 +149,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   // --- pressure matrix A = -div grad, assembled once; a reference level when nothing fixes p
   const ScalarBoundary pressure_bc = pressure_boundary(mesh, boundary);
   LduMatrix& pressure = pressure_system.local;
-  laplacian.assemble(1.0, pressure_bc, pressure);
+  laplacian.assemble(1.0, pressure_bc, pressure, lists);
   pressure_system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
   pressure_source.assign(n_cells, 0.0);
   laplacian.add_boundary_source(1.0, pressure_bc, pressure_source);

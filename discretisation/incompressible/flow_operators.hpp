@@ -77,6 +77,7 @@ struct FlowOperators {
   /// non-positive viscosity or a reference cell out of range (on no rank, or on several)
   FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
                 IncompressibleSettings settings, const Communicator& comm = Communicator::serial());
+  FlowOperators(const FlowOperators&) = delete;  // its views point into its own members
 
   /// The face data as the formulas of flow_formulas.hpp take it: internal and processor faces
   /// are its internal faces (n_coupled), the other boundary faces its boundary faces.
@@ -119,10 +120,11 @@ struct FlowOperators {
   // --- the faces coupling two cells: internal, then processor faces (neighbour: a ghost)
   label n_ghosts = 0;   ///< processor faces: ghost n_cells + k is the cell across processor face k
   label n_coupled = 0;  ///< internal + processor faces
-  std::vector<label> coupled_neighbour;
-  std::vector<double> coupled_weight;  ///< linear interpolation weight (owner side)
-  std::vector<double> coupled_coeff;   ///< |S| / (n.d), d to the neighbour's (or ghost's) centre
-  std::vector<Vec3> cell_centres;      ///< the rank's cells, then the ghosts' (linearUpwind)
+  // (views of the mesh's, the Laplacian's and the geometry's own arrays where there are no ghosts)
+  std::span<const label> coupled_neighbour;
+  std::span<const double> coupled_weight;  ///< linear interpolation weight (owner side)
+  std::span<const double> coupled_coeff;   ///< |S| / (n.d), d to the neighbour's (or ghost's) centre
+  std::span<const Vec3> cell_centres;      ///< the rank's cells, then the ghosts' (linearUpwind)
 
   // --- per other boundary face (index f - n_coupled)
   std::vector<double> boundary_coeff;  ///< |S| / (n.d)
@@ -141,6 +143,16 @@ struct FlowOperators {
   /// on fixed faces + the pin's term.
   DistributedLdu pressure_system;
   std::vector<double> pressure_source;
+
+ private:
+  /// With ghosts, the coupled faces' and the cells' arrays with the ghosts' appended.
+  std::vector<label> ghosted_neighbour_;
+  std::vector<double> ghosted_weight_, ghosted_coeff_;
+  std::vector<Vec3> ghosted_centres_;
+  /// The constructor's work over the mesh's cell_face_lists, made once for the gather lists, the
+  /// least-squares fit and the assembly.
+  FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, IncompressibleSettings settings,
+                const Communicator& comm, const CellFaceLists& lists);
 };
 
 }  // namespace fvmmini
