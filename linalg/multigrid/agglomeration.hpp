@@ -31,8 +31,11 @@ struct Agglomeration {
   std::shared_ptr<const LduAddressing> coarse;  ///< faces sorted by (lower, upper)
 };
 
-/// The coarse addressing and face map of a grouping of the fine cells.
-Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<label> coarse_of, label n_coarse);
+/// The coarse addressing and face map of a grouping of the fine cells. With face_weights (one per
+/// fine face), those are summed onto the coarse faces in their place (OpenFOAM's
+/// restrictFaceField; each coarse face's in fine face order, as one pass over the faces adds them).
+Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<label> coarse_of, label n_coarse,
+                                     std::vector<double>* face_weights = nullptr);
 
 /// The coarse matrix R A R^T for piecewise-constant R (R_ci = 1 when cell i is in group c):
 /// diag_c = sum of the group's diagonals + twice its inner faces; each coarse face the sum of the
