@@ -249,6 +249,12 @@ struct LastOrdering {
   Permutation permutation;
 };
 
+/// PreparedFormat::key: the format, its resolved keys, the ordering and the seed.
+std::string format_key(const std::string& format, const FormatParameters& resolved, const std::string& ordering,
+                       std::uint64_t seed) {
+  return fmt::format("{} ({}) {} {}", format, format_parameter_text(find_format(format), resolved), ordering, seed);
+}
+
 std::mutex last_ordering_mutex;
 LastOrdering last_ordering;
 
@@ -256,19 +262,25 @@ std::vector<std::string> tuned_keys(const FormatUnit& unit, const FormatParamete
 
 }  // namespace
 
+bool fits_model(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
+                const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
+                const PreparedFormat& model) {
+  const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
+  const bool tuned = timer.milliseconds && !tuned_keys(find_format(format), parameters).empty();
+  return !tuned && !model.tuning.done() && !model.key.empty() && model.key == format_key(format, resolved, ordering, seed) &&
+         matrix.addressing && model.addressing.lock() == matrix.addressing;
+}
+
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
                               const PreparedFormat* model) {
   // --- fail on an unknown format or bad parameters before the (expensive) ordering; the ordering
   //     does not depend on the keys set-up tunes
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
-  const std::string key =
-      fmt::format("{} ({}) {} {}", format, format_parameter_text(find_format(format), resolved), ordering, seed);
+  const std::string key = format_key(format, resolved, ordering, seed);
   const auto t0 = std::chrono::steady_clock::now();
   // --- the model's structure, where it is this matrix's pattern in this format
-  const bool tuned = timer.milliseconds && !tuned_keys(find_format(format), parameters).empty();
-  if (model && !tuned && !model->tuning.done() && !model->key.empty() && model->key == key && matrix.addressing &&
-      model->addressing.lock() == matrix.addressing) {
+  if (model && fits_model(matrix, format, ordering, parameters, seed, timer, *model)) {
     PreparedFormat p = *model;
     refresh_format_values(matrix, p);
     p.ordering_seconds = p.csr_seconds = 0.0;
@@ -449,8 +461,25 @@ void compose_value_map(PreparedFormat& p) {
   compose(p.value_map.lower_slot);
 }
 
-void refresh_format_values(const LduMatrix& m, PreparedFormat& p) {
-  std::span<double> values = p.format.values();
+namespace {
+void refresh_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values);
+}  // namespace
+
+void refresh_format_values(const LduMatrix& m, PreparedFormat& p) { refresh_format_values(m, p, p.format.values()); }
+
+std::unique_ptr<double[]> format_values(const LduMatrix& m, const PreparedFormat& p) {
+  const std::span<const double> model = p.format.values();
+  const auto n = static_cast<std::int64_t>(model.size());
+  std::unique_ptr<double[]> values(new double[n]);  // not zeroed: every value is written
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) values[k] = model[k];
+  refresh_format_values(m, p, std::span<double>(values.get(), static_cast<std::size_t>(n)));
+  return values;
+}
+
+namespace {
+/// Mesh-order coefficients into the format's values (or a copy of them) through the maps.
+void refresh_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
   if (p.value_map.diag_slot.size() == static_cast<size_t>(m.n_rows())) {
     refresh_csr_values(m, p.value_map, values);
     return;
@@ -473,22 +502,32 @@ void refresh_format_values(const LduMatrix& m, PreparedFormat& p) {
     values[s[map.lower_slot[f]]] = m.upper[f];
   }
 }
+}  // namespace
 
-std::string describe(const PreparedFormat& p) {
+namespace {
+/// "staircase (sliceHeight 32, ...), ordering none: padding 1.000, 5364.5 MB, setup 1.0 ms (how)"
+std::string describe(const PreparedFormat& p, double setup_seconds, const std::string& how) {
   const FormatFigures f = p.format.figures();
   const std::string parameters = format_parameter_text(find_format(p.format_name), p.parameters);
+  return fmt::format("{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms ({})", p.format_name,
+                     parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name, f.padding_ratio,
+                     f.footprint_bytes / 1e6, 1e3 * setup_seconds, how);
+}
+}  // namespace
+
+std::string describe(const PreparedFormat& p) {
   const double tuning = p.tuning.seconds;
-  if (p.copied)
-    return fmt::format("{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms (the previous solver's, copied)",
-                       p.format_name, parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name,
-                       f.padding_ratio, f.footprint_bytes / 1e6, 1e3 * p.build_seconds);
-  return fmt::format(
-      "{}{}, ordering {}: padding {:.3f}, {:.1f} MB, setup {:.1f} ms (ordering {:.1f}{}, csr {:.1f}, build {:.1f}{})",
-      p.format_name, parameters.empty() ? "" : " (" + parameters + ")", p.ordering_name, f.padding_ratio,
-      f.footprint_bytes / 1e6, 1e3 * (p.ordering_seconds + p.csr_seconds + p.build_seconds + tuning),
-      1e3 * p.ordering_seconds, p.ordering_reused ? ", the previous solver's" : "", 1e3 * p.csr_seconds,
-      1e3 * p.build_seconds,
-      p.tuning.done() ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size()) : "");
+  if (p.copied) return describe(p, p.build_seconds, "the previous solver's, copied");
+  return describe(
+      p, p.ordering_seconds + p.csr_seconds + p.build_seconds + tuning,
+      fmt::format("ordering {:.1f}{}, csr {:.1f}, build {:.1f}{}", 1e3 * p.ordering_seconds,
+                  p.ordering_reused ? ", the previous solver's" : "", 1e3 * p.csr_seconds, 1e3 * p.build_seconds,
+                  p.tuning.done() ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size())
+                                  : ""));
+}
+
+std::string describe_shared(const PreparedFormat& model, double seconds) {
+  return describe(model, seconds, "the previous solver's, shared");
 }
 
 namespace {

@@ -142,6 +142,13 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
                               const FormatParameters& parameters, std::uint64_t seed = 1,
                               const SpmvTimer& timer = {}, const PreparedFormat* model = nullptr);
 
+/// Whether `model` is matrix's pattern prepared as asked: built on matrix's addressing with the
+/// same format, resolved keys, ordering and seed, nothing tuned (prepare_format then copies it; a
+/// backend may share it instead).
+bool fits_model(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
+                const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
+                const PreparedFormat& model);
+
 /// The ordering `format` is built on: make_ordering's, except that a format which groups rows by
 /// length given the staircase ordering gets its Cuthill-McKee part (the grouping follows
 /// anyway), so that the rows know their place in the mesh (position_before_grouping).
@@ -163,11 +170,18 @@ void compose_value_map(PreparedFormat& prepared);
 /// Copy new mesh-order LDU coefficients into the format's values through value_map (or through
 /// csr_map and value_slot when value_map has not been composed).
 void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
+/// matrix's coefficients in prepared's format, where no coefficient maps (padding) prepared's own
+/// values, in an array as long as prepared.format.values() (filled on every thread): the values
+/// of a solver that shares another's prepared format.
+std::unique_ptr<double[]> format_values(const LduMatrix& matrix, const PreparedFormat& prepared);
 
 /// One line: "staircase (sliceHeight 32, alpha 0.01, launch interleaved), ordering staircase: padding
 /// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)"; after tuning the setup ends
 /// "..., build ..., tuning 812.0 over 18 settings)".
 std::string describe(const PreparedFormat& prepared);
+/// The line of a solver that shares `model`, another solver's format, its values its own:
+/// "..., setup 210.0 ms (the previous solver's, shared)".
+std::string describe_shared(const PreparedFormat& model, double seconds);
 
 /// The summary's record of a prepared format (FormatInfo).
 FormatInfo format_info(const PreparedFormat& prepared);

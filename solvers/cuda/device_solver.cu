@@ -116,24 +116,38 @@ __global__ void scatter_block_kernel(int n, int k, const int* __restrict__ new_t
 
 std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
 
+/// The format keys a solver's set-up asks for (a mixed-precision solver's narrowed).
+FormatParameters format_parameters(const SolverSettings& s, const LduMatrix& matrix) {
+  return s.precision == Precision::mixed ? mixed_precision_parameters(s.format, s.format_parameters, *matrix.addressing)
+                                         : s.format_parameters;
+}
+
+/// `model`, another solver's host format, where it is matrix's pattern prepared as s asks
+/// (fits_model); else the format prepared afresh.
+std::shared_ptr<PreparedFormat> share_or_prepare(const std::shared_ptr<PreparedFormat>* model,
+                                                 const LduMatrix& matrix, const SolverSettings& s, bool l2_window) {
+  const FormatParameters parameters = format_parameters(s, matrix);
+  const SpmvTimer timer = spmv_timer(s.precision, l2_window);
+  if (model && *model && fits_model(matrix, s.format, s.ordering, parameters, 1, timer, **model)) return *model;
+  return std::make_shared<PreparedFormat>(prepare_format(matrix, s.format, s.ordering, parameters, 1, timer));
+}
+
 }  // namespace
 
 struct DeviceSolver::Impl {
   /// @param system, comm a rank's piece of a decomposed matrix (matrix its local block), or null
-  /// @param model a format prepare_format may copy, or null
+  /// @param model another solver's host format, shared where it fits (its structure on the host
+  ///   once; each solver's values on its device), or null
   Impl(const LduMatrix& matrix, const SolverSettings& s, const DistributedLdu* system = nullptr,
-       const Communicator* comm = nullptr, const PreparedFormat* model = nullptr)
+       const Communicator* comm = nullptr, const std::shared_ptr<PreparedFormat>* model = nullptr)
       : settings(s),
         l2_window(keeps_l2_window(s, matrix.n_rows())),
-        prepared(prepare_format(matrix, s.format, s.ordering,
-                                s.precision == Precision::mixed
-                                    ? mixed_precision_parameters(s.format, s.format_parameters, *matrix.addressing)
-                                    : s.format_parameters,
-                                1, spmv_timer(s.precision, l2_window), model)),
-        device(make_device_matrix(prepared, s.precision)),
-        new_to_old(std::span<const int>(prepared.permutation.new_to_old)),
-        old_to_new(std::span<const int>(prepared.permutation.old_to_new)),
-        diag_slot(std::span<const long long>(to_long_long(prepared.value_map.diag_slot))),
+        prepared(share_or_prepare(model, matrix, s, l2_window)),
+        shared(model && prepared == *model),
+        device(make_device_matrix(*prepared, s.precision)),
+        new_to_old(std::span<const int>(prepared->permutation.new_to_old)),
+        old_to_new(std::span<const int>(prepared->permutation.old_to_new)),
+        diag_slot(std::span<const long long>(to_long_long(prepared->value_map.diag_slot))),
         diagonal_op(matrix.n_rows()),
         diagonal(matrix.n_rows()),
         x_op(matrix.n_rows()),
@@ -141,26 +155,43 @@ struct DeviceSolver::Impl {
         fork(true),
         join(true),
         device_name(cuda::describe(device_info())) {
-    permute_to_new(prepared.permutation, matrix.diag, diagonal);
+    if (shared) {  // this matrix's values on the device before the CG and the preconditioner read them
+      const auto t0 = std::chrono::steady_clock::now();
+      upload_values(matrix);
+      shared_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    permute_to_new(prepared->permutation, matrix.diag, diagonal);
     if (system) {
       settings.transport = resolve_transport(s.transport, *comm);
       ranks = std::make_unique<DeviceRanks>(*comm, settings.transport,
-                                            in_operator_rows(system->interfaces, prepared.permutation),
+                                            in_operator_rows(system->interfaces, prepared->permutation),
                                             matrix.n_rows());
       ranks->set_overlap(s.halo_overlap);
     }
     cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
     if (s.preconditioner == Preconditioner::GAMG)
       preconditioner = std::make_unique<DeviceGamg>(
-          matrix, prepared.permutation, s, device.spmv(), prepared.position_before_grouping,
+          matrix, prepared->permutation, s, device.spmv(), prepared->position_before_grouping,
           system ? GamgRanks{&system->interfaces, comm} : GamgRanks{}, ranks.get());
     else if (is_applied(s.preconditioner))
       preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
-          matrix, prepared.permutation, s.preconditioner, s.triangular_solve,
+          matrix, prepared->permutation, s.preconditioner, s.triangular_solve,
           s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv(), LevelLaunch::automatic,
-          prepared.position_before_grouping);
+          prepared->position_before_grouping);
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
     cg->set_l2_window(l2_window);
+  }
+
+  /// The device format's values from matrix: refreshed in the host format and uploaded, or, where
+  /// the host format is another solver's too, made aside (format_values) and uploaded.
+  void upload_values(const LduMatrix& matrix) {
+    if (!shared) {
+      refresh_format_values(matrix, *prepared);
+      device.upload_values(prepared->format.values());
+      return;
+    }
+    const std::unique_ptr<double[]> values = format_values(matrix, *prepared);
+    device.upload_values(std::span<const double>(values.get(), prepared->format.values().size()));
   }
 
   /// The block CG of k systems where the settings and the format allow it (made on first use);
@@ -197,7 +228,11 @@ struct DeviceSolver::Impl {
 
   SolverSettings settings;
   bool l2_window = false;  ///< a persisting-L2 window over p in each solve
-  PreparedFormat prepared;
+  /// The host format; shared with another solver (same pattern, format, keys, ordering), which
+  /// then holds its own values on its own device only
+  std::shared_ptr<PreparedFormat> prepared;
+  bool shared = false;
+  double shared_seconds = 0.0;  ///< a shared format's set-up: this solver's values made and uploaded
   DeviceMatrix device;
   DeviceBuffer<int> new_to_old, old_to_new;
   DeviceBuffer<long long> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
@@ -233,10 +268,10 @@ label DeviceSolver::n_rows() const { return impl_->device.n_rows(); }
 SolverPerformance DeviceSolver::solve(std::span<double> x, std::span<const double> b, const std::string& field) {
   Impl& m = *impl_;
   // --- into the operator's numbering on the host, solve on the device, back to the mesh's
-  permute_to_new(m.prepared.permutation, x, m.x_op);
-  permute_to_new(m.prepared.permutation, b, m.b_op);
+  permute_to_new(m.prepared->permutation, x, m.x_op);
+  permute_to_new(m.prepared->permutation, b, m.b_op);
   SolverPerformance perf = m.cg->solve(m.x_op, m.b_op, m.settings);
-  permute_to_old(m.prepared.permutation, m.x_op, x);
+  permute_to_old(m.prepared->permutation, m.x_op, x);
   perf.field = field;
   return perf;
 }
@@ -271,7 +306,7 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<const std::sp
   }
   // --- into the operator's numbering, interleaved by row, on the host; the block CG; back
   const label n = m.device.n_rows();
-  const auto& new_to_old = m.prepared.permutation.new_to_old;
+  const auto& new_to_old = m.prepared->permutation.new_to_old;
   std::vector<double> x_op(static_cast<std::size_t>(n) * k), b_op(x_op.size());
   for (label i = 0; i < n; ++i)
     for (int j = 0; j < k; ++j) {
@@ -323,9 +358,8 @@ bool DeviceSolver::solves_together(int k) const { return impl_->blockable(k); }
 
 void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   Impl& m = *impl_;
-  refresh_format_values(matrix, m.prepared);
-  m.device.upload_values(m.prepared.format.values());
-  permute_to_new(m.prepared.permutation, matrix.diag, m.diagonal);
+  m.upload_values(matrix);
+  permute_to_new(m.prepared->permutation, matrix.diag, m.diagonal);
   m.cg->refresh(m.diagonal);
   if (m.preconditioner) m.preconditioner->refresh(matrix);
 }
@@ -334,7 +368,7 @@ void DeviceSolver::update_distributed(const DistributedLdu& system) {
   if (!impl_->ranks) throw std::logic_error("update_distributed: this solver was not made across ranks");
   // the interfaces first: the CG's refresh takes the row sums (normalisation, singularity) of A 1
   // with the couplings
-  impl_->ranks->refresh_coefficients(in_operator_rows(system.interfaces, impl_->prepared.permutation));
+  impl_->ranks->refresh_coefficients(in_operator_rows(system.interfaces, impl_->prepared->permutation));
   if (impl_->preconditioner) impl_->preconditioner->refresh_interfaces(system.interfaces);
   update_coefficients(system.local);
 }
@@ -434,14 +468,14 @@ PreconditionerInfo DeviceSolver::preconditioner_info() const {
     none.name = name(m.settings.preconditioner);
     return none;
   }
-  PreconditionerInfo info = m.preconditioner->info(m.prepared.format.figures().nnz);
+  PreconditionerInfo info = m.preconditioner->info(m.prepared->format.figures().nnz);
   // the triangles' solver shows only when it is not fvmmini's own: "DIC/cusparse"
   if (m.settings.preconditioner == Preconditioner::DIC && m.settings.triangular_solve != TriangularSolve::levels)
     info.name += "/" + name(m.settings.triangular_solve);
   return info;
 }
 
-FormatInfo DeviceSolver::format_info() const { return fvmmini::format_info(impl_->prepared); }
+FormatInfo DeviceSolver::format_info() const { return fvmmini::format_info(*impl_->prepared); }
 
 std::string DeviceSolver::describe() const {
   const Impl& m = *impl_;
@@ -457,9 +491,9 @@ std::string DeviceSolver::describe() const {
                     std::to_string(m.ranks->communicator().rank()) + "), " +
                     preconditioner_across_ranks(m.settings, m.ranks->communicator().size())
               : "";
-  return "backend cuda on " + m.device_name + ranks + ", " + fvmmini::describe(m.prepared) + precision +
+  return "backend cuda on " + m.device_name + ranks + ", " + (m.shared ? describe_shared(*m.prepared, m.shared_seconds) : fvmmini::describe(*m.prepared)) + precision +
          (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info()) +
-         describe_tuning(m.prepared);
+         describe_tuning(*m.prepared);
 }
 
 }  // namespace fvmmini::cuda

@@ -202,5 +202,46 @@ TEST_F(CudaGamg, ADiagonalSetOnTheDeviceEqualsASetUpFromIt) {
   }
 }
 
+/// A solver on another's pattern shares its host format and uploads its own values: it solves to
+/// the bit as one with a format of its own, and a refresh of either leaves the other alone.
+TEST_F(CudaGamg, ASolverSharingAnothersFormatSolvesAsOneOfItsOwn) {
+  const LduMatrix u = test::box_matrix(12, 10, 9, 1);
+  LduMatrix p = u;  // the same addressing, other values
+  for (label i = 0; i < p.n_rows(); ++i) p.diag[i] = 1.7 * p.diag[i] + 0.01 * (i % 5);
+  for (double& a : p.upper) a *= 1.3;
+  const SolverSettings s = gamg_settings(Smoother::jacobi, 1, Backend::cuda, "staircase");
+  cuda::DeviceSolver first(u, s);
+  cuda::DeviceSolver shared(p, s, &first);
+  cuda::DeviceSolver own(p, s);
+  EXPECT_NE(shared.describe().find("(the previous solver's, shared)"), std::string::npos) << shared.describe();
+  EXPECT_EQ(own.describe().find("shared"), std::string::npos) << own.describe();
+  const label n = u.n_rows();
+  const auto b = test::random_vector(n, 9);
+  const auto solve = [&](cuda::DeviceSolver& solver) {
+    std::vector<double> x = test::random_vector(n, 4);  // not zero: the residual's scale reads A
+    const SolverPerformance performance = solver.solve(x, b, "p");
+    EXPECT_TRUE(performance.converged);
+    return std::make_pair(performance.iterations, x);
+  };
+  EXPECT_EQ(solve(shared), solve(own));
+  // --- the first solver refreshed: the sharing one keeps its values; and the other way round
+  LduMatrix u2 = u;
+  for (double& d : u2.diag) d *= 2.0;
+  first.update_coefficients(u2);
+  EXPECT_EQ(solve(shared), solve(own));
+  cuda::DeviceSolver fresh_u2(u2, s);
+  EXPECT_EQ(solve(first), solve(fresh_u2));
+  LduMatrix p2 = p;
+  for (double& a : p2.upper) a *= 0.9;
+  shared.update_coefficients(p2);
+  own.update_coefficients(p2);
+  EXPECT_EQ(solve(shared), solve(own));
+  EXPECT_EQ(solve(first), solve(fresh_u2));
+  // --- another ordering: a format of its own
+  SolverSettings other = s;
+  other.ordering = "none";
+  EXPECT_EQ(cuda::DeviceSolver(p, other, &first).describe().find("shared"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fvmmini
