@@ -267,8 +267,9 @@ bool fits_model(const LduMatrix& matrix, const std::string& format, const std::s
                 const PreparedFormat& model) {
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
   const bool tuned = timer.milliseconds && !tuned_keys(find_format(format), parameters).empty();
-  return !tuned && !model.tuning.done() && !model.key.empty() && model.key == format_key(format, resolved, ordering, seed) &&
-         matrix.addressing && model.addressing.lock() == matrix.addressing;
+  return !tuned && !model.tuning.done() && !model.key.empty() &&
+         model.key == format_key(format, resolved, ordering, seed) && matrix.addressing &&
+         model.addressing.lock() == matrix.addressing;
 }
 
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
@@ -462,24 +463,8 @@ void compose_value_map(PreparedFormat& p) {
 }
 
 namespace {
-void refresh_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values);
-}  // namespace
-
-void refresh_format_values(const LduMatrix& m, PreparedFormat& p) { refresh_format_values(m, p, p.format.values()); }
-
-std::unique_ptr<double[]> format_values(const LduMatrix& m, const PreparedFormat& p) {
-  const std::span<const double> model = p.format.values();
-  const auto n = static_cast<std::int64_t>(model.size());
-  std::unique_ptr<double[]> values(new double[n]);  // not zeroed: every value is written
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) values[k] = model[k];
-  refresh_format_values(m, p, std::span<double>(values.get(), static_cast<std::size_t>(n)));
-  return values;
-}
-
-namespace {
 /// Mesh-order coefficients into the format's values (or a copy of them) through the maps.
-void refresh_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
+void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
   if (p.value_map.diag_slot.size() == static_cast<size_t>(m.n_rows())) {
     refresh_csr_values(m, p.value_map, values);
     return;
@@ -504,6 +489,19 @@ void refresh_format_values(const LduMatrix& m, const PreparedFormat& p, std::spa
 }
 }  // namespace
 
+void refresh_format_values(const LduMatrix& m, PreparedFormat& p) { write_format_values(m, p, p.format.values()); }
+
+std::unique_ptr<double[]> format_values(const LduMatrix& m, const PreparedFormat& p) {
+  const std::span<const double> model = p.format.values();
+  const auto n = static_cast<std::int64_t>(model.size());
+  std::unique_ptr<double[]> values(new double[n]);  // not zeroed: every value is written
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) values[k] = model[k];
+  write_format_values(m, p, std::span<double>(values.get(), static_cast<std::size_t>(n)));
+  return values;
+}
+
+
 namespace {
 /// "staircase (sliceHeight 32, ...), ordering none: padding 1.000, 5364.5 MB, setup 1.0 ms (how)"
 std::string describe(const PreparedFormat& p, double setup_seconds, const std::string& how) {
@@ -522,8 +520,9 @@ std::string describe(const PreparedFormat& p) {
       p, p.ordering_seconds + p.csr_seconds + p.build_seconds + tuning,
       fmt::format("ordering {:.1f}{}, csr {:.1f}, build {:.1f}{}", 1e3 * p.ordering_seconds,
                   p.ordering_reused ? ", the previous solver's" : "", 1e3 * p.csr_seconds, 1e3 * p.build_seconds,
-                  p.tuning.done() ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size())
-                                  : ""));
+                  p.tuning.done()
+                      ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size())
+                      : ""));
 }
 
 std::string describe_shared(const PreparedFormat& model, double seconds) {

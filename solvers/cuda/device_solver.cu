@@ -491,7 +491,9 @@ std::string DeviceSolver::describe() const {
                     std::to_string(m.ranks->communicator().rank()) + "), " +
                     preconditioner_across_ranks(m.settings, m.ranks->communicator().size())
               : "";
-  return "backend cuda on " + m.device_name + ranks + ", " + (m.shared ? describe_shared(*m.prepared, m.shared_seconds) : fvmmini::describe(*m.prepared)) + precision +
+  const std::string format =
+      m.shared ? describe_shared(*m.prepared, m.shared_seconds) : fvmmini::describe(*m.prepared);
+  return "backend cuda on " + m.device_name + ranks + ", " + format + precision +
          (m.l2_window ? ", l2Window on" : "") + ", preconditioner " + fvmmini::describe(preconditioner_info()) +
          describe_tuning(*m.prepared);
 }
