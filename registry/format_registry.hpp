@@ -92,8 +92,9 @@ struct PreparedFormat {
   /// step's second field on one mesh) instead of making it again.
   bool ordering_reused = false;
   /// prepare_format copied this from a model built on the same addressing with the same keys
-  /// (the flow step's velocity solver for its pressure solver) and refreshed the values:
-  /// build_seconds is the copy's time, ordering and csr none.
+  /// (the reference backend's flow step: the velocity solver's for its pressure solver; the cuda
+  /// backend shares the model instead) and refreshed the values: build_seconds is the copy's
+  /// time, ordering and csr none.
   bool copied = false;
   /// The addressing it was built on (a model must share it; one freed since matches none).
   std::weak_ptr<const LduAddressing> addressing;
