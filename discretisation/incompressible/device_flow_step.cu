@@ -38,7 +38,7 @@ using Components = flow::Components<double>;
 using ConstComponents = flow::Components<const double>;
 
 /// A field's device solver (across the ranks of comm where there are several); settings that do
-/// not fit its matrix name the field. `same_pattern`: a solver whose format it may copy.
+/// not fit its matrix name the field. `same_pattern`: a solver whose host format it may share.
 cuda::DeviceSolver field_solver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
                                 const char* field, const cuda::DeviceSolver* same_pattern = nullptr) {
   try {
