@@ -28,4 +28,11 @@ DeviceInfo device_info();
 /// "NVIDIA H200 (sm_90, 132 SMs, 60 MB L2, CUDA 13.0)".
 std::string describe(const DeviceInfo& info);
 
+/// Whether solves may loop on the device (conditional while nodes): the environment variable
+/// FVMMINI_DEVICE_LOOP, `on` (or unset) or `off`. Off, every loop falls back to the batches the
+/// host queues, the same kernels: compute-sanitizer (CUDA 13.0's, driver 580) fails inside those
+/// loops with an illegal address it ties to no kernel, so sanitizer runs turn them off.
+/// @throws CudaError for any other value
+bool device_loops_enabled();
+
 }  // namespace fvmmini::cuda

@@ -159,7 +159,8 @@ struct WhileLoop {
 
 /// A new graph of a test node (*flag == value) and, after it, a while node on that test; `stream`
 /// then captures into its body. False, nothing left behind and the error cleared, where the
-/// driver has no conditional nodes or the capture cannot begin.
+/// driver has no conditional nodes, the capture cannot begin or loops are off
+/// (device_loops_enabled, cuda_backend.hpp).
 bool begin_while_loop(cudaStream_t stream, const int* flag, int value, WhileLoop& loop);
 /// Queues the test that ends a pass of the body (whether the loop goes on: *flag == value).
 void end_while_pass(const WhileLoop& loop, const int* flag, int value, cudaStream_t stream);

@@ -1,8 +1,14 @@
 // The while loops of GraphExec::capture_while: a conditional while node (CUDA 12.4+) whose
 // handle a one-thread kernel sets from a device flag, before the node and at the end of each
-// pass of its body.
+// pass of its body; and the switch that turns them off (FVMMINI_DEVICE_LOOP).
 
 #include "kernels/cuda/device_memory.cuh"
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "kernels/cuda/cuda_backend.hpp"
 
 namespace fvmmini::cuda {
 
@@ -14,8 +20,16 @@ __global__ void test_flag(cudaGraphConditionalHandle handle, const int* flag, in
 
 }  // namespace
 
+bool device_loops_enabled() {
+  const char* value = std::getenv("FVMMINI_DEVICE_LOOP");
+  if (!value || std::string_view(value) == "on") return true;
+  if (std::string_view(value) == "off") return false;
+  throw CudaError(std::string("FVMMINI_DEVICE_LOOP='") + value + "': expected on or off");
+}
+
 bool begin_while_loop(cudaStream_t stream, const int* flag, int value, WhileLoop& loop) {
   loop = WhileLoop{};
+  if (!device_loops_enabled()) return false;
   cudaGraph_t graph = nullptr;
   const auto give_up = [&] {
     if (graph) cudaGraphDestroy(graph);

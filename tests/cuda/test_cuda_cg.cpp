@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "solvers/cuda/cuda_linear_solver.hpp"
+#include "kernels/cuda/cuda_error.hpp"
 #include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "linalg/cg_rules.hpp"
@@ -22,6 +23,7 @@
 #include "solvers/reference_cg.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
+#include "tests/scoped_env.hpp"
 
 namespace fvmmini {
 namespace {
@@ -119,7 +121,7 @@ TEST_F(CudaCg, RepeatRunsAreBitIdenticalInTheDeviceLoopAndWhateverTheCheckInterv
       if (interval > 0) cg.set_check_interval(interval);
       std::vector<double> x(m.n_rows(), 0.0);
       const SolverPerformance perf = cg.solve(x, b, settings_for("jacobi", 1e-12));
-      EXPECT_EQ(cg.last_solve_looped(), interval == 0) << format << ", interval " << interval;
+      EXPECT_EQ(cg.last_solve_looped(), interval == 0 && cuda::device_loops_enabled()) << format << ", interval " << interval;
       if (first_history.empty()) {
         first = perf;
         first_x = x;
@@ -211,6 +213,47 @@ TEST_F(CudaCg, AutoKeepsAnL2WindowForCgAndJacobiPcgOnly) {
   EXPECT_EQ(described("diagonal", L2WindowSetting::off).find(on), std::string::npos);
 }
 
+// FVMMINI_DEVICE_LOOP=off (for compute-sanitizer runs) solves in the host's batches, to the bits
+// of the device loop; a value other than on or off is an error naming the variable.
+TEST_F(CudaCg, TheDeviceLoopSwitchedOffSolvesInBatchesToTheSameBits) {
+  const LduMatrix m = test::box_matrix(20, 20, 20, 61);
+  const PreparedFormat prepared = prepare_format(m, "csr", "rcm", parameters());
+  auto op = make_reference_operator(m, prepared);
+  cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+  const auto b = test::random_vector(m.n_rows(), 5);
+  struct Solve {
+    SolverPerformance perf;
+    std::vector<double> x;
+    bool looped = false;
+  };
+  const auto solve = [&] {  // a fresh CG: its graphs captured under the variable as it is now
+    cuda::DeviceCg cg(device, op->diagonal());
+    Solve s;
+    s.x.assign(m.n_rows(), 0.0);
+    s.perf = cg.solve(s.x, b, settings_for("jacobi", 1e-12));
+    s.looped = cg.last_solve_looped();
+    return s;
+  };
+  const Solve as_set = solve();  // on, unless the whole run has it off
+  EXPECT_EQ(as_set.looped, cuda::device_loops_enabled());
+  {
+    const test::ScopedEnv off("FVMMINI_DEVICE_LOOP", "off");
+    EXPECT_FALSE(cuda::device_loops_enabled());
+    const Solve batches = solve();
+    EXPECT_FALSE(batches.looped);
+    EXPECT_EQ(batches.perf.iterations, as_set.perf.iterations);
+    EXPECT_EQ(batches.perf.final_residual, as_set.perf.final_residual);
+    EXPECT_EQ(std::memcmp(batches.x.data(), as_set.x.data(), as_set.x.size() * sizeof(double)), 0);
+  }
+  const test::ScopedEnv bad("FVMMINI_DEVICE_LOOP", "no");
+  try {
+    solve();
+    ADD_FAILURE() << "FVMMINI_DEVICE_LOOP=no accepted";
+  } catch (const cuda::CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("FVMMINI_DEVICE_LOOP='no': expected on or off"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(CudaCg, StoppingRulesFollowTheReference) {
   const LduMatrix m = test::random_matrix(2000, 5, 71);
   const PreparedFormat prepared = prepare_format(m, "csr", "none", parameters());
@@ -256,7 +299,7 @@ TEST_F(CudaCg, StoppingRulesFollowTheReference) {
     EXPECT_TRUE(d4.converged);
     EXPECT_NEAR(d4.iterations, r4.iterations, 1);
     EXPECT_LT(d4.final_residual, 1e-3 * d4.initial_residual);
-    EXPECT_EQ(cg.last_solve_looped(), loop);
+    EXPECT_EQ(cg.last_solve_looped(), loop && cuda::device_loops_enabled());
   }
 }
 

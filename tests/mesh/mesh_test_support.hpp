@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <unistd.h>
 
 #include "mesh/mesh_error.hpp"
+#include "tests/scoped_env.hpp"
 
 namespace fvmmini::test {
 
@@ -72,25 +72,6 @@ inline long line_of(const std::string& text, const std::string& needle) {
   EXPECT_NE(pos, std::string::npos) << "'" << needle << "' not found";
   return 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
 }
-
-/// Sets an environment variable (FVMMINI_MEMORY_LIMIT) for the life of the object, then restores it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 /// Expect `f` to throw MeshError whose file ends with `file_suffix`, whose line is `line`
 /// (-1: any line > 0; 0: no line), and whose message contains `fragment`.
