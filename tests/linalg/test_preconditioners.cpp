@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/reference/triangular_solve.hpp"
@@ -126,6 +128,35 @@ TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
   const LduMatrix box = poisson_box(6);
   EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::index, true).levels(), 16);
   EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::colour, false).levels(), 2);
+}
+
+TEST(TriangularFactor, ThePatternIsThePermutedMatrixsRowsWithTheirFaces) {
+  for (const auto& c : matrices())
+    for (const std::string ordering : {"none", "cm", "random"}) {
+      SCOPED_TRACE(c.name + " " + ordering);
+      const PreparedFormat prepared = prepare_format(c.matrix, "csr", ordering, {}, 11);
+      const Permutation& op = prepared.permutation;
+      const LduAddressing& a = *c.matrix.addressing;
+      const FactorPattern pattern = factor_pattern(a, op);
+      // --- each new row: the diagonal and one entry per face, by column (ties in face order)
+      std::vector<std::vector<std::pair<label, label>>> rows(a.n_rows);
+      for (label i = 0; i < a.n_rows; ++i) rows[op.old_to_new[i]].push_back({op.old_to_new[i], -1});
+      for (label f = 0; f < a.n_faces(); ++f) {
+        rows[op.old_to_new[a.lower[f]]].push_back({op.old_to_new[a.upper[f]], f});
+        rows[op.old_to_new[a.upper[f]]].push_back({op.old_to_new[a.lower[f]], f});
+      }
+      ASSERT_EQ(pattern.n_rows(), a.n_rows);
+      for (label i = 0; i < a.n_rows; ++i) {
+        std::stable_sort(rows[i].begin(), rows[i].end(), [](auto x, auto y) { return x.first < y.first; });
+        ASSERT_EQ(pattern.row_ptr[i + 1] - pattern.row_ptr[i], static_cast<label>(rows[i].size())) << "row " << i;
+        for (std::size_t k = 0; k < rows[i].size(); ++k) {
+          EXPECT_EQ(pattern.col[pattern.row_ptr[i] + k], rows[i][k].first) << "row " << i;
+          EXPECT_EQ(pattern.face[pattern.row_ptr[i] + k], rows[i][k].second) << "row " << i;
+        }
+      }
+      // --- and the same layout as the CSR of P A P^T
+      EXPECT_EQ(pattern.col, permuted_csr(c.matrix, op).col);
+    }
 }
 
 TEST(TriangularFactor, ASyncFreePassWalksTheChainsAWindowOfResidentRanksAtATime) {
