@@ -22,6 +22,7 @@
 #include "app/run_context.hpp"
 #include "solvers/linear_solver.hpp"
 #include "mesh/mesh_error.hpp"
+#include "mesh/mesh_size.hpp"
 
 #ifndef FVMMINI_VERSION
 #error "FVMMINI_VERSION must be defined by the build"
@@ -75,7 +76,13 @@ int main(int argc, char** argv) {
   app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
   app.add_flag("--list-formats", list_formats,
                "print the storage formats, their backends and their case keys (Markdown, as in docs/cases.md)");
-  app.footer(fvmmini::format_help_text());
+  app.footer(fvmmini::format_help_text() +
+             "\nEnvironment:\n"
+             "  OMP_NUM_THREADS       the host's threads (set-up, the host step, the reference backend)\n"
+             "  " + std::string(fvmmini::memory_limit_variable) +
+             "  the memory a run may need before it is refused, e.g. 8G (default: the machine's or the cgroup's)\n"
+             "  FVMMINI_DEVICE_LOOP   on (default) or off: the cuda solves loop on the device, or in batches the host\n"
+             "                        queues (the same kernels; for compute-sanitizer, which cannot follow the loop)\n");
   app.add_option("--set", overrides, "override a case key, e.g. --set solvers.T.tolerance=1e-8 (repeatable)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);

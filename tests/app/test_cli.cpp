@@ -67,6 +67,9 @@ TEST(Cli, HelpAndVersionSucceed) {
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("--dry-run"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("--set"), std::string::npos) << help.out;
+  // --- the environment variables it reads
+  for (const char* variable : {"OMP_NUM_THREADS", "FVMMINI_MEMORY_LIMIT", "FVMMINI_DEVICE_LOOP"})
+    EXPECT_NE(help.out.find(std::string("\n  ") + variable + "  "), std::string::npos) << variable << "\n" << help.out;
   const Outcome version = run_fvmmini(folder.path(), {"--version"});
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("fvmmini ", 0), 0u) << version.out;
