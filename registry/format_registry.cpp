@@ -501,7 +501,6 @@ std::unique_ptr<double[]> format_values(const LduMatrix& m, const PreparedFormat
   return values;
 }
 
-
 namespace {
 /// "staircase (sliceHeight 32, ...), ordering none: padding 1.000, 5364.5 MB, setup 1.0 ms (how)"
 std::string describe(const PreparedFormat& p, double setup_seconds, const std::string& how) {
