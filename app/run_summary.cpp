@@ -86,6 +86,7 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     long long rows = 0;
     for (label size : info.level_sizes) rows += size;
     entry["setupSeconds"] = info.setup_seconds;
+    for (const auto& [part, seconds] : info.setup_parts) entry["setupParts"][part] = seconds;
     if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;  // a host-timed refresh only
     entry["colours"] = info.colours;
     entry["levels"] = info.levels;

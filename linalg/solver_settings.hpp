@@ -229,6 +229,8 @@ struct SolverPerformance {
 struct PreconditionerInfo {
   std::string name;            ///< "DIC", "mcsgs", ...
   double setup_seconds = 0.0;  ///< colouring, levels, factor and upload: once per mesh
+  /// The set-up's parts in the order they ran, seconds each (where the set-up times them).
+  std::vector<std::pair<std::string, double>> setup_parts;
   double refresh_seconds = 0.0;  ///< the last value refresh (new factor, no new analysis)
   label colours = 0;           ///< mcsgs, and DIC on a multicolour schedule (0: none)
   label levels = 0;            ///< dependency levels of the triangular solves (0: none)

@@ -94,8 +94,11 @@ std::string describe(const PreconditionerInfo& info) {
   if (info.levels == 0) return info.name;
   std::string text = fmt::format("{} (", info.name);
   if (info.colours > 0) text += fmt::format("colours {}, ", info.colours);
-  return text + fmt::format("levels {}, {:.2f} SpMV per application, setup {:.1f} ms)", info.levels,
-                            info.spmv_equivalents, 1e3 * info.setup_seconds);
+  text += fmt::format("levels {}, {:.2f} SpMV per application, setup {:.1f} ms", info.levels, info.spmv_equivalents,
+                      1e3 * info.setup_seconds);
+  for (std::size_t k = 0; k < info.setup_parts.size(); ++k)
+    text += fmt::format("{}{} {:.1f}", k == 0 ? ": " : ", ", info.setup_parts[k].first, 1e3 * info.setup_parts[k].second);
+  return text + ")";
 }
 
 }  // namespace fvmmini

@@ -480,23 +480,26 @@ struct DeviceTriangularPreconditioner::Impl {
     if (solve == TriangularSolve::cusparse && split != TriangleSplit::index)
       throw std::invalid_argument(
           "triangularSolve cusparse: cusparseSpSV needs triangles split by index (DIC), not by colour (mcsgs)");
-    const auto start = std::chrono::steady_clock::now();
+    PartTimer timer;
     // --- on the host: the pattern in the operator's numbering and the schedule's order
     const FactorPattern host_pattern = factor_pattern(*matrix.addressing, op);
+    timer.mark("pattern");
     // cusparseSpSV solves the triangles of the operator's CSR, split by the operator's index
     if (solve == TriangularSolve::cusparse) sequence = {};
     const std::vector<label> order = schedule_order(host_pattern, split, &colours, sequence);
+    timer.mark(split == TriangleSplit::colour ? "colouring" : "order");
     pattern = upload_pattern(host_pattern, order);
     // --- on the device: the analysis (its workspace allocated first, as cusparseSpSV's buffer is),
     // then the triangles laid out by it
     {
       LevelWorkspace workspace(n);
-      const auto analysis_start = std::chrono::steady_clock::now();
+      timer.mark("upload");
       levels = find_levels(pattern, workspace, nullptr);
-      analysis_seconds = seconds_since(analysis_start);
-      const auto layout_start = std::chrono::steady_clock::now();
+      timer.mark("analysis");
+      analysis_seconds = timer.parts().back().second;
       lay_out_triangles(pattern, workspace, levels, nullptr);
-      layout_seconds = seconds_since(layout_start);
+      timer.mark("layout");
+      layout_seconds = timer.parts().back().second;
     }
     launch = asked == LevelLaunch::automatic ? automatic_level_launch(n, levels.levels()) : asked;
     lower = triangle_levels(levels, levels.lower);
@@ -517,15 +520,19 @@ struct DeviceTriangularPreconditioner::Impl {
       residual = DeviceBuffer<double>(n);
       correction = DeviceBuffer<double>(n);
     }
+    timer.mark("buffers");
     set_values(matrix);
+    timer.mark("values");
     if (solve == TriangularSolve::cusparse && n > 0) {
       cusparse = std::make_unique<CusparseTriangles>(pattern, rdiag, upper_coeff.data());
+      timer.mark("cusparseSpSV");
       analysis_seconds = cusparse->analysis_seconds();
       layout_seconds = 0.0;
     } else {
       pattern = DevicePattern{};  // only cuSPARSE reads it after the analysis
     }
-    setup_seconds = seconds_since(start);
+    setup_seconds = timer.total();
+    setup_parts = timer.parts();
   }
 
   /// The triangles from the matrix's faces, the pivots from its diagonal; checked.
@@ -613,6 +620,7 @@ struct DeviceTriangularPreconditioner::Impl {
   DeviceBuffer<int> bad_row;
   std::unique_ptr<CusparseTriangles> cusparse;
   double setup_seconds = 0.0, analysis_seconds = 0.0, layout_seconds = 0.0, refresh_seconds = 0.0;
+  std::vector<std::pair<std::string, double>> setup_parts;
 };
 
 DeviceTriangularPreconditioner::DeviceTriangularPreconditioner(const LduMatrix& matrix, const Permutation& op,
@@ -664,6 +672,7 @@ PreconditionerInfo DeviceTriangularPreconditioner::info(std::int64_t nnz) const 
   PreconditionerInfo i;
   i.name = name(m.kind);
   i.setup_seconds = m.setup_seconds;
+  i.setup_parts = m.setup_parts;
   i.refresh_seconds = m.refresh_seconds;
   i.colours = m.colours;
   i.levels = m.levels.levels();

@@ -181,6 +181,7 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   dic.levels = 3;
   dic.level_sizes = {1, 4, 7};
   dic.spmv_equivalents = 1.25;
+  dic.setup_parts = {{"pattern", 0.375}, {"analysis", 0.125}};
   summary.set_preconditioner("p", dic);
   summary.add_solve({"DICPCG[csr]", "p", 1.0, 1e-7, 9, true});
   PreconditionerInfo none;
@@ -196,6 +197,7 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
                                                           {{"levels", 2}, {"rowsFrom", 4}, {"rowsTo", 7}}});
   EXPECT_EQ(solves["p"]["preconditioner"]["levelSizeHistogram"], histogram);
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["setupSeconds"].get<double>(), 0.5);
+  EXPECT_EQ(solves["p"]["preconditioner"]["setupParts"], nlohmann::json({{"pattern", 0.375}, {"analysis", 0.125}}));
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["spmvPerApplication"].get<double>(), 1.25);
   EXPECT_EQ(solves["T"]["preconditioner"], nlohmann::json({{"name", "none"}}));
   EXPECT_EQ(solves["T"]["solves"], 2);

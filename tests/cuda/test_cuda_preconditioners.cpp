@@ -195,6 +195,18 @@ TEST_F(CudaPreconditioner, DeviceAndReferenceAgreeOnEveryVariantFormatAndOrderin
           const PreconditionerInfo info = device->preconditioner_info();
           EXPECT_GT(info.levels, 0) << where;
           EXPECT_GT(info.setup_seconds, 0.0) << where;
+          std::vector<std::string> parts{"pattern", v.kind == Preconditioner::mcsgs ? "colouring" : "order", "upload",
+                                         "analysis", "layout", "buffers", "values"};
+          if (v.solve == TriangularSolve::cusparse) parts.push_back("cusparseSpSV");
+          std::vector<std::string> names;
+          double parts_seconds = 0.0;
+          for (const auto& [part, seconds] : info.setup_parts) {
+            names.push_back(part);
+            EXPECT_GE(seconds, 0.0) << where << " " << part;
+            parts_seconds += seconds;
+          }
+          EXPECT_EQ(names, parts) << where;
+          EXPECT_LE(parts_seconds, info.setup_seconds) << where;
           // levels are scheduled in the ordering, whatever the format's grouping (cusparseSpSV: by operator index)
           if (v.solve == TriangularSolve::levels) {
             EXPECT_EQ(info.levels, reference->preconditioner_info().levels) << where;

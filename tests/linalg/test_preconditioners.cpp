@@ -371,6 +371,12 @@ TEST(Preconditioner, InfoAndTheDescribeLineGiveLevelsColoursAndCost) {
   EXPECT_GT(info.spmv_equivalents, 0.8);
   EXPECT_LT(info.spmv_equivalents, 2.0);
   EXPECT_NE(solver->describe().find("mcsgs (colours 2, levels 2,"), std::string::npos) << solver->describe();
+  // a set-up timed in parts (the cuda backend's) lists them after its total, in milliseconds
+  PreconditionerInfo timed = info;
+  timed.setup_seconds = 0.5;
+  timed.setup_parts = {{"pattern", 0.375}, {"analysis", 0.125}};
+  EXPECT_NE(describe(timed).find("setup 500.0 ms: pattern 375.0, analysis 125.0)"), std::string::npos) << describe(timed);
+  EXPECT_EQ(describe(info).find(": pattern"), std::string::npos) << describe(info);
 }
 
 TEST(Preconditioner, AMatrixThatIsNotSpdIsAClearError) {

@@ -224,6 +224,7 @@ int run(const Options& o) {
         row["tolerance"] = tol;
         row["setup_ms"] = 1e3 * setup;
         row["preconditioner_setup_ms"] = 1e3 * info.setup_seconds;
+        for (const auto& [part, seconds] : info.setup_parts) row["preconditioner_setup_parts_ms"][part] = 1e3 * seconds;
         row["refresh_ms"] = 1e3 * refresh;
         row["preconditioner_refresh_ms"] = 1e3 * info.refresh_seconds;
         if (!info.grid_levels.empty()) {
