@@ -1,4 +1,4 @@
-// The fvmmini executable's operator new: an allocation of 8 MiB or more starts on a 2 MiB boundary
+// The executables' operator new (fvmmini's and the benchmarks'): an allocation of 8 MiB or more starts on a 2 MiB boundary
 // and asks the kernel for transparent huge pages over its whole 2 MiB pages (madvise), which
 // Debian's default THP mode (`madvise`) grants only on request. A mesh's, matrix's or vector's
 // first touch then faults once per 2 MiB instead of once per 4 KiB, and the gathers miss the TLB
