@@ -1,4 +1,4 @@
-// The executables' operator new (app/large_pages.cpp, linked into this test alone of the tests):
+// The executables' operator new (app/large_pages.cpp; of the tests, only this one links it):
 // large allocations start on a 2 MiB boundary, are backed by huge pages once touched where the
 // kernel's THP mode grants them on request, and come with their pages already touched (by every
 // OpenMP thread) outside parallel regions, not inside them.
