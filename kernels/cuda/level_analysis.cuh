@@ -1,8 +1,8 @@
 #pragma once
 // The level analysis on the device, with the same result as build_triangular_factor on the host
 // (linalg/preconditioners/triangular_factor.hpp), from the factor's pattern already on the
-// device, in two steps. find_levels is the analysis proper, what cusparseSpSV_analysis and the
-// block search of level-scheduled back substitution compute: each row's level (1 + the largest
+// device (factor_pattern.cuh), in two steps. find_levels is the analysis proper, what
+// cusparseSpSV_analysis and the block search of level-scheduled back substitution compute: each row's level (1 + the largest
 // of its earlier neighbours') in one sync-free launch (sync_free.cuh), the rows grouped by level
 // with ties by rank (CUB's stable radix sort, skipped when the ranks already run level by level),
 // each level's start and widest rows. lay_out_triangles then writes each level's triangle
@@ -14,18 +14,10 @@
 #include <vector>
 
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/factor_pattern.cuh"
 #include "linalg/preconditioners/triangular_factor.hpp"
 
 namespace fvmmini::cuda {
-
-/// The factor pattern (FactorPattern) on the device, and the schedule's order.
-struct DevicePattern {
-  int n_rows = 0;
-  DeviceBuffer<int> row_ptr, col, face;
-  DeviceBuffer<int> order;  ///< rows by rank; empty for index order
-  DeviceBuffer<int> rank;   ///< rank by row; empty for index order
-  int widest = 0;           ///< the most off-diagonal entries of a row
-};
 
 /// One triangle as TrianglePart lays it out: offsets and widths on the host and the device,
 /// slots on the device. Its columns are positions in the level order (DeviceLevels::rows), not

@@ -19,6 +19,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/factor_pattern.cuh"
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/level_analysis.cuh"
 #include "kernels/cuda/reduction.cuh"
@@ -401,24 +402,6 @@ class CusparseTriangles {
   double analysis_seconds_ = 0.0;
 };
 
-/// The pattern uploaded from the host's vectors as they are (a label is the device's int).
-DevicePattern upload_pattern(const FactorPattern& p, const std::vector<label>& order) {
-  static_assert(std::is_same_v<label, int>);
-  DevicePattern d;
-  d.n_rows = p.n_rows();
-  d.row_ptr = DeviceBuffer<int>(std::span<const int>(p.row_ptr));
-  d.col = DeviceBuffer<int>(std::span<const int>(p.col));
-  d.face = DeviceBuffer<int>(std::span<const int>(p.face));
-  d.widest = widest_row(p);
-  if (!std::is_sorted(order.begin(), order.end())) {  // else the analysis takes index order
-    std::vector<int> rank(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<int>(k);
-    d.order = DeviceBuffer<int>(std::span<const int>(order));
-    d.rank = DeviceBuffer<int>(std::span<const int>(rank));
-  }
-  return d;
-}
-
 /// A triangle's levels, indexed by level, on the host and the device, and its widest row.
 struct TriangleLevels {
   std::vector<LevelView> host;
@@ -481,14 +464,17 @@ struct DeviceTriangularPreconditioner::Impl {
       throw std::invalid_argument(
           "triangularSolve cusparse: cusparseSpSV needs triangles split by index (DIC), not by colour (mcsgs)");
     PartTimer timer;
-    // --- on the host: the pattern in the operator's numbering and the schedule's order
-    const FactorPattern host_pattern = factor_pattern(*matrix.addressing, op);
+    // --- the pattern in the operator's numbering on the device; the schedule's order on the host
+    // (the greedy colouring reads the pattern's rows and columns back)
+    pattern = device_factor_pattern(*matrix.addressing, op, nullptr);
     timer.mark("pattern");
     // cusparseSpSV solves the triangles of the operator's CSR, split by the operator's index
     if (solve == TriangularSolve::cusparse) sequence = {};
-    const std::vector<label> order = schedule_order(host_pattern, split, &colours, sequence);
+    const std::vector<label> order = split == TriangleSplit::colour
+                                         ? schedule_order(download_adjacency(pattern), split, &colours, sequence)
+                                         : sequence_order(n, sequence);
     timer.mark(split == TriangleSplit::colour ? "colouring" : "order");
-    pattern = upload_pattern(host_pattern, order);
+    set_schedule_order(pattern, order, nullptr);
     // --- on the device: the analysis (its workspace allocated first, as cusparseSpSV's buffer is),
     // then the triangles laid out by it
     {

@@ -104,16 +104,21 @@ label widest_row(const FactorPattern& p) {
   return widest;
 }
 
-std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, label* colours,
-                                  std::span<const label> sequence) {
-  const label n = p.n_rows();
+std::vector<label> sequence_order(label n, std::span<const label> sequence) {
   if (!sequence.empty() && static_cast<label>(sequence.size()) != n)
     throw std::invalid_argument(fmt::format("schedule_order: a sequence of {} rows for {}", sequence.size(), n));
-  std::vector<label> order(n);  // the rows in the sequence
+  std::vector<label> order(n);
   if (sequence.empty())
     std::iota(order.begin(), order.end(), 0);
   else
     for (label i = 0; i < n; ++i) order[sequence[i]] = i;
+  return order;
+}
+
+std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, label* colours,
+                                  std::span<const label> sequence) {
+  const label n = p.n_rows();
+  std::vector<label> order = sequence_order(n, sequence);
   if (colours) *colours = 0;
   if (split == TriangleSplit::colour) {
     const Colouring c = greedy_colouring(p.row_ptr, p.col, order);  // a row's own entry is never coloured yet

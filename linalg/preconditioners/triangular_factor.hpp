@@ -58,6 +58,9 @@ enum class TriangleSplit {
 std::vector<label> schedule_order(const FactorPattern& pattern, TriangleSplit split, label* colours,
                                   std::span<const label> sequence = {});
 
+/// The rows in `sequence` (schedule_order's order for TriangleSplit::index, which reads no pattern).
+std::vector<label> sequence_order(label n_rows, std::span<const label> sequence);
+
 struct TriangularFactor {
   label n_rows = 0;
   bool modified_diagonal = false;  ///< DIC (true) or SGS (false)

@@ -1,17 +1,22 @@
 // DIC (level-scheduled and cusparseSpSV) and mcsgs on the device against the reference backend:
-// the level analysis on the device builds the host's factor and applies it as the host does; the same factor gives the same iterations (to one) and the same solution, whatever
-// the format and ordering; a value refresh equals a fresh set-up; a matrix that is not SPD is a
-// clear error.
+// the device builds the host's pattern, its level analysis the host's factor, and it applies the
+// factor as the host does; the same factor gives the same iterations (to one) and the same
+// solution, whatever the format and ordering; a value refresh equals a fresh set-up; a matrix
+// that is not SPD is a clear error.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/factor_pattern.cuh"
 #include "kernels/cuda/triangular_preconditioner.hpp"
 #include "kernels/reference/triangular_solve.hpp"
 #include "linalg/ordering/orderings.hpp"
@@ -85,6 +90,51 @@ void expect_same_factor(const TriangularFactor& got, const TriangularFactor& hos
   ASSERT_EQ(got.rdiag.size(), host.rdiag.size()) << where;
   for (std::size_t i = 0; i < host.rdiag.size(); ++i)
     ASSERT_NEAR(got.rdiag[i], host.rdiag[i], 1e-13 * std::abs(host.rdiag[i])) << where << " row " << i;
+}
+
+// The pattern built on the device is factor_pattern's, entry for entry: in the matrix's own
+// numbering and a shuffled one, with two faces between one pair of cells (ordered by face, as the
+// host's stable sort leaves them), a row without faces and no rows at all.
+TEST_F(CudaPreconditioner, TheDevicePatternIsTheHostPattern) {
+  auto doubled = std::make_shared<LduAddressing>();
+  doubled->n_rows = 5;  // row 4 has no face
+  doubled->lower = {0, 0, 1, 0, 2};
+  doubled->upper = {1, 3, 2, 1, 3};
+  auto empty = std::make_shared<LduAddressing>();
+  std::vector<std::pair<std::string, std::shared_ptr<const LduAddressing>>> cases{{"two faces on a pair", doubled},
+                                                                                  {"no rows", empty}};
+  for (const auto& [what, m] : schedule_matrices()) cases.emplace_back(what, m.addressing);
+  for (const auto& [what, a] : cases)
+    for (const bool shuffled : {false, true}) {
+      std::vector<label> new_to_old(a->n_rows);
+      std::iota(new_to_old.begin(), new_to_old.end(), 0);
+      if (shuffled) std::shuffle(new_to_old.begin(), new_to_old.end(), std::mt19937(11));
+      const Permutation op = Permutation::from_new_to_old(new_to_old);
+      const std::string where = what + (shuffled ? ", shuffled" : ", own numbering");
+      const FactorPattern host = factor_pattern(*a, op);
+      cuda::DevicePattern device = cuda::device_factor_pattern(*a, op, nullptr);
+      EXPECT_EQ(device.n_rows, a->n_rows) << where;
+      EXPECT_EQ(device.widest, widest_row(host)) << where;
+      const FactorPattern adjacency = cuda::download_adjacency(device);
+      EXPECT_EQ(adjacency.row_ptr, host.row_ptr) << where;
+      EXPECT_EQ(adjacency.col, host.col) << where;
+      std::vector<int> face(device.face.size());
+      device.face.download(std::span<int>(face));
+      EXPECT_EQ(face, host.face) << where;
+      // the schedule's order and its inverse, or nothing for index order
+      std::vector<label> order(new_to_old.rbegin(), new_to_old.rend());
+      cuda::set_schedule_order(device, order, nullptr);
+      if (a->n_rows > 1) {
+        std::vector<int> rank(a->n_rows);
+        ASSERT_EQ(device.rank.size(), rank.size()) << where;
+        device.rank.download(std::span<int>(rank));
+        for (label k = 0; k < a->n_rows; ++k) ASSERT_EQ(rank[order[k]], k) << where;
+      }
+      std::iota(order.begin(), order.end(), 0);
+      cuda::set_schedule_order(device, order, nullptr);
+      EXPECT_EQ(device.order.size(), 0u) << where;
+      EXPECT_EQ(device.rank.size(), 0u) << where;
+    }
 }
 
 TEST_F(CudaPreconditioner, TheDeviceAnalysisBuildsTheHostFactor) {
