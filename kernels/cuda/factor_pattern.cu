@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
 
@@ -145,12 +146,14 @@ DevicePattern device_factor_pattern(const LduAddressing& a, const Permutation& o
   return p;
 }
 
-FactorPattern download_adjacency(const DevicePattern& p) {
+FactorPattern download(const DevicePattern& p) {
   FactorPattern host;
   host.row_ptr.resize(p.row_ptr.size());
   host.col.resize(p.col.size());
+  host.face.resize(p.face.size());
   p.row_ptr.download(std::span<int>(host.row_ptr));
   p.col.download(std::span<int>(host.col));
+  p.face.download(std::span<int>(host.face));
   return host;
 }
 
@@ -159,8 +162,14 @@ void set_schedule_order(DevicePattern& p, std::span<const label> order, cudaStre
   p.order = DeviceBuffer<int>();
   p.rank = DeviceBuffer<int>();
   if (std::is_sorted(order.begin(), order.end())) return;  // the analysis takes index order
-  p.order = DeviceBuffer<int>(order);
-  p.rank = DeviceBuffer<int>(order.size());
+  set_schedule_order(p, DeviceBuffer<int>(order), stream);
+}
+
+void set_schedule_order(DevicePattern& p, DeviceBuffer<int> order, cudaStream_t stream) {
+  if (static_cast<int>(order.size()) != p.n_rows) throw std::invalid_argument("set_schedule_order: an order for another row count");
+  p.order = std::move(order);
+  p.rank = DeviceBuffer<int>(p.order.size());
+  if (p.n_rows == 0) return;
   invert_order<<<grid_for(p.n_rows), pattern_block, 0, stream>>>(p.n_rows, p.order.data(), p.rank.data());
   FVMMINI_CUDA_CHECK_LAUNCH(invert_order);
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));

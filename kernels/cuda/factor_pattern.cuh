@@ -30,11 +30,13 @@ struct DevicePattern {
 /// Its order is left empty (index order). Synchronises `stream`.
 DevicePattern device_factor_pattern(const LduAddressing& addressing, const Permutation& op, cudaStream_t stream);
 
-/// The pattern's rows and columns on the host, its faces left empty: the greedy colouring's input.
-FactorPattern download_adjacency(const DevicePattern& pattern);
+/// The pattern on the host (tests compare it with factor_pattern's).
+FactorPattern download(const DevicePattern& pattern);
 
 /// `order` (rows by rank, schedule_order's) and its inverse on the device; both left empty where
 /// the order is the index order. Synchronises `stream`.
 void set_schedule_order(DevicePattern& pattern, std::span<const label> order, cudaStream_t stream);
+/// The same from an order already on the device (kept even where it is the index order).
+void set_schedule_order(DevicePattern& pattern, DeviceBuffer<int> order, cudaStream_t stream);
 
 }  // namespace fvmmini::cuda

@@ -53,7 +53,9 @@ struct LevelPass {
 /// multiprocessor, not 4) 23.9 and 29.5 ms; 8 and 4 (3 and 5 rounds) 41.7 and 38.4 ms. Box (7
 /// entries), CM: 8 0.85 ms, 4 1.24 ms. Capping the registers (launch bounds of 8 or 5 blocks, some
 /// spilled) to hold more rows was slower on every order: box natural 13.4 against 11.0 ms.
-template <int Batch>
+/// `Rule` LevelRule::colour: the smallest colour none of its earlier neighbours has instead of the
+/// level (the greedy colouring, visiting the rows by rank).
+template <int Batch, LevelRule Rule>
 __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
   __shared__ int block_max, unsorted;
   __shared__ int by_rank[analysis_block];  // the block's levels, by rank
@@ -62,6 +64,7 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
   if (q < p.n) {
     const int i = p.order ? p.order[q] : q;
     int lower = 0, upper = 0, l = 0;
+    unsigned long long taken = 0;  // LevelRule::colour: the colours below 64 its neighbours have
     const int end = p.row_ptr[i + 1];
     for (int e0 = p.row_ptr[i]; e0 < end; e0 += Batch) {
       int earlier[Batch], v[Batch];
@@ -88,7 +91,22 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
       wait_all<analysis_backoff_ns>(p.level, earlier, v, pending);
 #pragma unroll
       for (int b = 0; b < Batch; ++b)
-        if (neighbours >> b & 1u) l = max(l, v[b] + 1);
+        if (neighbours >> b & 1u) {
+          if constexpr (Rule == LevelRule::colour) taken |= v[b] < 64 ? 1ull << v[b] : 0ull;
+          else l = max(l, v[b] + 1);
+        }
+    }
+    if constexpr (Rule == LevelRule::colour) {
+      l = __ffsll(static_cast<long long>(~taken)) - 1;
+      if (~taken == 0ull)  // 64 earlier neighbours or more, colours 0 to 63 all taken: count on
+        for (l = 64;; ++l) {
+          bool free = true;
+          for (int e = p.row_ptr[i]; e < end && free; ++e) {
+            const int j = p.col[e];
+            free = j == i || rank_of(p.rank, j) > q || load_relaxed(p.level + j) != l;
+          }
+          if (free) break;
+        }
     }
     publish(p.level + i, l);
     p.lower[q] = lower;
@@ -119,12 +137,12 @@ __global__ void __launch_bounds__(analysis_block) level_rows(LevelPass p) {
   release_ticket(p.state + 1);
 }
 
-/// f(level_rows<Batch>), the batch picked by the widest row's off-diagonal entries.
-template <class F>
+/// f(level_rows<Batch, Rule>), the batch picked by the widest row's off-diagonal entries.
+template <LevelRule Rule = LevelRule::chain, class F>
 void with_level_kernel(int widest, F&& f) {
-  if (widest <= 4) f(level_rows<4>);
-  else if (widest <= 8) f(level_rows<8>);
-  else f(level_rows<16>);
+  if (widest <= 4) f(level_rows<4, Rule>);
+  else if (widest <= 8) f(level_rows<8, Rule>);
+  else f(level_rows<16, Rule>);
 }
 
 /// The ranks 0 .. n - 1: the sort's values where the ranks are not the rows already.
@@ -287,7 +305,7 @@ long long level_pass_hops(const FactorPattern& pattern, std::span<const label> o
   return sync_free_hops(pattern, order, analysis_block, std::max(1, blocks * multiprocessors));
 }
 
-DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaStream_t stream) {
+DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaStream_t stream, LevelRule rule) {
   const int n = pattern.n_rows;
   if (w.n != n) throw std::invalid_argument("find_levels: a workspace for another row count");
   if (n > 0 && (w.sorted_level[0].size() == 0 || w.sorted_level[1].size() == 0 || w.sorted_rows[0].size() == 0))
@@ -309,10 +327,12 @@ DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& w, cudaSt
 
   // --- the levels in one launch, then by rank: are they sorted already?
   const int grid = (n + analysis_block - 1) / analysis_block;
-  with_level_kernel(pattern.widest, [&](auto kernel) {
+  const auto launch = [&](auto kernel) {
     kernel<<<grid, analysis_block, 0, stream>>>(pass);
     FVMMINI_CUDA_CHECK_LAUNCH(level_rows);
-  });
+  };
+  if (rule == LevelRule::colour) with_level_kernel<LevelRule::colour>(pattern.widest, launch);
+  else with_level_kernel(pattern.widest, launch);
   int state[state_ints] = {};
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(state, pass.state, sizeof(state), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));

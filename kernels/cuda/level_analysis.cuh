@@ -2,11 +2,13 @@
 // The level analysis on the device, with the same result as build_triangular_factor on the host
 // (linalg/preconditioners/triangular_factor.hpp), from the factor's pattern already on the
 // device (factor_pattern.cuh), in two steps. find_levels is the analysis proper, what
-// cusparseSpSV_analysis and the block search of level-scheduled back substitution compute: each row's level (1 + the largest
-// of its earlier neighbours') in one sync-free launch (sync_free.cuh), the rows grouped by level
-// with ties by rank (CUB's stable radix sort, skipped when the ranks already run level by level),
-// each level's start and widest rows. lay_out_triangles then writes each level's triangle
-// entries as column-major ELL blocks whose columns are positions in that order.
+// cusparseSpSV_analysis and the block search of level-scheduled back substitution compute: each
+// row's level (1 + the largest of its earlier neighbours') in one sync-free launch
+// (sync_free.cuh), the rows grouped by level with ties by rank (CUB's stable radix sort, skipped
+// when the ranks already run level by level), each level's start and widest rows. The same pass
+// colours the rows greedily (LevelRule::colour: mcsgs's schedule). lay_out_triangles then writes
+// each level's triangle entries as column-major ELL blocks whose columns are positions in that
+// order.
 
 #include <cuda_runtime.h>
 
@@ -64,9 +66,16 @@ struct LevelWorkspace {
 /// kernel the widest row picks. The analysis's time over it is what a hop costs.
 long long level_pass_hops(const FactorPattern& pattern, std::span<const label> order);
 
-/// The schedule of `pattern`: levels, rows by level, level starts and each triangle's widths per
-/// level. Synchronises `stream`.
-DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& workspace, cudaStream_t stream);
+/// What a row's level is, from its earlier neighbours' (those of a lower rank).
+enum class LevelRule {
+  chain,   ///< 1 + the largest of theirs (0 without one): the dependency levels
+  colour,  ///< the smallest none of them has: greedy_colouring's colours, visiting the rows by rank
+};
+
+/// The schedule of `pattern`: levels, rows by level (ties by rank), level starts and each
+/// triangle's widths per level. Synchronises `stream`.
+DeviceLevels find_levels(const DevicePattern& pattern, LevelWorkspace& workspace, cudaStream_t stream,
+                         LevelRule rule = LevelRule::chain);
 
 /// Both triangles' addressing (col, face) laid out by `levels`' schedule; their values are left
 /// for the caller. Synchronises `stream`.

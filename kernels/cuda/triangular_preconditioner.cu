@@ -464,22 +464,26 @@ struct DeviceTriangularPreconditioner::Impl {
       throw std::invalid_argument(
           "triangularSolve cusparse: cusparseSpSV needs triangles split by index (DIC), not by colour (mcsgs)");
     PartTimer timer;
-    // --- the pattern in the operator's numbering on the device; the schedule's order on the host
-    // (the greedy colouring reads the pattern's rows and columns back)
+    // --- the pattern in the operator's numbering, then the schedule's order (schedule_order's):
+    // the rows in the sequence, for mcsgs then by greedy colour, ties in the sequence (the level
+    // pass colouring them in that order)
     pattern = device_factor_pattern(*matrix.addressing, op, nullptr);
     timer.mark("pattern");
     // cusparseSpSV solves the triangles of the operator's CSR, split by the operator's index
     if (solve == TriangularSolve::cusparse) sequence = {};
-    const std::vector<label> order = split == TriangleSplit::colour
-                                         ? schedule_order(download_adjacency(pattern), split, &colours, sequence)
-                                         : sequence_order(n, sequence);
+    set_schedule_order(pattern, sequence_order(n, sequence), nullptr);
+    if (split == TriangleSplit::colour) {
+      LevelWorkspace workspace(n);
+      DeviceLevels by_colour = find_levels(pattern, workspace, nullptr, LevelRule::colour);
+      colours = by_colour.levels();
+      set_schedule_order(pattern, std::move(by_colour.rows), nullptr);
+    }
     timer.mark(split == TriangleSplit::colour ? "colouring" : "order");
-    set_schedule_order(pattern, order, nullptr);
     // --- on the device: the analysis (its workspace allocated first, as cusparseSpSV's buffer is),
     // then the triangles laid out by it
     {
       LevelWorkspace workspace(n);
-      timer.mark("upload");
+      timer.mark("workspace");
       levels = find_levels(pattern, workspace, nullptr);
       timer.mark("analysis");
       analysis_seconds = timer.parts().back().second;

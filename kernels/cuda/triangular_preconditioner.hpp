@@ -1,8 +1,8 @@
 #pragma once
 // DIC and multicolour SGS on the device (plain C++ interface), set up there: the factor's pattern
-// (factor_pattern.cuh), the level analysis and the triangles are built on the device
-// (level_analysis.cuh), the schedule's order on the host (schedule_order), and they give the
-// same factor as build_triangular_factor. Solved level by level (LevelLaunch) or, for DIC, by
+// (factor_pattern.cuh), mcsgs's greedy colouring, the level analysis and the triangles
+// (level_analysis.cuh) are built on the device and give the same factor as
+// build_triangular_factor. Solved level by level (LevelLaunch) or, for DIC, by
 // cuSPARSE's cusparseSpSV on the same factor stored as CSR (the baseline).
 
 #include <cstdint>
