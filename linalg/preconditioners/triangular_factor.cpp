@@ -106,7 +106,7 @@ label widest_row(const FactorPattern& p) {
 
 std::vector<label> sequence_order(label n, std::span<const label> sequence) {
   if (!sequence.empty() && static_cast<label>(sequence.size()) != n)
-    throw std::invalid_argument(fmt::format("schedule_order: a sequence of {} rows for {}", sequence.size(), n));
+    throw std::invalid_argument(fmt::format("sequence_order: a sequence of {} rows for {}", sequence.size(), n));
   std::vector<label> order(n);
   if (sequence.empty())
     std::iota(order.begin(), order.end(), 0);

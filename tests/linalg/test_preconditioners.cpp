@@ -159,6 +159,20 @@ TEST(TriangularFactor, ThePatternIsThePermutedMatrixsRowsWithTheirFaces) {
     }
 }
 
+// The rows in the solve's sequence (each row's position there): the index split's schedule, and
+// the visiting order of the colour split's greedy colouring.
+TEST(TriangularFactor, TheSequenceOrderListsTheRowsByTheirPositions) {
+  const std::vector<label> sequence{2, 0, 3, 1};  // row 0 third, row 1 first, ...
+  EXPECT_EQ(sequence_order(4, sequence), (std::vector<label>{1, 3, 0, 2}));
+  EXPECT_EQ(sequence_order(3, {}), (std::vector<label>{0, 1, 2}));
+  try {
+    sequence_order(5, sequence);
+    FAIL() << "a sequence of 4 rows for 5 was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sequence_order: a sequence of 4 rows for 5"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TriangularFactor, ASyncFreePassWalksTheChainsAWindowOfResidentRanksAtATime) {
   // a 300 x 2 grid in natural order, level x + y (301 levels), blocks of 256 ranks: [0, 256),
   // [256, 512) and [512, 600)
