@@ -40,12 +40,14 @@ def panels(reports):
 def markdown(boxes):
     for title, rows in boxes:
         print(f"\n{title}\n")
-        print("| method | ordering | iterations | ms / it | solve ms | set-up ms (preconditioner) | refresh ms |")
-        print("|---|---|---:|---:|---:|---:|---:|")
+        print("| method | ordering | iterations | ms / it | solve ms | host vectors ms | set-up ms (preconditioner) "
+              "| refresh ms |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             its = f"{r['iterations']}" + ("" if r["converged"] else " (not converged)")
+            host = f"{r['host_vectors_solve_ms']:.3g}" if "host_vectors_solve_ms" in r else ""
             print(f"| {r['method']} | {r['ordering']} | {its} | {r['ms_per_iteration']:.3g} | {r['solve_ms']:.3g} | "
-                  f"{r['setup_ms']:.0f} ({r['preconditioner_setup_ms']:.0f}) | {r.get('refresh_ms', 0.0):.3g} |")
+                  f"{host} | {r['setup_ms']:.0f} ({r['preconditioner_setup_ms']:.0f}) | {r.get('refresh_ms', 0.0):.3g} |")
 
 
 def triangular_markdown(reports):

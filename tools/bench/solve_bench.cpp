@@ -1,7 +1,9 @@
 // fvmmini-solve-bench: time to solution of the pressure solve, by preconditioner and ordering.
 // Each method is set up once (timed), then solves A x = b from x = 0 to each relative residual
 // (OpenFOAM's normalised residual over its initial value) `repeats` times; the median solve is
-// reported with its iterations, time per iteration and cost per iteration against plain CG. With
+// reported with its iterations, time per iteration and cost per iteration against plain CG. On
+// cuda the timed solves take device vectors, as the flow step's do; one solve of host vectors
+// (the copies and the host's reordering included) is reported beside them. With
 // --triangular it also times the two triangular solves of DIC alone, fvmmini's levels against
 // cusparseSpSV on the same factor and ordering: analysis (both on the device) and solve.
 
@@ -20,6 +22,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "comm/communicator.hpp"
 #include "kernels/cuda/benchmark.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
@@ -238,15 +241,22 @@ int run(const Options& o) {
           row["level_size_histogram"].push_back({rows_from, count});
         row["spmv_equivalents_model"] = info.spmv_equivalents;
         row["describe"] = solver->describe();
+        // --- timed where the backend keeps its vectors (cuda: on the device, as the flow step
+        // solves), so the host copies and the host's reordering of b and x are not the solver's
         std::vector<double> times;
         SolverPerformance perf;
         for (int k = 0; k < o.repeats + 1; ++k) {  // the first solve warms up (graph capture, buffers)
-          std::vector<double> x(n, 0.0);
-          const auto t0 = Clock::now();
-          perf = solver->solve(x, b, "p");
-          if (k > 0) times.push_back(1e3 * seconds_since(t0));
+          const SolveTiming t = solver->time_solves(b, 1, Communicator::serial());
+          perf = t.performance;
+          if (k > 0) times.push_back(1e3 * t.seconds);
         }
         const double total = median(times);
+        if (backend == Backend::cuda) {  // what a caller with host vectors waits for
+          std::vector<double> x(n, 0.0);
+          const auto t0 = Clock::now();
+          solver->solve(x, b, "p");
+          row["host_vectors_solve_ms"] = 1e3 * seconds_since(t0);
+        }
         row["iterations"] = perf.iterations;
         row["converged"] = perf.converged;
         row["final_residual"] = perf.final_residual;
