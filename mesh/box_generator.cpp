@@ -83,7 +83,8 @@ BoxLayout box_layout(const BoxSpec& spec) {
 }
 
 Mesh generate_box(const BoxSpec& spec) {
-  const auto [nx, ny, nz] = spec.cells;
+  // plain names, not a structured binding: clang cannot capture one in the OpenMP loops below
+  const label nx = spec.cells[0], ny = spec.cells[1], nz = spec.cells[2];
   const BoxLayout layout = box_layout(spec);
 
   Mesh mesh;

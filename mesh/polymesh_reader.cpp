@@ -1,7 +1,10 @@
 #include "mesh/polymesh_reader.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -30,11 +33,19 @@ struct FoamFile {
   FoamFile& operator=(const FoamFile&) = delete;
 };
 
+/// How a binary file stores its numbers: the header's `arch` ("LSB;label=32;scalar=64", also
+/// OpenFOAM's default where a file has none).
+struct BinaryArch {
+  int label_bytes = 4;
+  int scalar_bytes = 8;
+};
+
 struct FoamHeader {
   std::string format = "ascii";
   std::string class_name;
   std::string note;
   long line = 0;
+  std::optional<BinaryArch> binary;  ///< set for format binary
 };
 
 /// The directory holding owner (or owner.gz).
@@ -63,9 +74,34 @@ void skip_block(Tokenizer& t) {
   }
 }
 
+/// The header's arch of a binary file: little-endian, labels and scalars of 32 or 64 bits.
+BinaryArch parse_arch(const Tokenizer& t, long line, const std::string& arch) {
+  static_assert(std::endian::native == std::endian::little, "binary polyMesh files are read on little-endian hosts");
+  BinaryArch a;
+  std::string_view rest = arch;
+  while (!rest.empty()) {
+    const size_t end = std::min(rest.find(';'), rest.size());
+    const std::string_view part = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    auto bits = [&](std::string_view key, int& bytes) {
+      if (part.substr(0, key.size()) != key) return;
+      const std::string_view value = part.substr(key.size());
+      if (value != "32" && value != "64")
+        t.fail(line, "arch '" + arch + "': " + std::string(key) + std::string(value) +
+                         " is not supported (32 or 64 bits; run foamFormatConvert for ascii)");
+      bytes = value == "32" ? 4 : 8;
+    };
+    if (part == "MSB") t.fail(line, "arch '" + arch + "': big-endian (MSB) binary is not supported (run foamFormatConvert for ascii)");
+    bits("label=", a.label_bytes);
+    bits("scalar=", a.scalar_bytes);
+  }
+  return a;
+}
+
 /// Read the optional FoamFile { ... } header.
 FoamHeader read_header(Tokenizer& t, const std::string& expected_class_a, const std::string& expected_class_b = "") {
   FoamHeader header;
+  std::string arch = "LSB;label=32;scalar=64";
   if (t.at_end() || t.peek().text != "FoamFile") return header;
   header.line = t.next().line;
   t.expect("{");
@@ -83,9 +119,12 @@ FoamHeader read_header(Tokenizer& t, const std::string& expected_class_a, const 
     if (key.text == "format") header.format = value;
     if (key.text == "class") header.class_name = value;
     if (key.text == "note") header.note = value;
+    if (key.text == "arch") arch = value;
   }
-  if (header.format != "ascii")
-    t.fail(header.line, "format '" + header.format + "' is not supported (only ascii; run foamFormatConvert)");
+  if (header.format == "binary")
+    header.binary = parse_arch(t, header.line, arch);
+  else if (header.format != "ascii")
+    t.fail(header.line, "format '" + header.format + "' is not supported (ascii or binary)");
   if (!header.class_name.empty() && header.class_name != expected_class_a && header.class_name != expected_class_b)
     t.fail(header.line, "class '" + header.class_name + "' where '" + expected_class_a + "' was expected");
   return header;
@@ -143,6 +182,71 @@ long read_list(Tokenizer& t, const char* what, ReadOne&& read_one, const ListBou
     read_one();
     ++n;
   }
+}
+
+/// Read a binary list as OpenFOAM writes a contiguous one: `N (` then N entries of `entry_bytes`
+/// raw bytes each, then `)`; N alone when it is 0. `decode(bytes, k, line)` takes entry k, `line`
+/// the list size's, which an entry's error names. Returns that line.
+template <class Decode>
+long read_binary_list(Tokenizer& t, const char* what, std::int64_t entry_bytes, Decode&& decode) {
+  const long line = t.line();
+  const std::int64_t count = t.next_int64();
+  if (count < 0) t.fail(line, std::string("negative size ") + std::to_string(count) + " of the " + what + " list");
+  if (count > std::numeric_limits<label>::max())
+    t.fail(line, std::string("the ") + what + " list size " + std::to_string(count) + " is past the 32-bit index range (at most " +
+                     std::to_string(std::numeric_limits<label>::max()) + ")");
+  if (count == 0) {
+    if (!t.at_end() && t.peek().text == "(") {
+      t.next();
+      t.expect(")");
+    }
+    return line;
+  }
+  t.require_room(count, entry_bytes, line, std::string("entries of the binary ") + what + " list");
+  t.expect("(");
+  const std::string_view bytes = t.take_bytes(count * entry_bytes, line, std::string("binary ") + what + " list");
+  for (std::int64_t k = 0; k < count; ++k) decode(bytes.data() + k * entry_bytes, k, line);
+  t.expect(")");
+  return line;
+}
+
+/// One number of a binary list: an integer or a floating-point value of `bytes` bytes.
+std::int64_t binary_integer(const char* p, int bytes) {
+  if (bytes == 4) {
+    std::int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  std::int64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+double binary_scalar(const char* p, int bytes) {
+  if (bytes == 4) {
+    float v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  double v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// A binary labelList (owner, neighbour, a face, the compact faces' lists) appended to `values`,
+/// each entry's line the list's.
+long read_binary_labels(Tokenizer& t, const char* what, const BinaryArch& arch, std::vector<label>& values,
+                        std::vector<long>* lines) {
+  const size_t first = values.size();
+  const long line = read_binary_list(t, what, arch.label_bytes, [&](const char* p, std::int64_t k, long at) {
+    const std::int64_t v = binary_integer(p, arch.label_bytes);
+    if (v < std::numeric_limits<label>::min() || v > std::numeric_limits<label>::max())
+      t.fail(at, std::string("entry ") + std::to_string(k) + " of the " + what + " list, " + std::to_string(v) +
+                           ", does not fit a 32-bit label");
+    values.push_back(static_cast<label>(v));
+  });
+  if (lines) lines->resize(lines->size() + (values.size() - first), line);
+  return line;
 }
 
 /// Bounds of a uniform list that only a mesh of `counts(N)` can back (mesh_size.hpp): refused
@@ -207,8 +311,19 @@ std::int64_t note_count(const std::string& file, const FoamHeader& header, const
 std::vector<Vec3> read_points(const fs::path& path) {
   FoamFile file(path.string(), read_text_file(path));
   Tokenizer& t = file.tokens;
-  read_header(t, "vectorField");
+  const FoamHeader header = read_header(t, "vectorField");
   std::vector<Vec3> points;
+  if (header.binary) {
+    const int bytes = header.binary->scalar_bytes;
+    read_binary_list(t, "points", 3 * bytes, [&](const char* p, std::int64_t k, long at) {
+      const Vec3 v{binary_scalar(p, bytes), binary_scalar(p + bytes, bytes), binary_scalar(p + 2 * bytes, bytes)};
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+        t.fail(at, "point " + std::to_string(k) + " has a coordinate that is not a finite number");
+      points.push_back(v);
+    });
+    expect_end(t);
+    return points;
+  }
   struct PointReader {
     Tokenizer& t;
     std::vector<Vec3>& points;
@@ -246,8 +361,14 @@ FacesRead read_faces(const fs::path& path, label n_points) {
     // --- compact form: offsets list then the flat vertex list
     std::vector<label> offsets;
     std::vector<long> offset_lines;
-    const long offsets_line = read_list(t, "face offsets", LabelReader{t, offsets, &offset_lines}, no_uniform_faces(t, "face offsets"));
-    read_list(t, "face vertices", LabelReader{t, faces.vertices, &vertex_lines}, no_uniform_faces(t, "face vertices"));
+    long offsets_line = 0;
+    if (header.binary) {
+      offsets_line = read_binary_labels(t, "face offsets", *header.binary, offsets, &offset_lines);
+      read_binary_labels(t, "face vertices", *header.binary, faces.vertices, &vertex_lines);
+    } else {
+      offsets_line = read_list(t, "face offsets", LabelReader{t, offsets, &offset_lines}, no_uniform_faces(t, "face offsets"));
+      read_list(t, "face vertices", LabelReader{t, faces.vertices, &vertex_lines}, no_uniform_faces(t, "face vertices"));
+    }
     expect_end(t);
     if (offsets.empty() || offsets.front() != 0) t.fail(offsets_line, "face offsets must start with 0");
     for (size_t f = 0; f + 1 < offsets.size(); ++f)
@@ -258,15 +379,18 @@ FacesRead read_faces(const fs::path& path, label n_points) {
     faces.offsets = offsets;
     faces.lines.assign(offset_lines.begin(), offset_lines.end() - 1);
   } else {
-    // --- faceList: every face is itself a list, n(v0 v1 ...)
+    // --- faceList: every face is itself a list, n(v0 v1 ...) (in a binary file n then its raw block)
     struct FaceReader {
       Tokenizer& t;
       FacesRead& faces;
       std::vector<long>& vertex_lines;
+      const std::optional<BinaryArch>& binary;
       void operator()() {
         faces.lines.push_back(t.line());
-        LabelReader labels{t, faces.vertices, &vertex_lines};
-        read_list(t, "face", labels, no_uniform_faces(t, "face"));
+        if (binary)
+          read_binary_labels(t, "face", *binary, faces.vertices, &vertex_lines);
+        else
+          read_list(t, "face", LabelReader{t, faces.vertices, &vertex_lines}, no_uniform_faces(t, "face"));
         faces.offsets.push_back(static_cast<label>(faces.vertices.size()));
       }
       void repeat_last() {
@@ -280,7 +404,7 @@ FacesRead read_faces(const fs::path& path, label n_points) {
       }
     };
     // --- a uniform list repeats its one face: N faces of that face's vertex count
-    read_list(t, "faces", FaceReader{t, faces, vertex_lines}, fitting_in_memory(t, "faces", 7, [&faces](std::int64_t n) {
+    read_list(t, "faces", FaceReader{t, faces, vertex_lines, header.binary}, fitting_in_memory(t, "faces", 7, [&faces](std::int64_t n) {
                 return MeshCounts{.faces = n, .face_vertices = n * (faces.offsets.back() - faces.offsets.end()[-2])};
               }));
     expect_end(t);
@@ -322,7 +446,9 @@ LabelsRead read_labels(const fs::path& path, const char* what, const fs::path& f
                               t.fail(line, std::string("the uniform ") + what + " list has " + std::to_string(n) + " entries but " +
                                                faces_name + " has " + std::to_string(n_faces) + " faces");
                           }};
-  result.list_line = read_list(t, what, LabelReader{t, result.values, &result.lines}, bounds);
+  result.list_line = result.header.binary
+                         ? read_binary_labels(t, what, *result.header.binary, result.values, &result.lines)
+                         : read_list(t, what, LabelReader{t, result.values, &result.lines}, bounds);
   expect_end(t);
   for (size_t i = 0; i < result.values.size(); ++i)
     if (result.values[i] < 0)

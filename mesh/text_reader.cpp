@@ -2,8 +2,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 #include <system_error>
 
 #include "mesh/mesh_size.hpp"
@@ -182,6 +184,18 @@ void Tokenizer::require_room(std::int64_t count, std::int64_t bytes_each, long l
     fail(line, std::to_string(count) + " " + std::string(what) + " cannot fit in the " + std::to_string(left) +
                    " bytes left in the file (each takes at least " + std::to_string(bytes_each) + ", so at most " +
                    std::to_string(left / bytes_each) + ")");
+}
+
+std::string_view Tokenizer::take_bytes(std::int64_t count, long line, std::string_view what) {
+  if (has_current_) throw std::logic_error("Tokenizer::take_bytes after a peek");
+  const std::int64_t left = static_cast<std::int64_t>(text_.size() - pos_);
+  if (count < 0 || count > left)
+    fail(line, "the " + std::string(what) + " needs " + std::to_string(count) + " bytes but the file has " +
+                   std::to_string(left) + " left");
+  const std::string_view bytes = text_.substr(pos_, static_cast<size_t>(count));
+  line_ += static_cast<long>(std::count(bytes.begin(), bytes.end(), '\n'));  // the lines an editor shows after it
+  pos_ += static_cast<size_t>(count);
+  return bytes;
 }
 
 double Tokenizer::next_double() {

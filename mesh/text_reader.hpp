@@ -55,6 +55,11 @@ class Tokenizer {
   /// cannot fit in what is left of the file: a count is checked so before anything is sized by it.
   void require_room(std::int64_t count, std::int64_t bytes_each, long line, std::string_view what) const;
 
+  /// The next `count` bytes as they are, right after the last token consumed (OpenFOAM's binary
+  /// lists: the raw block follows its '(' directly); nothing may have been peeked. Throws
+  /// MeshError at `line` naming `what` when fewer bytes are left.
+  std::string_view take_bytes(std::int64_t count, long line, std::string_view what);
+
   /// The line the next token starts on (or the last line at the end).
   long line();
   const std::string& file() const { return file_; }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -52,6 +54,71 @@ void expect_same_mesh(const Mesh& a, const Mesh& b) {
     EXPECT_EQ(a.patches[p].start, b.patches[p].start);
     EXPECT_EQ(a.patches[p].size, b.patches[p].size);
   }
+}
+
+/// How a binary polyMesh is written here: as OpenFOAM's List writer does it (UListIO.C): a
+/// contiguous list is "\nN\n" then '(' N raw entries ')', or "\nN\n" alone when N is 0; a
+/// faceList's faces are such lists inside an ASCII list; the boundary stays a dictionary.
+struct BinaryLayout {
+  int label_bytes = 4;
+  int scalar_bytes = 8;
+  bool compact_faces = true;  ///< faceCompactList (OpenFOAM's binary faces), else faceList
+  bool empty_parentheses = false;  ///< an empty list as "0()" instead of "0"
+};
+
+std::string binary_header(const BinaryLayout& b, const std::string& class_name, const std::string& object,
+                          const std::string& note = "") {
+  return "FoamFile\n{\n    version     2.0;\n    format      binary;\n    arch        \"LSB;label=" +
+         std::to_string(8 * b.label_bytes) + ";scalar=" + std::to_string(8 * b.scalar_bytes) + "\";\n    class       " +
+         class_name + ";\n" + (note.empty() ? "" : "    note        \"" + note + "\";\n") +
+         "    location    \"constant/polyMesh\";\n    object      " + object + ";\n}\n// * * //\n\n";
+}
+
+template <class T>
+void append_raw(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+std::string binary_labels(const BinaryLayout& b, const label* first, size_t n) {
+  std::string out = "\n" + std::to_string(n) + "\n";
+  if (n == 0) return b.empty_parentheses ? out + "()" : out;
+  out += '(';
+  for (size_t i = 0; i < n; ++i)
+    b.label_bytes == 4 ? append_raw<std::int32_t>(out, first[i]) : append_raw<std::int64_t>(out, first[i]);
+  return out + ')';
+}
+
+void write_binary_polymesh(const ScratchDir& dir, const Mesh& m, const BinaryLayout& b) {
+  std::string points = binary_header(b, "vectorField", "points") + "\n" + std::to_string(m.points.size()) + "\n(";
+  for (const Vec3& p : m.points)
+    for (const double x : {p.x, p.y, p.z})
+      b.scalar_bytes == 8 ? append_raw<double>(points, x) : append_raw<float>(points, static_cast<float>(x));
+  write_file(dir / "points", points + ")\n");
+  std::string faces;
+  if (b.compact_faces) {
+    faces = binary_header(b, "faceCompactList", "faces") + binary_labels(b, m.face_offsets.data(), m.face_offsets.size()) +
+            binary_labels(b, m.face_vertices.data(), m.face_vertices.size());
+  } else {
+    faces = binary_header(b, "faceList", "faces") + "\n" + std::to_string(m.n_faces()) + "\n(";
+    for (label f = 0; f < m.n_faces(); ++f)
+      faces += binary_labels(b, m.face_vertices.data() + m.face_offsets[f],
+                             static_cast<size_t>(m.face_offsets[f + 1] - m.face_offsets[f]));
+    faces += "\n)";
+  }
+  write_file(dir / "faces", faces + "\n");
+  const std::string note = "nPoints:" + std::to_string(m.n_points()) + "  nCells:" + std::to_string(m.n_cells) +
+                           "  nFaces:" + std::to_string(m.n_faces()) +
+                           "  nInternalFaces:" + std::to_string(m.n_internal_faces());
+  write_file(dir / "owner", binary_header(b, "labelList", "owner", note) + binary_labels(b, m.owner.data(), m.owner.size()) + "\n");
+  write_file(dir / "neighbour",
+             binary_header(b, "labelList", "neighbour", note) + binary_labels(b, m.neighbour.data(), m.neighbour.size()) + "\n");
+  std::string boundary = binary_header(b, "polyBoundaryMesh", "boundary") + std::to_string(m.patches.size()) + "\n(\n";
+  for (const Patch& p : m.patches)
+    boundary += "    " + p.name + "\n    {\n        type " + p.type + ";\n        nFaces " + std::to_string(p.size) +
+                ";\n        startFace " + std::to_string(p.start) + ";\n    }\n";
+  write_file(dir / "boundary", boundary + ")\n");
 }
 
 TEST(PolyMeshReader, BlockMeshBox) {
@@ -229,6 +296,94 @@ TEST(PolyMeshReader, ListFormsAndComments) {
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", 2, "beyond the vertex list");
 }
 
+TEST(PolyMeshReader, BinaryEqualsAscii) {
+  // --- the blockMesh box and the polyhedral dual (faces of 3 to 9 vertices) in every layout
+  for (const char* fixture : {"polymesh/box_hex", "polymesh/box_dual"}) {
+    const Mesh ascii = read_polymesh(fixtures() / fixture);
+    for (const int label_bytes : {4, 8})
+      for (const bool compact : {true, false}) {
+        SCOPED_TRACE(std::string(fixture) + ", label bytes " + std::to_string(label_bytes) + (compact ? ", compact" : ", faceList"));
+        ScratchDir dir;
+        write_binary_polymesh(dir, ascii, {.label_bytes = label_bytes, .compact_faces = compact});
+        expect_same_mesh(read_polymesh(dir.path()), ascii);
+      }
+  }
+}
+
+TEST(PolyMeshReader, BinarySinglePrecisionAndEmptyLists) {
+  // --- scalar=32: each coordinate the float nearest the ASCII one (2/3 is not exact)
+  const Mesh ascii = read_polymesh(fixtures() / "polymesh/box_hex");
+  ScratchDir dir;
+  write_binary_polymesh(dir, ascii, {.scalar_bytes = 4});
+  Mesh rounded = ascii;
+  for (Vec3& p : rounded.points) p = {float(p.x), float(p.y), float(p.z)};
+  expect_same_mesh(read_polymesh(dir.path()), rounded);
+  // --- one cell: its neighbour list is empty, written "0" alone (or "0()")
+  BoxSpec spec;
+  spec.cells = {1, 1, 1};
+  const Mesh cell = generate_box(spec);
+  ASSERT_EQ(cell.n_internal_faces(), 0);
+  for (const bool parentheses : {false, true}) {
+    ScratchDir one;
+    write_binary_polymesh(one, cell, {.empty_parentheses = parentheses});
+    const Mesh read = read_polymesh(one.path());
+    EXPECT_EQ(read.n_cells, 1);
+    EXPECT_EQ(read.n_internal_faces(), 0);
+    EXPECT_EQ(read.n_faces(), 6);
+  }
+}
+
+TEST(PolyMeshReaderErrors, BinaryBlocksCutOrMislabelled) {
+  const Mesh ascii = read_polymesh(fixtures() / "polymesh/box_hex");
+  ScratchDir dir;
+  write_binary_polymesh(dir, ascii, {});
+  const std::string points = read_file(dir / "points");
+  const long size_line = line_of(points, "\n60\n") + 1;
+  // --- the block cut short: the 60 points cannot fit, refused at the size
+  write_file(dir / "points", points.substr(0, points.size() - 100));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", size_line,
+                    "60 entries of the binary points list cannot fit in the");
+  // --- a block longer than its size says: no ')' where the size ends it
+  write_file(dir / "points", replace_once(points, "\n60\n", "\n59\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", -1, "expected ')'");
+  // --- a coordinate that is not a number
+  std::string nan_point = points;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::memcpy(nan_point.data() + points.find("\n60\n(") + 5 + 3 * 8 * 7 + 8, &nan, sizeof nan);
+  write_file(dir / "points", nan_point);
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", size_line, "point 7 has a coordinate that is not a finite number");
+  write_file(dir / "points", points);
+  // --- an ASCII file that says it is binary: its text read as numbers does not end where it should
+  copy_box_hex(dir);
+  const std::string text = read_file(dir / "owner");
+  write_file(dir / "owner", replace_once(text, "format      ascii;", "format      binary;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", -1);
+}
+
+TEST(PolyMeshReaderHostile, BinaryArchAndWideLabels) {
+  const Mesh ascii = read_polymesh(fixtures() / "polymesh/box_hex");
+  ScratchDir dir;
+  write_binary_polymesh(dir, ascii, {.label_bytes = 8});
+  const std::string owner = read_file(dir / "owner");
+  const long header_line = line_of(owner, "FoamFile");
+  for (const auto& [arch, fragment] : {std::pair{"MSB;label=64;scalar=64", "big-endian (MSB) binary is not supported"},
+                                       std::pair{"LSB;label=16;scalar=64", "label=16 is not supported"},
+                                       std::pair{"LSB;label=64;scalar=128", "scalar=128 is not supported"}}) {
+    write_file(dir / "owner", replace_once(owner, "LSB;label=64;scalar=64", arch));
+    expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", header_line, fragment);
+  }
+  // --- a 64-bit label past the 32-bit range, in entry 5 of the owner list
+  std::string wide = owner;
+  const std::int64_t big = std::int64_t{1} << 33;
+  std::memcpy(wide.data() + owner.find("\n98\n(") + 5 + 5 * 8, &big, sizeof big);
+  write_file(dir / "owner", wide);
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", line_of(owner, "\n98\n") + 1,
+                    "entry 5 of the owner list, 8589934592, does not fit a 32-bit label");
+  // --- a size past the 32-bit labels
+  write_file(dir / "owner", replace_once(owner, "\n98\n", "\n4294967296\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", -1, "past the 32-bit index range");
+}
+
 // --- bad input: every fault names the file, and the line where there is one
 
 TEST(PolyMeshReaderErrors, MissingDirectoryOrFile) {
@@ -342,12 +497,13 @@ TEST(PolyMeshReaderErrors, CellNotClosed) {
   expect_mesh_error([&] { read_polymesh(dir.path()); }, dir.path().filename().string(), 0, "not closed");
 }
 
-TEST(PolyMeshReaderErrors, BinaryAndWrongClass) {
+TEST(PolyMeshReaderErrors, UnknownFormatAndWrongClass) {
   ScratchDir dir;
   copy_box_hex(dir);
   const std::string text = read_file(dir / "points");
-  write_file(dir / "points", replace_once(text, "format      ascii;", "format      binary;"));
-  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "FoamFile"), "binary");
+  write_file(dir / "points", replace_once(text, "format      ascii;", "format      hdf5;"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "FoamFile"),
+                    "format 'hdf5' is not supported (ascii or binary)");
   write_file(dir / "points", replace_once(text, "class       vectorField;", "class       labelList;"));
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(text, "FoamFile"), "labelList");
 }
