@@ -81,13 +81,15 @@ void RunSummary::add_solve(const SolverPerformance& performance) {
 
 void RunSummary::set_preconditioner(const std::string& field, const PreconditionerInfo& info) {
   nlohmann::json entry = {{"name", info.name}};
+  if (info.levels > 0 || !info.grid_levels.empty()) {  // a set-up to report (not Jacobi's)
+    entry["setupSeconds"] = info.setup_seconds;
+    for (const auto& [part, seconds] : info.setup_parts) entry["setupParts"][part] = seconds;
+    if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;  // a host-timed refresh only
+  }
   if (info.levels > 0) {
     const auto [smallest, largest] = std::minmax_element(info.level_sizes.begin(), info.level_sizes.end());
     long long rows = 0;
     for (label size : info.level_sizes) rows += size;
-    entry["setupSeconds"] = info.setup_seconds;
-    for (const auto& [part, seconds] : info.setup_parts) entry["setupParts"][part] = seconds;
-    if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;  // a host-timed refresh only
     entry["colours"] = info.colours;
     entry["levels"] = info.levels;
     entry["levelRows"] = {{"min", *smallest}, {"mean", static_cast<double>(rows) / info.levels}, {"max", *largest}};
@@ -98,8 +100,6 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     entry["spmvPerApplication"] = info.spmv_equivalents;
   }
   if (!info.grid_levels.empty()) {
-    entry["setupSeconds"] = info.setup_seconds;
-    if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;
     entry["smoother"] = info.smoother;
     entry["operatorComplexity"] = info.operator_complexity();
     nlohmann::json levels = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #include "registry/multigrid.hpp"
 
+#include "linalg/timing.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -65,7 +67,9 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
         g.n_post_sweeps));
   if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
   GamgHierarchy h;
+  PartTimer timer;
   h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
+  timer.mark("agglomeration");
   label gathered_at = 0;
   if (ranks.across()) {
     // --- as many levels on every rank, each with its interfaces, down to the gathered one
@@ -81,6 +85,7 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
           agglomerate_interfaces(h.interfaces(l), h.agglomeration.agglomerations[l].coarse_of, *h.comm));
     h.coarsest_across =
         h.levels() == 1 ? rows_across(h.fine_interfaces, *h.comm) : h.interface_transfers.back().rows_across;
+    timer.mark("interfaces");
   }
   const label levels = h.levels();
   h.numbering.push_back(op);
@@ -99,12 +104,16 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
     h.grid.push_back({m.n_rows(), p.format.figures().nnz, p.format_name});
     h.prepared.push_back(std::move(p));
   }
+  timer.mark("formats");
   for (label l = 0; l + 1 < levels; ++l)
     h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
+  timer.mark("transfers");
   if (gathered_at > 0)
     h.gathered = gather_level(h.matrix(levels - 1, fine), h.interfaces(levels - 1), h.coarsest_across, *h.comm);
   else
     h.coarsest = coarsest_solve(h.matrix(levels - 1, fine), h);
+  timer.mark("coarsest");
+  h.setup_parts = timer.parts();
   return h;
 }
 
@@ -158,6 +167,7 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
         ranks.cells_to_gather = cells_to_gather(s.gamg, false);
         return build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks);
       }()) {
+  PartTimer timer;  // from the hierarchy's end
   const label levels = hierarchy_.levels();
   levels_.resize(levels);
   for (label l = 0; l < levels; ++l) {
@@ -184,6 +194,7 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
   }
   hierarchy_.prepared.clear();  // moved into the operators
   refresh_diagonals(fine);
+  timer.mark("levels");
   if (hierarchy_.gathered) {
     // --- the gathered level whole, and its GAMG as on one rank
     const GatheredLevel& g = *hierarchy_.gathered;
@@ -198,7 +209,10 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
     w.b.resize(static_cast<std::size_t>(g.whole.n_rows()));
     w.x.resize(w.b.size());
     hierarchy_.grid = with_whole_levels(hierarchy_.grid, w.gamg->hierarchy().grid);
+    timer.mark("gathered");
   }
+  setup_parts_ = hierarchy_.setup_parts;
+  setup_parts_.insert(setup_parts_.end(), timer.parts().begin(), timer.parts().end());
 }
 
 HostGamg::~HostGamg() = default;

@@ -66,6 +66,9 @@ struct GamgHierarchy {
   std::vector<Transfer> transfers;        ///< level l -> l + 1
   WholeCoarsest coarsest;                 ///< the coarsest level's direct solve, in its operator numbering
   std::vector<PreconditionerInfo::GridLevel> grid;  ///< rows, nonzeros and format per level
+  /// build_gamg_hierarchy's time in parts (PreconditionerInfo::setup_parts): agglomeration,
+  /// interfaces (across ranks), formats, transfers, coarsest (its inverse, or the gathered level)
+  std::vector<std::pair<std::string, double>> setup_parts;
 
   // --- across ranks (comm not null); every rank has the same number of levels
   const Communicator* comm = nullptr;
@@ -141,6 +144,9 @@ class HostGamg {
   /// @param[in] interfaces across ranks, the finest level's new interfaces (null: unchanged)
   void refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces = nullptr);
   const GamgHierarchy& hierarchy() const { return hierarchy_; }
+  /// The hierarchy's set-up parts, then this backend's: levels (operators, smoothers) and, where
+  /// there is one, gathered (the gathered level whole and its GAMG).
+  const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
   const GamgSettings& settings() const { return settings_; }
   /// One V-cycle from `level` down: level 0's is apply()'s first cycle (of r into z); a coarser
   /// level's runs on that level's own right-hand side and correction (what the last cycle left
@@ -169,6 +175,7 @@ class HostGamg {
   std::vector<double> padded_;                 ///< across ranks: this rank's coarsest right-hand side, padded
   std::vector<double> gathered_;               ///< across ranks: the coarsest right-hand sides of all ranks
   std::unique_ptr<Gathered> whole_;            ///< the GAMG of the gathered level (hierarchy().gathered)
+  std::vector<std::pair<std::string, double>> setup_parts_;
 };
 
 /// The grid levels of a hierarchy whose last level is gathered, with the gathered level's own

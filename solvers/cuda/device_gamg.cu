@@ -75,6 +75,7 @@ struct DeviceGamg::Impl {
           r.cells_to_gather = cells_to_gather(s.gamg, true);
           return build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r);
         }()) {
+    PartTimer timer;  // from the hierarchy's end
     if (hierarchy.across_ranks() && !fine_ranks)
       throw std::invalid_argument("DeviceGamg: across ranks it needs the solver's DeviceRanks");
     const label count = hierarchy.levels();
@@ -141,10 +142,17 @@ struct DeviceGamg::Impl {
       FVMMINI_CUDA_CHECK(cudaMemset(last.b.data(), 0, sizeof(double) * last.b.size()));
       gathered = DeviceBuffer<double>(static_cast<std::size_t>(ranks) * width);
     }
-    if (hierarchy.gathered) set_up_whole(s);
     set_up_one_block(fine);
     upload_level_values(fine);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+    timer.mark("levels");
+    if (hierarchy.gathered) {
+      set_up_whole(s);
+      FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+      timer.mark("gathered");
+    }
+    setup_parts = hierarchy.setup_parts;
+    setup_parts.insert(setup_parts.end(), timer.parts().begin(), timer.parts().end());
   }
 
   /// The gathered level whole, in the field's format (or the fallback) and ordering, and its GAMG
@@ -347,6 +355,7 @@ struct DeviceGamg::Impl {
   OneBlock one_block;                          ///< the coarse levels in one kernel
   DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
   double setup_seconds = 0.0, refresh_seconds = 0.0;
+  std::vector<std::pair<std::string, double>> setup_parts;  ///< the hierarchy's, then levels[, gathered]
 };
 
 DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
@@ -461,6 +470,7 @@ PreconditionerInfo DeviceGamg::info(std::int64_t) const {
   PreconditionerInfo i;
   i.name = name(Preconditioner::GAMG);
   i.setup_seconds = m.setup_seconds;
+  i.setup_parts = m.setup_parts;
   i.refresh_seconds = m.refresh_seconds;
   i.grid_levels = m.hierarchy.grid;
   i.smoother = name(m.settings.smoother);

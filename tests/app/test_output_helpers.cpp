@@ -184,6 +184,13 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   dic.setup_parts = {{"pattern", 0.375}, {"analysis", 0.125}};
   summary.set_preconditioner("p", dic);
   summary.add_solve({"DICPCG[csr]", "p", 1.0, 1e-7, 9, true});
+  PreconditionerInfo gamg;
+  gamg.name = "GAMG";
+  gamg.setup_seconds = 0.25;
+  gamg.setup_parts = {{"agglomeration", 0.125}, {"levels", 0.0625}};
+  gamg.smoother = "jacobi";
+  gamg.grid_levels = {{64, 288, "csr"}, {8, 32, "dense"}};
+  summary.set_preconditioner("U", gamg);
   PreconditionerInfo none;
   none.name = "none";
   summary.set_preconditioner("T", none);
@@ -199,6 +206,9 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["setupSeconds"].get<double>(), 0.5);
   EXPECT_EQ(solves["p"]["preconditioner"]["setupParts"], nlohmann::json({{"pattern", 0.375}, {"analysis", 0.125}}));
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["spmvPerApplication"].get<double>(), 1.25);
+  EXPECT_DOUBLE_EQ(solves["U"]["preconditioner"]["setupSeconds"].get<double>(), 0.25);
+  EXPECT_EQ(solves["U"]["preconditioner"]["setupParts"], nlohmann::json({{"agglomeration", 0.125}, {"levels", 0.0625}}));
+  EXPECT_EQ(solves["U"]["preconditioner"]["gridLevels"].size(), 2u);
   EXPECT_EQ(solves["T"]["preconditioner"], nlohmann::json({{"name", "none"}}));
   EXPECT_EQ(solves["T"]["solves"], 2);
 }

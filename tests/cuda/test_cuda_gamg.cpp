@@ -96,6 +96,15 @@ TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
           for (std::size_t l = 0; l < info.grid_levels.size(); ++l)  // the smoother's colours: the same schedule
             EXPECT_EQ(info.grid_levels[l].colours, host_info.grid_levels[l].colours) << where << " level " << l;
           EXPECT_GT(info.setup_seconds, 0.0) << where;
+          std::vector<std::string> names;
+          double parts_seconds = 0.0;
+          for (const auto& [part, seconds] : info.setup_parts) {
+            names.push_back(part);
+            parts_seconds += seconds;
+          }
+          EXPECT_EQ(names, (std::vector<std::string>{"agglomeration", "formats", "transfers", "coarsest", "levels"}))
+              << where;
+          EXPECT_LE(parts_seconds, info.setup_seconds) << where;
         }
 }
 

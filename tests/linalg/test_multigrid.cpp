@@ -311,8 +311,19 @@ TEST(Gamg, TheDescribeLineAndInfoGiveTheHierarchy) {
     EXPECT_LT(info.grid_levels[l].rows, info.grid_levels[l - 1].rows);
   EXPECT_GT(info.operator_complexity(), 1.0);
   EXPECT_LT(info.operator_complexity(), 2.0);
+  // --- the set-up timed in parts, which the line lists after its total
+  std::vector<std::string> names;
+  double parts_seconds = 0.0;
+  for (const auto& [part, seconds] : info.setup_parts) {
+    names.push_back(part);
+    EXPECT_GE(seconds, 0.0) << part;
+    parts_seconds += seconds;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"agglomeration", "formats", "transfers", "coarsest", "levels"}));
+  EXPECT_LE(parts_seconds, info.setup_seconds);
   const std::string line = solver->describe();
   EXPECT_NE(line.find("GAMG (levels "), std::string::npos) << line;
+  EXPECT_NE(line.find(" ms: agglomeration "), std::string::npos) << line;
   EXPECT_NE(line.find("level  0:       4096 cells"), std::string::npos) << line;
 }
 
