@@ -312,7 +312,8 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   using fvmmini::bench::Options;
   Options o;
-  CLI::App app{"fvmmini-solve-bench: time to solution of one matrix by preconditioner and ordering"};
+  CLI::App app{"fvmmini-solve-bench: time to solution of one matrix by preconditioner and ordering (on cuda the "
+               "timed solves take device vectors, as the flow step's do; one solve of host vectors is reported beside them)"};
   auto* input = app.add_option_group("input", "the matrix (exactly one)");
   input->add_option("--box", o.box, "FVM Laplacian of an N^3 box, fixedValue walls")->check(CLI::PositiveNumber);
   input->add_option("--poly-like", o.poly_like, "polyhedral-like N^3 lattice pattern (7-19 nonzeros per row)")
