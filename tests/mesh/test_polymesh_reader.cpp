@@ -2,6 +2,7 @@
 // and on broken copies of them.
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -308,6 +309,21 @@ TEST(PolyMeshReader, BinaryEqualsAscii) {
         expect_same_mesh(read_polymesh(dir.path()), ascii);
       }
   }
+}
+
+TEST(PolyMeshReader, BinaryGzipEqualsBinary) {
+  const Mesh ascii = read_polymesh(fixtures() / "polymesh/box_dual");
+  ScratchDir dir;
+  write_binary_polymesh(dir, ascii, {});
+  for (const char* f : polymesh_files) {  // each file compressed as points.gz, ..., as OpenFOAM writes them
+    const std::string bytes = read_file(dir / f);
+    gzFile out = gzopen((dir / (std::string(f) + ".gz")).c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(gzwrite(out, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+    gzclose(out);
+    std::filesystem::remove(dir / f);
+  }
+  expect_same_mesh(read_polymesh(dir.path()), ascii);
 }
 
 TEST(PolyMeshReader, BinarySinglePrecisionAndEmptyLists) {
