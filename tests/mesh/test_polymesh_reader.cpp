@@ -1,5 +1,6 @@
-// The OpenFOAM polyMesh reader on meshes written by OpenFOAM v1912 (blockMesh, polyDualMesh)
-// and on broken copies of them.
+// The OpenFOAM polyMesh reader on meshes written by OpenFOAM v1912 (blockMesh, polyDualMesh),
+// on binary copies of them written here as OpenFOAM's List writer writes binary, and on broken
+// copies of both.
 
 #include <gtest/gtest.h>
 #include <zlib.h>
