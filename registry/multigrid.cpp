@@ -1,7 +1,5 @@
 #include "registry/multigrid.hpp"
 
-#include "linalg/timing.hpp"
-
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +11,7 @@
 #include "kernels/reference/triangular_solve.hpp"
 #include "kernels/reference/vector_ops.hpp"
 #include "linalg/multigrid/dense_inverse.hpp"
+#include "linalg/timing.hpp"
 #include "registry/distributed_operator.hpp"
 
 namespace fvmmini {
