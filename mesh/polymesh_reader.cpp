@@ -140,6 +140,17 @@ struct ListBounds {
   std::function<void(std::int64_t count, long line)> check_uniform = [](std::int64_t, long) {};
 };
 
+/// A list's size N, refused (at its line) when negative or past the 32-bit labels.
+std::int64_t read_list_size(Tokenizer& t, const char* what) {
+  const long line = t.line();
+  const std::int64_t count = t.next_int64();
+  if (count < 0) t.fail(line, std::string("negative size ") + std::to_string(count) + " of the " + what + " list");
+  if (count > std::numeric_limits<label>::max())
+    t.fail(line, std::string("the ") + what + " list size " + std::to_string(count) + " is past the 32-bit index range (at most " +
+                     std::to_string(std::numeric_limits<label>::max()) + ")");
+  return count;
+}
+
 /// Read an OpenFOAM list: `N ( e... )`, `N { e }` (uniform) or `( e... )`; `read_one`
 /// consumes one element. Returns the line of the list's opening token.
 template <class ReadOne>
@@ -148,11 +159,7 @@ long read_list(Tokenizer& t, const char* what, ReadOne&& read_one, const ListBou
   std::optional<std::int64_t> count;
   if (t.peek().text != "(") {
     const long count_line = t.line();
-    count = t.next_int64();
-    if (*count < 0) t.fail(count_line, std::string("negative size ") + std::to_string(*count) + " of the " + what + " list");
-    if (*count > std::numeric_limits<label>::max())
-      t.fail(count_line, std::string("the ") + what + " list size " + std::to_string(*count) +
-                             " is past the 32-bit index range (at most " + std::to_string(std::numeric_limits<label>::max()) + ")");
+    count = read_list_size(t, what);
     if (!t.at_end() && t.peek().text == "{") {
       t.next();
       if (*count == 0) {
@@ -190,11 +197,7 @@ long read_list(Tokenizer& t, const char* what, ReadOne&& read_one, const ListBou
 template <class Decode>
 long read_binary_list(Tokenizer& t, const char* what, std::int64_t entry_bytes, Decode&& decode) {
   const long line = t.line();
-  const std::int64_t count = t.next_int64();
-  if (count < 0) t.fail(line, std::string("negative size ") + std::to_string(count) + " of the " + what + " list");
-  if (count > std::numeric_limits<label>::max())
-    t.fail(line, std::string("the ") + what + " list size " + std::to_string(count) + " is past the 32-bit index range (at most " +
-                     std::to_string(std::numeric_limits<label>::max()) + ")");
+  const std::int64_t count = read_list_size(t, what);
   if (count == 0) {
     if (!t.at_end() && t.peek().text == "(") {
       t.next();
