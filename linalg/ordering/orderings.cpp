@@ -1,10 +1,15 @@
 #include "linalg/ordering/orderings.hpp"
 
 #include "linalg/ordering/colouring.hpp"
+#include "linalg/parallel.hpp"
 
 #include <metis.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -26,6 +31,7 @@ Graph make_graph(const LduAddressing& a) {
   // the neighbour across each of a row's faces: lower neighbours ascending, then upper ones
   RowFaces rows = row_faces(a);
   Graph g{std::move(rows.ptr), std::move(rows.faces)};
+#pragma omp parallel for schedule(static) if (a.n_rows > min_parallel_rows)
   for (label i = 0; i < a.n_rows; ++i)
     for (label k = g.offset[i]; k < g.offset[i + 1]; ++k) {
       const label f = g.adj[k];
@@ -34,8 +40,13 @@ Graph make_graph(const LduAddressing& a) {
   return g;
 }
 
-// Breadth-first level structure from root over unvisited nodes; returns the nodes in BFS order
-// and the index in that list where the last level starts. `mark` holds the current stamp per node.
+/// A breadth-first level this wide or wider is expanded on every thread; a narrower one on one
+/// (a parallel region costs more than the level).
+constexpr std::size_t min_parallel_frontier = 4096;
+
+// Breadth-first level structure from root over unvisited nodes: the nodes level by level (within
+// a level in no fixed order: only the levels are used), the index in that list where the last
+// level starts, and the depth. `mark` holds the current stamp per node.
 struct Levels {
   std::vector<label> order;
   size_t last_level_start = 0;
@@ -49,16 +60,36 @@ void level_structure(const Graph& g, label root, std::vector<int>& mark, int sta
   mark[root] = stamp;
   size_t level_start = 0;
   out.depth = 0;
+  std::vector<std::vector<label>> found(static_cast<std::size_t>(omp_get_max_threads()));
   while (true) {
     const size_t level_end = out.order.size();
-    for (size_t q = level_start; q < level_end; ++q)
-      for (label k = g.offset[out.order[q]]; k < g.offset[out.order[q] + 1]; ++k) {
-        const label j = g.adj[k];
-        if (!done[j] && mark[j] != stamp) {
-          mark[j] = stamp;
-          out.order.push_back(j);
+    if (found.size() == 1 || level_end - level_start < min_parallel_frontier) {
+      for (size_t q = level_start; q < level_end; ++q)
+        for (label k = g.offset[out.order[q]]; k < g.offset[out.order[q] + 1]; ++k) {
+          const label j = g.adj[k];
+          if (!done[j] && mark[j] != stamp) {
+            mark[j] = stamp;
+            out.order.push_back(j);
+          }
         }
+    } else {
+      // --- each thread claims the unmarked neighbours of its share of the level
+#pragma omp parallel
+      {
+        std::vector<label>& mine = found[omp_get_thread_num()];
+        mine.clear();
+#pragma omp for schedule(static)
+        for (size_t q = level_start; q < level_end; ++q)
+          for (label k = g.offset[out.order[q]]; k < g.offset[out.order[q] + 1]; ++k) {
+            const label j = g.adj[k];
+            std::atomic_ref<int> m(mark[j]);
+            if (!done[j] && m.load(std::memory_order_relaxed) != stamp &&
+                m.exchange(stamp, std::memory_order_relaxed) != stamp)
+              mine.push_back(j);
+          }
       }
+      for (const std::vector<label>& mine : found) out.order.insert(out.order.end(), mine.begin(), mine.end());
+    }
     if (out.order.size() == level_end) {
       out.last_level_start = level_start;
       return;
@@ -76,6 +107,78 @@ label min_degree_node(const Graph& g, const std::vector<label>& nodes, size_t fr
   return best;
 }
 
+/// Cuthill–McKee's breadth-first pass from `root` over the nodes not `done`, appended to `order`:
+/// each node's unvisited neighbours by (degree, index), the nodes taken in the order they were
+/// appended. Level by level, this is: a node of the next level belongs to the first node of this
+/// level (in the order) next to it, and the next level is its owners' children in their order.
+/// A wide level is expanded so on every thread (`owner`: per node, the first position next to it;
+/// all past the last position on entry, and left so for the nodes not reached), with the order
+/// the one-node-at-a-time pass gives.
+void cuthill_mckee_pass(const Graph& g, label root, std::vector<char>& done, std::vector<label>& owner,
+                        std::vector<label>& order) {
+  const auto by_degree = [&](label i, label j) { return g.degree(i) != g.degree(j) ? g.degree(i) < g.degree(j) : i < j; };
+  std::vector<label> neighbours;
+  const bool threads = omp_get_max_threads() > 1;
+  std::size_t level_start = order.size();
+  order.push_back(root);
+  done[root] = 1;
+  while (level_start < order.size()) {
+    const std::size_t level_end = order.size();
+    if (!threads || level_end - level_start < min_parallel_frontier) {
+      for (std::size_t head = level_start; head < level_end; ++head) {
+        const label a = order[head];
+        neighbours.clear();
+        for (label k = g.offset[a]; k < g.offset[a + 1]; ++k)
+          if (!done[g.adj[k]]) neighbours.push_back(g.adj[k]);
+        std::sort(neighbours.begin(), neighbours.end(), by_degree);
+        for (label j : neighbours) {
+          done[j] = 1;
+          order.push_back(j);
+        }
+      }
+      level_start = level_end;
+      continue;
+    }
+    const auto first = static_cast<std::int64_t>(level_start), last = static_cast<std::int64_t>(level_end);
+    std::vector<std::size_t> place(static_cast<std::size_t>(omp_get_max_threads()) + 1, 0);
+#pragma omp parallel
+    {
+      // --- each node of the next level's owner: the first position next to it
+#pragma omp for schedule(static)
+      for (std::int64_t p = first; p < last; ++p)
+        for (label k = g.offset[order[p]]; k < g.offset[order[p] + 1]; ++k)
+          if (const label j = g.adj[k]; !done[j]) {
+            std::atomic_ref<label> o(owner[j]);
+            label seen = o.load(std::memory_order_relaxed);
+            while (p < seen && !o.compare_exchange_weak(seen, static_cast<label>(p), std::memory_order_relaxed)) {
+            }
+          }
+      // --- each thread's run of owners lists their children, which follow the runs before
+      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      std::vector<label> children;
+      for (std::int64_t p = first + (last - first) * t / nt; p < first + (last - first) * (t + 1) / nt; ++p) {
+        const std::size_t from = children.size();
+        for (label k = g.offset[order[p]]; k < g.offset[order[p] + 1]; ++k)
+          if (const label j = g.adj[k]; !done[j] && owner[j] == p) children.push_back(j);
+        std::sort(children.begin() + static_cast<std::ptrdiff_t>(from), children.end(), by_degree);
+      }
+      place[t + 1] = children.size();
+#pragma omp barrier
+#pragma omp single
+      {
+        place[0] = level_end;
+        for (int u = 0; u < nt; ++u) place[u + 1] += place[u];
+        order.resize(place[nt]);
+      }
+      std::copy(children.begin(), children.end(), order.begin() + static_cast<std::ptrdiff_t>(place[t]));
+#pragma omp barrier
+#pragma omp for schedule(static)
+      for (std::int64_t q = last; q < static_cast<std::int64_t>(order.size()); ++q) done[order[q]] = 1;
+    }
+    level_start = level_end;
+  }
+}
+
 }  // namespace
 
 Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
@@ -87,7 +190,7 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
   std::vector<int> mark(n, 0);
   int stamp = 0;
   Levels levels;
-  std::vector<label> neighbours;
+  std::vector<label> owner(n, std::numeric_limits<label>::max());
 
   // --- candidate starts by (degree, index): the first unvisited one is a minimally connected
   //     node of its component (counting sort by degree, stable in the index)
@@ -116,22 +219,7 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
       }
     }
     // --- Algorithm 2: BFS from q, each node's unvisited neighbours by (degree, index)
-    size_t head = order.size();
-    order.push_back(q);
-    done[q] = 1;
-    while (head < order.size()) {
-      const label a = order[head++];
-      neighbours.clear();
-      for (label k = g.offset[a]; k < g.offset[a + 1]; ++k)
-        if (!done[g.adj[k]]) neighbours.push_back(g.adj[k]);
-      std::sort(neighbours.begin(), neighbours.end(), [&](label i, label j) {
-        return g.degree(i) != g.degree(j) ? g.degree(i) < g.degree(j) : i < j;
-      });
-      for (label j : neighbours) {
-        done[j] = 1;
-        order.push_back(j);
-      }
-    }
+    cuthill_mckee_pass(g, q, done, owner, order);
   }
   return Permutation::from_new_to_old(std::move(order));
 }

@@ -1,5 +1,5 @@
 // Orderings and permutations: round trips, bijections, LDU and CSR permutation with
-// their slot maps, bandwidth reduction, the Staircase ordering, a second matrix on one addressing
+// their slot maps, bandwidth reduction, Cuthill-McKee on every thread as on one, the Staircase ordering, a second matrix on one addressing
 // taking the last ordering, statistics, each row's faces (listed on every thread) in face order.
 
 #include <gtest/gtest.h>
@@ -165,6 +165,27 @@ TEST(Orderings, CuthillMcKeeOnAPathStartsAtAnEnd) {
   EXPECT_EQ(cm.new_to_old, expected);
   EXPECT_EQ(matrix_statistics(*a, cm).bandwidth, 1);
   EXPECT_EQ(reverse_cuthill_mckee(*a).new_to_old, along);
+}
+
+TEST(Orderings, CuthillMcKeeOnEveryThreadEqualsTheOneNodeAtATimePass) {
+  // --- breadth-first levels wider than the width expanded on every thread (4096): a scrambled
+  //     box (levels up to 40 x 120 cells from a corner, ties broken by the scrambled numbers) and
+  //     a random graph of several components (levels growing by the neighbours' count)
+  const LduMatrix box = test::box_matrix(40, 120, 120, 1);
+  const LduAddressing scrambled = *permute_ldu(box, random_ordering(box.n_rows(), 5)).matrix.addressing;
+  const LduAddressing random = *test::random_matrix(150000, 3, 9).addressing;
+  for (const LduAddressing* addressing : std::array<const LduAddressing*, 2>{&scrambled, &random}) {
+    for (const CmStart start : {CmStart::pseudo_peripheral, CmStart::min_degree}) {
+      std::vector<label> one;
+      {
+        const test::Threads scope(1);
+        one = cuthill_mckee(*addressing, start).new_to_old;
+      }
+      const test::Threads scope(3);
+      EXPECT_EQ(cuthill_mckee(*addressing, start).new_to_old, one)
+          << addressing->n_rows << " rows, start " << (start == CmStart::min_degree ? "min degree" : "pseudo-peripheral");
+    }
+  }
 }
 
 TEST(Orderings, StaircaseGroupsByLengthAscendingWithCuthillMcKeeTieBreak) {
