@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "linalg/counting_sort.hpp"
 #include "linalg/parallel.hpp"
 
 namespace fvmmini {
@@ -41,40 +42,14 @@ int ellwarp_threads_per_row(label length, int threshold) {
 
 std::vector<label> ellwarp_row_order(const CsrMatrix& csr) {
   const label n = csr.n_rows;
-  std::vector<label> order(n);
-  if (n == 0) return order;
+  if (n == 0) return {};
   label longest = 0;
 #pragma omp parallel for schedule(static) reduction(max : longest) if (n >= min_parallel_rows)
   for (label i = 0; i < n; ++i) longest = std::max(longest, row_length(csr, i));
 
-  // --- stable counting sort, bin b = longest - length (longest rows in bin 0): each thread counts
-  //     its own contiguous share of rows, bins are numbered bin-major then thread, so equal
-  //     lengths keep their CSR order
-  const std::int64_t bins = std::int64_t{longest} + 1;
-  std::vector<std::int64_t> offset;  // [thread * bins + bin]
-#pragma omp parallel if (n >= min_parallel_rows)
-  {
-    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
-#pragma omp single
-    offset.assign(static_cast<std::size_t>(nt * bins), 0);
-    const auto first = static_cast<label>(std::int64_t{n} * t / nt);
-    const auto last = static_cast<label>(std::int64_t{n} * (t + 1) / nt);
-    std::int64_t* mine = offset.data() + t * bins;
-    for (label i = first; i < last; ++i) ++mine[longest - row_length(csr, i)];
-#pragma omp barrier
-#pragma omp single
-    {
-      std::int64_t running = 0;
-      for (std::int64_t b = 0; b < bins; ++b)
-        for (int u = 0; u < nt; ++u) {
-          const std::int64_t count = offset[u * bins + b];
-          offset[u * bins + b] = running;
-          running += count;
-        }
-    }
-    for (label i = first; i < last; ++i) order[mine[longest - row_length(csr, i)]++] = i;
-  }
-  return order;
+  // --- longest rows first, equal lengths in CSR order
+  return counting_sort(
+      n, longest + 1, [](label i) { return i; }, [&](label i) { return longest - row_length(csr, i); });
 }
 
 EllWarpMatrix build_ellwarp(const CsrMatrix& csr, const EllWarpParameters& parameters) {

@@ -1,5 +1,6 @@
 #include "linalg/ordering/orderings.hpp"
 
+#include "linalg/counting_sort.hpp"
 #include "linalg/ordering/colouring.hpp"
 #include "linalg/parallel.hpp"
 
@@ -193,16 +194,12 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
   std::vector<label> owner(n, std::numeric_limits<label>::max());
 
   // --- candidate starts by (degree, index): the first unvisited one is a minimally connected
-  //     node of its component (counting sort by degree, stable in the index)
-  std::vector<label> by_degree(n);
-  {
-    label max_degree = 0;
-    for (label i = 0; i < n; ++i) max_degree = std::max(max_degree, g.degree(i));
-    std::vector<label> first(max_degree + 2, 0);
-    for (label i = 0; i < n; ++i) ++first[g.degree(i) + 1];
-    for (label d = 0; d <= max_degree; ++d) first[d + 1] += first[d];
-    for (label i = 0; i < n; ++i) by_degree[first[g.degree(i)]++] = i;
-  }
+  //     node of its component
+  label max_degree = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_degree) if (n > min_parallel_rows)
+  for (label i = 0; i < n; ++i) max_degree = std::max(max_degree, g.degree(i));
+  const std::vector<label> by_degree =
+      counting_sort(n, max_degree + 1, [](label i) { return i; }, [&](label i) { return g.degree(i); });
 
   for (label seed : by_degree) {
     if (done[seed]) continue;
@@ -235,19 +232,13 @@ Permutation group_by_row_length(std::span<const label> row_lengths, const Permut
   if (base.size() != n)
     throw std::invalid_argument("group_by_row_length: permutation of " + std::to_string(base.size()) +
                                 " indices for " + std::to_string(n) + " rows");
-  std::vector<label> length(row_lengths.begin(), row_lengths.end());
-  // --- stable counting sort of base's order by length (key max - length when descending)
-  const label max_length = n > 0 ? *std::max_element(length.begin(), length.end()) : 0;
-  if (descending)
-    for (auto& l : length) l = max_length - l;
-  std::vector<label> start(max_length + 2, 0);
-  for (label i = 0; i < n; ++i) ++start[length[i] + 1];
-  for (label k = 0; k <= max_length; ++k) start[k + 1] += start[k];
-  std::vector<label> order(n);
-  for (label i = 0; i < n; ++i) {
-    const label old = base.new_to_old[i];
-    order[start[length[old]]++] = old;
-  }
+  // --- base's order by length (max - length when descending), ties in base's order
+  label max_length = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_length) if (n > min_parallel_rows)
+  for (label i = 0; i < n; ++i) max_length = std::max(max_length, row_lengths[i]);
+  std::vector<label> order = counting_sort(
+      n, max_length + 1, [&](label k) { return base.new_to_old[k]; },
+      [&](label i) { return descending ? max_length - row_lengths[i] : row_lengths[i]; });
   return Permutation::from_new_to_old(std::move(order));
 }
 

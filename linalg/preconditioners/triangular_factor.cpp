@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "linalg/counting_sort.hpp"
 #include "linalg/ordering/colouring.hpp"
 #include "linalg/parallel.hpp"
 #include "linalg/solver_settings.hpp"
@@ -123,12 +124,9 @@ std::vector<label> schedule_order(const FactorPattern& p, TriangleSplit split, l
   if (split == TriangleSplit::colour) {
     const Colouring c = greedy_colouring(p.row_ptr, p.col, order);  // a row's own entry is never coloured yet
     if (colours) *colours = c.n_colours;
-    // by colour, ties in the sequence: a counting sort
-    std::vector<label> next(c.n_colours, 0);
-    for (label k = 1; k < c.n_colours; ++k) next[k] = next[k - 1] + c.sizes[k - 1];
-    std::vector<label> by_colour(n);
-    for (label i : order) by_colour[next[c.colour[i]]++] = i;
-    order = std::move(by_colour);
+    // by colour, ties in the sequence
+    order = counting_sort(
+        n, c.n_colours, [&](label k) { return order[k]; }, [&](label i) { return c.colour[i]; });
   }
   return order;
 }

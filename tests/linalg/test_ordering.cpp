@@ -1,18 +1,21 @@
-// Orderings and permutations: round trips, bijections, LDU and CSR permutation with
-// their slot maps, bandwidth reduction, Cuthill-McKee on every thread as on one, the Staircase ordering, a second matrix on one addressing
-// taking the last ordering, statistics, each row's faces (listed on every thread) in face order.
+// Orderings and permutations: round trips, bijections, LDU and CSR permutation with their slot
+// maps, the counting sort, bandwidth reduction, Cuthill-McKee on every thread as on one, the
+// Staircase ordering, a second matrix on one addressing taking the last ordering, statistics, each
+// row's faces (listed on every thread) in face order.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/reference/csr_spmv.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/counting_sort.hpp"
 #include "linalg/csr_matrix.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
@@ -165,6 +168,26 @@ TEST(Orderings, CuthillMcKeeOnAPathStartsAtAnEnd) {
   EXPECT_EQ(cm.new_to_old, expected);
   EXPECT_EQ(matrix_statistics(*a, cm).bandwidth, 1);
   EXPECT_EQ(reverse_cuthill_mckee(*a).new_to_old, along);
+}
+
+TEST(CountingSort, EqualsAStableSortByKeyOnOneThreadAndOnSeveral) {
+  // --- a scrambled sequence of 50000 items (past the parallel threshold), 37 keys, many ties
+  std::mt19937_64 rng(11);
+  std::vector<label> items(50000), key(items.size());
+  std::iota(items.begin(), items.end(), 0);
+  std::shuffle(items.begin(), items.end(), rng);
+  for (label& k : key) k = static_cast<label>(rng() % 37);
+  std::vector<label> expected = items;
+  std::stable_sort(expected.begin(), expected.end(), [&](label a, label b) { return key[a] < key[b]; });
+  for (const int threads : {1, 3}) {
+    const test::Threads scope(threads);
+    EXPECT_EQ(counting_sort(
+                  static_cast<label>(items.size()), 37, [&](label k) { return items[k]; },
+                  [&](label i) { return key[i]; }),
+              expected)
+        << threads << " threads";
+  }
+  EXPECT_TRUE(counting_sort(0, 0, [](label k) { return k; }, [](label i) { return i; }).empty());
 }
 
 TEST(Orderings, CuthillMcKeeOnEveryThreadEqualsTheOneNodeAtATimePass) {
