@@ -1,9 +1,12 @@
 #include "linalg/ordering/permutation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "linalg/parallel.hpp"
 
 namespace fvmmini {
 
@@ -25,12 +28,29 @@ Permutation Permutation::from_new_to_old(std::vector<label> new_to_old) {
   Permutation p;
   const label n = static_cast<label>(new_to_old.size());
   p.old_to_new.assign(n, -1);
+  // --- inverted on every thread, then checked: a repeated entry leaves a slot that names another
+  bool valid = true;
+#pragma omp parallel for schedule(static) reduction(&& : valid) if (n > min_parallel_rows)
   for (label i = 0; i < n; ++i) {
     const label old = new_to_old[i];
-    if (old < 0 || old >= n || p.old_to_new[old] >= 0)
-      throw std::invalid_argument("permutation: entry " + std::to_string(i) + " = " + std::to_string(old) +
-                                  " is out of range 0.." + std::to_string(n - 1) + " or repeated");
-    p.old_to_new[old] = i;
+    if (old < 0 || old >= n)
+      valid = false;
+    else
+      std::atomic_ref<label>(p.old_to_new[old]).store(i, std::memory_order_relaxed);
+  }
+  if (valid) {
+#pragma omp parallel for schedule(static) reduction(&& : valid) if (n > min_parallel_rows)
+    for (label i = 0; i < n; ++i) valid = valid && p.old_to_new[new_to_old[i]] == i;
+  }
+  if (!valid) {  // the first bad entry, as one pass in order finds it
+    std::fill(p.old_to_new.begin(), p.old_to_new.end(), -1);
+    for (label i = 0; i < n; ++i) {
+      const label old = new_to_old[i];
+      if (old < 0 || old >= n || p.old_to_new[old] >= 0)
+        throw std::invalid_argument("permutation: entry " + std::to_string(i) + " = " + std::to_string(old) +
+                                    " is out of range 0.." + std::to_string(n - 1) + " or repeated");
+      p.old_to_new[old] = i;
+    }
   }
   p.new_to_old = std::move(new_to_old);
   return p;

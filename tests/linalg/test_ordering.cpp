@@ -58,6 +58,19 @@ TEST(Permutation, RejectsNonBijections) {
   EXPECT_THROW(Permutation::from_new_to_old({0, 0, 1}), std::invalid_argument);
   EXPECT_THROW(Permutation::from_new_to_old({0, 3, 1}), std::invalid_argument);
   EXPECT_THROW(Permutation::from_new_to_old({-1, 0}), std::invalid_argument);
+  // --- past the parallel threshold, on three threads: the message names the first bad entry
+  std::vector<label> large(20000);
+  std::iota(large.begin(), large.end(), 0);
+  large[15000] = 12000;
+  const test::Threads scope(3);
+  try {
+    Permutation::from_new_to_old(large);
+    ADD_FAILURE() << "a repeated entry was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "permutation: entry 15000 = 12000 is out of range 0..19999 or repeated");
+  }
+  large[15000] = 15000;
+  EXPECT_EQ(Permutation::from_new_to_old(large).old_to_new, large);
   EXPECT_THROW(compose(Permutation::identity(2), Permutation::identity(3)), std::invalid_argument);
 }
 
