@@ -117,7 +117,9 @@ label min_degree_node(const Graph& g, const std::vector<label>& nodes, size_t fr
 /// the one-node-at-a-time pass gives.
 void cuthill_mckee_pass(const Graph& g, label root, std::vector<char>& done, std::vector<label>& owner,
                         std::vector<label>& order) {
-  const auto by_degree = [&](label i, label j) { return g.degree(i) != g.degree(j) ? g.degree(i) < g.degree(j) : i < j; };
+  const auto by_degree = [&](label i, label j) {
+    return g.degree(i) != g.degree(j) ? g.degree(i) < g.degree(j) : i < j;
+  };
   std::vector<label> neighbours;
   const bool threads = omp_get_max_threads() > 1;
   std::size_t level_start = order.size();

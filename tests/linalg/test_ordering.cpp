@@ -219,7 +219,8 @@ TEST(Orderings, CuthillMcKeeOnEveryThreadEqualsTheOneNodeAtATimePass) {
       }
       const test::Threads scope(3);
       EXPECT_EQ(cuthill_mckee(*addressing, start).new_to_old, one)
-          << addressing->n_rows << " rows, start " << (start == CmStart::min_degree ? "min degree" : "pseudo-peripheral");
+          << addressing->n_rows << " rows, start "
+          << (start == CmStart::min_degree ? "min degree" : "pseudo-peripheral");
     }
   }
 }

@@ -251,7 +251,7 @@ int run(const Options& o) {
           if (k > 0) times.push_back(1e3 * t.seconds);
         }
         const double total = median(times);
-        if (backend == Backend::cuda) {  // what a caller with host vectors waits for: as many, after a warm-up
+        if (backend == Backend::cuda) {  // what a caller with host vectors waits for: as many, warmed up
           std::vector<double> x, host_times;
           for (int k = 0; k < o.repeats + 1; ++k) {
             x.assign(n, 0.0);
@@ -317,8 +317,8 @@ int main(int argc, char** argv) {
   using fvmmini::bench::Options;
   Options o;
   CLI::App app{"fvmmini-solve-bench: time to solution of one matrix by preconditioner and ordering (on cuda the "
-               "timed solves take device vectors, as the flow step's do; the median of as many solves of host vectors is "
-               "reported beside them)"};
+               "timed solves take device vectors, as the flow step's do; the median of as many solves of host "
+               "vectors is reported beside them)"};
   auto* input = app.add_option_group("input", "the matrix (exactly one)");
   input->add_option("--box", o.box, "FVM Laplacian of an N^3 box, fixedValue walls")->check(CLI::PositiveNumber);
   input->add_option("--poly-like", o.poly_like, "polyhedral-like N^3 lattice pattern (7-19 nonzeros per row)")
