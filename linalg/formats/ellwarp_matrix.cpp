@@ -1,7 +1,5 @@
 #include "linalg/formats/ellwarp_matrix.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <bit>
 #include <numeric>
