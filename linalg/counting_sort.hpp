@@ -14,14 +14,14 @@ namespace fvmmini {
 
 /// item(0), ..., item(n - 1) sorted by key(item) in [0, n_keys), ties in sequence order. Each
 /// thread counts its own contiguous share of the sequence; the bins are numbered key-major, then
-/// thread, so equal keys keep their order. n_keys counters a thread: for keys of a few hundred
-/// values at most.
+/// thread, so equal keys keep their order. n_keys counters a thread, so it runs on one thread
+/// where the threads' counters would outnumber the items (a hub's degree, a dense row's length).
 template <class Item, class Key>
 std::vector<label> counting_sort(label n, label n_keys, const Item& item, const Key& key) {
   std::vector<label> sorted(n);
   if (n == 0) return sorted;
   std::vector<std::int64_t> offset;  // [thread * n_keys + key]
-#pragma omp parallel if (n >= min_parallel_rows)
+#pragma omp parallel if (n >= min_parallel_rows && std::int64_t{n_keys} * omp_get_max_threads() <= n)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
 #pragma omp single

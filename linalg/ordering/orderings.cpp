@@ -113,15 +113,15 @@ label min_degree_node(const Graph& g, const std::vector<label>& nodes, size_t fr
 /// appended. Level by level, this is: a node of the next level belongs to the first node of this
 /// level (in the order) next to it, and the next level is its owners' children in their order.
 /// A wide level is expanded so on every thread (`owner`: per node, the first position next to it;
-/// all past the last position on entry, and left so for the nodes not reached), with the order
-/// the one-node-at-a-time pass gives.
+/// all past the last position on entry, and left so for the nodes not reached; empty on one
+/// thread), with the order the one-node-at-a-time pass gives.
 void cuthill_mckee_pass(const Graph& g, label root, std::vector<char>& done, std::vector<label>& owner,
                         std::vector<label>& order) {
   const auto by_degree = [&](label i, label j) {
     return g.degree(i) != g.degree(j) ? g.degree(i) < g.degree(j) : i < j;
   };
   std::vector<label> neighbours;
-  const bool threads = omp_get_max_threads() > 1;
+  const bool threads = !owner.empty();  // sized only where several threads run
   std::size_t level_start = order.size();
   order.push_back(root);
   done[root] = 1;
@@ -193,7 +193,8 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
   std::vector<int> mark(n, 0);
   int stamp = 0;
   Levels levels;
-  std::vector<label> owner(n, std::numeric_limits<label>::max());
+  // the numbering pass's first neighbour per node, for the levels it expands on every thread
+  std::vector<label> owner(omp_get_max_threads() > 1 ? n : 0, std::numeric_limits<label>::max());
 
   // --- candidate starts by (degree, index): the first unvisited one is a minimally connected
   //     node of its component

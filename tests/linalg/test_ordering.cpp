@@ -200,6 +200,18 @@ TEST(CountingSort, EqualsAStableSortByKeyOnOneThreadAndOnSeveral) {
               expected)
         << threads << " threads";
   }
+  // --- more keys than a thread's share of the items (a hub's degree): on one thread, the same order
+  std::vector<label> wide(items.size());
+  for (label& k : wide) k = static_cast<label>(rng() % 40000);
+  expected = items;
+  std::stable_sort(expected.begin(), expected.end(), [&](label a, label b) { return wide[a] < wide[b]; });
+  {
+    const test::Threads scope(3);
+    EXPECT_EQ(counting_sort(
+                  static_cast<label>(items.size()), 40000, [&](label k) { return items[k]; },
+                  [&](label i) { return wide[i]; }),
+              expected);
+  }
   EXPECT_TRUE(counting_sort(0, 0, [](label k) { return k; }, [](label i) { return i; }).empty());
 }
 
