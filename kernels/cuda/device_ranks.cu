@@ -62,6 +62,7 @@ __global__ void __launch_bounds__(1024) totals_kernel(const double* __restrict__
                                                       double* __restrict__ local) {
   Sums<K> s = reduce_partials<K>(partials, count);
   if (more_count > 0) {
+    __syncthreads();  // block_sum's shared memory again: warp 0 has read the first sum's first
     const Sums<K> m = reduce_partials<K>(more, more_count);
 #pragma unroll
     for (int j = 0; j < K; ++j) s.v[j] += m.v[j];
