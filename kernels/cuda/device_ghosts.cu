@@ -3,23 +3,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/rank_transport.cuh"
-#include "kernels/cuda/reduction.cuh"
 
 namespace fvmmini::cuda {
 
 namespace {
-
-/// send[k w + d] = values[cells[k] w + d]: the face cells' values, `width` doubles a cell.
-__global__ void pack_cells_kernel(int n, int width, const int* __restrict__ cells, const double* __restrict__ values,
-                                  double* __restrict__ send) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n * width; i += gridDim.x * blockDim.x) {
-    const int k = i / width, d = i - k * width;
-    send[i] = values[static_cast<long long>(cells[k]) * width + d];
-  }
-}
 
 HaloPattern pattern_of(const std::vector<int>& neighbours, const std::vector<std::size_t>& patch_faces, int width) {
   HaloPattern p;
@@ -47,27 +36,19 @@ struct DeviceGhosts::Impl {
         throw std::invalid_argument("DeviceGhosts: face cell " + std::to_string(c) + " is not one of the " +
                                     std::to_string(cells) + " cells");
     rows = DeviceBuffer<int>(std::span<const int>(face_cells));
-    send = DeviceBuffer<double>(std::max<std::size_t>(3 * ghosts, 1));
     scalar = make_transport(transport, comm, pattern_of(neighbours, patch_faces, 1));
     vector = make_transport(transport, comm, pattern_of(neighbours, patch_faces, 3));
   }
 
   void fill(double* values, int width, RankTransport& link, cudaStream_t stream) {
-    const int n = static_cast<int>(ghosts);
-    if (n > 0) {
-      pack_cells_kernel<<<vector_grid(static_cast<long long>(n) * width), reduce_block, 0, stream>>>(
-          n, width, rows.data(), values, send.data());
-      FVMMINI_CUDA_CHECK_LAUNCH(pack_cells_kernel);
-    }
     double* ghost_slots = values + static_cast<long long>(n_cells) * width;  // the pattern's layout
-    link.start(send.data(), ghost_slots, stream);
+    link.start({.x = values, .rows = rows.data(), .width = width}, ghost_slots, stream);
     link.finish(ghost_slots, stream);
   }
 
   int n_cells;
   std::size_t ghosts;
-  DeviceBuffer<int> rows;
-  DeviceBuffer<double> send;
+  DeviceBuffer<int> rows;  ///< the face cells, patch after patch
   std::unique_ptr<RankTransport> scalar, vector;  ///< one double a face; three
 };
 

@@ -9,6 +9,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/halo_device.cuh"
 #include "kernels/cuda/rank_transport.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "linalg/block_vectors.hpp"
@@ -17,40 +18,62 @@ namespace fvmmini::cuda {
 
 namespace {
 
-/// send[f w + j] = x[rows[f] w + j] (w vectors interleaved by row).
-__global__ void pack_kernel(long long n, int w, const int* __restrict__ rows, const double* __restrict__ x,
-                            double* __restrict__ send) {
-  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n * w;
-       k += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long f = k / w, j = k - f * w;
-    send[k] = x[static_cast<long long>(rows[f]) * w + j];
-  }
+/// send[k] = the source's value k.
+__global__ void pack_kernel(HaloSource source, long long n, double* __restrict__ send) {
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<long long>(gridDim.x) * blockDim.x)
+    send[k] = halo_source_value(source, k);
 }
 
-/// y[row K + j] += coefficients[f] recv[f K + j] over the faces f of each row on an interface, a
-/// thread a row adding its faces in face order (as the reference operator adds them); with x,
-/// per-block partials of x_j . (what it added to y_j), summed on their own: y's new value less its
-/// old one would lose the share's digits wherever y is much larger than what was added.
+/// y[row K + j] += coefficients[f] recv[f K + j] over the faces f of each row on an interface
+/// (recv: what arrived), a thread a row adding its faces in face order (as the reference operator
+/// adds them); with x, per-block partials of x_j . (what it added to y_j), summed on their own: y's
+/// new value less its old one would lose the share's digits wherever y is much larger than what
+/// was added.
 template <int K>
 __global__ void __launch_bounds__(reduce_block)
     couple_kernel(int n, const int* __restrict__ rows, const int* __restrict__ start, const int* __restrict__ faces,
-                  const double* __restrict__ coefficients, const double* __restrict__ recv, double* __restrict__ y,
+                  const double* __restrict__ coefficients, HaloArrival arrival, double* __restrict__ y,
                   const double* __restrict__ x, double* __restrict__ partials) {
+  // this thread's first row, its faces' span and its first face's coefficient read while the halo
+  // travels (every listed row has a face): after the wait, only the values received
+  const int first = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = 0, begin = 0, end = 0, face = 0;
+  double coefficient = 0.0;
+  if (first < n) {
+    row = rows[first];
+    begin = start[first];
+    end = start[first + 1];
+    face = faces[begin];
+    coefficient = coefficients[face];
+  }
+  const double* recv = halo_values(arrival);
   Sums<K> s{};
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const long long row = static_cast<long long>(rows[i]) * K;
+  for (int i = first; i < n; i += gridDim.x * blockDim.x) {
+    if (i != first) {
+      row = rows[i];
+      begin = start[i];
+      end = start[i + 1];
+      face = faces[begin];
+      coefficient = coefficients[face];
+    }
+    const long long at = static_cast<long long>(row) * K;
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      double sum = y[row + j], added = 0.0;
-      for (int k = start[i]; k < start[i + 1]; ++k) {
-        const double term = coefficients[faces[k]] * recv[faces[k] * K + j];
+      double sum = y[at + j];
+      const double head = coefficient * __ldcg(recv + static_cast<long long>(face) * K + j);
+      sum += head;
+      double added = head;
+      for (int k = begin + 1; k < end; ++k) {
+        const double term = coefficients[faces[k]] * __ldcg(recv + static_cast<long long>(faces[k]) * K + j);
         sum += term;
         added += term;
       }
-      if (x) s.v[j] += x[row + j] * added;
-      y[row + j] = sum;
+      if (x) s.v[j] += x[at + j] * added;
+      y[at + j] = sum;
     }
   }
+  done_with_halo(arrival);
   if (x) write_block_partials<K>(s, partials, gridDim.x, blockIdx.x);
 }
 
@@ -77,11 +100,14 @@ __global__ void __launch_bounds__(1024) totals_kernel(const double* __restrict__
 class MpiTransport final : public RankTransport {
  public:
   MpiTransport(const Communicator& comm, const HaloPattern& pattern)
-      : comm_(comm), pattern_(pattern), halo_(comm, pattern.neighbours, counts(pattern), counts(pattern)) {}
+      : comm_(comm), pattern_(pattern), halo_(comm, pattern.neighbours, counts(pattern), counts(pattern)),
+        send_(std::max<std::size_t>(pattern.total(), 1)) {}
 
   bool capturable() const override { return false; }
 
-  void start(const double* send, double* /*recv*/, cudaStream_t stream) override {
+  void start(const HaloSource& source, double* /*recv*/, cudaStream_t stream) override {
+    enqueue_pack(source, static_cast<long long>(pattern_.total()), send_.data(), stream);
+    const double* send = send_.data();
     for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
       std::span<double> host = halo_.send_buffer(i);
       FVMMINI_CUDA_CHECK(cudaMemcpyAsync(host.data(), send + pattern_.offsets[i], host.size_bytes(),
@@ -135,10 +161,17 @@ class MpiTransport final : public RankTransport {
   const Communicator& comm_;
   HaloPattern pattern_;
   HaloExchange halo_;
+  DeviceBuffer<double> send_;  ///< the source's values, packed
   std::vector<double> staged_;
 };
 
 }  // namespace
+
+void enqueue_pack(const HaloSource& source, long long count, double* send, cudaStream_t stream) {
+  if (count == 0) return;
+  pack_kernel<<<vector_grid(count), reduce_block, 0, stream>>>(source, count, send);
+  FVMMINI_CUDA_CHECK_LAUNCH(pack_kernel);
+}
 
 std::unique_ptr<RankTransport> make_transport(Transport transport, const Communicator& comm, const HaloPattern& pattern) {
   if (transport == Transport::nccl) return make_nccl_transport(comm, pattern);
@@ -247,7 +280,6 @@ struct DeviceRanks::Impl {
     couple_faces = DeviceBuffer<int>(std::span<const int>(order));
     coupling_partials = DeviceBuffer<double>(static_cast<std::size_t>(max_block_vectors) * vector_grid(coupled_rows));
     coefficients = DeviceBuffer<double>(std::span<const double>(host_coefficients));
-    send = DeviceBuffer<double>(std::max<std::size_t>(faces * max_block_vectors, 1));
     recv = DeviceBuffer<double>(std::max<std::size_t>(faces * max_block_vectors, 1));
     local = DeviceBuffer<double>(max_totals);
     gathered = DeviceBuffer<double>(static_cast<std::size_t>(max_totals) * c.size());
@@ -280,7 +312,7 @@ struct DeviceRanks::Impl {
   DeviceBuffer<int> couple_rows, couple_start, couple_faces;  ///< each such row's faces (CSR-like)
   DeviceBuffer<double> coupling_partials;  ///< finish_halo's share of a dot product
   DeviceBuffer<double> coefficients;  ///< A(row, the row across) at each face
-  DeviceBuffer<double> send, recv;    ///< x at the face cells; the neighbours' x across them
+  DeviceBuffer<double> recv;          ///< the neighbours' x across the faces
   DeviceBuffer<double> local;         ///< this rank's totals (gather_totals)
   DeviceBuffer<double> gathered;      ///< every rank's, value-major
   HaloPattern pattern;                ///< one double a face
@@ -304,25 +336,24 @@ std::size_t DeviceRanks::interface_faces() const { return impl_->faces; }
 void DeviceRanks::start_halo(const double* x, CUstream_st* stream, int width) {
   Impl& m = *impl_;
   RankTransport& link = m.link(width);
-  const auto n = static_cast<long long>(m.faces);
-  if (n > 0) {
-    pack_kernel<<<vector_grid(n * width), reduce_block, 0, stream>>>(n, width, m.rows.data(), x, m.send.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(pack_kernel);
-  }
-  link.start(m.send.data(), m.recv.data(), stream);
+  link.start({.x = x, .rows = m.rows.data(), .width = width}, m.recv.data(), stream);
   m.arrived = !m.overlap;
   if (m.arrived) link.finish(m.recv.data(), stream);  // the local product after the halo
 }
 
 CouplingDot DeviceRanks::finish_halo(double* y, CUstream_st* stream, int width, const double* dot_with) {
   Impl& m = *impl_;
-  if (!m.arrived) m.link(width).finish(m.recv.data(), stream);
+  const bool arrived = m.arrived;
   m.arrived = false;
-  if (m.faces == 0) return {};
+  if (m.faces == 0) {
+    if (!arrived) m.link(width).finish(m.recv.data(), stream);
+    return {};
+  }
+  const HaloArrival arrival = arrived ? HaloArrival{.values = m.recv.data()} : m.link(width).arrival(m.recv.data(), stream);
   const int grid = vector_grid(m.coupled_rows);
   const auto couple = [&]<int K>() {
     couple_kernel<K><<<grid, reduce_block, 0, stream>>>(m.coupled_rows, m.couple_rows.data(), m.couple_start.data(),
-                                                        m.couple_faces.data(), m.coefficients.data(), m.recv.data(), y,
+                                                        m.couple_faces.data(), m.coefficients.data(), arrival, y,
                                                         dot_with, m.coupling_partials.data());
   };
   static_assert(max_block_vectors == 3, "couple_kernel is instantiated for 1 to 3 vectors");

@@ -1,16 +1,15 @@
 // RankTransport through CUDA IPC, for ranks of one host with a GPU each: every exchange exports
 // one device block of this rank's (a flag per rank, then two inbox slots) that every other rank
-// maps, and a kernel writes each part straight into its receiver's inbox (over NVLink), then
-// raises the receiver's flag; the receiver's kernel waits for its flags and reads its inbox. No
-// NCCL call and no host in the loop: a halo is two small kernels, captured in the CG's graphs.
+// maps, and a kernel gathers each part from its source (the halo's face cells) straight into its
+// receiver's inbox (over NVLink), then raises the receiver's flag; the receiver's kernel that
+// reads the values (the halo's couplings, or a copy out) waits for its flags and reads its inbox.
+// No NCCL call and no host in the loop: a halo is two small kernels, captured in the CG's graphs.
 //
 // An exchange counts its rounds on the device (a graph replays the same kernels), and the round's
 // parity picks the slot. A rank writes round e into slot e % 2 only after it received everyone's
 // round e - 1, which each sends after reading its own round e - 2 from that slot.
 
 #include <unistd.h>
-
-#include <cuda/atomic>
 
 #include <algorithm>
 #include <cstring>
@@ -22,6 +21,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/halo_device.cuh"
 #include "kernels/cuda/rank_transport.cuh"
 #include "linalg/solver_settings.hpp"
 
@@ -29,9 +29,8 @@ namespace fvmmini::cuda {
 
 namespace {
 
-using Flag = unsigned long long;
+using Flag = HaloFlag;
 constexpr int exchange_block = 256;
-constexpr long long wait_limit_ns = 120'000'000'000LL;  ///< a part this late means a rank is gone: stop, not hang
 
 /// Every rank's device block `mine` mapped here through CUDA IPC (this rank's own at its rank,
 /// nullptr where a map failed); collective. `failure` names the first map that failed here. A
@@ -76,25 +75,19 @@ void unmap_every_rank(const Communicator& comm, const std::vector<void*>& maps) 
     if (r != comm.rank() && maps[r]) cudaIpcCloseMemHandle(maps[r]);
 }
 
-/// One peer's part of an exchange as this rank sees it: what it sends there and what it receives from there.
+/// One peer's part of an exchange as this rank sees it: what it sends there.
 struct Route {
   double* to;             ///< the part's place in the peer's slot 0 (peer memory)
   long long to_slot;      ///< the peer's slot size (doubles)
   Flag* raise;            ///< this rank's flag in the peer's block (peer memory)
-  const Flag* arrived;    ///< the peer's flag in this rank's block
-  long long send_at;      ///< where the part starts in the send buffer
-  long long receive_at;   ///< where the peer's part starts in this rank's slot (and in the output)
+  long long send_at;      ///< where the part starts among the source's values
   long long count;        ///< values each way (the peers' parts match: both list the same faces)
 };
 
-__device__ Flag load_acquire(const Flag* flag) {
-  return ::cuda::atomic_ref<Flag, ::cuda::thread_scope_system>(*const_cast<Flag*>(flag)).load(::cuda::memory_order_acquire);
-}
-
-/// Writes route y's part of send[] into the peer's inbox (slot of this round), then, once every
-/// block of the route has written, raises this rank's flag there to the round's number + 1.
-/// count >= 0 overrides the routes' counts (the sums: as many as the call has).
-__global__ void put_kernel(const Route* __restrict__ routes, const double* __restrict__ send, long long count,
+/// Writes route y's part of the source's values into the peer's inbox (slot of this round), then,
+/// once every block of the route has written, raises this rank's flag there to the round's
+/// number + 1. count >= 0 overrides the routes' counts (the sums: as many as the call has).
+__global__ void put_kernel(const Route* __restrict__ routes, HaloSource source, long long count,
                            const Flag* __restrict__ round, unsigned int* __restrict__ written) {
   const Route r = routes[blockIdx.y];
   const long long n = count >= 0 ? count : r.count;
@@ -102,7 +95,7 @@ __global__ void put_kernel(const Route* __restrict__ routes, const double* __res
   double* to = r.to + static_cast<long long>(e & 1) * r.to_slot;
   for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<long long>(gridDim.x) * blockDim.x)
-    to[k] = send[r.send_at + k];
+    to[k] = halo_source_value(source, r.send_at + k);
   __threadfence_system();  // this thread's writes reach the peer before the flag (the reduction sample's pattern)
   __syncthreads();
   if (threadIdx.x == 0 && atomicAdd(&written[blockIdx.y], 1u) == gridDim.x - 1) {
@@ -112,41 +105,18 @@ __global__ void put_kernel(const Route* __restrict__ routes, const double* __res
   }
 }
 
-/// Waits for route y's flag, then copies the peer's part from this rank's inbox to out[] (at the
-/// part's place, or transposed: out[k * routes + y], the sums' value-major layout). The last
-/// block to finish counts the round.
-__global__ void wait_kernel(const Route* __restrict__ routes, const double* __restrict__ inbox, long long slot,
-                            long long count, bool transpose, double* __restrict__ out, Flag* __restrict__ round,
-                            unsigned int* __restrict__ finished, int rank) {
-  const Route r = routes[blockIdx.y];
-  const long long n = count >= 0 ? count : r.count;
-  const Flag e = *reinterpret_cast<volatile Flag*>(round);
-  if (threadIdx.x == 0) {
-    long long start = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (load_acquire(r.arrived) < e + 1) {
-      __nanosleep(64);
-      long long now = 0;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - start > wait_limit_ns) {
-        printf("fvmmini: rank %d waited 120 s for a part from another rank (transport ipc): stopping\n", rank);
-        __trap();
-      }
-    }
-  }
-  __syncthreads();
-  const double* from = inbox + static_cast<long long>(e & 1) * slot + r.receive_at;
+/// Copies part y of what arrived (at[y], count[y] values, or `count` where >= 0) to out[] (at the
+/// part's place, or transposed: out[k * parts + y], the sums' value-major layout).
+__global__ void copy_out_kernel(HaloArrival arrival, const long long* __restrict__ at,
+                                const long long* __restrict__ counts, long long count, bool transpose,
+                                double* __restrict__ out) {
+  const long long n = count >= 0 ? count : counts[blockIdx.y];  // loaded while the values travel
+  const long long start = at[blockIdx.y];
+  const double* from = halo_values(arrival);
   for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[transpose ? k * gridDim.y + blockIdx.y : r.receive_at + k] = __ldcg(from + k);  // not L1: a peer wrote it
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    if (atomicAdd(finished, 1u) == gridDim.x * gridDim.y - 1) {
-      *finished = 0;
-      *round = e + 1;
-    }
-  }
+    out[transpose ? k * gridDim.y + blockIdx.y : start + k] = __ldcg(from + start + k);
+  done_with_halo(arrival);
 }
 
 std::string host_name() {
@@ -191,17 +161,25 @@ class PeerExchange {
     }
     from = comm.all_to_all(to);
     std::vector<Route> routes;
+    std::vector<int> senders;
+    std::vector<long long> receive_at, counts;
     for (const Part& p : parts) {
       if (from[p.peer].size() != 2)
         throw std::logic_error("PeerExchange: rank " + std::to_string(p.peer) + " does not list rank " +
                                std::to_string(comm.rank()) + " among its parts");
       const auto at = static_cast<long long>(from[p.peer][0]), their_slot = static_cast<long long>(from[p.peer][1]);
       Flag* theirs = static_cast<Flag*>(maps_[p.peer]);
-      routes.push_back({reinterpret_cast<double*>(theirs + ranks) + at, their_slot, theirs + comm.rank(),
-                        block_.data() + p.peer, p.send_at, p.receive_at, p.count});
+      routes.push_back({reinterpret_cast<double*>(theirs + ranks) + at, their_slot, theirs + comm.rank(), p.send_at,
+                        p.count});
+      senders.push_back(p.peer);
+      receive_at.push_back(p.receive_at);
+      counts.push_back(p.count);
       longest_ = std::max(longest_, p.count);
     }
     routes_ = DeviceBuffer<Route>(std::span<const Route>(routes));
+    senders_ = DeviceBuffer<int>(std::span<const int>(senders));
+    receive_at_ = DeviceBuffer<long long>(std::span<const long long>(receive_at));
+    counts_ = DeviceBuffer<long long>(std::span<const long long>(counts));
   }
 
   ~PeerExchange() {
@@ -217,22 +195,35 @@ class PeerExchange {
     comm_.barrier();
   }
 
-  /// Sends send[] to the peers (their parts) on `stream`; count >= 0: that many values a part.
-  void put(const double* send, long long count, cudaStream_t stream) {
+  /// Sends the source's values to the peers (their parts) on `stream`; count >= 0: that many a part.
+  void put(const HaloSource& source, long long count, cudaStream_t stream) {
     if (parts_ == 0) return;
     put_kernel<<<grid_for(count >= 0 ? count : longest_), exchange_block, 0, stream>>>(
-        routes_.data(), send, count, round_.data(), counters_.data());
+        routes_.data(), source, count, round_.data(), counters_.data());
     FVMMINI_CUDA_CHECK_LAUNCH(put_kernel);
   }
 
-  /// Waits on `stream` for the peers' parts and copies them to out[] (see wait_kernel).
+  /// The inbox, for the next kernel on the stream that reads this round (halo_device.cuh).
+  HaloArrival arrival() {
+    return {.values = reinterpret_cast<const double*>(block_.data() + comm_.size()),
+            .slot = slot_,
+            .flags = block_.data(),
+            .senders = senders_.data(),
+            .n_senders = static_cast<int>(parts_),
+            .round = round_.data(),
+            .finished = counters_.data() + parts_,
+            .rank = comm_.rank()};
+  }
+
+  /// Waits on `stream` for the peers' parts and copies them to out[] (copy_out_kernel).
   void wait(double* out, long long count, bool transpose, cudaStream_t stream) {
     if (parts_ == 0) return;
-    wait_kernel<<<grid_for(count >= 0 ? count : longest_), exchange_block, 0, stream>>>(
-        routes_.data(), reinterpret_cast<const double*>(block_.data() + comm_.size()), slot_, count, transpose, out,
-        round_.data(), counters_.data() + parts_, comm_.rank());
-    FVMMINI_CUDA_CHECK_LAUNCH(wait_kernel);
+    copy_out_kernel<<<grid_for(count >= 0 ? count : longest_), exchange_block, 0, stream>>>(
+        arrival(), receive_at_.data(), counts_.data(), count, transpose, out);
+    FVMMINI_CUDA_CHECK_LAUNCH(copy_out_kernel);
   }
+
+  std::size_t parts() const { return parts_; }
 
  private:
   dim3 grid_for(long long n) const {
@@ -248,6 +239,8 @@ class PeerExchange {
   DeviceBuffer<unsigned int> counters_;  ///< per part: blocks that wrote; then blocks that waited
   DeviceBuffer<Flag> round_;            ///< this exchange's rounds so far
   DeviceBuffer<Route> routes_;
+  DeviceBuffer<int> senders_;            ///< each part's peer
+  DeviceBuffer<long long> receive_at_, counts_;  ///< each part's place in the slot and its values
   std::vector<void*> maps_;             ///< every rank's block (this rank's own at its rank)
 };
 
@@ -262,14 +255,14 @@ class IpcTransport final : public RankTransport {
  public:
   IpcTransport(const Communicator& comm, const HaloPattern& pattern)
       : comm_(comm),
-        halo_(comm, halo_parts(pattern), static_cast<long long>(pattern.offsets.empty() ? 0 : pattern.offsets.back())),
+        halo_(comm, halo_parts(pattern), static_cast<long long>(pattern.total())),
         sums_(comm, to_every_rank(comm.size(), max_totals), comm.size() * max_totals) {}
 
   bool capturable() const override { return true; }
 
   // the halo's writes on a side stream, so that the local product runs meanwhile (as NCCL's)
-  void start(const double* send, double*, cudaStream_t stream) override {
-    halo_.put(send, -1, side_.fork(stream));
+  void start(const HaloSource& source, double*, cudaStream_t stream) override {
+    halo_.put(source, -1, side_.fork(stream));
     side_.end();
   }
 
@@ -278,9 +271,16 @@ class IpcTransport final : public RankTransport {
     halo_.wait(recv, -1, false, stream);
   }
 
+  // no wait kernel: the kernel that reads the halo waits for it
+  HaloArrival arrival(double* recv, cudaStream_t stream) override {
+    side_.join(stream);
+    if (halo_.parts() == 0) return {.values = recv};
+    return halo_.arrival();
+  }
+
   void all_gather(const double* local, double* gathered, int k, cudaStream_t stream) override {
     if (k < 1 || k > max_totals) throw std::invalid_argument("IpcTransport::all_gather: 1 to " + std::to_string(max_totals) + " values");
-    sums_.put(local, k, stream);
+    sums_.put({.x = local}, k, stream);
     sums_.wait(gathered, k, true, stream);
   }
 
@@ -296,7 +296,7 @@ class IpcTransport final : public RankTransport {
     if (found == rows_.end())
       throw std::logic_error("IpcTransport::gather_rows: " + std::to_string(count) +
                              " rows a rank were not reserved (DeviceRanks::reserve_all_gather)");
-    found->second->put(local, -1, stream);
+    found->second->put({.x = local}, -1, stream);
     found->second->wait(gathered, -1, false, stream);
   }
 

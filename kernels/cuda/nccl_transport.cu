@@ -61,13 +61,16 @@ std::shared_ptr<NcclComm> shared_nccl(const Communicator& comm) {
 class NcclTransport final : public RankTransport {
  public:
   NcclTransport(const Communicator& comm, const HaloPattern& pattern)
-      : pattern_(pattern), shared_(shared_nccl(comm)), nccl_(shared_->comm) {
+      : pattern_(pattern), send_(std::max<std::size_t>(pattern.total(), 1)), shared_(shared_nccl(comm)),
+        nccl_(shared_->comm) {
     connect(comm.size());
   }
 
   bool capturable() const override { return true; }
 
-  void start(const double* send, double* recv, cudaStream_t stream) override {
+  void start(const HaloSource& source, double* recv, cudaStream_t stream) override {
+    enqueue_pack(source, static_cast<long long>(pattern_.total()), send_.data(), stream);
+    const double* send = send_.data();
     const cudaStream_t side = side_.fork(stream);
     FVMMINI_NCCL_CHECK(ncclGroupStart());
     for (std::size_t i = 0; i < pattern_.neighbours.size(); ++i) {
@@ -102,16 +105,17 @@ class NcclTransport final : public RankTransport {
   /// One halo and one all-gather at set-up: NCCL connects its peers on their first use, which
   /// would otherwise land in the first solve or step.
   void connect(int ranks) {
-    const std::size_t total = std::max<std::size_t>(pattern_.offsets.empty() ? 0 : pattern_.offsets.back(), 1);
-    DeviceBuffer<double> send(total), recv(total), gathered(static_cast<std::size_t>(ranks));
-    FVMMINI_CUDA_CHECK(cudaMemsetAsync(send.data(), 0, total * sizeof(double), side_.get()));
-    start(send.data(), recv.data(), side_.get());
+    const std::size_t n = std::max<std::size_t>(pattern_.total(), 1);
+    DeviceBuffer<double> send(n), recv(n), gathered(static_cast<std::size_t>(ranks));
+    FVMMINI_CUDA_CHECK(cudaMemsetAsync(send.data(), 0, n * sizeof(double), side_.get()));
+    start({.x = send.data()}, recv.data(), side_.get());
     finish(recv.data(), side_.get());
     all_gather(send.data(), gathered.data(), 1, side_.get());
     FVMMINI_CUDA_CHECK(cudaStreamSynchronize(side_.get()));
   }
 
   HaloPattern pattern_;
+  DeviceBuffer<double> send_;  ///< the source's values, packed
   std::shared_ptr<NcclComm> shared_;
   ncclComm_t nccl_ = nullptr;
   SideStream side_;
