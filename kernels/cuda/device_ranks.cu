@@ -349,7 +349,8 @@ CouplingDot DeviceRanks::finish_halo(double* y, CUstream_st* stream, int width, 
     if (!arrived) m.link(width).finish(m.recv.data(), stream);
     return {};
   }
-  const HaloArrival arrival = arrived ? HaloArrival{.values = m.recv.data()} : m.link(width).arrival(m.recv.data(), stream);
+  const HaloArrival arrival =
+      arrived ? HaloArrival{.values = m.recv.data()} : m.link(width).arrival(m.recv.data(), stream);
   const int grid = vector_grid(m.coupled_rows);
   const auto couple = [&]<int K>() {
     couple_kernel<K><<<grid, reduce_block, 0, stream>>>(m.coupled_rows, m.couple_rows.data(), m.couple_start.data(),
