@@ -4,6 +4,7 @@
 #include "linalg/ordering/colouring.hpp"
 #include "linalg/ordering/level_threading.hpp"
 #include "linalg/parallel.hpp"
+#include "linalg/timing.hpp"
 
 #include <metis.h>
 #include <omp.h>
@@ -51,10 +52,6 @@ struct Levels {
   size_t last_level_start = 0;
   int depth = 0;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 void level_structure(const Graph& g, label root, std::vector<int>& mark, int stamp, const std::vector<char>& done,
                      LevelThreading& threading, Levels& out) {
