@@ -2,16 +2,13 @@
 
 #include "linalg/counting_sort.hpp"
 #include "linalg/ordering/colouring.hpp"
-#include "linalg/ordering/level_threading.hpp"
 #include "linalg/parallel.hpp"
-#include "linalg/timing.hpp"
 
 #include <metis.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -44,6 +41,10 @@ Graph make_graph(const LduAddressing& a) {
   return g;
 }
 
+/// A breadth-first level this wide or wider is expanded on every thread; a narrower one on one
+/// (a parallel region costs more than the level).
+constexpr std::size_t min_parallel_frontier = 4096;
+
 // Breadth-first level structure from root over unvisited nodes: the nodes level by level (within
 // a level in no fixed order: only the levels are used), the index in that list where the last
 // level starts, and the depth. `mark` holds the current stamp per node.
@@ -54,7 +55,7 @@ struct Levels {
 };
 
 void level_structure(const Graph& g, label root, std::vector<int>& mark, int stamp, const std::vector<char>& done,
-                     LevelThreading& threading, Levels& out) {
+                     Levels& out) {
   out.order.clear();
   out.order.push_back(root);
   mark[root] = stamp;
@@ -63,9 +64,7 @@ void level_structure(const Graph& g, label root, std::vector<int>& mark, int sta
   std::vector<std::vector<label>> found(static_cast<std::size_t>(omp_get_max_threads()));
   while (true) {
     const size_t level_end = out.order.size();
-    const auto started = std::chrono::steady_clock::now();
-    const bool on_threads = threading.parallel(level_end - level_start);
-    if (!on_threads) {
+    if (found.size() == 1 || level_end - level_start < min_parallel_frontier) {
       for (size_t q = level_start; q < level_end; ++q)
         for (label k = g.offset[out.order[q]]; k < g.offset[out.order[q] + 1]; ++k) {
           const label j = g.adj[k];
@@ -92,7 +91,6 @@ void level_structure(const Graph& g, label root, std::vector<int>& mark, int sta
       }
       for (const std::vector<label>& mine : found) out.order.insert(out.order.end(), mine.begin(), mine.end());
     }
-    threading.record(level_end - level_start, on_threads, seconds_since(started));
     if (out.order.size() == level_end) {
       out.last_level_start = level_start;
       return;
@@ -114,22 +112,22 @@ label min_degree_node(const Graph& g, const std::vector<label>& nodes, size_t fr
 /// each node's unvisited neighbours by (degree, index), the nodes taken in the order they were
 /// appended. Level by level, this is: a node of the next level belongs to the first node of this
 /// level (in the order) next to it, and the next level is its owners' children in their order.
-/// A wide level is expanded so on every thread where `threading` says so (`owner`: per node, the
-/// first position next to it; all past the last position on entry, and left so for the nodes not
-/// reached; empty on one thread), with the order the one-node-at-a-time pass gives.
+/// A wide level is expanded so on every thread (`owner`: per node, the first position next to it;
+/// all past the last position on entry, and left so for the nodes not reached; empty on one
+/// thread), with the order the one-node-at-a-time pass gives.
 void cuthill_mckee_pass(const Graph& g, label root, std::vector<char>& done, std::vector<label>& owner,
-                        LevelThreading& threading, std::vector<label>& order) {
+                        std::vector<label>& order) {
   const auto by_degree = [&](label i, label j) {
     return g.degree(i) != g.degree(j) ? g.degree(i) < g.degree(j) : i < j;
   };
   std::vector<label> neighbours;
+  const bool threads = !owner.empty();  // sized only where several threads run
   std::size_t level_start = order.size();
   order.push_back(root);
   done[root] = 1;
   while (level_start < order.size()) {
     const std::size_t level_end = order.size();
-    const auto started = std::chrono::steady_clock::now();
-    if (!threading.parallel(level_end - level_start)) {
+    if (!threads || level_end - level_start < min_parallel_frontier) {
       for (std::size_t head = level_start; head < level_end; ++head) {
         const label a = order[head];
         neighbours.clear();
@@ -141,7 +139,6 @@ void cuthill_mckee_pass(const Graph& g, label root, std::vector<char>& done, std
           order.push_back(j);
         }
       }
-      threading.record(level_end - level_start, false, seconds_since(started));
       level_start = level_end;
       continue;
     }
@@ -181,7 +178,6 @@ void cuthill_mckee_pass(const Graph& g, label root, std::vector<char>& done, std
 #pragma omp for schedule(static)
       for (std::int64_t q = last; q < static_cast<std::int64_t>(order.size()); ++q) done[order[q]] = 1;
     }
-    threading.record(level_end - level_start, true, seconds_since(started));
     level_start = level_end;
   }
 }
@@ -198,10 +194,7 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
   int stamp = 0;
   Levels levels;
   // the numbering pass's first neighbour per node, for the levels it expands on every thread
-  const bool threads = omp_get_max_threads() > 1;
-  std::vector<label> owner(threads ? n : 0, std::numeric_limits<label>::max());
-  // one verdict for every pass of this ordering, each kind of pass against its own one-thread rate
-  LevelThreading search_threading(threads), numbering_threading(threads);
+  std::vector<label> owner(omp_get_max_threads() > 1 ? n : 0, std::numeric_limits<label>::max());
 
   // --- candidate starts by (degree, index): the first unvisited one is a minimally connected
   //     node of its component
@@ -216,17 +209,17 @@ Permutation cuthill_mckee(const LduAddressing& addressing, CmStart start) {
     label q = seed;
     if (start == CmStart::pseudo_peripheral) {
       // --- George & Liu: move to a min-degree node of the last level while the eccentricity grows
-      level_structure(g, q, mark, ++stamp, done, search_threading, levels);
+      level_structure(g, q, mark, ++stamp, done, levels);
       while (true) {
         const label x = min_degree_node(g, levels.order, levels.last_level_start);
         const int depth_q = levels.depth;
-        level_structure(g, x, mark, ++stamp, done, search_threading, levels);
+        level_structure(g, x, mark, ++stamp, done, levels);
         if (levels.depth <= depth_q) break;
         q = x;
       }
     }
     // --- Algorithm 2: BFS from q, each node's unvisited neighbours by (degree, index)
-    cuthill_mckee_pass(g, q, done, owner, numbering_threading, order);
+    cuthill_mckee_pass(g, q, done, owner, order);
   }
   return Permutation::from_new_to_old(std::move(order));
 }

@@ -19,7 +19,6 @@
 #include "linalg/csr_matrix.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
-#include "linalg/ordering/level_threading.hpp"
 #include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/ordering/permutation.hpp"
@@ -236,27 +235,6 @@ TEST(Orderings, CuthillMcKeeOnEveryThreadEqualsTheOneNodeAtATimePass) {
           << (start == CmStart::min_degree ? "min degree" : "pseudo-peripheral");
     }
   }
-}
-
-TEST(Orderings, WideLevelsLeaveTheThreadsAfterTwoLevelsSlowerThanTwiceTheOneThreadRate) {
-  LevelThreading none(false);
-  EXPECT_FALSE(none.parallel(1 << 20));
-  LevelThreading t(true);
-  EXPECT_FALSE(t.parallel(min_parallel_frontier - 1));
-  EXPECT_TRUE(t.parallel(min_parallel_frontier));
-  t.record(8192, true, 1.0);  // no one-thread rate yet: no verdict
-  t.record(8192, true, 1.0);
-  EXPECT_TRUE(t.parallel(min_parallel_frontier));
-  t.record(100, false, 1.0);   // too narrow to give a rate
-  t.record(1000, false, 1e-3);  // 1 us a node
-  t.record(8192, true, 2e-3);   // faster than one thread
-  t.record(8192, true, 8192 * 2.1e-6);  // slower than twice: one
-  EXPECT_TRUE(t.parallel(8192));
-  t.record(8192, true, 1e-3);
-  EXPECT_TRUE(t.parallel(8192));
-  t.record(8192, true, 8192 * 2.1e-6);  // two
-  EXPECT_FALSE(t.parallel(8192));
-  EXPECT_FALSE(t.parallel(1 << 20));
 }
 
 TEST(Orderings, StaircaseGroupsByLengthAscendingWithCuthillMcKeeTieBreak) {
