@@ -142,7 +142,7 @@ class FlowSimulation final : public Simulation {
       local.reference_cell =
           at != global_cell.end() && *at == settings_.reference_cell ? static_cast<label>(at - global_cell.begin()) : -1;
     }
-    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks);
+    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks, global_cell);
     operators_timing.stop();
     auto timing = timer.measure("solver setup");
     step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"));

@@ -103,7 +103,7 @@ class ScalarSimulation final : public Simulation {
       auto timing = timer.measure("assembly");
       std::vector<bool> exact;
       ScalarBoundary boundary = scalar_boundary(c, mesh, exact);
-      problem_.emplace(mesh, geometry, std::move(boundary), std::move(exact), settings_, ranks);
+      problem_.emplace(mesh, geometry, std::move(boundary), std::move(exact), settings_, ranks, global_cell);
     }
     {
       auto timing = timer.measure("solver setup");

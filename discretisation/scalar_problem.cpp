@@ -7,7 +7,8 @@
 namespace fvmmini {
 
 ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoundary boundary,
-                             std::vector<bool> exact_patches, const ScalarProblemSettings& s, const Communicator& comm)
+                             std::vector<bool> exact_patches, const ScalarProblemSettings& s, const Communicator& comm,
+                             std::span<const label> global_cell)
     : mesh_(mesh),
       geometry_(g),
       comm_(comm),
@@ -36,6 +37,7 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
   LduMatrix& matrix = system_.local;
   laplacian_.assemble(s.diffusivity, boundary_, matrix);
   system_.interfaces = processor_.interfaces(laplacian_.processor_couplings(s.diffusivity));
+  system_.global_rows.assign(global_cell.begin(), global_cell.end());
   if (s.transient)
     for (label c = 0; c < mesh.n_cells; ++c) matrix.diag[c] += g.cell_volumes[c] / s.delta_t;
   if (pinned()) {

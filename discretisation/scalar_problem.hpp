@@ -5,6 +5,7 @@
 
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,10 +86,11 @@ class ScalarProblem {
   /// is the run's ranks: the matrix couples across the processor patches, the deferred
   /// non-orthogonal correction's fits reach into the other ranks' cells as on the whole mesh, and
   /// the error norms and checks are over all ranks. Every rank constructs and advances its
-  /// problem together.
+  /// problem together; global_cell, each cell's number in the whole mesh, lets GAMG number a level
+  /// it gathers whole as one rank would (DistributedLdu::global_rows).
   ScalarProblem(const Mesh& mesh, const MeshGeometry& geometry, ScalarBoundary boundary,
                 std::vector<bool> exact_patches, const ScalarProblemSettings& settings,
-                const Communicator& comm = Communicator::serial());
+                const Communicator& comm = Communicator::serial(), std::span<const label> global_cell = {});
 
   /// The matrix the solver is built for; constant over the run (gamma, dt and the mesh are fixed).
   const LduMatrix& matrix() const { return system_.local; }

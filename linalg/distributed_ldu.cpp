@@ -19,7 +19,10 @@ DistributedLdu distribute_ldu(const LduMatrix& whole, std::span<const int> row_p
   DistributedLdu d;
   d.local.diag.reserve(static_cast<std::size_t>(rows));
   for (label i = 0; i < n; ++i)
-    if (row_part[i] == part) d.local.diag.push_back(whole.diag[i]);
+    if (row_part[i] == part) {
+      d.local.diag.push_back(whole.diag[i]);
+      d.global_rows.push_back(i);
+    }
   std::map<int, ProcessorInterface> across;
   const auto& lower = whole.lower_addr();
   const auto& upper = whole.upper_addr();

@@ -22,6 +22,9 @@ struct ProcessorInterface {
 struct DistributedLdu {
   LduMatrix local;                              ///< this rank's rows and their couplings among themselves
   std::vector<ProcessorInterface> interfaces;  ///< by increasing neighbour rank
+  /// Per local row, its row in the whole matrix (the mesh's cell); empty where unknown. GAMG
+  /// numbers a level it gathers whole in this order, so that it agglomerates as one rank would.
+  std::vector<label> global_rows;
 };
 
 /// The piece of the whole matrix on part `part` given each row's part: its rows in their relative

@@ -107,10 +107,15 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   for (label l = 0; l + 1 < levels; ++l)
     h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
   timer.mark("transfers");
-  if (gathered_at > 0)
-    h.gathered = gather_level(h.matrix(levels - 1, fine), h.interfaces(levels - 1), h.coarsest_across, *h.comm);
-  else
+  if (gathered_at > 0) {
+    if (!ranks.global_rows.empty())  // its leading rows' places in the whole mesh: one rank's numbering
+      for (label row : h.agglomeration.agglomerations.back().leading_row)
+        h.gathered_keys.push_back(ranks.global_rows[row]);
+    h.gathered = gather_level(h.matrix(levels - 1, fine), h.interfaces(levels - 1), h.coarsest_across, *h.comm,
+                              h.gathered_keys);
+  } else {
     h.coarsest = coarsest_solve(h.matrix(levels - 1, fine), h);
+  }
   timer.mark("coarsest");
   h.setup_parts = timer.parts();
   return h;
@@ -125,7 +130,7 @@ void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h,
   }
   const label last = h.levels() - 1;
   if (h.gathered)
-    h.gathered = gather_level(h.matrix(last, fine), h.interfaces(last), h.coarsest_across, *h.comm);
+    h.gathered = gather_level(h.matrix(last, fine), h.interfaces(last), h.coarsest_across, *h.comm, h.gathered_keys);
   else
     h.coarsest = coarsest_solve(h.matrix(last, fine), h);
 }

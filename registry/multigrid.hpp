@@ -49,6 +49,7 @@ struct GamgRanks {
   const std::vector<ProcessorInterface>* interfaces = nullptr;
   const Communicator* comm = nullptr;
   label cells_to_gather = 0;  ///< nCellsToGather, resolved (0: none)
+  std::span<const label> global_rows = {};  ///< DistributedLdu::global_rows (empty: unknown)
   bool across() const { return comm != nullptr; }
 };
 
@@ -77,6 +78,10 @@ struct GamgHierarchy {
   std::vector<InterfaceAgglomeration> interface_transfers;  ///< level l -> l + 1
   std::vector<std::vector<label>> coarsest_across;          ///< the coarsest interfaces' rows across
   std::optional<GatheredLevel> gathered;  ///< the last level gathered whole (nCellsToGather); coarsest unused
+  /// Per row of the gathered level here, its leading row's place in the whole matrix
+  /// (Agglomeration::leading_row, GamgRanks::global_rows): the gathered level's order. Empty
+  /// without global rows.
+  std::vector<label> gathered_keys;
 
   label levels() const { return agglomeration.levels(); }
   bool across_ranks() const { return comm != nullptr; }

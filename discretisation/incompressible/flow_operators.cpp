@@ -60,11 +60,11 @@ ConvectionScheme parse_convection_scheme(const std::string& name) {
 }
 
 FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s,
-                             const Communicator& ranks)
-    : FlowOperators(m, g, std::move(b), s, ranks, cell_face_lists(m)) {}
+                             const Communicator& ranks, std::span<const label> global_cell)
+    : FlowOperators(m, g, std::move(b), s, ranks, global_cell, cell_face_lists(m)) {}
 
 FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s,
-                             const Communicator& ranks, const CellFaceLists& lists)
+                             const Communicator& ranks, std::span<const label> global_cell, const CellFaceLists& lists)
     : mesh(m),
       geometry(g),
       comm(ranks),
@@ -128,6 +128,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   LduMatrix& helmholtz = helmholtz_system.local;
   laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, g, boundary, 0), helmholtz, lists);
   helmholtz_system.interfaces = processor.interfaces(laplacian.processor_couplings(settings.viscosity));
+  helmholtz_system.global_rows.assign(global_cell.begin(), global_cell.end());
   helmholtz_base_diagonal = helmholtz.diag;
   for (int i = 0; i < 3; ++i) {
     momentum_boundary_source[i].assign(n_cells, 0.0);
@@ -151,6 +152,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   LduMatrix& pressure = pressure_system.local;
   laplacian.assemble(1.0, pressure_bc, pressure, lists);
   pressure_system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
+  pressure_system.global_rows = helmholtz_system.global_rows;
   pressure_source.assign(n_cells, 0.0);
   laplacian.add_boundary_source(1.0, pressure_bc, pressure_source);
   if (!boundary.fixes_pressure()) {

@@ -73,10 +73,12 @@ struct FlowOperators {
   /// comm must outlive the operators. On a rank's part of a decomposed mesh (its processor patches
   /// with condition processor), comm is the run's ranks, every rank builds its operators together,
   /// and settings.reference_cell is the cell's local number on the rank that has it, -1 on the
-  /// others. @throws std::invalid_argument for a boundary that does not match the mesh, a
-  /// non-positive viscosity or a reference cell out of range (on no rank, or on several)
+  /// others; global_cell, each cell's number in the whole mesh, goes to the systems
+  /// (DistributedLdu::global_rows). @throws std::invalid_argument for a boundary that does not
+  /// match the mesh, a non-positive viscosity or a reference cell out of range (on no rank, or on several)
   FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
-                IncompressibleSettings settings, const Communicator& comm = Communicator::serial());
+                IncompressibleSettings settings, const Communicator& comm = Communicator::serial(),
+                std::span<const label> global_cell = {});
   FlowOperators(const FlowOperators&) = delete;  // its views point into its own members
 
   /// The face data as the formulas of flow_formulas.hpp take it: internal and processor faces
@@ -152,7 +154,7 @@ struct FlowOperators {
   /// The constructor's work over the mesh's cell_face_lists, made once for the gather lists, the
   /// least-squares fit and the assembly.
   FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, IncompressibleSettings settings,
-                const Communicator& comm, const CellFaceLists& lists);
+                const Communicator& comm, std::span<const label> global_cell, const CellFaceLists& lists);
 };
 
 }  // namespace fvmmini

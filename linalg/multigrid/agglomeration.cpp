@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -26,7 +28,19 @@ Agglomeration compose(const Agglomeration& first, const Agglomeration& second) {
     a.face_map[f] = m >= 0 ? second.face_map[m] : -1 - second.coarse_of[-1 - m];
   }
   a.coarse = second.coarse;
+  a.leading_row = second.leading_row;
   return a;
+}
+
+/// Each group's leading row (Agglomeration::leading_row) from its rows' leading rows.
+std::vector<label> leading_rows(std::span<const label> coarse_of, label n_coarse, std::span<const label> rows,
+                                bool forward) {
+  std::vector<label> leading(static_cast<std::size_t>(n_coarse), forward ? std::numeric_limits<label>::max() : -1);
+  for (std::size_t i = 0; i < coarse_of.size(); ++i) {
+    label& l = leading[coarse_of[i]];
+    l = forward ? std::min(l, rows[i]) : std::max(l, rows[i]);
+  }
+  return leading;
 }
 
 /// Heavier beyond rounding: on a uniform mesh the face weights differ only by the rounding of the
@@ -69,10 +83,10 @@ std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector
         heaviest = weights[f];
       }
     }
-    if (match >= 0) coarse_of[cell] = std::max(coarse_of[fine.lower[match]], coarse_of[fine.upper[match]]);
+    // --- a cell without faces: a group of its own, numbered in its place (OpenFOAM numbers these
+    // --- last), so that the groups keep their leading rows' order (Agglomeration::leading_row)
+    coarse_of[cell] = match >= 0 ? std::max(coarse_of[fine.lower[match]], coarse_of[fine.upper[match]]) : n_coarse++;
   }
-  for (label& c : coarse_of)
-    if (c < 0) c = n_coarse++;  // a cell without faces
   // --- a backward pass numbers its groups from the end, so coarse rows follow the fine order
   if (!forward)
     for (label& c : coarse_of) c = n_coarse - 1 - c;
@@ -157,6 +171,8 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
 #pragma omp parallel for schedule(static)
   for (std::int64_t f = 0; f < static_cast<std::int64_t>(weights.size()); ++f) weights[f] = std::abs(fine.upper[f]);
   bool forward = true;  // pairGAMGAgglomeration alternates the direction pass by pass
+  std::vector<label> leading(static_cast<std::size_t>(fine.n_rows()));  // the finest level's rows: themselves
+  for (label i = 0; i < fine.n_rows(); ++i) leading[i] = i;
   while (true) {
     const LduMatrix& level = h.coarse.empty() ? fine : h.coarse.back();
     // --- merge_levels pairings make one level; a pairing that would leave too few cells, or
@@ -168,8 +184,10 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
       label n_coarse = 0;
       std::vector<label> coarse_of = pair_agglomerate(*addressing, weights, forward, n_coarse);
       if (n_coarse < n_cells_in_coarsest_level || n_coarse >= addressing->n_rows) break;
+      leading = leading_rows(coarse_of, n_coarse, leading, forward);
       forward = !forward;
       Agglomeration pass = agglomerate_addressing(*addressing, std::move(coarse_of), n_coarse, &weights);
+      pass.leading_row = leading;
       addressing = pass.coarse;
       merged = passes == 0 ? std::move(pass) : compose(merged, pass);
     }
@@ -189,6 +207,12 @@ void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& h) 
     std::vector<label> itself(static_cast<std::size_t>(last.n_rows()));
     for (label i = 0; i < last.n_rows(); ++i) itself[i] = i;
     Agglomeration a = agglomerate_addressing(*last.addressing, std::move(itself), last.n_rows());
+    if (h.agglomerations.empty()) {
+      a.leading_row.resize(static_cast<std::size_t>(last.n_rows()));
+      for (label i = 0; i < last.n_rows(); ++i) a.leading_row[i] = i;
+    } else {
+      a.leading_row = h.agglomerations.back().leading_row;
+    }
     LduMatrix coarse = make_ldu_matrix(a.coarse);
     galerkin_values(last, a, coarse);
     h.agglomerations.push_back(std::move(a));

@@ -29,6 +29,11 @@ struct Agglomeration {
   /// fine face -> coarse face, or -1 - c for a face inside coarse cell c (it adds to c's diagonal)
   std::vector<label> face_map;
   std::shared_ptr<const LduAddressing> coarse;  ///< faces sorted by (lower, upper)
+  /// Per coarse row, the finest level's row that places it: pair_agglomerate numbers the groups in
+  /// their leading rows' order (the least after a forward pass, the greatest after a backward one,
+  /// pass after pass). The same groups numbered in this order elsewhere (a level gathered from
+  /// several ranks) agglomerate alike.
+  std::vector<label> leading_row;
 };
 
 /// The coarse addressing and face map of a grouping of the fine cells. With face_weights (one per

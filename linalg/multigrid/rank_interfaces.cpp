@@ -140,18 +140,36 @@ LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<Processo
 }
 
 GatheredLevel gather_level(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
-                           const std::vector<std::vector<label>>& rows_across, const Communicator& comm) {
+                           const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
+                           std::span<const label> keys) {
   GatheredLevel g;
-  g.whole = gather_whole_matrix(local, interfaces, rows_across, comm, g.offsets);
+  LduMatrix in_rank_order = gather_whole_matrix(local, interfaces, rows_across, comm, g.offsets);
   g.rank = comm.rank();
   for (std::size_t r = 0; r + 1 < g.offsets.size(); ++r) g.width = std::max(g.width, g.offsets[r + 1] - g.offsets[r]);
+  const bool keyed = comm.all(static_cast<label>(keys.size()) == local.n_rows());
+  if (!keyed) {
+    g.order = Permutation::identity(in_rank_order.n_rows());
+    g.whole = std::move(in_rank_order);
+    return g;
+  }
+  // --- every rank's keys in rank order, then the rows by key
+  std::vector<double> mine(keys.begin(), keys.end());
+  const std::vector<std::vector<double>> all =
+      comm.all_to_all(std::vector<std::vector<double>>(static_cast<std::size_t>(comm.size()), mine));
+  std::vector<double> key;
+  for (const auto& k : all) key.insert(key.end(), k.begin(), k.end());
+  std::vector<label> by_key(key.size());
+  for (std::size_t i = 0; i < by_key.size(); ++i) by_key[i] = static_cast<label>(i);
+  std::stable_sort(by_key.begin(), by_key.end(), [&](label a, label b) { return key[a] < key[b]; });
+  g.order = Permutation::from_new_to_old(std::move(by_key));
+  g.whole = permute_ldu(in_rank_order, g.order).matrix;
   return g;
 }
 
 std::vector<label> GatheredLevel::padded_rows(const Permutation& p) const {
   std::vector<label> padded(static_cast<std::size_t>(p.size()));
   for (label i = 0; i < p.size(); ++i) {
-    const label row = p.new_to_old[i];
+    const label row = order.new_to_old[p.new_to_old[i]];
     const auto r = std::upper_bound(offsets.begin(), offsets.end(), row) - offsets.begin() - 1;
     padded[i] = static_cast<label>(r) * width + row - offsets[r];
   }
@@ -160,7 +178,8 @@ std::vector<label> GatheredLevel::padded_rows(const Permutation& p) const {
 
 std::vector<label> GatheredLevel::own_rows(const Permutation& p) const {
   std::vector<label> own(static_cast<std::size_t>(offsets[rank + 1] - offsets[rank]));
-  for (std::size_t j = 0; j < own.size(); ++j) own[j] = p.old_to_new[offsets[rank] + static_cast<label>(j)];
+  for (std::size_t j = 0; j < own.size(); ++j)
+    own[j] = p.old_to_new[order.old_to_new[offsets[rank] + static_cast<label>(j)]];
   return own;
 }
 

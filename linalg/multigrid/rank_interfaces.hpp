@@ -50,11 +50,13 @@ LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<Processo
                               const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
                               std::vector<label>& offsets);
 
-/// A level gathered whole on every rank (GamgSettings::n_cells_to_gather): rank r's rows are
-/// offsets[r] .. offsets[r + 1) of `whole`, in their local order; a gather of every rank's values
-/// pads each rank's rows to `width` (rank r's row j at r * width + j).
+/// A level gathered whole on every rank (GamgSettings::n_cells_to_gather). In rank order, rank
+/// r's rows are offsets[r] .. offsets[r + 1), in their local order; `whole` numbers them by
+/// `order` (by key where gather_level had keys). A gather of every rank's values pads each
+/// rank's rows to `width` (rank r's row j at r * width + j).
 struct GatheredLevel {
   LduMatrix whole;
+  Permutation order;           ///< whole's rows (new) -> rows in rank order (old)
   std::vector<label> offsets;  ///< ranks + 1
   label width = 0;             ///< the most rows a rank has
   int rank = 0;                ///< this rank
@@ -64,9 +66,11 @@ struct GatheredLevel {
   std::vector<label> own_rows(const Permutation& p) const;
 };
 
-/// Gather a level whole (gather_whole_matrix). Collective.
+/// Gather a level whole (gather_whole_matrix), its rows numbered by ascending key (ties in rank
+/// order) where `keys` has one per local row, else in rank order. Collective.
 GatheredLevel gather_level(const LduMatrix& local, const std::vector<ProcessorInterface>& interfaces,
-                           const std::vector<std::vector<label>>& rows_across, const Communicator& comm);
+                           const std::vector<std::vector<label>>& rows_across, const Communicator& comm,
+                           std::span<const label> keys = {});
 
 /// The level a hierarchy across ranks is gathered at: the first below the finest whose rows over
 /// all ranks number at most `cells`; 0 (none) when cells is 0, the hierarchy has one level, there

@@ -76,6 +76,29 @@ TEST(Agglomeration, APairingGroupsEveryCellAndHalvesTheLevel) {
   }
 }
 
+TEST(Agglomeration, EveryLevelNumbersItsGroupsInTheirLeadingRowsOrder) {
+  // what lets a level gathered from several ranks be numbered as one rank numbers it
+  for (const LduMatrix& m : {poisson_box(12), random_matrix(2000, 6, 3)})
+    for (const int merge : {1, 2, 3}) {
+      AgglomerationHierarchy h = agglomerate(m, 4, merge);
+      pad_levels(m, h.levels() + 1, h);
+      std::vector<label> group(static_cast<std::size_t>(m.n_rows()));  // finest row -> its group on the level
+      for (label i = 0; i < m.n_rows(); ++i) group[i] = i;
+      for (std::size_t l = 0; l < h.agglomerations.size(); ++l) {
+        SCOPED_TRACE("mergeLevels " + std::to_string(merge) + ", level " + std::to_string(l + 1));
+        const Agglomeration& a = h.agglomerations[l];
+        for (label& g : group) g = a.coarse_of[g];
+        ASSERT_EQ(static_cast<label>(a.leading_row.size()), a.coarse->n_rows);
+        for (label c = 0; c < a.coarse->n_rows; ++c) {
+          EXPECT_EQ(group[a.leading_row[c]], c);  // a row of its own group
+          if (c > 0) {
+            EXPECT_LT(a.leading_row[c - 1], a.leading_row[c]);
+          }
+        }
+      }
+    }
+}
+
 TEST(Agglomeration, TheCoarseAddressingIsTheSameOnOneThreadAsOnSeveral) {
   // faces counted and placed on every thread land in any order: the buckets' sort must undo it
   for (const LduMatrix& m : {poisson_box(12), random_matrix(3000, 6, 5)}) {

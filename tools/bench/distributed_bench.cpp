@@ -90,6 +90,7 @@ int run(const Options& o) {
   DistributedLdu system;
   laplacian.assemble(1.0, boundary, system.local);
   system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
+  system.global_rows = part.local.global_cell;
   const double set_up_seconds = comm.max(seconds_since(set_up_start));
 
   SolverSettings s;
