@@ -30,7 +30,9 @@ class ReferenceSolver final : public LinearSolver {
             m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer(), model))),
         permuted_(!op_->prepared().permutation.is_identity()),
         preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
-                        system ? GamgRanks{&system->interfaces, comm, 0, system->global_rows} : GamgRanks{}),
+                        system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm,
+                                           .global_rows = system->global_rows}
+                               : GamgRanks{}),
         note_(std::move(note)) {
     if (permuted_) {
       x_op_.resize(m.n_rows());

@@ -172,7 +172,9 @@ struct DeviceSolver::Impl {
     if (s.preconditioner == Preconditioner::GAMG)
       preconditioner = std::make_unique<DeviceGamg>(
           matrix, prepared->permutation, s, device.spmv(), prepared->position_before_grouping,
-          system ? GamgRanks{&system->interfaces, comm, 0, system->global_rows} : GamgRanks{}, ranks.get());
+          system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows}
+                 : GamgRanks{},
+          ranks.get());
     else if (is_applied(s.preconditioner))
       preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
           matrix, prepared->permutation, s.preconditioner, s.triangular_solve,
