@@ -2,7 +2,8 @@
 // schedules, and a sync-free pass over them walks its window as modelled; each preconditioner is
 // symmetric positive definite, PCG converges with each and needs fewer iterations than Jacobi, a
 // value refresh equals a fresh set-up, and a matrix that is not SPD is a clear error; the in-place
-// SGS sweep of the GAMG smoother is the same operator.
+// SGS sweep of the GAMG smoother is the same operator; levels shared among threads give one
+// thread's bits.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kernels/reference/triangular_solve.hpp"
+#include "linalg/parallel.hpp"
 #include "linalg/ordering/colouring.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/preconditioners/triangular_factor.hpp"
@@ -23,6 +25,7 @@
 #include "solvers/linear_solver.hpp"
 #include "solvers/reference_cg.hpp"
 #include "tests/linalg/matrix_generators.hpp"
+#include "tests/linalg/omp_threads.hpp"
 
 namespace fvmmini {
 namespace {
@@ -320,6 +323,41 @@ TEST(Preconditioner, AnSgsSweepInPlaceIsTheCorrectionFromTheResidualAndLeavesAx)
       build_triangular_factor(m, Permutation::identity(m.n_rows()), TriangleSplit::index, true);
   std::vector<double> b(m.n_rows(), 1.0), x(m.n_rows()), t(m.n_rows());
   EXPECT_THROW(reference::sgs_sweep(dic, b, x, t, true), std::logic_error);
+}
+
+TEST(Preconditioner, ThreadsShareLargeLevelsAndGiveOneThreadsAnswerToTheBit) {
+  // Above the thresholds each level is split among the threads, a barrier after it: 1, 2 and 3
+  // threads (an uneven split) give the same bits, every output poisoned first and written whole.
+  const std::vector<Case> cases{{"box 24^3", box_matrix(24, 24, 24, 31)},
+                                {"random 40000", random_matrix(40000, 6, 32)}};
+  for (const Case& c : cases) {
+    const label n = c.matrix.n_rows();
+    auto op = make_reference_operator(c.matrix, prepare_format(c.matrix, "csr", "colour", {}));
+    const Permutation& numbering = op->prepared().permutation;
+    const auto b = random_vector(n, 33), x0 = random_vector(n, 34);
+    for (const bool dic : {true, false}) {
+      SCOPED_TRACE(c.name + (dic ? " DIC" : " SGS"));
+      const TriangularFactor f =
+          build_triangular_factor(c.matrix, numbering, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
+      ASSERT_GE(n, min_parallel_rows);
+      ASSERT_GE(n, reference::min_parallel_level * f.levels()) << f.levels() << " levels";
+      std::vector<std::vector<double>> one;
+      for (const int threads : {1, 2, 3}) {
+        test::Threads scope(threads);
+        std::vector<double> z(n, std::nan("")), x = x0, t(n, std::nan("")), ax(n, std::nan(""));
+        reference::triangular_apply(f, b, z);
+        std::vector<std::vector<double>> got{z};
+        if (!dic) {
+          reference::sgs_sweep(f, b, x, t, false);
+          reference::sgs_multiply(f, t, x, ax);
+          got.insert(got.end(), {x, t, ax});
+        }
+        for (const auto& v : got) ASSERT_TRUE(std::all_of(v.begin(), v.end(), [](double e) { return std::isfinite(e); }));
+        if (threads == 1) one = std::move(got);
+        else EXPECT_TRUE(got == one) << threads << " threads";
+      }
+    }
+  }
 }
 
 TEST(Preconditioner, PcgConvergesWithEachAndNeedsFewerIterationsThanJacobi) {
