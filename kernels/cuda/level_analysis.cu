@@ -18,7 +18,8 @@ constexpr int analysis_block = 256;
 constexpr unsigned full_warp = 0xffffffffu;
 /// The waits' longest sleep (sync_free.cuh). Natural order's resident rows nearly all wait at
 /// once: 1024 ns made its analysis twice as slow, 128 ns 10 % faster than 256 (11.2-11.4 against
-/// 12.4-12.7 ms, 200³ box, H100; the same on CM).
+/// 12.4-12.7 ms, 200³ box, H100; the same on CM). Shorter trades: no sleep made CM 10 % faster
+/// and the box's natural order 14 % slower (H200, docs/bench/issue10-bars-h200/analysis-backoff.md).
 constexpr unsigned analysis_backoff_ns = 128;
 
 __device__ inline int rank_of(const int* rank, int i) { return rank ? rank[i] : i; }
