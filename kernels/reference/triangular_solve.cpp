@@ -47,63 +47,45 @@ inline void block_sums(const TrianglePart& part, label l, label size, label k0, 
   ell_block(part.col.data(), part.value.data(), part.offset[l] + k0, size, part.width[l], lanes, x.data(), acc);
 }
 
+enum class Sums { lower, upper, both };
+
+/// fn(i, L_i x, U_i x) for every row i, level by level (for_each_block), the sums a row's block
+/// needs (`sums`; the other passed as 0) taken for the whole block before fn writes any of its rows:
+/// none of a level's rows reads another's.
+template <class Fn>
+inline void for_each_row(const TriangularFactor& f, bool forward, Sums sums, std::span<const double> x, Fn&& fn) {
+  for_each_block(f, forward, [&](label l, label size, label k0, label lanes) {
+    const bool with_lower = sums != Sums::upper, with_upper = sums != Sums::lower;
+    double lower[ell_block_lanes], upper[ell_block_lanes];
+    if (with_lower) block_sums(f.lower, l, size, k0, lanes, x, lower);
+    if (with_upper) block_sums(f.upper, l, size, k0, lanes, x, upper);
+    for (label t = 0; t < lanes; ++t)
+      fn(row_of(f, f.level_ptr[l], k0 + t), with_lower ? lower[t] : 0.0, with_upper ? upper[t] : 0.0);
+  });
+}
+
 }  // namespace
 
 void triangular_apply(const TriangularFactor& f, std::span<const double> r, std::span<double> z) {
   // --- forward: y_i = (r_i - L_i y) / d~_i; backward: z_i = y_i - U_i z / d~_i
-  for_each_block(f, true, [&](label l, label size, label k0, label lanes) {
-    double lower[ell_block_lanes];
-    block_sums(f.lower, l, size, k0, lanes, z, lower);
-    for (label t = 0; t < lanes; ++t) {
-      const label i = row_of(f, f.level_ptr[l], k0 + t);
-      z[i] = (r[i] - lower[t]) * f.rdiag[i];
-    }
-  });
-  for_each_block(f, false, [&](label l, label size, label k0, label lanes) {
-    double upper[ell_block_lanes];
-    block_sums(f.upper, l, size, k0, lanes, z, upper);
-    for (label t = 0; t < lanes; ++t) {
-      const label i = row_of(f, f.level_ptr[l], k0 + t);
-      z[i] -= upper[t] * f.rdiag[i];
-    }
-  });
+  for_each_row(f, true, Sums::lower, z, [&](label i, double lz, double) { z[i] = (r[i] - lz) * f.rdiag[i]; });
+  for_each_row(f, false, Sums::upper, z, [&](label i, double, double uz) { z[i] -= uz * f.rdiag[i]; });
 }
 
 void sgs_sweep(const TriangularFactor& f, std::span<const double> b, std::span<double> x, std::span<double> t,
                bool from_zero) {
   if (f.modified_diagonal) throw std::logic_error("sgs_sweep: a DIC factor is not a Gauss-Seidel splitting");
-  // a block's rows are of one level: none reads another's x, so its sums come before its writes
-  for_each_block(f, true, [&](label l, label size, label k0, label lanes) {
-    double lower[ell_block_lanes], upper[ell_block_lanes];
-    block_sums(f.lower, l, size, k0, lanes, x, lower);
-    if (!from_zero) block_sums(f.upper, l, size, k0, lanes, x, upper);
-    for (label k = 0; k < lanes; ++k) {
-      const label i = row_of(f, f.level_ptr[l], k0 + k);
-      const double ti = b[i] - lower[k];
-      t[i] = ti;
-      x[i] = (from_zero ? ti : ti - upper[k]) * f.rdiag[i];
-    }
+  for_each_row(f, true, from_zero ? Sums::lower : Sums::both, x, [&](label i, double lx, double ux) {
+    const double ti = b[i] - lx;
+    t[i] = ti;
+    x[i] = (ti - ux) * f.rdiag[i];
   });
-  for_each_block(f, false, [&](label l, label size, label k0, label lanes) {
-    double upper[ell_block_lanes];
-    block_sums(f.upper, l, size, k0, lanes, x, upper);
-    for (label k = 0; k < lanes; ++k) {
-      const label i = row_of(f, f.level_ptr[l], k0 + k);
-      x[i] = (t[i] - upper[k]) * f.rdiag[i];
-    }
-  });
+  for_each_row(f, false, Sums::upper, x, [&](label i, double, double ux) { x[i] = (t[i] - ux) * f.rdiag[i]; });
 }
 
 void sgs_multiply(const TriangularFactor& f, std::span<const double> t, std::span<const double> x,
                   std::span<double> ax) {
-  for_each_block(f, true, [&](label l, label size, label k0, label lanes) {
-    double lower[ell_block_lanes];
-    block_sums(f.lower, l, size, k0, lanes, x, lower);
-    for (label k = 0; k < lanes; ++k) {
-      const label i = row_of(f, f.level_ptr[l], k0 + k);
-      ax[i] = t[i] + lower[k];
-    }
-  });
+  for_each_row(f, true, Sums::lower, x, [&](label i, double lx, double) { ax[i] = t[i] + lx; });
 }
 
 }  // namespace fvmmini::reference
