@@ -21,13 +21,12 @@ inline label row_of(const TriangularFactor& f, label first, label k) {
 
 /// fn(level, level size, k0, lanes) for each block of up to ell_block_lanes consecutive rows
 /// k0 .. k0 + lanes - 1 of every level: the levels in order (forward) or in reverse, each level's
-/// rows split evenly among the threads (a level of fewer rows than two blocks of 256 left one
-/// thread idle), a barrier after each level.
+/// rows split evenly among the threads (not whole blocks a thread: a level of fewer than two
+/// blocks would leave a thread idle), a barrier after each level.
 template <class Fn>
 inline void for_each_block(const TriangularFactor& f, bool forward, Fn&& fn) {
   const label levels = f.levels();
-  const bool parallel = f.n_rows >= min_parallel_rows && f.n_rows >= min_parallel_level * levels;
-#pragma omp parallel if (parallel)
+#pragma omp parallel if (threads_share_levels(f))
   {
     const label threads = omp_get_num_threads(), thread = omp_get_thread_num();
     for (label n = 0; n < levels; ++n) {
@@ -65,6 +64,10 @@ inline void for_each_row(const TriangularFactor& f, bool forward, Sums sums, std
 }
 
 }  // namespace
+
+bool threads_share_levels(const TriangularFactor& f) {
+  return f.n_rows >= min_parallel_rows && f.n_rows >= std::int64_t{min_parallel_level} * f.levels();
+}
 
 void triangular_apply(const TriangularFactor& f, std::span<const double> r, std::span<double> z) {
   // --- forward: y_i = (r_i - L_i y) / d~_i; backward: z_i = y_i - U_i z / d~_i

@@ -15,6 +15,9 @@ namespace fvmmini::reference {
 /// barrier costs microseconds against a level's tens.
 inline constexpr label min_parallel_level = 2048;
 
+/// Whether the threads share the levels of `factor` (its rows and levels against the thresholds).
+bool threads_share_levels(const TriangularFactor& factor);
+
 /// z = M^-1 r for M = (D~ + L) D~^-1 (D~ + U): the forward solve y = (D~ + L)^-1 r, then the
 /// backward solve z = y - D~^-1 U z in place. r and z must not alias.
 void triangular_apply(const TriangularFactor& factor, std::span<const double> r, std::span<double> z);

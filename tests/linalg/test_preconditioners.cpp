@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "kernels/reference/triangular_solve.hpp"
-#include "linalg/parallel.hpp"
 #include "linalg/ordering/colouring.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/preconditioners/triangular_factor.hpp"
@@ -339,8 +338,7 @@ TEST(Preconditioner, ThreadsShareLargeLevelsAndGiveOneThreadsAnswerToTheBit) {
       SCOPED_TRACE(c.name + (dic ? " DIC" : " SGS"));
       const TriangularFactor f =
           build_triangular_factor(c.matrix, numbering, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
-      ASSERT_GE(n, min_parallel_rows);
-      ASSERT_GE(n, reference::min_parallel_level * f.levels()) << f.levels() << " levels";
+      ASSERT_TRUE(reference::threads_share_levels(f)) << f.levels() << " levels";
       std::vector<std::vector<double>> one;
       for (const int threads : {1, 2, 3}) {
         test::Threads scope(threads);
@@ -358,6 +356,16 @@ TEST(Preconditioner, ThreadsShareLargeLevelsAndGiveOneThreadsAnswerToTheBit) {
       }
     }
   }
+}
+
+TEST(Preconditioner, ThreadsShareOnlyLevelsOfManyRows) {
+  // a level of a chain is one row: 2048 x its 1.1 M levels would overflow 32 bits
+  const LduMatrix chain = box_matrix(1100000, 1, 1, 35), small = box_matrix(24, 24, 14, 36);
+  const Permutation natural = Permutation::identity(chain.n_rows());
+  EXPECT_FALSE(reference::threads_share_levels(build_triangular_factor(chain, natural, TriangleSplit::index, true)));
+  // 8064 rows in 2 colours: fewer rows than min_parallel_rows
+  EXPECT_FALSE(reference::threads_share_levels(
+      build_triangular_factor(small, colour_ordering(*small.addressing), TriangleSplit::index, true)));
 }
 
 TEST(Preconditioner, PcgConvergesWithEachAndNeedsFewerIterationsThanJacobi) {
