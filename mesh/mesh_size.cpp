@@ -1,5 +1,6 @@
 #include "mesh/mesh_size.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -70,6 +71,11 @@ MemoryLimit memory_limit() {
   if (pages > 0 && page_size > 0) limit = {static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size), "physical memory"};
   const std::uint64_t group = cgroup_limit();
   if (group > 0 && group < limit.bytes) limit = {group, "the cgroup memory limit"};
+  // --- under `ulimit -v` an allocation past the address space fails whatever the memory is
+  struct rlimit address_space {};
+  if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
+      address_space.rlim_cur < limit.bytes)
+    limit = {static_cast<std::uint64_t>(address_space.rlim_cur), "the address-space limit (ulimit -v)"};
   return limit;
 }
 
@@ -132,6 +138,13 @@ std::string mesh_size_problem(const MeshCounts& n) {
     return fmt::format("a mesh of {} needs at least about {} for a run, more than the memory limit of {} ({})",
                        describe_counts(n), format_bytes(needed), format_bytes(limit.bytes), describe_source(limit));
   return "";
+}
+
+std::string memory_problem(std::uint64_t bytes, const std::string& what) {
+  const MemoryLimit limit = memory_limit();
+  if (bytes <= limit.bytes) return "";
+  return fmt::format("{} needs about {}, more than the memory limit of {} ({})", what, format_bytes(bytes),
+                     format_bytes(limit.bytes), describe_source(limit));
 }
 
 std::string describe_memory(const MeshCounts& counts) {

@@ -20,14 +20,15 @@ struct MeshCounts {
 /// The memory a run may use, and where that figure comes from.
 struct MemoryLimit {
   std::uint64_t bytes = 0;
-  std::string source;  ///< "FVMMINI_MEMORY_LIMIT", "physical memory" or "the cgroup memory limit"
+  std::string source;  ///< "FVMMINI_MEMORY_LIMIT", "physical memory", "the cgroup memory limit" or the address-space one
 };
 
 /// The environment variable that overrides the memory limit.
 inline constexpr const char* memory_limit_variable = "FVMMINI_MEMORY_LIMIT";
 
 /// FVMMINI_MEMORY_LIMIT when set (bytes, or a number with a K, M, G or T suffix: powers of
-/// 1024), else this machine's physical memory, or its control group's limit where lower.
+/// 1024), else this machine's physical memory, or its control group's limit or the process's
+/// address-space limit (RLIMIT_AS, `ulimit -v`) where lower.
 /// Throws std::invalid_argument naming the variable when its value is not a positive size.
 MemoryLimit memory_limit();
 
@@ -39,6 +40,11 @@ std::uint64_t estimated_run_bytes(const MeshCounts& counts);
 /// Why a mesh of these counts cannot be used here (a count past the 32-bit label range, or
 /// an estimated run past memory_limit()), with the figure and the limit; "" when it can.
 std::string mesh_size_problem(const MeshCounts& counts);
+
+/// Why `bytes` for `what` ("the points list of 3000000 entries") cannot be had under
+/// memory_limit(), with the figures and where the limit comes from; "" when they can. Every
+/// allocation an input sizes (a reader's list, a key's samples) asks here first.
+std::string memory_problem(std::uint64_t bytes, const std::string& what);
 
 /// One line for --dry-run: "about 1.20 GiB for the mesh and a run (limit 31.3 GiB: physical memory)".
 std::string describe_memory(const MeshCounts& counts);
