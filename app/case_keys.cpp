@@ -11,6 +11,7 @@
 #include "app/scalar_text.hpp"
 #include "app/settings_keys.hpp"
 #include "app/time_schedule.hpp"
+#include "base/checked.hpp"
 #include "discretisation/scalar_problem.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
@@ -237,7 +238,18 @@ void add_decomposition_keys(CaseSchema& schema) {
   d.add("n", KeyType::int3, "simple: parts along x, y and z; their product is the number of ranks")
       .required()
       .min(1)
-      .when("method", {"simple"});
+      .when("method", {"simple"})
+      .rule([](const YAML::Node& value) -> std::string {
+        // --- the product in checked arithmetic: a wrapped one could match the ranks and split past the last part
+        try {
+          const std::string what = "the product of the parts";
+          int parts = 1;
+          for (const auto& item : value) parts = checked_product(parts, checked_cast<int>(item.as<long long>(), what), what);
+          return "";
+        } catch (const CountOverflow& e) {
+          return std::string(e.what()) + ": one part per rank";
+        }
+      });
 }
 
 void add_mesh_checks(CaseSchema& schema) {

@@ -5,13 +5,18 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "app/case_solver_settings.hpp"
+#include "base/printable.hpp"
+#include "discretisation/incompressible/centreline_sampler.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/gmsh_reader.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_size.hpp"
 #include "mesh/polymesh_reader.hpp"
+#include "registry/format_registry.hpp"
 
 namespace fvmmini {
 
@@ -54,8 +59,65 @@ BoxSpec box_spec(const ResolvedCase& resolved) {
   return spec;
 }
 
-/// "    memory  about 1.20 GiB for the mesh and a run (limit ...)\n"
-std::string memory_line(const MeshCounts& counts) { return "    memory: " + describe_memory(counts) + "\n"; }
+/// a + b, held at the largest value instead of wrapping
+std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
+  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+/// The bytes `format` built with `parameters` holds past a CSR matrix's (estimated_run_bytes has
+/// those) for n rows of nnz entries, on the mesh's level and, under GAMG, on every coarse level
+/// (each built in the same format: registry/multigrid.cpp); 0 where the keys do not fit the matrix
+/// (set-up says why).
+std::uint64_t format_padding(const std::string& format, const FormatParameters& parameters, const SolverSettings& s,
+                             label n, std::int64_t nnz) {
+  const auto level = [&](label rows, std::int64_t entries) -> std::uint64_t {
+    try {
+      const std::uint64_t bytes = estimated_format_bytes(format, parameters, rows, entries);
+      const std::uint64_t csr = csr_storage_bytes(rows, entries);
+      return bytes > csr ? bytes - csr : 0;
+    } catch (const std::invalid_argument&) {
+      return 0;
+    }
+  };
+  std::uint64_t total = level(n, nnz);
+  if (s.preconditioner != Preconditioner::GAMG) return total;
+  // --- each level about 2^mergeLevels times smaller, down to nCellsInCoarsestLevel
+  const label factor = label{1} << std::clamp(s.gamg.merge_levels, 1, 16);
+  label rows = n;
+  for (int levels = 0; levels < 64 && rows / factor >= std::max<label>(1, s.gamg.n_cells_in_coarsest_level); ++levels) {
+    rows = (rows + factor - 1) / factor;
+    total = saturating_sum(total, level(rows, std::max<std::int64_t>(rows, nnz / n * rows)));
+  }
+  return total;
+}
+
+/// The formats a solver may build: its format, or under auto what auto means on the backends it
+/// may run on.
+std::vector<std::string> formats_of(const SolverSettings& s) {
+  if (s.format != "auto") return {s.format};
+  std::vector<std::string> formats;
+  for (const Backend backend : {Backend::reference, Backend::cuda})
+    if (s.backend == Backend::automatic || s.backend == backend) try {
+        formats.push_back(auto_format(name(backend)));
+      } catch (const std::invalid_argument&) {
+      }
+  return formats;
+}
+
+/// "    memory: about 1.20 GiB for the mesh and a run (limit ...)\n", and what the keys add
+std::string memory_line(const ResolvedCase& resolved, const MeshCounts& counts) {
+  std::string text = "    memory: " + describe_memory(counts) + "\n";
+  const auto keys = key_memory(resolved, counts);
+  if (keys.empty()) return text;
+  std::uint64_t total = estimated_run_bytes(counts);
+  std::vector<std::string> items;
+  for (const KeyMemory& k : keys) {
+    total = saturating_sum(total, k.bytes);
+    items.push_back(fmt::format("{}: {} for {}{}", k.key, format_bytes(k.bytes), k.what,
+                                k.note.empty() ? "" : " (" + k.note + ")"));
+  }
+  return text + fmt::format("    memory of keys: {}; about {} in all\n", fmt::join(items, "; "), format_bytes(total));
+}
 
 }  // namespace
 
@@ -81,11 +143,65 @@ Mesh build_case_mesh(const ResolvedCase& resolved) {
   return mesh;
 }
 
-void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Patch>& patches, label n_cells) {
+MeshCounts mesh_counts(const Mesh& mesh) {
+  return {.points = mesh.n_points(), .faces = mesh.n_faces(), .internal_faces = mesh.n_internal_faces(),
+          .cells = mesh.n_cells, .face_vertices = static_cast<std::int64_t>(mesh.face_vertices.size())};
+}
+
+std::vector<KeyMemory> key_memory(const ResolvedCase& c, const MeshCounts& counts) {
+  std::vector<KeyMemory> found;
+  const label n = static_cast<label>(std::clamp<std::int64_t>(counts.cells, 0, std::numeric_limits<label>::max()));
+  const std::int64_t nnz = counts.cells + 2 * counts.internal_faces;
+  if (c.has("solvers") && n > 0)
+    for (const auto& field : c.entry_names("solvers")) {
+      const std::string base = "solvers." + field + ".";
+      const SolverSettings s = solver_settings(c, field);
+      for (const std::string& format : formats_of(s)) {
+        const std::uint64_t padding = format_padding(format, s.format_parameters, s, n, nnz);
+        if (padding == 0) continue;
+        // --- blame the given key whose default would save the most, else the format
+        std::string key = base + "format";
+        std::uint64_t saved = 0;
+        for (const auto& spec : find_format(format).parameters) {
+          if (!s.format_parameters.has(spec.key)) continue;
+          FormatParameters without = s.format_parameters;
+          without.set(spec.key, default_format_parameters().values().at(spec.key));
+          const std::uint64_t rest = format_padding(format, without, s, n, nnz);
+          if (rest < padding && padding - rest > saved) {
+            saved = padding - rest;
+            key = base + spec.key + " = " + s.format_parameters.text(spec.key);
+          }
+        }
+        found.push_back({key,
+                         fmt::format("the {} format's padding past CSR on {} rows{}", format, n,
+                                     s.preconditioner == Preconditioner::GAMG ? " and GAMG's levels" : ""),
+                         padding, ""});
+      }
+    }
+  if (c.has("sampling.centrelines") && c.get_bool("sampling.centrelines")) {
+    const std::int64_t points = 2 * c.get_int("sampling.points");  // cavity_centrelines: two lines
+    found.push_back({"sampling.points = " + std::to_string(c.get_int("sampling.points")),
+                     fmt::format("{} centreline points", points), sampler_bytes(points),
+                     "centrelines.csv about " + format_bytes(sampler_csv_bytes(points)) + " a write"});
+  }
+  return found;
+}
+
+void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Patch>& patches,
+                             const MeshCounts& counts) {
+  const auto n_cells = counts.cells;
   auto find_patch = [&](const std::string& name) {
     return std::find_if(patches.begin(), patches.end(), [&](const Patch& p) { return p.name == name; }) != patches.end();
   };
   std::vector<CaseProblem> problems;
+  if (n_cells == 0) {
+    // --- said once, of the mesh: no referenceCell (nor anything else) can be right on it
+    const std::string key = resolved.get_string("mesh.type") == "box" ? "mesh.cells" : "mesh.file";
+    problems.push_back({resolved.where(key), key + ": the mesh " +
+                                                 (key == "mesh.file" ? printable(resolved.get_string(key)) + " " : "") +
+                                                 "has no cells"});
+    throw CaseError(std::move(problems));
+  }
   if (resolved.has("boundaryField")) {
     const auto named = resolved.entry_names("boundaryField");
     for (const auto& patch : patches) {
@@ -113,6 +229,13 @@ void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Pat
     problems.push_back({resolved.where("discretisation.referenceCell"),
                         "discretisation.referenceCell = " + std::to_string(resolved.get_int("discretisation.referenceCell")) +
                             " is not a cell of the mesh (it has " + std::to_string(n_cells) + " cells)"});
+  // --- what the keys size, before any of it is allocated: the run with each key's memory
+  for (const KeyMemory& k : key_memory(resolved, counts)) {
+    const std::string path = k.key.substr(0, k.key.find(' '));
+    const std::string problem = memory_problem(saturating_sum(estimated_run_bytes(counts), k.bytes),
+                                               "the run with " + k.what + " (about " + format_bytes(k.bytes) + ")");
+    if (!problem.empty()) problems.push_back({resolved.where(path), k.key + ": " + problem});
+  }
   if (!problems.empty()) throw CaseError(std::move(problems));
 }
 
@@ -120,22 +243,22 @@ MeshDryRun dry_run_mesh(const ResolvedCase& resolved) {
   MeshDryRun result;
   if (resolved.get_string("mesh.type") == "box") {
     const BoxLayout box = box_layout(box_spec(resolved));
-    check_case_against_mesh(resolved, box.patches, static_cast<label>(box.counts.cells));
+    check_case_against_mesh(resolved, box.patches, box.counts);
     std::string patches;
     for (const auto& patch : box.patches) patches += fmt::format(" {} ({}, {} faces)", patch.name, patch.type, patch.size);
     result.report = fmt::format(
         "# Mesh: {} (sized, not built: a generated box needs no check)\n"
         "    points: {}\n    faces: {}\n    internal faces: {}\n    cells: {}\n    patches:{}\n{}\n",
         box.description, box.counts.points, box.counts.faces, box.counts.internal_faces, box.counts.cells, patches,
-        memory_line(box.counts));
+        memory_line(resolved, box.counts));
     return result;
   }
   const Mesh mesh = build_case_mesh(resolved);
   const MeshCheckReport check = check_mesh(mesh, compute_geometry(mesh));
-  check_case_against_mesh(resolved, mesh.patches, mesh.n_cells);
-  const MeshCounts counts{.points = mesh.n_points(), .faces = mesh.n_faces(), .internal_faces = mesh.n_internal_faces(),
-                          .cells = mesh.n_cells, .face_vertices = static_cast<std::int64_t>(mesh.face_vertices.size())};
-  result.report = fmt::format("# Mesh: {}\n{}\n{}\n", mesh.description, format_mesh_check(check), memory_line(counts));
+  const MeshCounts counts = mesh_counts(mesh);
+  check_case_against_mesh(resolved, mesh.patches, counts);
+  result.report =
+      fmt::format("# Mesh: {}\n{}\n{}\n", mesh.description, format_mesh_check(check), memory_line(resolved, counts));
   result.failures = check.failures;
   return result;
 }

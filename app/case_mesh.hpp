@@ -1,11 +1,13 @@
 #pragma once
 // The mesh a case asks for, and the checks of the case against that mesh.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "app/resolved_case.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_size.hpp"
 
 namespace fvmmini {
 
@@ -14,10 +16,30 @@ namespace fvmmini {
 /// patchTypes names a patch the mesh does not have.
 Mesh build_case_mesh(const ResolvedCase& resolved);
 
-/// Check the case against its mesh's patches and cell count: boundaryField (when the physics
-/// has one) names every mesh patch and no other, `empty` exactly on patches of type empty;
-/// discretisation.referenceCell is a cell of the mesh. Throws CaseError listing every problem.
-void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Patch>& patches, label n_cells);
+/// A built mesh's counts (what mesh_size and the keys' memory estimates take).
+MeshCounts mesh_counts(const Mesh& mesh);
+
+/// Memory that a key of the case sizes on a mesh of given counts, beyond what estimated_run_bytes
+/// counts: a format's padding past CSR's (chunkSize), the centreline samples (sampling.points).
+struct KeyMemory {
+  std::string key;         ///< the key to blame ("solvers.T.chunkSize")
+  std::string what;        ///< what it sizes ("sell storage of 2 rows in chunks of 2147483647")
+  std::uint64_t bytes = 0;  ///< about
+  std::string note;        ///< more for --dry-run ("centrelines.csv about 35 KiB a write"), or ""
+};
+
+/// Every key's memory on a mesh of these counts, in key order. The estimates are each owner's own:
+/// the format unit's storage_bytes (estimated_format_bytes: every GAMG level built in the format
+/// alike), the sampler's sampler_bytes.
+std::vector<KeyMemory> key_memory(const ResolvedCase& resolved, const MeshCounts& counts);
+
+/// Check the case against its mesh's patches and counts: the mesh has cells; boundaryField (when
+/// the physics has one) names every mesh patch and no other, `empty` exactly on patches of type
+/// empty; discretisation.referenceCell is a cell of the mesh; the run with each key's memory
+/// (key_memory) fits under the memory limit. Throws CaseError listing every problem, before any of
+/// that memory is allocated.
+void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Patch>& patches,
+                             const MeshCounts& counts);
 
 /// What --dry-run says about the case's mesh.
 struct MeshDryRun {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
@@ -169,6 +170,7 @@ class Resolver {
         const auto map_key = locations_.find(path);
         problem(map_key != locations_.end() ? map_key->second : where,
                 "missing required key '" + chosen->name() + "' in " + shown_path(path) + why);
+        failed_.insert(child_path);
       } else if (chosen->default_text()) {
         const SourceNode value = source_from_text(*chosen->default_text(), where);
         if (auto resolved = resolve_value(*chosen, value, child_path)) out[chosen->name()] = *resolved;
@@ -182,9 +184,21 @@ class Resolver {
     return out;
   }
 
+  /// The keys that failed their own validation (or were required and missing): absent from the
+  /// resolved case, so that a rule over several keys does not judge a default in their place.
+  const std::set<std::string>& failed() const { return failed_; }
+
   /// One value against its spec; nullopt (and a problem) when it does not fit.
   std::optional<YAML::Node> resolve_value(const KeySpec& spec, const SourceNode& source, const std::string& path) {
     const std::size_t problems_before = problems_.size();
+    std::optional<YAML::Node> out = resolve_checked(spec, source, path, problems_before);
+    if (!out) failed_.insert(path);  // (a map keeps its valid keys: only the keys that failed are absent)
+    return out;
+  }
+
+ private:
+  std::optional<YAML::Node> resolve_checked(const KeySpec& spec, const SourceNode& source, const std::string& path,
+                                            std::size_t problems_before) {
     std::optional<YAML::Node> out = convert_value(spec, source, path);
     if (out && problems_.size() == problems_before) {
       for (const auto& rule : spec.rules()) {
@@ -199,7 +213,6 @@ class Resolver {
     return out;
   }
 
- private:
   void problem(const SourceLocation& where, std::string message) {
     problems_.push_back(CaseProblem{where, std::move(message)});
   }
@@ -324,6 +337,14 @@ class Resolver {
       return std::nullopt;
     }
     const std::string text = format_real(*value);
+    if (std::abs(*value) > real_magnitude_limit) {
+      // --- finite, but the run's products of it (a velocity squared, a viscosity by a time step and
+      //     the mesh's sizes) would overflow a double and show up as a wrong time step or worse
+      problem(item.where, fmt::format("{} = {} is too large to compute with: the run multiplies it by other keys and "
+                                      "the mesh's sizes, which would overflow a double (|value| at most {:g})",
+                                      path, text, real_magnitude_limit));
+      return std::nullopt;
+    }
     check_range(spec, *value, text, item.where, path);
     return text;
   }
@@ -464,7 +485,36 @@ class Resolver {
   const SourceNode& root_source_;
   std::vector<CaseProblem>& problems_;
   std::map<std::string, SourceLocation>& locations_;
+  std::set<std::string> failed_;
 };
+
+/// Whether `message` names `path` as a whole key path (not a prefix of a longer one).
+bool names_key(const std::string& message, const std::string& path) {
+  const auto part_of_path = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_'; };
+  for (std::size_t at = message.find(path); at != std::string::npos; at = message.find(path, at + 1)) {
+    const std::size_t after = at + path.size();
+    if ((at == 0 || !part_of_path(message[at - 1])) &&
+        (after == message.size() || !part_of_path(message[after]) ||
+         (message[after] == '.' && (after + 1 == message.size() || !part_of_path(message[after + 1])))))
+      return true;
+  }
+  return false;
+}
+
+/// Whether a rule's problem blames a key that failed its own validation (it points at the key, or
+/// names it): the key is said once, by its own problem, and a rule that judged a default in its
+/// place says nothing of it.
+bool blames_failed_key(const CaseProblem& problem, const std::set<std::string>& failed,
+                       const std::map<std::string, SourceLocation>& locations) {
+  for (const auto& path : failed) {
+    const auto at = locations.find(path);
+    if (at != locations.end() && at->second.line > 0 && at->second.origin == problem.where.origin &&
+        at->second.line == problem.where.line && at->second.column == problem.where.column)
+      return true;
+    if (names_key(problem.message, path)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -600,14 +650,19 @@ ResolvedCase CaseSchema::resolve(const SourceNode& document, const std::filesyst
   std::map<std::string, SourceLocation> locations;
   Resolver resolver(*root_, document, problems, locations);
   YAML::Node tree = resolver.resolve_map(*root_, &document, "", SourceLocation{case_file.string(), 0, 0});
-  ResolvedCase resolved(case_file, tree, std::move(locations));
+  ResolvedCase resolved(case_file, tree, locations);  // a copy: the rules below are judged against it too
 
-  // --- Rules over several keys; a rule whose keys failed above has nothing to check.
+  // --- Rules over several keys; a rule whose keys failed above has nothing to check, and what a
+  //     rule says of a key that failed its own validation (judging a default in its place) is
+  //     dropped: each key is blamed once.
   for (const auto& check : checks_) {
+    std::vector<CaseProblem> found;
     try {
-      check(resolved, problems);
+      check(resolved, found);
     } catch (const std::out_of_range&) {
     }
+    for (auto& problem : found)
+      if (!blames_failed_key(problem, resolver.failed(), locations)) problems.push_back(std::move(problem));
   }
   if (!problems.empty()) {
     std::stable_sort(problems.begin(), problems.end(), [](const CaseProblem& a, const CaseProblem& b) {

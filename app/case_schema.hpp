@@ -31,6 +31,10 @@ enum class KeyType {
   named_map,     ///< user-named entries, each specified by entry()
 };
 
+/// The largest magnitude a real key may take: the run multiplies keys with each other and with the
+/// mesh's sizes (U U, nu dt / V), and 1e100 cubed is still a double.
+inline constexpr double real_magnitude_limit = 1e100;
+
 /// How a type is named in messages and in the reference ("a real number").
 const char* describe(KeyType type);
 

@@ -125,9 +125,15 @@ class ScalarSimulation final : public Simulation {
   }
 
   std::string describe() const override {
-    return fmt::format("Physics: {}, diffusivity {:g}{}\nT solver: {}\n",
-                       settings_.transient ? "diffusion (implicit Euler)" : "poisson (steady)", settings_.diffusivity,
-                       settings_.manufactured ? ", manufactured solution sine" : "", solver_->describe());
+    std::string text = fmt::format("Physics: {}, diffusivity {:g}{}\nT solver: {}\n",
+                                   settings_.transient ? "diffusion (implicit Euler)" : "poisson (steady)",
+                                   settings_.diffusivity, settings_.manufactured ? ", manufactured solution sine" : "",
+                                   solver_->describe());
+    if (const label capped = problem_->capped_stencils(); capped > 0)
+      text += fmt::format("Warning: the least-squares stencils of {} cell{} were cut to {} points (a "
+                          "cell with that many neighbours or boundary faces nearby)\n",
+                          capped, capped == 1 ? "" : "s", stencil_cap_points);
+    return text;
   }
 
   bool transient() const override { return settings_.transient; }

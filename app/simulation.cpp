@@ -28,7 +28,7 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
   {
     auto timing = timer.measure("mesh");
     mesh = build_case_mesh(c);
-    check_case_against_mesh(c, mesh.patches, mesh.n_cells);
+    check_case_against_mesh(c, mesh.patches, mesh_counts(mesh));
   }
   auto timing = timer.measure("geometry");
   const CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry and the check

@@ -105,18 +105,27 @@ struct RingGraph {
 /// Cell p's stencil cells (p first): rings of face neighbours until the fit has twice as many
 /// points as unknowns. Two rings alone (about 16 points inside a tetrahedral mesh, 9 at the
 /// domain's edges) left fits near interpolation, badly conditioned enough to make the correction
-/// loop diverge on the 48877-tetrahedron mesh. @return false when a ring reached cells of other
-/// ranks not known yet (added to `missing`): the stencil is not decided
+/// loop diverge on the 48877-tetrahedron mesh. `rings` gets where each ring starts in `cells`
+/// (ring 0: p) and its end. So that a stencil costs a bounded number of steps whatever the mesh (a
+/// cell with thousands of face neighbours), a cell's neighbours are visited with a stride that
+/// meets at most stencil_scan_points of them, spread over the list, and a ring stops once
+/// stencil_scan_points cells are in (StencilPoints::cap then keeps stencil_cap_points points).
+/// @return false when a ring reached cells of other ranks not known yet (added to `missing`): the
+/// stencil is not decided
 bool stencil_rings(const RingGraph& graph, label p, std::vector<label>& stamp, label mark, std::vector<label>& cells,
-                   std::vector<label>* missing = nullptr) {
+                   std::vector<std::size_t>& rings, std::vector<label>* missing = nullptr) {
   cells.assign(1, p);
+  rings.assign({0, 1});
   stamp[p] = mark;
   std::size_t n_points = graph.n_boundary(p);
   bool decided = true;
   for (std::size_t begin = 0;;) {
     const std::size_t end = cells.size();
-    for (std::size_t k = begin; k < end; ++k)
-      for (label n : graph.neighbours_of(cells[k])) {
+    for (std::size_t k = begin; k < end && cells.size() <= stencil_scan_points; ++k) {
+      const auto neighbours = graph.neighbours_of(cells[k]);
+      const std::size_t stride = (neighbours.size() + stencil_scan_points - 1) / stencil_scan_points;
+      for (std::size_t i = 0; i < neighbours.size() && cells.size() <= stencil_scan_points; i += std::max<std::size_t>(stride, 1)) {
+        const label n = neighbours[i];
         if (stamp[n] == mark) continue;
         stamp[n] = mark;
         cells.push_back(n);
@@ -127,11 +136,53 @@ bool stencil_rings(const RingGraph& graph, label p, std::vector<label>& stamp, l
           if (missing) missing->push_back(n);
         }
       }
+    }
     begin = end;
     if (!decided) return false;
-    if (cells.size() == end || n_points >= 2 * n_terms) return true;
+    if (cells.size() == end) return true;  // no cell left to add
+    rings.push_back(cells.size());
+    if (n_points >= 2 * n_terms || cells.size() > stencil_scan_points) return true;
   }
 }
+
+/// A stencil's points in rings: ring r's cells (P not among them), then their boundary faces.
+struct StencilPoints {
+  std::vector<label> items;
+  std::vector<bool> is_face;
+  std::vector<std::size_t> ring_ends;
+
+  void clear() {
+    items.clear();
+    is_face.clear();
+    ring_ends.clear();
+  }
+  void add(label item, bool face) {
+    items.push_back(item);
+    is_face.push_back(face);
+  }
+  /// Cut to `cap` points: whole rings while they fit, then evenly over the first ring that does
+  /// not (its points spread as the ring's are), none of later rings. @return whether it cut
+  bool cap(std::size_t cap) {
+    if (items.size() <= cap) return false;
+    std::vector<label> kept_items;
+    std::vector<bool> kept_faces;
+    std::size_t begin = 0;
+    for (std::size_t end : ring_ends) {
+      const std::size_t room = cap - kept_items.size();
+      const std::size_t size = end - begin;
+      for (std::size_t j = 0; j < std::min(room, size); ++j) {
+        const std::size_t k = begin + (size <= room ? j : j * size / room);
+        kept_items.push_back(items[k]);
+        kept_faces.push_back(is_face[k]);
+      }
+      if (kept_items.size() == cap) break;
+      begin = end;
+    }
+    items = std::move(kept_items);
+    is_face = std::move(kept_faces);
+    return true;
+  }
+};
 
 }  // namespace
 
@@ -182,6 +233,8 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
 
   std::vector<label> stamp(n_cells, -1);
   std::vector<label> cells, faces;
+  std::vector<std::size_t> rings;
+  StencilPoints points;
   if (comm_.distributed()) {
     // --- ring by ring: the cells whose stencils reach other ranks' cells not known yet ask those
     //     ranks for their centres, neighbours and boundary faces, until every stencil is decided
@@ -192,7 +245,7 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
       std::vector<label> missing, undecided;
       stamp.resize(n_cells + remote_cells_.size(), -1);
       for (label p : pending)
-        if (!stencil_rings(graph, p, stamp, mark++, cells, &missing)) undecided.push_back(p);
+        if (!stencil_rings(graph, p, stamp, mark++, cells, rings, &missing)) undecided.push_back(p);
       pending = std::move(undecided);
       std::sort(missing.begin(), missing.end());
       missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
@@ -262,14 +315,26 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
   inverses_.resize(n_cells);
   std::vector<Vec3> offsets;
   for (label p = 0; p < n_cells; ++p) {
-    stencil_rings(graph, p, stamp, p, cells);
-    // --- the boundary faces of every stencil cell
-    faces.clear();
-    for (label c : cells) {
-      const auto fs = graph.faces_of(c);
-      faces.insert(faces.end(), fs.begin(), fs.end());
+    stencil_rings(graph, p, stamp, p, cells, rings);
+    // --- ring by ring, the cells (P itself not) and the boundary faces of each (those of a cell
+    //     with very many taken with a stride, at most stencil_scan_points in all)
+    points.clear();
+    std::size_t n_faces = 0;
+    for (std::size_t r = 0; r + 1 < rings.size(); ++r) {
+      for (std::size_t k = rings[r]; k < rings[r + 1]; ++k)
+        if (k > 0) points.add(cells[k], false);
+      for (std::size_t k = rings[r]; k < rings[r + 1]; ++k) {
+        const auto fs = graph.faces_of(cells[k]);
+        const std::size_t stride = (fs.size() + stencil_scan_points - 1) / stencil_scan_points;
+        for (std::size_t i = 0; i < fs.size() && n_faces < stencil_scan_points; i += std::max<std::size_t>(stride, 1), ++n_faces)
+          points.add(fs[i], true);
+      }
+      points.ring_ends.push_back(points.items.size());
     }
-    cells.erase(cells.begin());  // P itself
+    if (points.cap(stencil_cap_points)) ++capped_cells_;
+    cells.clear();
+    faces.clear();
+    for (std::size_t k = 0; k < points.items.size(); ++k) (points.is_face[k] ? faces : cells).push_back(points.items[k]);
 
     // --- normal matrix of the fit in d / scale (scale: the farthest point)
     offsets.clear();
@@ -292,6 +357,8 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
     face_offsets_.push_back(static_cast<label>(stencil_faces_.size()));
   }
 
+  capped_cells_ = static_cast<label>(comm_.sum(static_cast<long long>(capped_cells_)));
+
   // --- which of my cells' and faces' values each rank needs, in the order it asks for them
   if (comm_.distributed()) {
     std::vector<std::vector<double>> ask(comm_.size());
@@ -313,6 +380,14 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
       for (std::size_t k = 1; k < in.size(); ++k) (k <= n ? send_cells_ : send_faces_)[rank].push_back(static_cast<label>(in[k]));
     }
   }
+}
+
+std::size_t LeastSquaresGradient::largest_stencil() const {
+  std::size_t most = 0;
+  for (std::size_t c = 0; c + 1 < cell_offsets_.size(); ++c)
+    most = std::max(most, static_cast<std::size_t>(cell_offsets_[c + 1] - cell_offsets_[c] + face_offsets_[c + 1] -
+                                                   face_offsets_[c]));
+  return most;
 }
 
 void LeastSquaresGradient::compute(const ScalarBoundary& boundary, std::span<const double> phi,

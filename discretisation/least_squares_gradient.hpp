@@ -6,6 +6,7 @@
 // The Laplacian's non-orthogonal and skewness corrections need both for second-order fluxes.
 
 #include <array>
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -22,6 +23,16 @@ struct Hessian {
 inline Vec3 operator*(const Hessian& h, const Vec3& v) {
   return {dot(h.rows[0], v), dot(h.rows[1], v), dot(h.rows[2], v)};
 }
+
+/// The most points (cells and boundary faces) a least-squares stencil keeps: where its rings hold
+/// more, the nearer rings whole and the first ring that does not fit sampled evenly. Ordinary
+/// meshes stay far below it (a hexahedron's stencil 24 points inside the mesh, a tetrahedron's and
+/// a polyhedron's at most about 100 on the test meshes); one cell with thousands of face
+/// neighbours would otherwise put them all in every neighbour's stencil, O(N^2) in memory and time.
+inline constexpr std::size_t stencil_cap_points = 256;
+/// The most cells a stencil's rings take in, and the most boundary faces (a cell's neighbours and
+/// faces visited with a stride where it has more): what one stencil costs to find, whatever the mesh.
+inline constexpr std::size_t stencil_scan_points = 4 * stencil_cap_points;
 
 class LeastSquaresGradient {
  public:
@@ -42,6 +53,12 @@ class LeastSquaresGradient {
   void compute(const ScalarBoundary& boundary, std::span<const double> phi, std::span<Vec3> gradient,
                std::span<Hessian> hessian) const;
 
+  /// The cells (over every rank) whose rings held more than stencil_cap_points points, their
+  /// stencils cut to that many; 0 on ordinary meshes.
+  label capped_cells() const { return capped_cells_; }
+  /// The most points of any of this rank's stencils.
+  std::size_t largest_stencil() const;
+
  private:
   /// Another rank's cell or boundary face that some stencil here reaches.
   struct RemotePoint {
@@ -60,6 +77,7 @@ class LeastSquaresGradient {
   std::vector<double> scales_;                   ///< the farthest stencil point: d is fitted as d / scale
   std::vector<std::array<double, 45>> inverses_;  ///< the normal matrix's inverse, upper triangle by rows
   std::vector<RemotePoint> remote_cells_, remote_faces_;
+  label capped_cells_ = 0;
   /// per rank: the cells and boundary faces of mine whose values it needs, in the order it listed
   /// them; and the remote cells and faces (their j) whose values come from it, in that order
   std::vector<std::vector<label>> send_cells_, send_faces_, recv_cells_, recv_faces_;

@@ -103,6 +103,10 @@ class ScalarProblem {
   /// non_orthogonal_tolerance, at most non_orthogonal_correctors times.
   ScalarStep advance(LinearSolver& solver, double new_time);
 
+  /// The cells whose least-squares stencils were cut to the nearest stencil_cap_points points
+  /// (LeastSquaresGradient::capped_cells; over every rank), 0 on an orthogonal mesh.
+  label capped_stencils() const { return gradient_ ? gradient_->capped_cells() : 0; }
+
   const std::vector<double>& field() const { return field_; }
   /// The exact solution at cell centres at this time, when manufactured.
   std::optional<std::vector<double>> exact_field(double time) const;

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "base/checked.hpp"
+
 namespace fvmmini {
 
 namespace {
@@ -154,9 +156,18 @@ std::vector<int> decompose_cells(const Mesh& mesh, const MeshGeometry& geometry,
     part = metis_parts(mesh, s);
   } else if (s.parts > 1) {
     const auto& n = s.simple_parts;
-    if (n[0] < 1 || n[1] < 1 || n[2] < 1 || n[0] * n[1] * n[2] != s.parts)
-      throw std::invalid_argument(fmt::format("decomposition: simple split ({} {} {}) is not {} parts", n[0], n[1],
-                                              n[2], s.parts));
+    if (n[0] < 1 || n[1] < 1 || n[2] < 1)
+      throw std::invalid_argument(fmt::format("decomposition: simple split ({} {} {}) has a count below 1", n[0], n[1],
+                                              n[2]));
+    // the product in checked arithmetic: a wrapped int matching `parts` would send cells to parts past the last
+    try {
+      const std::string what = fmt::format("decomposition: the simple split ({} {} {})", n[0], n[1], n[2]);
+      if (checked_product(checked_product(n[0], n[1], what), n[2], what) != s.parts)
+        throw std::invalid_argument(fmt::format("decomposition: simple split ({} {} {}) is not {} parts", n[0], n[1],
+                                                n[2], s.parts));
+    } catch (const CountOverflow& e) {
+      throw std::invalid_argument(std::string(e.what()) + ", not " + std::to_string(s.parts) + " parts");
+    }
     std::vector<label> cells(static_cast<std::size_t>(mesh.n_cells));
     std::iota(cells.begin(), cells.end(), 0);
     simple_split(cells, geometry, n, 0, 0, part);
@@ -191,7 +202,7 @@ DecompositionFigures decomposition_figures(const Mesh& mesh, std::span<const int
   for (const auto& row : touches) d.neighbours.push_back(static_cast<int>(std::count(row.begin(), row.end(), true)));
   const double mean = static_cast<double>(mesh.n_cells) / parts;
   d.imbalance = mean > 0 ? *std::max_element(d.cells.begin(), d.cells.end()) / mean - 1.0 : 0.0;
-  const double mean_entries = static_cast<double>(mesh.n_cells + 2 * mesh.n_internal_faces()) / parts;
+  const double mean_entries = (static_cast<double>(mesh.n_cells) + 2.0 * mesh.n_internal_faces()) / parts;
   d.entry_imbalance = static_cast<double>(*std::max_element(d.entries.begin(), d.entries.end())) / mean_entries - 1.0;
   return d;
 }

@@ -213,6 +213,29 @@ void check_closed_cells(const CellAreaSums& sums, MeshCheckReport& r) {
                                      list_text(r.open_cells, r.n_open_cells)));
 }
 
+/// Face areas and centres, cell volumes and centres that are numbers: coordinates near 1e300 make
+/// their products overflow, which every later check would take for a broken cell.
+/// @return whether the geometry is finite
+bool check_finite_geometry(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+  const auto finite = [](const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  double largest = 0.0;
+  for (const Vec3& p : mesh.points) largest = std::max({largest, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
+  r.max_coordinate = largest;
+  std::vector<label> faces, cells;
+  for (label f = 0; f < mesh.n_faces(); ++f)
+    if (!finite(g.face_areas[f]) || !finite(g.face_centres[f])) add_offender(r.n_non_finite_faces, faces, f);
+  for (label c = 0; c < mesh.n_cells; ++c)
+    if (!std::isfinite(g.cell_volumes[c]) || !finite(g.cell_centres[c])) add_offender(r.n_non_finite_cells, cells, c);
+  if (r.n_non_finite_faces == 0 && r.n_non_finite_cells == 0) return true;
+  r.failures.push_back(fmt::format(
+      "the geometry overflows a double: {} faces whose area and {} cells whose volume are not finite numbers "
+      "(coordinates up to {:.3g}: their products pass 1.8e308; scale the mesh){}{}",
+      r.n_non_finite_faces, r.n_non_finite_cells, largest,
+      r.n_non_finite_faces > 0 ? "; faces " + list_text(faces, r.n_non_finite_faces) : "",
+      r.n_non_finite_cells > 0 ? "; cells " + list_text(cells, r.n_non_finite_cells) : ""));
+  return false;
+}
+
 void check_face_areas(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
   double min_area = mesh.n_faces() > 0 ? std::numeric_limits<double>::max() : 0.0, max_area = r.max_face_area;
   label zero_area = 0;
@@ -383,6 +406,10 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g, const CellFa
   check_boundary_definition(mesh, r);
   count_cell_types(mesh, cells, r);
   find_bounding_box(mesh, r);
+  if (!check_finite_geometry(mesh, g, r)) {  // the rest would report the overflow as broken cells
+    check_point_usage(mesh, r);
+    return r;
+  }
   check_closed_boundary(mesh, g, r);
   const CellAreaSums sums = cell_area_sums(mesh, cells, g);
   check_closed_cells(sums, r);
@@ -428,6 +455,9 @@ std::string format_mesh_check(const MeshCheckReport& r) {
   line("");
   line("Checking geometry...");
   line("    Overall domain bounding box " + vec_text(r.bounding_box_min) + " " + vec_text(r.bounding_box_max));
+  if (r.n_non_finite_faces > 0 || r.n_non_finite_cells > 0)
+    line(fmt::format("   ***Geometry not finite: {} face areas and {} cell volumes overflow (coordinates up to {:.3g})",
+                     r.n_non_finite_faces, r.n_non_finite_cells, r.max_coordinate));
   line("    Boundary openness " + vec_text(r.boundary_openness) +
        verdict(max_abs_component(r.boundary_openness) <= closed_threshold));
   if (r.n_open_cells == 0) line(fmt::format("    Max cell openness = {:.6g} OK.", r.max_cell_openness));

@@ -55,6 +55,9 @@ struct MeshCheckReport {
   label n_severely_non_orthogonal = 0;   ///< above 70 degrees
   label n_highly_skew_faces = 0;         ///< skewness above 4
   label n_high_aspect_ratio_cells = 0;   ///< above 1000
+  label n_non_finite_faces = 0;          ///< area vector or centre past a double (coordinates near 1e300)
+  label n_non_finite_cells = 0;          ///< volume or centre past a double
+  double max_coordinate = 0.0;           ///< the largest |x|, |y| or |z| of a point
   std::vector<label> open_cells;               ///< the first few, for messages
   std::vector<label> non_positive_cells;       ///< the first few
   std::vector<label> wrongly_oriented_faces;   ///< the first few
@@ -67,8 +70,10 @@ struct MeshCheckReport {
 
 /// Check a mesh and its geometry (from compute_geometry): counts, cell types, patch sizes,
 /// closedness, volumes, face orientation, non-orthogonality, skewness, bounding box.
-/// Fatal: broken ordering or boundary definition, open cells or boundary, non-positive
-/// volumes, wrongly oriented or zero-area faces. Warnings: severe non-orthogonality
+/// Fatal: broken ordering or boundary definition, face areas or cell volumes that are not finite
+/// (coordinates whose products overflow a double: said so, the other geometry checks skipped,
+/// which would only report the overflow as open, inverted or wrongly oriented cells), open cells
+/// or boundary, non-positive volumes, wrongly oriented or zero-area faces. Warnings: severe non-orthogonality
 /// (> 70 deg), high skewness (> 4), high aspect ratio (> 1000), unused points.
 /// The addressing must index valid points, faces and cells (as the readers and the box
 /// generator guarantee; check_mesh_addressing in mesh_assembly.hpp verifies it).

@@ -218,6 +218,25 @@ FormatParameters resolve_format_parameters(const std::string& format, FormatPara
   return parameters;
 }
 
+std::uint64_t estimated_format_bytes(const std::string& format, FormatParameters given, label n_rows,
+                                     std::int64_t nnz) {
+  const FormatUnit& unit = find_format(format);
+  for (const auto& spec : unit.parameters) {
+    if (!given.has(spec.key) || !spec.tunes(given.values().at(spec.key))) continue;
+    // --- auto: set-up may keep any value it times, the largest included
+    std::optional<ParameterValue> largest;
+    for (const auto& text : spec.tune_values) {
+      const ParameterValue value = parse_parameter(spec, text);
+      if (std::holds_alternative<double>(value) &&
+          (!largest || std::get<double>(value) > std::get<double>(*largest)))
+        largest = value;
+    }
+    if (largest) given.set(spec.key, *largest);
+  }
+  const FormatParameters resolved = resolve_format_parameters(format, std::move(given), n_rows);
+  return unit.storage_bytes ? unit.storage_bytes(resolved, n_rows, nnz) : csr_storage_bytes(n_rows, nnz);
+}
+
 FormatParameters mixed_precision_parameters(const std::string& format, const FormatParameters& given,
                                             const LduAddressing& addressing) {
   const FormatUnit& unit = find_format(format);

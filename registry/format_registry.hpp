@@ -123,6 +123,13 @@ SpmvTimer reference_spmv_timer();
 /// @throws std::invalid_argument naming the key and why
 FormatParameters resolve_format_parameters(const std::string& format, FormatParameters parameters, label n_rows);
 
+/// The bytes `format` holds built for n_rows rows of nnz entries with the keys `given` (those not
+/// given at their defaults; a key set to auto that set-up tunes at the largest value it times): the
+/// unit's storage_bytes, or CSR-sized. What a key such as chunkSize costs is known so before
+/// anything is built. @throws std::invalid_argument as resolve_format_parameters does
+std::uint64_t estimated_format_bytes(const std::string& format, FormatParameters given, label n_rows,
+                                     std::int64_t nnz);
+
 /// The keys a solve under precision mixed builds `format` with: the unit's narrow_keys of those
 /// given (staircase: one group where that pads little, so that the rows keep the ordering), else
 /// those given.

@@ -6,6 +6,7 @@
 // for a format by name (the CUDA library: kernels/cuda/device_formats.cuh).
 // docs/architecture.md, "Adding a format", walks through one.
 
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -54,6 +55,11 @@ struct FormatUnit {
   /// Check resolved values that depend on each other or on n_rows (before the ordering is made);
   /// null: the per-key ranges are all. @throws std::invalid_argument saying why
   std::function<void(const FormatParameters&, label n_rows)> check{};
+  /// The bytes the built struct holds for n_rows rows of nnz entries under these (resolved) keys,
+  /// about (rows of the mean length): what a key that sizes padding (chunkSize) costs is in it.
+  /// The app asks the memory limit with it before set-up, and --dry-run prints it
+  /// (estimated_format_bytes); null: CSR-sized (csr_storage_bytes).
+  std::function<std::uint64_t(const FormatParameters&, label n_rows, std::int64_t nnz)> storage_bytes{};
   /// Build the struct. @throws std::invalid_argument when the format does not apply to the matrix
   std::function<StoredFormat(FormatBuildInput)> build{};
   /// The reference kernel y = A x; null: the format has no reference kernel (a library baseline).
@@ -68,6 +74,11 @@ struct FormatUnit {
                                        std::span<double> r, std::span<double> p, std::span<double> q, bool jacobi)>
       cg_sweep{};
 };
+
+/// A CSR-sized format's bytes: a value, a column and a slot per entry, an offset per row.
+inline std::uint64_t csr_storage_bytes(label n_rows, std::int64_t nnz) {
+  return 16 * static_cast<std::uint64_t>(nnz > 0 ? nnz : 0) + 8 * (static_cast<std::uint64_t>(n_rows > 0 ? n_rows : 0) + 1);
+}
 
 /// A ReferenceMultiply calling kernel(format.as<T>(), x, y).
 template <class T, void (*Kernel)(const T&, std::span<const double>, std::span<double>)>

@@ -142,6 +142,18 @@ std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points, const C
           {"horizontal", {lo.x, mid.y, mid.z}, {hi.x, mid.y, mid.z}, points, 0}};
 }
 
+std::uint64_t sampler_bytes(std::int64_t points, int ranks) {
+  const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(points, 0));
+  // positions (24, twice while the list grows), line and cell (8), tie and distance (16), a sample
+  // (64) and its values (32); on ranks the cell numbers (8) and the root's gathers (16 a rank)
+  const std::uint64_t per_point = 48 + 8 + 16 + 64 + 32 + (ranks > 1 ? 8 + 16 * static_cast<std::uint64_t>(ranks) : 0);
+  return n * per_point;
+}
+
+std::uint64_t sampler_csv_bytes(std::int64_t points) {
+  return 140 * static_cast<std::uint64_t>(std::max<std::int64_t>(points, 0)) + 64;
+}
+
 CentrelineSampler::CentrelineSampler(const MeshGeometry& g, std::vector<SampleLine> lines, const Communicator& comm,
                                      std::span<const label> global_cell)
     : geometry_(g), comm_(comm), lines_(std::move(lines)) {

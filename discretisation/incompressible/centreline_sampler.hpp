@@ -5,6 +5,7 @@
 // which is second-order on any mesh.
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <span>
@@ -29,6 +30,15 @@ struct SampleLine {
 /// part the box is the whole mesh's (over the ranks of comm: collective).
 std::vector<SampleLine> cavity_centrelines(const Mesh& mesh, int points = 129,
                                            const Communicator& comm = Communicator::serial());
+
+/// The bytes a sampler of `points` points in all (every line's) holds at its largest, on `ranks`
+/// ranks (the root gathers each rank's nearest centres): what sampling.points costs in memory.
+/// Each point: its position, line, cell and owner; its distance and tie while located; its
+/// sample and values at a write; the points' list while it grows.
+std::uint64_t sampler_bytes(std::int64_t points, int ranks = 1);
+
+/// The bytes of one centrelines.csv of `points` points in all, about (a row of nine numbers each).
+std::uint64_t sampler_csv_bytes(std::int64_t points);
 
 struct LineSample {
   int line = 0;  ///< index into the sampler's lines

@@ -20,6 +20,9 @@ const FormatUnit& format_unit_sell_cusparse() {
       .name = "sell-cusparse",
       .summary = "cuSPARSE SpMV on sliced ELL, rows unsorted (a baseline: cuda only)",
       .parameters = {chunk_size()},
+      .storage_bytes = [](const FormatParameters& p, label n_rows, std::int64_t nnz) {
+        return sell_storage_bytes(n_rows, nnz, p.integer("chunkSize"));
+      },
       // cuSPARSE's sliced ELL has no row permutation: no sorting (sigma = 1)
       .build = [](FormatBuildInput in) -> StoredFormat {
         return build_sell(in.csr, in.parameters.integer("chunkSize"), 1);

@@ -22,7 +22,18 @@ class CaseMeshTest : public ::testing::Test {
   /// The problems check_case_against_mesh finds ("" when none).
   std::vector<std::string> mismatches(const ResolvedCase& c, const Mesh& mesh) {
     try {
-      check_case_against_mesh(c, mesh.patches, mesh.n_cells);
+      check_case_against_mesh(c, mesh.patches, mesh_counts(mesh));
+    } catch (const CaseError& e) {
+      std::vector<std::string> messages;
+      for (const auto& problem : e.problems()) messages.push_back(problem.str());
+      return messages;
+    }
+    return {};
+  }
+  std::vector<std::string> mismatches_of_counts(const ResolvedCase& c, const std::vector<Patch>& patches,
+                                                const MeshCounts& counts) {
+    try {
+      check_case_against_mesh(c, patches, counts);
     } catch (const CaseError& e) {
       std::vector<std::string> messages;
       for (const auto& problem : e.problems()) messages.push_back(problem.str());
@@ -37,6 +48,62 @@ class CaseMeshTest : public ::testing::Test {
   testing::TempFolder folder_;
   std::filesystem::path file_;
 };
+
+/// A poisson case on a 2-cell box with `solvers` (YAML) and output.vtk off.
+std::string two_cells(const std::string& more) {
+  return "mesh: {type: box, cells: [2, 1, 1], patches: {all: {sides: [xmin, xmax, ymin, ymax, zmin, zmax]}}}\n"
+         "physics: {type: poisson}\nboundaryField: {all: {type: fixedValue, value: 0}}\noutput: {vtk: false}\n" +
+         more;
+}
+
+TEST_F(CaseMeshTest, KeysThatSizeMemoryAreCheckedBeforeAnythingIsAllocated) {
+  // --- chunkSize 2147483647 pads 2 rows to a chunk of 2^31 - 1: about 48 GiB, refused naming the key
+  const ResolvedCase huge = load(two_cells("solvers: {T: {format: sell, chunkSize: 2147483647}}\n"));
+  const Mesh mesh = build_case_mesh(huge);
+  const auto found = mismatches(huge, mesh);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rfind(at(5, 29) + "solvers.T.chunkSize = 2147483647: the run with the sell format's padding", 0), 0u)
+      << found[0];
+  EXPECT_NE(found[0].find("more than the memory limit"), std::string::npos) << found[0];
+  // --- a costly value that fits runs, and its figure is what --dry-run adds to the estimate
+  const ResolvedCase costly = load(two_cells("solvers: {T: {format: sell, chunkSize: 100000}}\n"));
+  EXPECT_TRUE(mismatches(costly, build_case_mesh(costly)).empty());
+  const auto memory = key_memory(costly, mesh_counts(mesh));
+  ASSERT_EQ(memory.size(), 1u);
+  EXPECT_EQ(memory[0].key, "solvers.T.chunkSize = 100000");
+  EXPECT_GT(memory[0].bytes, 100000u * 2 * 12 - 100);  // 100000 rows of two entries, 12 bytes each
+  EXPECT_LT(memory[0].bytes, 100000u * 2 * 12 * 2);
+  EXPECT_NE(dry_run_mesh(costly).report.find("memory of keys: solvers.T.chunkSize = 100000: 2.29 MiB"), std::string::npos)
+      << dry_run_mesh(costly).report;
+  // --- a CSR-sized format costs nothing past the run's own estimate
+  EXPECT_TRUE(key_memory(load(two_cells("")), mesh_counts(mesh)).empty());
+}
+
+TEST_F(CaseMeshTest, SamplingPointsAreCheckedAgainstMemory) {
+  const std::string flow =
+      "mesh: {type: box, cells: [2, 2, 1], patches: {lid: {sides: [ymax], type: wall}, walls: {sides: [xmin, xmax, "
+      "ymin], type: wall}, frontAndBack: {sides: [zmin, zmax], type: empty}}}\n"
+      "physics: {type: incompressible, nu: 0.01}\n"
+      "boundaryField: {lid: {type: wall, velocity: [1, 0, 0]}, walls: {type: wall}, frontAndBack: {type: empty}}\n"
+      "time: {endTime: 1, deltaT: 0.1, writeInterval: 1}\noutput: {vtk: false}\n";
+  const ResolvedCase many = load(flow + "sampling: {points: 2147483647}\n");
+  const auto found = mismatches(many, build_case_mesh(many));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rfind(at(6, 12) + "sampling.points = 2147483647: the run with 4294967294 centreline points", 0), 0u)
+      << found[0];
+  const ResolvedCase usual = load(flow);
+  const auto memory = key_memory(usual, mesh_counts(build_case_mesh(usual)));
+  ASSERT_EQ(memory.size(), 1u);
+  EXPECT_EQ(memory[0].key, "sampling.points = 129");
+  EXPECT_NE(memory[0].note.find("centrelines.csv about"), std::string::npos);
+}
+
+TEST_F(CaseMeshTest, AMeshWithNoCellsIsSaidSoNotBlamedOnReferenceCell) {
+  const ResolvedCase c = load(two_cells(""));
+  const auto found = mismatches_of_counts(c, {}, MeshCounts{});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("mesh.cells: the mesh has no cells"), std::string::npos) << found[0];
+}
 
 TEST_F(CaseMeshTest, BoxWithNamedAndUnnamedSides) {
   const ResolvedCase c = load(

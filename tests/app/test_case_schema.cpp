@@ -199,6 +199,32 @@ TEST_F(CaseSchemaTest, BadDiscriminatorValueSuggestsAndDefersItsSections) {
   EXPECT_TRUE(found[0].ends_with(") (did you mean 'poisson'?)")) << found[0];
 }
 
+TEST_F(CaseSchemaTest, HostileNumbersAreRefusedNamingTheKey) {
+  const std::string box =
+      "mesh: {type: box, cells: [2, 1, 1], patches: {all: {sides: [xmin, xmax, ymin, ymax, zmin, zmax]}}}\n"
+      "boundaryField: {all: {type: fixedValue, value: 0}}\n";
+  // --- a split whose int product wraps (5 x 858993460 = 2^32 + 4) must not pass for 4 ranks
+  const auto wrapped = problems(box + "physics: {type: poisson}\ndecomposition: {method: simple, n: [5, 858993460, 1]}\n");
+  ASSERT_EQ(wrapped.size(), 1u);
+  EXPECT_NE(wrapped[0].find("decomposition.n: the product of the parts: 5 x 858993460 is past the range of a 32-bit"),
+            std::string::npos)
+      << wrapped[0];
+  // --- finite, but its products in the run would overflow: said of the key, not as a time step problem
+  const auto huge = problems(box + "physics: {type: poisson, diffusivity: 1e300}\n");
+  ASSERT_EQ(huge.size(), 1u);
+  EXPECT_NE(huge[0].find("physics.diffusivity = 1e+300 is too large to compute with"), std::string::npos) << huge[0];
+}
+
+TEST_F(CaseSchemaTest, AKeyThatFailsIsNotBlamedAgainByARuleOverSeveralKeys) {
+  // deltaT fails its range; the diffusion rule (steps of deltaT land on the write times) would judge
+  // the default deltaT in its place and name it again
+  const auto found = problems(
+      "mesh: {type: box, cells: [2, 1, 1], patches: {all: {sides: [xmin, xmax, ymin, ymax, zmin, zmax]}}}\n"
+      "boundaryField: {all: {type: zeroGradient}}\nphysics: {type: diffusion}\n"
+      "time: {endTime: 2, deltaT: -0.3, writeInterval: 0.6}\n");
+  EXPECT_EQ(found, std::vector<std::string>{at(4, 28) + "time.deltaT = -0.3 is out of range (must be > 0)"});
+}
+
 TEST_F(CaseSchemaTest, KeysOfAnotherVariantAreRejected) {
   const auto found = problems(
       "mesh:\n  type: gmsh\n  file: m.msh\n  cells: [1, 1, 1]\n"

@@ -11,6 +11,7 @@
 #include "discretisation/linear_least_squares.hpp"
 #include "manufactured_fixture.hpp"
 #include "mesh/gmsh_reader.hpp"
+#include "mesh/mesh_assembly.hpp"
 #include "mesh/polymesh_reader.hpp"
 
 namespace fvmmini {
@@ -74,6 +75,81 @@ double linear_weights_error(const Mesh& mesh, const Vec3& slope) {
   double error = 0.0;
   for (const Vec3& grad : gradient) error = std::max(error, mag(grad - slope));
   return error;
+}
+
+/// A star: the unit cube (cell 0) with its top face cut into k x k squares, on each a cube cell
+/// of side 1/k (cells 1 .. k^2, each a face neighbour of the cube and of its grid neighbours). The
+/// cube has k^2 face neighbours: every small cell's first ring is too few points, so its second
+/// ring is all of them.
+Mesh star_mesh(label k) {
+  std::vector<Vec3> points{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  const auto top = [&](label i, label j) { return 4 + i * (k + 1) + j; };                    // z = 1
+  const auto lid = [&](label i, label j) { return 4 + (k + 1) * (k + 1) + i * (k + 1) + j; };  // z = 1 + 1/k
+  for (double z : {1.0, 1.0 + 1.0 / k})
+    for (label i = 0; i <= k; ++i)
+      for (label j = 0; j <= k; ++j) points.push_back({static_cast<double>(i) / k, static_cast<double>(j) / k, z});
+  const auto leaf = [&](label i, label j) { return 1 + i * k + j; };
+  FaceList faces;
+  std::vector<label> loop;
+  const auto add = [&](std::vector<label> l, label owner, label neighbour) {
+    faces.add(l, owner, neighbour, neighbour < 0 ? 0 : -1);
+  };
+  // --- the cube: bottom, four sides through the top grid's edge points, the squares under the cells
+  add({0, 3, 2, 1}, 0, -1);
+  loop = {0, 1};
+  for (label i = k; i >= 0; --i) loop.push_back(top(i, 0));
+  add(loop, 0, -1);
+  loop = {1, 2};
+  for (label j = k; j >= 0; --j) loop.push_back(top(k, j));
+  add(loop, 0, -1);
+  loop = {2, 3};
+  for (label i = 0; i <= k; ++i) loop.push_back(top(i, k));
+  add(loop, 0, -1);
+  loop = {3, 0};
+  for (label j = 0; j <= k; ++j) loop.push_back(top(0, j));
+  add(loop, 0, -1);
+  for (label i = 0; i < k; ++i)
+    for (label j = 0; j < k; ++j) {
+      add({top(i, j), top(i + 1, j), top(i + 1, j + 1), top(i, j + 1)}, 0, leaf(i, j));
+      add({lid(i, j), lid(i + 1, j), lid(i + 1, j + 1), lid(i, j + 1)}, leaf(i, j), -1);
+      add({top(i + 1, j), top(i + 1, j + 1), lid(i + 1, j + 1), lid(i + 1, j)}, leaf(i, j), i + 1 < k ? leaf(i + 1, j) : -1);
+      add({top(i + 1, j + 1), top(i, j + 1), lid(i, j + 1), lid(i + 1, j + 1)}, leaf(i, j), j + 1 < k ? leaf(i, j + 1) : -1);
+      if (i == 0) add({top(0, j + 1), top(0, j), lid(0, j), lid(0, j + 1)}, leaf(i, j), -1);
+      if (j == 0) add({top(i, 0), top(i + 1, 0), lid(i + 1, 0), lid(i, 0)}, leaf(i, j), -1);
+    }
+  return assemble_mesh(std::move(points), faces, {Patch{.name = "walls", .type = "wall"}}, 1 + k * k,
+                       "star of " + std::to_string(k * k) + " cells on a cube");
+}
+
+TEST(LeastSquaresGradient, StencilsAroundACellOfManyNeighboursAreCapped) {
+  // 4900 cells on the cube: uncapped, each would hold all 4900 in its stencil (24 million points)
+  const Mesh mesh = star_mesh(70);
+  const MeshGeometry g = compute_geometry(mesh);
+  const LeastSquaresGradient fit(mesh, g);
+  EXPECT_LE(fit.largest_stencil(), stencil_cap_points);
+  EXPECT_GT(fit.capped_cells(), 4000);
+  // --- the capped stencils still fit a linear (and a quadratic) field exactly
+  const testing::Quadratic q;
+  const ScalarBoundary boundary = testing::quadratic_boundary(mesh, g, q);
+  std::vector<double> phi(mesh.n_cells);
+  for (label c = 0; c < mesh.n_cells; ++c) phi[c] = q.value(g.cell_centres[c]);
+  std::vector<Vec3> gradient(mesh.n_cells);
+  std::vector<Hessian> hessian(mesh.n_cells);
+  fit.compute(boundary, phi, gradient, hessian);
+  double error = 0.0;
+  for (label c = 0; c < mesh.n_cells; ++c) error = std::max(error, mag(gradient[c] - q.gradient(g.cell_centres[c])));
+  EXPECT_LT(error, 1e-6);
+}
+
+TEST(LeastSquaresGradient, OrdinaryMeshesAreNotCapped) {
+  const std::string fixtures = FVMMINI_FIXTURES_DIR;
+  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"), read_gmsh(fixtures + "/gmsh/mix_prism_pyr.msh"),
+                           read_polymesh(fixtures + "/polymesh/cube_poly_n8"), testing::unit_box(6)}) {
+    const MeshGeometry g = compute_geometry(mesh);
+    const LeastSquaresGradient fit(mesh, g);
+    EXPECT_EQ(fit.capped_cells(), 0) << mesh.description;
+    EXPECT_LT(fit.largest_stencil(), stencil_cap_points / 2) << mesh.description;
+  }
 }
 
 TEST(LinearLeastSquares, WeightsAreExactForLinearFields) {

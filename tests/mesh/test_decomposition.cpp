@@ -158,6 +158,19 @@ TEST(Decomposition, RefusesWhatCannotBeSplit) {
       std::invalid_argument);
   EXPECT_THROW(decompose_cells(mesh, g, {DecompositionMethod::simple, 4, {2, 1, 1}}), std::invalid_argument);
   EXPECT_THROW(decompose_cells(mesh, g, {DecompositionMethod::metis, 0, {}}), std::invalid_argument);
+  // a split whose product wraps a 32-bit int to the part count (5 x 858993460 = 2^32 + 4) is refused,
+  // not cut into parts past the last
+  EXPECT_THROW(
+      {
+        try {
+          decompose_cells(mesh, g, {DecompositionMethod::simple, 4, {5, 858993460, 1}});
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("past the range"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::invalid_argument);
+  EXPECT_THROW(decompose_cells(mesh, g, {DecompositionMethod::simple, 4, {65536, 65536, 2}}), std::invalid_argument);
   // the simple split cuts by count: four parts of a 1 x 1 x 4 column along x are a cell each
   const Mesh column = box(1, 1, 4);
   const auto part = decompose_cells(column, compute_geometry(column), {DecompositionMethod::simple, 4, {4, 1, 1}});

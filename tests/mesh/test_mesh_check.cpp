@@ -66,6 +66,19 @@ TEST(MeshCheck, GoodBoxReportsOk) {
   EXPECT_NE(text.find("walls"), std::string::npos) << text;
 }
 
+TEST(MeshCheck, CoordinatesWhoseProductsOverflowAreSaidSo) {
+  // coordinates near 1e300 are finite, but an area (a product of two) is not: said as such, not as
+  // open, inverted or wrongly oriented cells
+  Mesh mesh = box(2);
+  for (Vec3& p : mesh.points) p = 1e300 * p;
+  const MeshCheckReport r = check(mesh);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("the geometry overflows a double"), std::string::npos) << r.failures[0];
+  EXPECT_NE(r.failures[0].find("coordinates up to 1e+300"), std::string::npos) << r.failures[0];
+  EXPECT_EQ(r.n_wrongly_oriented_faces, 0);
+  EXPECT_NE(format_mesh_check(r).find("Geometry not finite"), std::string::npos);
+}
+
 TEST(MeshCheck, DetectsOpenCell) {
   // --- pull one vertex of a boundary face onto another point: its cell no longer closes
   Mesh mesh = box(2);
