@@ -2,14 +2,16 @@
 
 #include <sstream>
 
+#include "base/printable.hpp"
+
 namespace fvmmini {
 
 // A stream rather than string concatenation: GCC 12 warns falsely (-Wrestrict) on the latter.
 std::string MeshError::format(const std::string& file, long line, const std::string& message) {
   std::ostringstream text;
-  text << file;
+  text << printable(file, 4096);
   if (line > 0) text << ':' << line;
-  text << ": " << message;
+  text << ": " << printable_message(message);
   return text.str();
 }
 

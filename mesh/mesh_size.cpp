@@ -117,13 +117,12 @@ std::string describe_counts(const MeshCounts& n) {
   return text;
 }
 
-/// Where a limit comes from, and how to change it.
-std::string describe_source(const MemoryLimit& limit) {
+}  // namespace
+
+std::string describe_limit_source(const MemoryLimit& limit) {
   if (limit.source == memory_limit_variable) return limit.source;
   return limit.source + "; " + memory_limit_variable + " overrides it";
 }
-
-}  // namespace
 
 std::string mesh_size_problem(const MeshCounts& n) {
   constexpr std::int64_t max_label = std::numeric_limits<label>::max();
@@ -136,7 +135,7 @@ std::string mesh_size_problem(const MeshCounts& n) {
   const std::uint64_t needed = estimated_run_bytes(n);
   if (needed > limit.bytes)
     return fmt::format("a mesh of {} needs at least about {} for a run, more than the memory limit of {} ({})",
-                       describe_counts(n), format_bytes(needed), format_bytes(limit.bytes), describe_source(limit));
+                       describe_counts(n), format_bytes(needed), format_bytes(limit.bytes), describe_limit_source(limit));
   return "";
 }
 
@@ -144,7 +143,7 @@ std::string memory_problem(std::uint64_t bytes, const std::string& what) {
   const MemoryLimit limit = memory_limit();
   if (bytes <= limit.bytes) return "";
   return fmt::format("{} needs about {}, more than the memory limit of {} ({})", what, format_bytes(bytes),
-                     format_bytes(limit.bytes), describe_source(limit));
+                     format_bytes(limit.bytes), describe_limit_source(limit));
 }
 
 std::string describe_memory(const MeshCounts& counts) {

@@ -46,6 +46,10 @@ std::string mesh_size_problem(const MeshCounts& counts);
 /// allocation an input sizes (a reader's list, a key's samples) asks here first.
 std::string memory_problem(std::uint64_t bytes, const std::string& what);
 
+/// Where a limit comes from and how to change it: "the address-space limit (ulimit -v);
+/// FVMMINI_MEMORY_LIMIT overrides it", or "FVMMINI_MEMORY_LIMIT" when that set it.
+std::string describe_limit_source(const MemoryLimit& limit);
+
 /// One line for --dry-run: "about 1.20 GiB for the mesh and a run (limit 31.3 GiB: physical memory)".
 std::string describe_memory(const MeshCounts& counts);
 

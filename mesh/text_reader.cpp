@@ -3,19 +3,37 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <new>
 #include <stdexcept>
 #include <system_error>
 
+#include "base/printable.hpp"
 #include "mesh/mesh_size.hpp"
 
 namespace fvmmini {
 
+std::string system_reason(const std::error_code& error) {
+  std::string reason = error.message();
+  if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+  return reason;
+}
+
+bool path_exists(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+    throw MeshError(path.string(), 0, "cannot open: " + system_reason(ec));
+  return std::filesystem::exists(status);
+}
+
 std::string read_text_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw MeshError(name, 0, "cannot open: no such file");
+  if (!path_exists(path)) throw MeshError(name, 0, "cannot open: no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(name, 0, "cannot open: not a regular file");
 
   // --- the text, its parse and the mesh must fit together: a file (or what a gzip file
@@ -24,30 +42,44 @@ std::string read_text_file(const std::filesystem::path& path) {
   const std::uint64_t max_size = limit.bytes / 2;
   auto too_large = [&](const std::string& size) {
     return MeshError(name, 0, "is too large to read: " + size + ", and the text may take at most half the memory limit of " +
-                                  format_bytes(limit.bytes) + " (" + limit.source + ")");
+                                  format_bytes(limit.bytes) + " (" + describe_limit_source(limit) + ")");
   };
   const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
   if (!ec && file_size > max_size) throw too_large(format_bytes(file_size));
 
   // --- gzread passes plain files through unchanged, so one path serves both
+  errno = 0;
   gzFile in = gzopen(name.c_str(), "rb");
-  if (in == nullptr) throw MeshError(name, 0, "cannot open for reading");
+  if (in == nullptr)
+    throw MeshError(name, 0, "cannot open for reading" + (errno != 0 ? ": " + system_reason(std::error_code(errno, std::generic_category())) : std::string()));
   std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const int n = gzread(in, buffer, sizeof buffer);
-    if (n < 0) {
-      int code = 0;
-      const std::string message = gzerror(in, &code);
-      gzclose(in);
-      throw MeshError(name, 0, "read error: " + message);
+  try {
+    char buffer[1 << 16];
+    for (;;) {
+      const int n = gzread(in, buffer, sizeof buffer);
+      if (n < 0) {
+        int code = 0;
+        const std::string message = gzerror(in, &code);
+        gzclose(in);
+        throw MeshError(name, 0, "read error: " + message);
+      }
+      if (n == 0) break;
+      if (text.size() + static_cast<size_t>(n) > max_size) {
+        gzclose(in);
+        throw too_large("more than " + format_bytes(max_size) + " once decompressed");
+      }
+      // --- grown by doubling, never past the most that may be read: a plain file's size is
+      // known, a gzip stream's only as it is decompressed
+      if (text.size() + static_cast<size_t>(n) > text.capacity()) {
+        const std::uint64_t wanted = gzdirect(in) && !ec ? file_size : std::max<std::uint64_t>(2 * text.capacity(), 1 << 20);
+        text.reserve(static_cast<size_t>(std::min<std::uint64_t>(std::max<std::uint64_t>(wanted, text.size() + n), max_size)));
+      }
+      text.append(buffer, static_cast<size_t>(n));
     }
-    if (n == 0) break;
-    if (text.size() + static_cast<size_t>(n) > max_size) {
-      gzclose(in);
-      throw too_large("more than " + format_bytes(max_size) + " once decompressed");
-    }
-    text.append(buffer, static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    gzclose(in);
+    throw MeshError(name, 0, "out of memory reading its text (" + format_bytes(text.size()) + " read; memory limit " +
+                                 format_bytes(limit.bytes) + ": " + describe_limit_source(limit) + ")");
   }
   int code = Z_OK;
   const std::string message = gzerror(in, &code);
@@ -59,6 +91,11 @@ std::string read_text_file(const std::filesystem::path& path) {
 Tokenizer::Tokenizer(std::string_view text, std::string file, Syntax syntax)
     : text_(text), file_(std::move(file)), syntax_(syntax) {}
 
+Tokenizer::Tokenizer(std::string_view text, std::string file, Syntax syntax, Position from)
+    : text_(text), file_(std::move(file)), syntax_(syntax), pos_(std::min(from.offset, text.size())), line_(from.line) {}
+
+Tokenizer::Position Tokenizer::position() const { return has_current_ ? scan_start_ : Position{pos_, line_}; }
+
 void Tokenizer::fail(long line, const std::string& message) const { throw MeshError(file_, line, message); }
 
 void Tokenizer::scan() {
@@ -69,6 +106,7 @@ void Tokenizer::scan() {
   auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
 
   // --- skip blanks and (OpenFOAM) comments, counting lines
+  scan_start_ = {pos_, line_};
   for (;;) {
     while (pos_ < text_.size() && is_blank(text_[pos_])) {
       if (text_[pos_] == '\n') ++line_;
@@ -148,7 +186,7 @@ long Tokenizer::line() {
 void Tokenizer::expect(std::string_view expected) {
   const Token t = next();
   if (t.text != expected || t.quoted)
-    fail(t.line, "expected '" + std::string(expected) + "' but found '" + std::string(t.text) + "'");
+    fail(t.line, "expected '" + std::string(expected) + "' but found '" + printable(t.text) + "'");
 }
 
 std::int64_t Tokenizer::next_int64() {
@@ -159,7 +197,7 @@ std::int64_t Tokenizer::next_int64() {
   if (first != last && *first == '+') ++first;
   const auto [ptr, ec] = std::from_chars(first, last, value);
   if (t.quoted || ec != std::errc() || ptr != last || first == last)
-    fail(t.line, "expected an integer but found '" + std::string(t.text) + "'");
+    fail(t.line, "expected an integer but found '" + printable(t.text) + "'");
   return value;
 }
 
@@ -206,7 +244,7 @@ double Tokenizer::next_double() {
   if (first != last && *first == '+') ++first;
   const auto [ptr, ec] = std::from_chars(first, last, value);
   if (t.quoted || ec != std::errc() || ptr != last || first == last || !std::isfinite(value))
-    fail(t.line, "expected a finite number but found '" + std::string(t.text) + "'");
+    fail(t.line, "expected a finite number but found '" + printable(t.text) + "'");
   return value;
 }
 

@@ -2,19 +2,31 @@
 // Reading mesh text files: the whole file (plain or gzip, told apart by content) and a
 // tokenizer that remembers the line of every token, so readers can name file and line.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "mesh/mesh_error.hpp"
 
 namespace fvmmini {
 
 /// The contents of a text file, decompressed when it is gzip (zlib). Throws MeshError
-/// naming the file when it is missing, unreadable, a corrupt gzip stream, or larger (once
-/// decompressed) than half the memory limit of mesh_size.hpp.
+/// naming the file when it is missing, unreadable (with the system's reason: "too many levels
+/// of symbolic links"), a corrupt gzip stream, or larger (once decompressed) than half the
+/// memory limit of mesh_size.hpp (which honours `ulimit -v`); the text is never grown past that.
 std::string read_text_file(const std::filesystem::path& path);
+
+/// Whether `path` exists (following links): false when it, or a folder on the way, does not;
+/// throws MeshError naming `path` and the system's reason for any other failure to look (a
+/// symbolic link loop, a folder that may not be searched), so that neither a raw
+/// std::filesystem message nor "no such file" stands for it.
+bool path_exists(const std::filesystem::path& path);
+
+/// The system's reason for `error` as a message continues it: "too many levels of symbolic links".
+std::string system_reason(const std::error_code& error);
 
 /// Splits text into tokens with their 1-based line numbers.
 ///
@@ -29,9 +41,17 @@ class Tokenizer {
     long line = 0;
     bool quoted = false;
   };
+  /// A place in the text to scan again from (a reader that keeps no line per entry finds an
+  /// entry's line, when it must report one, by tokenizing its list again from its start).
+  struct Position {
+    std::size_t offset = 0;
+    long line = 1;
+  };
 
   /// @param[in] text the whole file (must outlive the tokenizer); @param[in] file name for errors
   Tokenizer(std::string_view text, std::string file, Syntax syntax);
+  /// The same, scanning from `from` (a position() of a tokenizer of the same text).
+  Tokenizer(std::string_view text, std::string file, Syntax syntax, Position from);
 
   /// True when no token is left.
   bool at_end();
@@ -60,6 +80,9 @@ class Tokenizer {
   /// MeshError at `line` naming `what` when fewer bytes are left.
   std::string_view take_bytes(std::int64_t count, long line, std::string_view what);
 
+  /// Where the next token's scan starts (before it when it has been peeked).
+  Position position() const;
+
   /// The line the next token starts on (or the last line at the end).
   long line();
   const std::string& file() const { return file_; }
@@ -74,6 +97,7 @@ class Tokenizer {
   Syntax syntax_;
   size_t pos_ = 0;
   long line_ = 1;
+  Position scan_start_;  ///< where the scan of the peeked token started
   Token current_;
   bool has_current_ = false;
 };
