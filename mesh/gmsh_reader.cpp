@@ -4,10 +4,15 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "base/checked.hpp"
+#include "base/printable.hpp"
 #include "mesh/mesh_assembly.hpp"
 #include "mesh/mesh_error.hpp"
 #include "mesh/mesh_size.hpp"
@@ -77,19 +82,39 @@ FaceKey make_key(const label* vertices, int n) {
   return key;
 }
 
+/// A 3-D element, or a 2-D one in a physical group, as read: its nodes already indices into
+/// GmshData::nodes (64 bytes; the node tags of a file are 64-bit, and were 96 bytes an element).
 struct RawElement {
   std::int64_t tag = 0;
-  std::int64_t type = 0;
   std::int64_t physical = 0;  ///< 0 when in no physical group
   long line = 0;
-  std::array<std::int64_t, 8> nodes{};
+  std::array<label, 8> nodes{};
+  std::int32_t type = 0;
+};
+
+/// What the reader holds per node while it reads: the coordinates and the node's entry in the
+/// tag -> index map (a hash node of 32 bytes as malloc hands it out, and about 16 bytes of
+/// buckets), with the coordinates' growth.
+constexpr std::uint64_t reader_bytes_per_node = 2 * sizeof(Vec3) + 48;
+/// What the reader holds per element while it reads: a RawElement, up to three of them while
+/// its vector grows (the old block and the new one, twice as large).
+constexpr std::uint64_t reader_bytes_per_element = 3 * sizeof(RawElement);
+/// What building the faces holds per 3-D element beyond the elements and points, measured on
+/// tetrahedra (4 faces, about 2 unique): the face map (a 48-byte hash node per unique face and
+/// 8-byte buckets for 4 per element), the face list (offsets, vertices, owner, neighbour and patch
+/// per face, with growth), and assembly's sorted copies.
+constexpr std::uint64_t face_building_bytes_per_face = 48 + 8 + 2 * (4 + 4 * 4 + 12) + 40;
+
+struct PhysicalName {
+  std::string name;
+  long line = 0;
 };
 
 struct GmshData {
   double version = 0.0;
   std::string version_text;  ///< as $MeshFormat writes it
   long version_line = 0;
-  std::map<std::pair<int, std::int64_t>, std::string> physical_names;  ///< (dim, tag) -> name
+  std::map<std::pair<int, std::int64_t>, PhysicalName> physical_names;  ///< (dim, tag) -> name
   std::map<std::pair<int, std::int64_t>, std::int64_t> entity_physical;  ///< (dim, entity) -> first physical tag
   std::unordered_map<std::int64_t, label> node_index;
   std::vector<Vec3> nodes;
@@ -105,7 +130,7 @@ void read_mesh_format(Tokenizer& t, GmshData& data) {
   else if (text == "2.2" || text == "2.1" || text == "2")
     data.version = 2.2;
   else
-    t.fail(line, "MSH version " + text + " is not supported (save as MSH 4.1 or 2.2)");
+    t.fail(line, "MSH version " + printable(text) + " is not supported (save as MSH 4.1 or 2.2)");
   data.version_text = text;
   data.version_line = line;
   const std::int64_t file_type = t.next_int64();
@@ -160,12 +185,34 @@ void require_mesh_size(const Tokenizer& t, long line, const MeshCounts& counts) 
   if (!problem.empty()) t.fail(line, problem);
 }
 
+/// Throw at `line` when `bytes` for `what` cannot be had under the memory limit.
+void require_memory(const Tokenizer& t, long line, std::uint64_t bytes, const std::string& what) {
+  const std::string problem = memory_problem(bytes, what);
+  if (!problem.empty()) t.fail(line, problem);
+}
+
+/// The bytes the reader holds for the nodes read so far, with the text.
+std::uint64_t held_bytes(const GmshData& data, std::uint64_t text_bytes) {
+  return text_bytes + data.nodes.capacity() * sizeof(Vec3) + data.node_index.size() * (reader_bytes_per_node - 2 * sizeof(Vec3)) +
+         (data.volumes.capacity() + data.surfaces.capacity()) * sizeof(RawElement);
+}
+
 void read_physical_names(Tokenizer& t, GmshData& data) {
   const std::int64_t n = t.next_count("physical names", 6);
+  std::map<std::string, long, std::less<>> surface_names;  // a patch's name, given once
   for (std::int64_t i = 0; i < n; ++i) {
+    const long line = t.line();
     const int dim = static_cast<int>(t.next_int64());
     const std::int64_t tag = t.next_int64();
-    data.physical_names[{dim, tag}] = std::string(t.next().text);
+    const std::string name(t.next().text);
+    const auto [named, inserted] = data.physical_names.try_emplace({dim, tag}, PhysicalName{name, line});
+    if (!inserted)
+      t.fail(line, fmt::format("physical group {} of dimension {} is named twice ('{}', and '{}' on line {})", tag, dim,
+                               printable(name), printable(named->second.name), named->second.line));
+    if (dim != 2) continue;
+    if (const auto [first, fresh] = surface_names.try_emplace(name, line); !fresh)
+      t.fail(line, fmt::format("physical surface name '{}' is given twice (first on line {}): two patches cannot share a name",
+                               printable(name), first->second));
   }
   t.expect("$EndPhysicalNames");
 }
@@ -196,12 +243,22 @@ void add_node(Tokenizer& t, GmshData& data, std::int64_t tag, long line, const V
   data.nodes.push_back(x);
 }
 
-void read_nodes(Tokenizer& t, GmshData& data) {
+/// The nodes of a $Nodes section of `n` nodes must fit, as a mesh and in the reader, before they are read.
+void require_nodes_fit(const Tokenizer& t, long line, const GmshData& data, std::int64_t n, std::uint64_t text_bytes) {
+  const std::int64_t total = checked_sum(static_cast<std::int64_t>(data.nodes.size()), n, "nodes");
+  require_mesh_size(t, line, {.points = total});
+  require_memory(t, line, held_bytes(data, text_bytes) + checked_product<std::uint64_t>(n, reader_bytes_per_node, "nodes"),
+                 "reading " + std::to_string(n) + " nodes (" + std::to_string(reader_bytes_per_node) +
+                     " bytes each in the reader, with the file's text)");
+}
+
+void read_nodes(Tokenizer& t, GmshData& data, std::uint64_t text_bytes) {
   if (data.version > 4.0) {
     // --- 4.1: blocks of tags then coordinates (with parametric coordinates when flagged)
     const auto [header_line, n_blocks, n_nodes] = read_header_41(t, data, "$Nodes", "node blocks", "nodes", 8);
-    require_mesh_size(t, header_line, {.points = n_nodes});
-    data.nodes.reserve(static_cast<size_t>(n_nodes));
+    require_nodes_fit(t, header_line, data, n_nodes, text_bytes);
+    data.nodes.reserve(data.nodes.size() + static_cast<size_t>(n_nodes));
+    data.node_index.reserve(data.node_index.size() + static_cast<size_t>(n_nodes));
     std::int64_t total = 0;
     std::vector<std::pair<std::int64_t, long>> tags;
     for (std::int64_t b = 0; b < n_blocks; ++b) {
@@ -230,7 +287,9 @@ void read_nodes(Tokenizer& t, GmshData& data) {
     const long header_line = t.line();
     const std::int64_t n = t.next_count("nodes", 8);
     expect_header_line_ends(t, data, "$Nodes", header_line);
-    require_mesh_size(t, header_line, {.points = n});
+    require_nodes_fit(t, header_line, data, n, text_bytes);
+    data.nodes.reserve(data.nodes.size() + static_cast<size_t>(n));
+    data.node_index.reserve(data.node_index.size() + static_cast<size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) {
       const long line = t.line();
       if (t.peek().text == "$EndNodes") t.fail(line, "$Nodes ends after " + std::to_string(i) + " of " + std::to_string(n) + " nodes");
@@ -242,7 +301,7 @@ void read_nodes(Tokenizer& t, GmshData& data) {
       add_node(t, data, tag, line, x);
     }
   }
-  if (t.peek().text != "$EndNodes") t.fail(t.line(), "expected $EndNodes but found '" + std::string(t.peek().text) + "' (wrong node count?)");
+  if (t.peek().text != "$EndNodes") t.fail(t.line(), "expected $EndNodes but found '" + printable(t.peek().text) + "' (wrong node count?)");
   t.next();
 }
 
@@ -254,16 +313,33 @@ ElementType checked_type(Tokenizer& t, std::int64_t type, long line) {
   t.fail(line, "unknown or unsupported element type " + std::to_string(type));
 }
 
-void store_element(GmshData& data, RawElement&& e, int dim) {
-  if (dim == 3) data.volumes.push_back(std::move(e));
-  if (dim == 2) data.surfaces.push_back(std::move(e));
+/// Keep a 3-D element, or a 2-D one in a physical group (the others make no face nor patch),
+/// its node tags (`tags`) turned into node indices.
+void store_element(const Tokenizer& t, GmshData& data, RawElement&& e, int dim, const std::array<std::int64_t, 8>& tags, int n_nodes) {
+  if (dim != 3 && (dim != 2 || e.physical == 0)) return;
+  for (int k = 0; k < n_nodes; ++k) {
+    const auto it = data.node_index.find(tags[k]);
+    if (it == data.node_index.end()) t.fail(e.line, "element " + std::to_string(e.tag) + " uses undefined node " + std::to_string(tags[k]));
+    e.nodes[k] = it->second;
+  }
+  (dim == 3 ? data.volumes : data.surfaces).push_back(std::move(e));
 }
 
-void read_elements(Tokenizer& t, GmshData& data) {
+/// The elements of an $Elements section of `n` elements must fit, as a mesh of that many cells
+/// and in the reader (what it holds per element, and per node, with the text), before they are read.
+void require_elements_fit(const Tokenizer& t, long line, const GmshData& data, std::int64_t n, std::uint64_t text_bytes) {
+  require_mesh_size(t, line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n});
+  require_memory(t, line, held_bytes(data, text_bytes) + checked_product<std::uint64_t>(n, reader_bytes_per_element, "elements"),
+                 "reading " + std::to_string(n) + " elements (" + std::to_string(reader_bytes_per_element) +
+                     " bytes each in the reader, with the file's text and nodes)");
+}
+
+void read_elements(Tokenizer& t, GmshData& data, std::uint64_t text_bytes) {
+  std::array<std::int64_t, 8> tags{};
   if (data.version > 4.0) {
     // --- 4.1: blocks of one entity and one type; the physical group comes from the entity
     const auto [header_line, n_blocks, n_elements] = read_header_41(t, data, "$Elements", "element blocks", "elements", 4);
-    require_mesh_size(t, header_line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n_elements});
+    require_elements_fit(t, header_line, data, n_elements, text_bytes);
     std::int64_t total = 0;
     for (std::int64_t b = 0; b < n_blocks; ++b) {
       const long block_line = t.line();
@@ -280,13 +356,13 @@ void read_elements(Tokenizer& t, GmshData& data) {
         if (t.peek().text.front() == '$')
           t.fail(e.line, "element block ends after " + std::to_string(i) + " of " + std::to_string(n) + " elements");
         e.tag = t.next_int64();
-        e.type = type;
+        e.type = static_cast<std::int32_t>(type);
         e.physical = physical != data.entity_physical.end() ? physical->second : 0;
         for (int k = 0; k < et.nodes; ++k) {
           if (t.line() != e.line) t.fail(e.line, "element " + std::to_string(e.tag) + " has fewer than " + std::to_string(et.nodes) + " nodes");
-          e.nodes[k] = t.next_int64();
+          tags[k] = t.next_int64();
         }
-        store_element(data, std::move(e), dim);
+        store_element(t, data, std::move(e), dim, tags, et.nodes);
       }
       total += n;
     }
@@ -297,15 +373,16 @@ void read_elements(Tokenizer& t, GmshData& data) {
     const long header_line = t.line();
     const std::int64_t n = t.next_count("elements", 8);
     expect_header_line_ends(t, data, "$Elements", header_line);
-    require_mesh_size(t, header_line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n});
+    require_elements_fit(t, header_line, data, n, text_bytes);
     for (std::int64_t i = 0; i < n; ++i) {
       RawElement e;
       e.line = t.line();
       if (t.peek().text == "$EndElements")
         t.fail(e.line, "$Elements ends after " + std::to_string(i) + " of " + std::to_string(n) + " elements");
       e.tag = t.next_int64();
-      e.type = t.next_int64();
-      const ElementType et = checked_type(t, e.type, e.line);
+      const std::int64_t type = t.next_int64();
+      const ElementType et = checked_type(t, type, e.line);
+      e.type = static_cast<std::int32_t>(type);
       const std::int64_t n_tags = t.next_count("tags", 2);
       for (std::int64_t k = 0; k < n_tags; ++k) {
         const std::int64_t value = t.next_int64();
@@ -313,13 +390,13 @@ void read_elements(Tokenizer& t, GmshData& data) {
       }
       for (int k = 0; k < et.nodes; ++k) {
         if (t.line() != e.line) t.fail(e.line, "element " + std::to_string(e.tag) + " has fewer than " + std::to_string(et.nodes) + " nodes");
-        e.nodes[k] = t.next_int64();
+        tags[k] = t.next_int64();
       }
-      store_element(data, std::move(e), et.dim);
+      store_element(t, data, std::move(e), et.dim, tags, et.nodes);
     }
   }
   if (t.peek().text != "$EndElements")
-    t.fail(t.line(), "expected $EndElements but found '" + std::string(t.peek().text) + "' (wrong element count?)");
+    t.fail(t.line(), "expected $EndElements but found '" + printable(t.peek().text) + "' (wrong element count?)");
   t.next();
 }
 
@@ -328,7 +405,7 @@ void skip_section(Tokenizer& t, const std::string& name, long line) {
   const std::string end = "$End" + name.substr(1);
   while (!t.at_end())
     if (t.next().text == end) return;
-  t.fail(line, "section " + name + " has no " + end);
+  t.fail(line, "section " + printable(name) + " has no " + printable(end));
 }
 
 /// Signed volume of an element from its outward faces: V = 1/3 sum_f (x_f - x_0) . S_f.
@@ -351,11 +428,9 @@ std::string patch_type_for(const std::string& name) {
   return name == "frontAndBack" || name == "frontAndBackPlanes" ? "empty" : "patch";
 }
 
-}  // namespace
-
-Mesh read_gmsh(const std::filesystem::path& path) {
+Mesh build_gmsh(const std::filesystem::path& path) {
   const std::string file = path.string();
-  const std::string text = read_text_file(path);
+  std::string text = read_text_file(path);
   Tokenizer t(text, file, Tokenizer::Syntax::plain);
   GmshData data;
 
@@ -364,17 +439,17 @@ Mesh read_gmsh(const std::filesystem::path& path) {
   while (!t.at_end()) {
     const auto section = t.next();
     const std::string name(section.text);
-    if (name.empty() || name.front() != '$') t.fail(section.line, "expected a $Section but found '" + name + "'");
+    if (name.empty() || name.front() != '$') t.fail(section.line, "expected a $Section but found '" + printable(name) + "'");
     if (name != "$MeshFormat" && data.version == 0.0) t.fail(section.line, "the file does not start with $MeshFormat (not a Gmsh mesh?)");
     if (name == "$MeshFormat") read_mesh_format(t, data);
     else if (name == "$PhysicalNames") read_physical_names(t, data);
     else if (name == "$Entities" && data.version > 4.0) read_entities(t, data);
     else if (name == "$Nodes") {
-      read_nodes(t, data);
+      read_nodes(t, data, text.size());
       seen_nodes = true;
     } else if (name == "$Elements") {
       if (!seen_nodes) t.fail(section.line, "$Elements before $Nodes");
-      read_elements(t, data);
+      read_elements(t, data, text.size());
       seen_elements = true;
     } else
       skip_section(t, name, section.line);
@@ -383,6 +458,9 @@ Mesh read_gmsh(const std::filesystem::path& path) {
   if (!seen_nodes || !seen_elements) t.fail(t.line(), std::string("no ") + (seen_nodes ? "$Elements" : "$Nodes") + " section (truncated file?)");
   if (data.volumes.empty())
     throw MeshError(file, 0, "no 3-D elements (a 2-D mesh, or the volume is in no physical group: add a Physical Volume)");
+  // --- what was read is in data: the text and the tag map are no longer needed
+  std::string().swap(text);
+  decltype(data.node_index)().swap(data.node_index);
 
   // --- the mesh must fit before its faces are built: each element's faces counted once
   // (internal ones are shared, so half of them, roughly, are internal)
@@ -394,22 +472,26 @@ Mesh read_gmsh(const std::filesystem::path& path) {
     }
   counts.internal_faces = counts.faces / 2;
   if (const std::string problem = mesh_size_problem(counts); !problem.empty()) throw MeshError(file, 0, problem);
+  // --- and building the faces must fit beside the elements and nodes read
+  const std::uint64_t held = held_bytes(data, 0) + data.nodes.size() * (sizeof(Vec3) + sizeof(label));
+  if (const std::string problem = memory_problem(
+          held + checked_product<std::uint64_t>(counts.faces, face_building_bytes_per_face, "faces"),
+          "building the faces of " + std::to_string(counts.cells) + " elements (" + std::to_string(face_building_bytes_per_face) +
+              " bytes a face, with the elements and nodes read)");
+      !problem.empty())
+    throw MeshError(file, 0, problem);
 
-  // --- node tags -> indices, keeping only nodes of 3-D elements, in node order
-  auto node_of = [&](const RawElement& e, int k) {
-    const auto it = data.node_index.find(e.nodes[k]);
-    if (it == data.node_index.end()) t.fail(e.line, "element " + std::to_string(e.tag) + " uses undefined node " + std::to_string(e.nodes[k]));
-    return it->second;
-  };
+  // --- nodes -> points, keeping only nodes of 3-D elements, in node order
   std::vector<label> new_index(data.nodes.size(), -1);
   for (const auto& e : data.volumes)
-    for (int k = 0; k < element_type(e.type).nodes; ++k) new_index[node_of(e, k)] = 0;
+    for (int k = 0; k < element_type(e.type).nodes; ++k) new_index[e.nodes[k]] = 0;
   std::vector<Vec3> points;
   for (size_t i = 0; i < data.nodes.size(); ++i)
     if (new_index[i] == 0) {
       new_index[i] = static_cast<label>(points.size());
       points.push_back(data.nodes[i]);
     }
+  std::vector<Vec3>().swap(data.nodes);
 
   // --- faces of the 3-D elements, matched by sorted vertices; the first element owns the face
   FaceList faces;
@@ -420,7 +502,7 @@ Mesh read_gmsh(const std::filesystem::path& path) {
   for (label cell = 0; cell < static_cast<label>(data.volumes.size()); ++cell) {
     const RawElement& e = data.volumes[cell];
     const int n_nodes = element_type(e.type).nodes;
-    for (int k = 0; k < n_nodes; ++k) nodes[k] = new_index[node_of(e, k)];
+    for (int k = 0; k < n_nodes; ++k) nodes[k] = new_index[e.nodes[k]];
     for (int a = 0; a < n_nodes; ++a)
       for (int b = a + 1; b < n_nodes; ++b)
         if (nodes[a] == nodes[b]) t.fail(e.line, "element " + std::to_string(e.tag) + " repeats a node");
@@ -452,7 +534,7 @@ Mesh read_gmsh(const std::filesystem::path& path) {
   for (auto& [group, index] : patch_of_group) {
     index = static_cast<label>(patches.size());
     const auto named = data.physical_names.find({2, group});
-    const std::string name = named != data.physical_names.end() ? named->second : "patch" + std::to_string(group);
+    const std::string name = named != data.physical_names.end() ? named->second.name : "patch" + std::to_string(group);
     patches.push_back({name, patch_type_for(name), 0, 0});
   }
 
@@ -461,7 +543,7 @@ Mesh read_gmsh(const std::filesystem::path& path) {
     if (e.physical == 0) continue;
     const int n = element_type(e.type).nodes;
     for (int k = 0; k < n; ++k) {
-      const label v = new_index[node_of(e, k)];
+      const label v = new_index[e.nodes[k]];
       if (v < 0) t.fail(e.line, "surface element " + std::to_string(e.tag) + " is not on any 3-D element");
       loop[k] = v;
     }
@@ -490,9 +572,26 @@ Mesh read_gmsh(const std::filesystem::path& path) {
     if (faces.neighbour[f] < 0) faces.patch[f] = renumber[faces.patch[f]];
   patches = std::move(used_patches);
 
-  Mesh mesh = assemble_mesh(std::move(points), faces, std::move(patches), static_cast<label>(data.volumes.size()), "gmsh " + file);
+  const label n_cells = static_cast<label>(data.volumes.size());
+  decltype(face_of_key)().swap(face_of_key);
+  std::vector<RawElement>().swap(data.volumes);
+  std::vector<RawElement>().swap(data.surfaces);
+  Mesh mesh = assemble_mesh(std::move(points), faces, std::move(patches), n_cells, "gmsh " + file);
   check_mesh_addressing(mesh, file);
   return mesh;
+}
+
+}  // namespace
+
+Mesh read_gmsh(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  try {
+    return build_gmsh(path);
+  } catch (const std::bad_alloc&) {
+    const MemoryLimit limit = memory_limit();
+    throw MeshError(file, 0, "out of memory while reading the mesh (memory limit " + format_bytes(limit.bytes) + ": " +
+                                 describe_limit_source(limit) + ")");
+  }
 }
 
 }  // namespace fvmmini

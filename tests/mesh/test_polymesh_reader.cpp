@@ -621,17 +621,169 @@ TEST(PolyMeshReaderHostile, HeaderNoteCountPastTheLabelRange) {
 }
 
 TEST(PolyMeshReaderHostile, MeshOrTextPastTheMemoryLimit) {
-  {  // --- the box_hex mesh (24 cells) needs about 23 KiB: refused under 8 KiB, naming the folder
-    const ScopedEnv limit(memory_limit_variable, "8K");
+  {  // --- the box_hex mesh (24 cells) needs about 23 KiB: refused under 16 KiB, naming the folder
+    const ScopedEnv limit(memory_limit_variable, "16K");
     expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex"); }, "box_hex", 0,
                       "a mesh of 24 cells, 98 faces and 60 points needs at least about 22.5 KiB for a run, more than the "
-                      "memory limit of 8.00 KiB (FVMMINI_MEMORY_LIMIT");
+                      "memory limit of 16.0 KiB (FVMMINI_MEMORY_LIMIT");
+  }
+  {  // --- under 8 KiB its 98 faces alone are too many: refused at the list's size, before it is read
+    const ScopedEnv limit(memory_limit_variable, "8K");
+    const std::string faces = read_file(fixtures() / "polymesh/box_hex/faces");
+    expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex"); }, "faces", line_of(faces, "\n98\n") + 1,
+                      "the faces list of 98 entries: a mesh of 98 faces needs at least about 12.2 KiB for a run, more than "
+                      "the memory limit of 8.00 KiB (FVMMINI_MEMORY_LIMIT");
   }
   // --- text over half the limit is not read: a plain file by its size, gzip as it decompresses
   const ScopedEnv limit(memory_limit_variable, "4K");
   expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex"); }, "points", 0, "is too large to read: 2.13 KiB");
   expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex_gz"); }, "points.gz", 0,
                     "is too large to read: more than 2.00 KiB once decompressed");
+}
+
+// --- round 3: lists checked against the other files and the memory limit before they are
+// read, messages bounded and printable, duplicate patches, filesystem errors
+
+TEST(PolyMeshReaderHostile, OwnerSizeAgainstTheFacesBeforeItIsRead) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string owner = read_file(dir / "owner");
+  const long owner_line = line_of(owner, "\n98\n") + 1;
+  const std::string list = owner.substr(owner.find("\n98\n") + 1);
+  // --- a huge size with text to back it: refused at the size, not after a million entries
+  std::string zeros;
+  for (int i = 0; i < 1000000; ++i) zeros += "0 ";
+  write_file(dir / "owner", replace_once(owner, list, "1000000\n(" + zeros + ")\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", owner_line,
+                    "the owner list has 1000000 entries but faces has 98 faces");
+  // --- and gzip-compressed (1000000 entries in a few KiB)
+  std::filesystem::remove(dir / "owner");
+  const std::string text = replace_once(owner, list, "1000000\n(" + zeros + ")\n");
+  gzFile out = gzopen((dir / "owner.gz").c_str(), "wb9");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  gzclose(out);
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner.gz", owner_line,
+                    "the owner list has 1000000 entries but faces has 98 faces");
+  std::filesystem::remove(dir / "owner.gz");
+  // --- a list without a size stops at the faces' count as it grows
+  std::string unsized = "(\n";
+  for (int i = 0; i < 99; ++i) unsized += "0\n";
+  write_file(dir / "owner", replace_once(owner, list, unsized + ")\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", owner_line + 99,
+                    "the owner list has more than 98 entries, but faces has 98 faces");
+  // --- neighbour: at most one per face
+  copy_box_hex(dir);
+  const std::string neighbour = read_file(dir / "neighbour");
+  write_file(dir / "neighbour", replace_once(neighbour, "\n46\n(", "\n99\n("));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "neighbour", line_of(neighbour, "\n46\n") + 1,
+                    "the neighbour list has 99 entries but faces has 98 faces");
+}
+
+TEST(PolyMeshReaderHostile, FaceAndCompactListsAgainstTheirCounts) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string faces = read_file(dir / "faces");
+  // --- a face of more vertices than there are points
+  write_file(dir / "faces", replace_once(faces, "4(3 15 16 4)", "61(3 15 16 4)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", line_of(faces, "4(3 15 16 4)"),
+                    "the face list has 61 entries but there are only 60 points");
+  // --- compact faces: the vertices must be as many as the last offset says, checked at their size
+  write_file(dir / "faces", "FoamFile { format ascii; class faceCompactList; }\n3(0 4 8)\n9(0 1 2 3 4 5 6 7 8)\n");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", 2, "the last face offset does not match the 9 vertices");
+}
+
+TEST(PolyMeshReaderHostile, ListsRefusedPastTheMemoryLimitWithWhatIsHeld) {
+  // --- 1500 points: 35 KiB as a mesh, under the 40 KiB limit, but with their 12 KiB of text not
+  ScratchDir dir;
+  copy_box_hex(dir);
+  std::string points = "FoamFile { format ascii; class vectorField; }\n1500\n(\n";
+  for (int i = 0; i < 1500; ++i) points += "(0 0 0)\n";
+  write_file(dir / "points", points + ")\n");
+  const ScopedEnv limit(memory_limit_variable, "40K");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", 2,
+                    "the points list of 1500 entries, with the 11.8 KiB of text and lists read so far, needs about 46.9 KiB, "
+                    "more than the memory limit of 40.0 KiB (FVMMINI_MEMORY_LIMIT)");
+  // --- without a size: refused as the list grows
+  write_file(dir / "points", replace_once(points, "1500\n(", "("));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", -1, "more than the memory limit of 40.0 KiB");
+}
+
+TEST(PolyMeshReaderHostile, MessagesQuoteTokensCutAndEscaped) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string points = read_file(dir / "points");
+  // --- a 10 MB token is cut in the message
+  write_file(dir / "points", replace_once(points, "(1 0 0)", "(1 " + std::string(10000000, '7') + "x 0)"));
+  try {
+    read_polymesh(dir.path());
+    ADD_FAILURE() << "accepted a 10 MB token";
+  } catch (const MeshError& e) {
+    const std::string what = e.what();
+    EXPECT_LT(what.size(), 400u) << what.substr(0, 400);
+    EXPECT_NE(what.find("expected a finite number but found '7777"), std::string::npos) << what.substr(0, 400);
+    EXPECT_NE(what.find("... (10000001 bytes in all)'"), std::string::npos) << what.substr(0, 400);
+  }
+  // --- terminal escape bytes are written as escapes, never raw
+  write_file(dir / "points", replace_once(points, "(1 0 0)", "(1 \x1b" "c\x07 0)"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", line_of(points, "(1 0 0)"),
+                    "expected a finite number but found '\\x1bc\\x07'");
+  // --- a patch name too
+  const std::string boundary = read_file(dir / "boundary");
+  write_file(dir / "points", points);
+  write_file(dir / "boundary", replace_once(boundary, "        type            wall;\n", "") );
+  write_file(dir / "boundary", replace_once(read_file(dir / "boundary"), "walls", "wa\x1b" "c\x07lls"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", line_of(boundary, "walls"),
+                    "patch 'wa\\x1bc\\x07lls' has no type");
+}
+
+TEST(PolyMeshReaderHostile, BinaryBytesShownEscapedWithTheArchHint) {
+  const Mesh ascii = read_polymesh(fixtures() / "polymesh/box_hex");
+  ScratchDir dir;
+  write_binary_polymesh(dir, ascii, {});
+  const std::string points = read_file(dir / "points");
+  // --- a block longer than its size: the bytes after it are quoted whole, NUL bytes included
+  write_file(dir / "points", replace_once(points, "\n60\n", "\n59\n"));
+  try {
+    read_polymesh(dir.path());
+    ADD_FAILURE() << "accepted a block longer than its size";
+  } catch (const MeshError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.size(), std::strlen(e.what())) << "a NUL byte in the message";
+    EXPECT_NE(what.find("expected ')' but found '\\x00\\x00"), std::string::npos) << what;
+    EXPECT_NE(what.find("(is the header's arch 'LSB;label=32;scalar=64' right for this file?)"), std::string::npos) << what;
+  }
+  // --- a label past 32 bits: most likely a 64-bit file that says 32
+  write_binary_polymesh(dir, ascii, {.label_bytes = 8});
+  const std::string owner = read_file(dir / "owner");
+  write_file(dir / "owner", replace_once(owner, "label=64", "label=32"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", -1,
+                    "(is the header's arch 'LSB;label=32;scalar=64' right for this file?)");
+}
+
+TEST(PolyMeshReaderErrors, DuplicatePatchNames) {
+  ScratchDir dir;
+  copy_box_hex(dir);
+  const std::string boundary = read_file(dir / "boundary");
+  write_file(dir / "boundary", replace_once(boundary, "    outlet\n", "    inlet\n"));
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", line_of(boundary, "    outlet\n"),
+                    "patch 'inlet' is named twice (first on line " + std::to_string(line_of(boundary, "    inlet\n")) + ")");
+}
+
+TEST(PolyMeshReaderErrors, SymbolicLinkLoops) {
+  ScratchDir dir;
+  std::filesystem::create_symlink(dir / "loop", dir / "loop");
+  expect_mesh_error([&] { read_polymesh(dir / "loop"); }, "loop", 0, "too many levels of symbolic links");
+  // --- one file of a polyMesh folder
+  copy_box_hex(dir);
+  std::filesystem::remove(dir / "owner");
+  std::filesystem::create_symlink(dir / "owner", dir / "owner");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "owner", 0, "cannot open: too many levels of symbolic links");
+  std::filesystem::remove(dir / "owner");
+  std::filesystem::copy_file(fixtures() / "polymesh/box_hex/owner", dir / "owner");
+  std::filesystem::remove(dir / "points");
+  std::filesystem::create_symlink(dir / "points", dir / "points");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", 0, "cannot open: too many levels of symbolic links");
 }
 
 }  // namespace
