@@ -1,6 +1,7 @@
 #include "app/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -71,25 +72,73 @@ std::string write_error(const std::filesystem::path& file, int error) {
   return "cannot write " + file.string() + ": " + std::strerror(error);
 }
 
+namespace {
+
+/// A file descriptor closed on every way out.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return fd_; }
+  /// Close now; the system's reason when that fails (a delayed write error), else 0.
+  int close() {
+    const int result = ::close(fd_);
+    fd_ = -1;
+    return result == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+/// Create `name` in the folder `folder` for writing, as a new file: never through a link or onto
+/// a file someone else put there. An entry already under that name (a link or file planted in a
+/// shared folder, or this process's own leftover) is removed and the creation tried again.
+int create_new_file(int folder, const std::string& name, const std::filesystem::path& target) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int fd = ::openat(folder, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) throw std::runtime_error(write_error(target, errno));
+    if (::unlinkat(folder, name.c_str(), 0) != 0 && errno != ENOENT)
+      throw std::runtime_error(write_error(target, errno));
+  }
+  throw std::runtime_error("cannot write " + target.string() + ": an entry named " + name +
+                           " keeps appearing in its folder while it is written");
+}
+
+}  // namespace
+
 void replace_file_atomically(const std::filesystem::path& target,
                              const std::function<void(const std::filesystem::path&)>& write_temporary) {
-  const std::filesystem::path temporary = temporary_path_for(target);
-  const RecordedTemporary recorded(temporary);
-  std::error_code ignored;
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  const Descriptor directory(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (directory.get() < 0) throw std::runtime_error(write_error(target, errno));
+  const std::string name = target.filename().string();
+  const std::string temporary = temporary_path_for(target).filename().string();
+  const RecordedTemporary recorded(folder / temporary);
+  Descriptor file(create_new_file(directory.get(), temporary, target));
   try {
-    write_temporary(temporary);
-    if (!std::filesystem::is_regular_file(temporary))
-      throw std::runtime_error("cannot write " + target.string() + ": nothing was written");
-    if (std::rename(temporary.c_str(), target.c_str()) != 0) throw std::runtime_error(write_error(target, errno));
+    // --- the writer opens the very file created above, whatever its name points to by now
+    write_temporary("/proc/self/fd/" + std::to_string(file.get()));
+    struct stat written {};
+    if (::fstat(file.get(), &written) != 0) throw std::runtime_error(write_error(target, errno));
+    if (written.st_size == 0) throw std::runtime_error("cannot write " + target.string() + ": nothing was written");
+    if (const int error = file.close(); error != 0) throw std::runtime_error(write_error(target, error));
+    if (::renameat(directory.get(), temporary.c_str(), directory.get(), name.c_str()) != 0)
+      throw std::runtime_error(write_error(target, errno));
   } catch (...) {
-    std::filesystem::remove(temporary, ignored);
+    ::unlinkat(directory.get(), temporary.c_str(), 0);
     throw;
   }
 }
 
 void write_file_atomically(const std::filesystem::path& target, std::string_view content) {
   replace_file_atomically(target, [&](const std::filesystem::path& temporary) {
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0) throw std::runtime_error(write_error(target, errno));
     int error = 0;
     for (std::size_t done = 0; done < content.size();) {

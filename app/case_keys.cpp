@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "app/incompressible_keys.hpp"
+#include "app/output_folder.hpp"
 #include "app/scalar_text.hpp"
 #include "app/settings_keys.hpp"
 #include "app/time_schedule.hpp"
@@ -211,9 +212,7 @@ void add_output_keys(CaseSchema& schema) {
   output.add("vtk", KeyType::boolean, "write a .vtu per written time and a .pvd collection").default_value("true");
   output.add("summary", KeyType::string, "the JSON summary file in the output folder; empty: none")
       .default_value("summary.json")
-      .rule([](const YAML::Node& value) {
-        return value.Scalar().find('/') == std::string::npos ? "" : "must be a file name, not a path";
-      });
+      .rule([](const YAML::Node& value) { return summary_name_problem(value.Scalar()); });
 }
 
 void add_decomposition_keys(CaseSchema& schema) {
@@ -283,6 +282,11 @@ void add_mesh_checks(CaseSchema& schema) {
                                           : std::filesystem::is_regular_file(file, ec);
     if (found) return;
     const bool folder = type == "polyMesh";
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+      // --- a link loop, a folder without search permission: the system's reason, not "no file"
+      problems.push_back({c.where("mesh.file"), "mesh.file: cannot reach " + file.string() + ": " + ec.message()});
+      return;
+    }
     problems.push_back({c.where("mesh.file"),
                         "mesh.file: " + (std::filesystem::exists(file, ec)
                                              ? file.string() + (folder ? " is not a folder" : " is not a regular file")

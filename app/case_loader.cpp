@@ -2,6 +2,7 @@
 
 #include "app/case_keys.hpp"
 #include "app/case_source.hpp"
+#include "base/printable.hpp"
 
 namespace fvmmini {
 
@@ -21,13 +22,22 @@ ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector
   if (!problems.empty()) throw CaseError(std::move(problems));
 
   ResolvedCase resolved = case_schema().resolve(document, case_file);
-  if (resolved.get_string("output.directory").empty())
-    resolved.set_scalar("output.directory", (std::filesystem::path("out") / case_file.stem()).string());
+  if (resolved.get_string("output.directory").empty()) {
+    // --- out/<stem>: a stem of "." or ".." would make it out/ or the current folder itself
+    const std::string stem = case_file.stem().string();
+    if (stem.empty() || stem == "." || stem == "..")
+      throw CaseError(resolved.where("output.directory"),
+                      "output.directory: the case file's name '" + printable(case_file.filename().string()) +
+                          "' gives no folder for the default out/<case file stem>; set output.directory");
+    resolved.set_scalar("output.directory", (std::filesystem::path("out") / stem).string());
+  }
   return resolved;
 }
 
 std::filesystem::path output_directory(const ResolvedCase& resolved) {
-  return std::filesystem::absolute(resolved.get_string("output.directory")).lexically_normal();
+  const std::filesystem::path folder =
+      std::filesystem::absolute(resolved.get_string("output.directory")).lexically_normal();
+  return folder.has_filename() || folder == folder.root_path() ? folder : folder.parent_path();  // "a/." is "a/"
 }
 
 }  // namespace fvmmini

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/scalar_text.hpp"
+#include "base/printable.hpp"
 
 namespace fvmmini {
 
@@ -30,7 +31,7 @@ std::string join_words(const std::vector<std::string>& words, const std::string&
 std::string kind_name(const SourceNode& node) {
   switch (node.kind) {
     case SourceNode::Kind::null: return "nothing";
-    case SourceNode::Kind::scalar: return "'" + node.text + "'";
+    case SourceNode::Kind::scalar: return "'" + printable(node.text) + "'";
     case SourceNode::Kind::sequence: return "a list";
     case SourceNode::Kind::map: return "a map";
   }
@@ -126,7 +127,7 @@ class Resolver {
         }
         const auto specs = spec.children_named(entry.key);
         if (specs.empty()) {
-          problem(entry.key_where, "unknown key '" + entry.key + "' in " + shown_path(path) +
+          problem(entry.key_where, "unknown key '" + printable(entry.key) + "' in " + shown_path(path) +
                                        did_you_mean(entry.key, child_names(spec)));
           continue;
         }
@@ -324,7 +325,7 @@ class Resolver {
     if (integer) {
       const auto value = parse_integer(item.text);
       if (!value) {
-        problem(item.where, path + ": expected an integer, got '" + item.text + "'");
+        problem(item.where, path + ": expected an integer, got '" + printable(item.text) + "'");
         return std::nullopt;
       }
       const std::string text = std::to_string(*value);
@@ -333,7 +334,7 @@ class Resolver {
     }
     const auto value = parse_real(item.text);
     if (!value) {
-      problem(item.where, path + ": expected a number, got '" + item.text + "'");
+      problem(item.where, path + ": expected a number, got '" + printable(item.text) + "'");
       return std::nullopt;
     }
     const std::string text = format_real(*value);
@@ -377,7 +378,7 @@ class Resolver {
         if (!scalar_of(spec, source, path)) return std::nullopt;
         const auto value = parse_bool(source.text);
         if (!value) {
-          problem(source.where, path + ": expected true or false, got '" + source.text + "'");
+          problem(source.where, path + ": expected true or false, got '" + printable(source.text) + "'");
           return std::nullopt;
         }
         return YAML::Node(std::string(*value ? "true" : "false"));
@@ -443,7 +444,7 @@ class Resolver {
           return YAML::Node(*text);
         }
         problem(source.where, path + ": expected " + (integer ? "an integer" : "a number") + " or " +
-                                  join_words(words, " or ") + ", got '" + source.text + "'" +
+                                  join_words(words, " or ") + ", got '" + printable(source.text) + "'" +
                                   did_you_mean(source.text, words));
         return std::nullopt;
       }

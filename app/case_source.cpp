@@ -18,6 +18,8 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include "base/printable.hpp"
+
 namespace fvmmini {
 
 namespace {
@@ -329,7 +331,7 @@ SourceNode source_from_text(const std::string& yaml_text, const SourceLocation& 
 }
 
 void apply_override(SourceNode& document, const std::string& assignment, std::size_t& nodes) {
-  const SourceLocation where{"--set " + assignment, 0, 0};
+  const SourceLocation where{"--set " + printable(assignment, 200), 0, 0};
   const auto equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0)
     throw CaseError(where, "expected key.path=value (for example --set solvers.T.tolerance=1e-8)");

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "app/rank_failure.hpp"
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
+#include "base/printable.hpp"
 #include "solvers/linear_solver.hpp"
 #include "mesh/mesh_error.hpp"
 #include "mesh/mesh_size.hpp"
@@ -33,7 +35,19 @@ namespace {
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
-void print_error(const std::string& message) { std::cerr << "fvmmini: error: " << message << '\n'; }
+/// A message may quote input (a token, a file name): no byte of it reaches the terminal raw.
+void print_error(const std::string& message) {
+  std::cerr << "fvmmini: error: " << fvmmini::printable_message(message) << '\n';
+}
+
+/// What a run that the system refused memory is told: the limit, and what lowers the need.
+std::string out_of_memory_message() {
+  const fvmmini::MemoryLimit limit = fvmmini::memory_limit();
+  return fmt::format("out of memory: the system refused an allocation (memory limit {}: {}); the estimate "
+                     "--dry-run prints was below it, so this run needs more than it says: try a smaller mesh, "
+                     "fewer samples or another format, or more memory",
+                     fvmmini::format_bytes(limit.bytes), limit.source);
+}
 
 /// Every problem on its own line; a count when there are several.
 int report_case_error(const fvmmini::CaseError& error) {
@@ -142,6 +156,11 @@ int main(int argc, char** argv) {
     if (ranks.is_root()) print_error(std::string("mesh: ") + e.what());
   } catch (const fvmmini::SolverError& e) {  // the solvers' checks are collective
     if (ranks.is_root()) print_error(std::string("solver: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    print_error(ranks.distributed() ? fmt::format("rank {}: {}", ranks.rank(), out_of_memory_message())
+                                    : out_of_memory_message());
+    if (ranks.distributed()) ranks.abort(exit_failure);
+    return exit_failure;
   } catch (const std::exception& e) {
     if (!ranks.distributed()) {
       print_error(e.what());

@@ -150,8 +150,12 @@ class Run {
     }
     // --- the root holds the folder; the other ranks write their pieces into it once it is ready
     const std::string name = c_.get_string("output.summary");
+    std::vector<std::filesystem::path> inputs{std::filesystem::absolute(c_.case_file())};
+    if (c_.get_string("mesh.type") != "box")
+      inputs.push_back(std::filesystem::absolute(c_.resolve_path(c_.get_string("mesh.file"))));
     on_root_for_all(
-        ranks(), [&] { output_.emplace(context_.output_directory, name); }, [](const std::exception&) { return 1; });
+        ranks(), [&] { output_.emplace(context_.output_directory, name, inputs); },
+        [](const std::exception&) { return 1; });
     if (output_ && output_->removed() > 0)
       say(fmt::format("Output folder {}: removed {} file(s) of an earlier run\n", output_->path().string(),
                       output_->removed()));

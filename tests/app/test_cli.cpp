@@ -517,7 +517,7 @@ TEST(CliHostile, ANonUtf8OutputDirectoryIsACaseErrorNamingTheKey) {
   folder.write("case.yaml", good_case);
   const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--set", "output.directory=out\xff"});
   expect_error(outcome, 2,
-               "--set output.directory=out\xff: output.directory: not valid UTF-8 (byte 0xff at offset 3): case text "
+               "--set output.directory=out\\xff: output.directory: not valid UTF-8 (byte 0xff at offset 3): case text "
                "must be UTF-8");
   EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
 }
@@ -539,7 +539,8 @@ TEST(CliHostile, OneRunPerOutputFolder) {
                "the output folder " + (folder.path() / "out" / "case").string() +
                    " is in use by another fvmmini run (process " + std::to_string(::getpid()) + " on host " +
                    host_name() + "; lock file " + (folder.path() / "out" / "case" / ".fvmmini.lock").string() +
-                   "): wait for it to end, or set output.directory to another folder");
+                   "): wait for it to end, or set output.directory to another folder; if no fvmmini run uses "
+                   "this folder, remove the lock file");
   EXPECT_EQ(folder_entries(folder.path() / "out" / "case"), std::vector<std::string>{".fvmmini.lock"});
   EXPECT_EQ(read_text(folder.path() / "out" / "case" / ".fvmmini.lock"), holder);
 
@@ -554,6 +555,85 @@ TEST(CliHostile, OneRunPerOutputFolder) {
                            (folder.path() / "out" / "case").string() + " from process " + std::to_string(child) +
                            " on " + host_name() + ", which no longer runs\n");
   EXPECT_EQ(folder_entries(folder.path() / "out" / "case"), std::vector<std::string>{"summary.json"});
+}
+
+TEST(CliHostile, ALockWhosePidNowBelongsToAnotherProcessIsTakenOver) {
+  // --- this test's pid, but a start time that is not this process's: the run that wrote it ended
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  folder.write("out/case/.fvmmini.lock", std::to_string(::getpid()) + " " + host_name() + " 1\n");
+  const Outcome reused = run_fvmmini(folder.path(), {"case.yaml", "--quiet"});
+  EXPECT_EQ(reused.status, 0) << reused.err;
+  EXPECT_EQ(reused.err, "fvmmini: warning: taking over the lock of the output folder " +
+                            (folder.path() / "out" / "case").string() + " from process " +
+                            std::to_string(::getpid()) + " on " + host_name() +
+                            ", which no longer runs (its pid now belongs to another process)\n");
+  // --- a lock that is a link is no lock fvmmini wrote: refused, the link and its target left
+  const auto target = folder.write("target.txt", "mine");
+  std::filesystem::create_symlink(target, folder.path() / "out" / "case" / ".fvmmini.lock");
+  const Outcome linked = run_fvmmini(folder.path(), {"case.yaml", "--quiet"});
+  expect_error(linked, 1,
+               "cannot lock the output folder " + (folder.path() / "out" / "case").string() + ": " +
+                   (folder.path() / "out" / "case" / ".fvmmini.lock").string() +
+                   " is not a lock file fvmmini wrote (it is a symbolic link); remove it, or set output.directory "
+                   "to another folder");
+  EXPECT_EQ(read_text(target), "mine");
+}
+
+TEST(CliHostile, OutputNeverNamesAnInputTheLockOrAnotherOutput) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  for (const std::string& name : {"..", ".", ".fvmmini.lock", "fields.pvd", "centrelines.csv"}) {
+    const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--set", "output.summary=" + name});
+    EXPECT_EQ(outcome.status, 2) << name << ": " << outcome.err;
+    EXPECT_NE(outcome.err.find("output.summary"), std::string::npos) << outcome.err;
+  }
+  // --- the summary named like the case file in the case's own folder: refused, the case untouched
+  const Outcome itself =
+      run_fvmmini(folder.path(), {"case.yaml", "--set", "output.directory=.", "--set", "output.summary=case.yaml"});
+  expect_error(itself, 1,
+               "the output folder " + folder.path().string() +
+                   " holds case.yaml, a file this run writes (output.summary), but it is the input " +
+                   (folder.path() / "case.yaml").string() +
+                   ": set output.directory to another folder or output.summary to another name");
+  EXPECT_EQ(read_text(folder.path() / "case.yaml"), good_case);
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"case.yaml"});
+}
+
+TEST(CliHostile, ACaseFileStemThatNamesNoFolderIsACaseError) {
+  // --- "...yaml" has the stem "..": out/.. would be the current folder and its summary.json the user's
+  testing::TempFolder folder;
+  folder.write("...yaml", good_case);
+  folder.write("summary.json", "the user's");
+  const Outcome outcome = run_fvmmini(folder.path(), {"...yaml"});
+  EXPECT_EQ(outcome.status, 2) << outcome.err;
+  EXPECT_NE(outcome.err.find("output.directory: the case file's name '...yaml' gives no folder for the default "
+                             "out/<case file stem>; set output.directory"),
+            std::string::npos)
+      << outcome.err;
+  EXPECT_EQ(read_text(folder.path() / "summary.json"), "the user's");
+  EXPECT_EQ(folder_entries(folder.path()), (std::vector<std::string>{"...yaml", "summary.json"}));
+}
+
+TEST(CliHostile, AMeshPathInALinkLoopIsACaseErrorWithTheSystemsReason) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", "mesh: {type: polyMesh, file: loop}\nphysics: {type: poisson}\n");
+  std::filesystem::create_symlink("loop", folder.path() / "loop");
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml"});
+  EXPECT_EQ(outcome.status, 2);
+  EXPECT_NE(outcome.err.find("mesh.file: cannot reach " + (folder.path() / "loop").string() +
+                             ": Too many levels of symbolic links\n"),
+            std::string::npos)
+      << outcome.err;
+}
+
+TEST(CliHostile, MessagesShowInputBytesEscapedAndBounded) {
+  testing::TempFolder folder;
+  folder.write("case.yaml", good_case);
+  const Outcome outcome = run_fvmmini(folder.path(), {"case.yaml", "--set", "output.vtk=\x1b]0;owned\x07\x1b[2J"});
+  EXPECT_EQ(outcome.status, 2);
+  EXPECT_EQ(outcome.err.find('\x1b'), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("\\x1b]0;owned\\x07\\x1b[2J"), std::string::npos) << outcome.err;
 }
 
 #ifdef FVMMINI_HAVE_VTK
@@ -579,7 +659,7 @@ TEST(CliHostile, ARerunRemovesWhatTheEarlierRunWroteAndLeavesOtherFiles) {
   EXPECT_EQ(pvd.find("fields_000002"), std::string::npos) << pvd;
 }
 
-TEST(CliHostile, TemporariesAndTheLockGoWithASigterm) {
+TEST(CliHostile, TemporariesAndTheLockGoWithASigtermOrASighup) {
   // a run that spends most of its time writing large .vtu files, stopped at several moments
   testing::TempFolder folder;
   folder.write("case.yaml", diffusion_case);
@@ -598,11 +678,12 @@ TEST(CliHostile, TemporariesAndTheLockGoWithASigterm) {
     const auto second = folder.path() / "out" / "case" / "fields_000001.vtu";
     for (int wait = 0; wait < 6000 && !std::filesystem::exists(second); ++wait) ::usleep(10'000);
     ::usleep(static_cast<useconds_t>(milliseconds) * 1000);
-    ::kill(child, SIGTERM);
+    const int signal = milliseconds == 300 ? SIGHUP : SIGTERM;  // a closed terminal, or a kill
+    ::kill(child, signal);
     int status = 0;
     ::waitpid(child, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the signal: make it longer";
-    EXPECT_EQ(WTERMSIG(status), SIGTERM);
+    EXPECT_EQ(WTERMSIG(status), signal);
     for (const auto& name : folder_entries(folder.path() / "out" / "case"))
       EXPECT_NE(name.front(), '.') << "left behind after " << milliseconds << " ms: " << name;
   }

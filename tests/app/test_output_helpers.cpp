@@ -12,6 +12,7 @@
 
 #include "app/atomic_file.hpp"
 #include "app/case_loader.hpp"
+#include "app/output_folder.hpp"
 #include "app/phase_timer.hpp"
 #include "app/progress.hpp"
 #include "app/run_summary.hpp"
@@ -73,6 +74,77 @@ TEST(AtomicFile, UnwritableFolderIsAnErrorNamingTheFile) {
     EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(folder.path() / "missing"));
+}
+
+TEST(AtomicFile, ALinkPlantedUnderTheTemporarysNameIsRemovedNeverFollowed) {
+  testing::TempFolder folder;
+  const auto victim = folder.path() / "victim.txt";
+  std::ofstream(victim) << "the user's own file";
+  const auto target = folder.path() / "out" / "summary.json";
+  std::filesystem::create_directories(target.parent_path());
+  std::filesystem::create_symlink(victim, temporary_path_for(target));
+  write_file_atomically(target, "the summary");
+  EXPECT_EQ(read_text(victim), "the user's own file");
+  EXPECT_EQ(read_text(target), "the summary");
+  EXPECT_FALSE(std::filesystem::is_symlink(target));
+  EXPECT_EQ(count_entries(target.parent_path()), 1u);
+  // --- a link at the target itself is replaced by the file, its target untouched
+  const auto linked = folder.path() / "out" / "fields.pvd";
+  std::filesystem::create_symlink(victim, linked);
+  replace_file_atomically(linked, [](const std::filesystem::path& temporary) { std::ofstream(temporary) << "pvd"; });
+  EXPECT_EQ(read_text(victim), "the user's own file");
+  EXPECT_FALSE(std::filesystem::is_symlink(linked));
+  EXPECT_EQ(read_text(linked), "pvd");
+}
+
+TEST(OutputFolder, LinksUnderOutputNamesAreRemovedAndTheirTargetsLeft) {
+  testing::TempFolder folder;
+  const auto victim = folder.write("victim.txt", "the user's own file");
+  const auto out = folder.path() / "out";
+  std::filesystem::create_directories(out);
+  for (const char* name : {"summary.json", "fields.pvd", "fields_000003.vtu", "centrelines.csv", ".a.part12"})
+    std::filesystem::create_symlink(victim, out / name);
+  std::filesystem::create_symlink(victim, out / "notes.txt");  // not an output's name: left alone
+  {
+    const OutputFolder output(out, "summary.json");
+    EXPECT_EQ(output.removed(), 5u);
+  }
+  EXPECT_EQ(read_text(victim), "the user's own file");
+  EXPECT_EQ(count_entries(out), 1u);
+  EXPECT_TRUE(std::filesystem::is_symlink(out / "notes.txt"));
+}
+
+TEST(OutputFolder, AnInputUnderAnOutputsNameStopsTheRunUntouched) {
+  testing::TempFolder folder;
+  const auto case_file = folder.write("case.yaml", "the case");
+  try {
+    const OutputFolder output(folder.path(), "case.yaml", {case_file});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "the output folder " + folder.path().string() +
+                                         " holds case.yaml, a file this run writes (output.summary), but it is the "
+                                         "input " + case_file.string() +
+                                         ": set output.directory to another folder or output.summary to another name");
+  }
+  EXPECT_EQ(read_text(case_file), "the case");
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / ".fvmmini.lock"));  // released
+  // --- a polyMesh folder's files are inputs too, under any output name
+  const auto owner = folder.write("mesh/constant/polyMesh/fields.pvd", "not really a pvd");
+  EXPECT_THROW(OutputFolder(owner.parent_path(), "summary.json", {folder.path() / "mesh"}), std::runtime_error);
+  EXPECT_EQ(read_text(owner), "not really a pvd");
+}
+
+TEST(OutputFolder, ASummaryNameIsAPlainNameNoOtherOutputHas) {
+  EXPECT_EQ(summary_name_problem("summary.json"), "");
+  EXPECT_EQ(summary_name_problem(""), "");  // none
+  EXPECT_EQ(summary_name_problem("a/b.json"), "must be a file name, not a path");
+  EXPECT_EQ(summary_name_problem(".."), "must name a file, not the folder '..'");
+  EXPECT_EQ(summary_name_problem("."), "must name a file, not the folder '.'");
+  EXPECT_EQ(summary_name_problem(".fvmmini.lock"), "must not start with '.' (the output folder's lock and temporaries do)");
+  EXPECT_EQ(summary_name_problem("s\x1b[2J.json"), "must not hold control characters");
+  EXPECT_EQ(summary_name_problem("fields.pvd"), "names a file the run writes itself (fields.pvd)");
+  EXPECT_EQ(summary_name_problem("fields_000001.vtu"), "names a file the run writes itself (fields_000001.vtu)");
+  EXPECT_EQ(summary_name_problem("centrelines.csv"), "names a file the run writes itself (centrelines.csv)");
 }
 
 TEST(PhaseTimer, AccumulatesPhasesInFirstUseOrder) {
