@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -134,6 +135,17 @@ void replace_file_atomically(const std::filesystem::path& target,
     ::unlinkat(directory.get(), temporary.c_str(), 0);
     throw;
   }
+}
+
+void write_stream_atomically(const std::filesystem::path& target, const std::function<void(std::ostream&)>& write) {
+  replace_file_atomically(target, [&](const std::filesystem::path& temporary) {
+    errno = 0;
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(write_error(target, errno != 0 ? errno : EIO));
+    write(out);
+    out.close();  // flushes: a full disk shows here
+    if (out.fail()) throw std::runtime_error(write_error(target, errno != 0 ? errno : EIO));
+  });
 }
 
 void write_file_atomically(const std::filesystem::path& target, std::string_view content) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,10 @@ bool is_temporary_name(std::string_view name);
 /// propagates (std::runtime_error naming the file).
 void replace_file_atomically(const std::filesystem::path& target,
                              const std::function<void(const std::filesystem::path&)>& write_temporary);
+
+/// Write `target` atomically through a stream: `write(out)` writes the whole file. Throws
+/// std::runtime_error naming the file and the system's reason when it cannot be written.
+void write_stream_atomically(const std::filesystem::path& target, const std::function<void(std::ostream&)>& write);
 
 /// Write `content` to `target` atomically. Throws std::runtime_error naming the file and the
 /// system's reason (strerror: no space, permission) on failure.

@@ -90,8 +90,7 @@ class FlowOutput {
       const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradient,
                                             state.pressure, state.pressure_gradient);
       if (ranks_.is_root())
-        replace_file_atomically(centreline_file(),
-                                [&](const std::filesystem::path& path) { sampler_->write_csv(path, samples); });
+        write_stream_atomically(centreline_file(), [&](std::ostream& out) { sampler_->write_csv(out, samples); });
     }
   }
 

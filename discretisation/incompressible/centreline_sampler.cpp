@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cmath>
-#include <fstream>
+#include <ostream>
 #include <limits>
 #include <stdexcept>
 
@@ -225,9 +225,7 @@ std::vector<LineSample> CentrelineSampler::sample(const std::array<std::span<con
   return samples;
 }
 
-void CentrelineSampler::write_csv(const std::filesystem::path& file, const std::vector<LineSample>& samples) const {
-  std::ofstream out(file);
-  if (!out) throw std::runtime_error("cannot write " + file.string());
+void CentrelineSampler::write_csv(std::ostream& out, const std::vector<LineSample>& samples) const {
   out << "line,coordinate,x,y,z,Ux,Uy,Uz,p\n";
   for (const LineSample& s : samples) {
     const SampleLine& line = lines_[s.line];
@@ -235,7 +233,6 @@ void CentrelineSampler::write_csv(const std::filesystem::path& file, const std::
                        s.position[line.axis], s.position.x, s.position.y, s.position.z, s.velocity.x, s.velocity.y,
                        s.velocity.z, s.pressure);
   }
-  if (!out) throw std::runtime_error("error writing " + file.string());
 }
 
 }  // namespace fvmmini

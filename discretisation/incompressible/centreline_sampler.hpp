@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,9 +68,8 @@ class CentrelineSampler {
                                  const CellGradient& velocity_gradient, std::span<const double> pressure,
                                  std::span<const Vec3> pressure_gradient) const;
 
-  /// Write "line,coordinate,x,y,z,Ux,Uy,Uz,p", one row per point. Throws std::runtime_error
-  /// when the file cannot be written.
-  void write_csv(const std::filesystem::path& file, const std::vector<LineSample>& samples) const;
+  /// Write "line,coordinate,x,y,z,Ux,Uy,Uz,p", one row per point (the caller checks the stream).
+  void write_csv(std::ostream& out, const std::vector<LineSample>& samples) const;
 
  private:
   const MeshGeometry& geometry_;

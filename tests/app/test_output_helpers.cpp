@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -95,6 +98,30 @@ TEST(AtomicFile, ALinkPlantedUnderTheTemporarysNameIsRemovedNeverFollowed) {
   EXPECT_EQ(read_text(victim), "the user's own file");
   EXPECT_FALSE(std::filesystem::is_symlink(linked));
   EXPECT_EQ(read_text(linked), "pvd");
+}
+
+TEST(AtomicFile, AStreamThatCannotBeWrittenSaysWhyAndLeavesNothing) {
+  testing::TempFolder folder;
+  const auto target = folder.path() / "centrelines.csv";
+  write_stream_atomically(target, [](std::ostream& out) { out << "line,coordinate\n"; });
+  EXPECT_EQ(read_text(target), "line,coordinate\n");
+  // --- files may grow to 4 KiB only (SIGXFSZ ignored: the write fails with EFBIG)
+  const auto previous_signal = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit previous{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &previous), 0);
+  const rlimit small{4096, previous.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string message;
+  try {
+    write_stream_atomically(target, [](std::ostream& out) { out << std::string(1 << 20, 'x'); });
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &previous);
+  std::signal(SIGXFSZ, previous_signal);
+  EXPECT_EQ(message, "cannot write " + target.string() + ": File too large");
+  EXPECT_EQ(read_text(target), "line,coordinate\n");
+  EXPECT_EQ(count_entries(folder.path()), 1u);
 }
 
 TEST(OutputFolder, LinksUnderOutputNamesAreRemovedAndTheirTargetsLeft) {
