@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "app/incompressible_keys.hpp"
+#include "app/key_path.hpp"
 #include "app/output_folder.hpp"
 #include "app/scalar_text.hpp"
 #include "app/settings_keys.hpp"
@@ -137,7 +138,7 @@ void add_scalar_physics_keys(CaseSchema& schema) {
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     if (c.get_string("physics.manufactured") != "none") return;
     for (const auto& patch : c.entry_names("boundaryField")) {
-      const std::string key = "boundaryField." + patch + ".value";
+      const std::string key = key_path("boundaryField", patch) + ".value";
       if (c.has(key) && c.get_string(key) == "exact")
         problems.push_back({c.where(key), key + ": 'exact' needs a manufactured solution (physics.manufactured: sine)"});
     }
@@ -266,10 +267,10 @@ void add_mesh_checks(CaseSchema& schema) {
     if (c.get_string("mesh.type") != "box") return;
     std::map<std::string, std::string> owner_of;
     for (const auto& patch : c.entry_names("mesh.patches"))
-      for (const auto& side : c.get_list("mesh.patches." + patch + ".sides")) {
+      for (const auto& side : c.get_list(key_path("mesh.patches", patch) + ".sides")) {
         const auto [it, fresh] = owner_of.emplace(side, patch);
         if (!fresh)
-          problems.push_back({c.where("mesh.patches." + patch), "mesh.patches: side '" + side + "' is in both '" +
+          problems.push_back({c.where(key_path("mesh.patches", patch)), "mesh.patches: side '" + side + "' is in both '" +
                                                                     it->second + "' and '" + patch + "'"});
       }
   });

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/case_schema.hpp"
 #include "app/case_solver_settings.hpp"
+#include "app/key_path.hpp"
 #include "base/printable.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "mesh/box_generator.hpp"
@@ -34,6 +36,15 @@ std::string patch_list(const std::vector<Patch>& patches) {
   return names;
 }
 
+/// "the mesh has no patch 'inlet.lfet' (its patches: ...) (did you mean 'inlet.left'?)"
+std::string no_such_patch(const std::string& name, const std::vector<Patch>& patches) {
+  std::vector<std::string> names;
+  for (const auto& patch : patches) names.push_back(patch.name);
+  const std::string match = closest_match(name, names);
+  return "the mesh has no patch '" + printable(name) + "' (its patches: " + patch_list(patches) + ")" +
+         (match.empty() ? "" : " (did you mean '" + printable(match) + "'?)");
+}
+
 /// The box of mesh.type box; a CaseError at mesh.cells when it cannot be built here (past
 /// 32-bit indices or this machine's memory), before anything is allocated.
 BoxSpec box_spec(const ResolvedCase& resolved) {
@@ -52,8 +63,9 @@ BoxSpec box_spec(const ResolvedCase& resolved) {
   for (const auto& name : resolved.entry_names("mesh.patches")) {
     BoxPatch patch;
     patch.name = name;
-    patch.type = resolved.get_string("mesh.patches." + name + ".type");
-    for (const auto& side : resolved.get_list("mesh.patches." + name + ".sides")) patch.sides.push_back(side_named(side));
+    const std::string key = key_path("mesh.patches", name);
+    patch.type = resolved.get_string(key + ".type");
+    for (const auto& side : resolved.get_list(key + ".sides")) patch.sides.push_back(side_named(side));
     spec.patches.push_back(std::move(patch));
   }
   return spec;
@@ -131,13 +143,13 @@ Mesh build_case_mesh(const ResolvedCase& resolved) {
   // --- Patch types from the case win over the file's.
   std::vector<CaseProblem> problems;
   for (const auto& name : resolved.entry_names("mesh.patchTypes")) {
+    const std::string key = key_path("mesh.patchTypes", name);
     auto found = std::find_if(mesh.patches.begin(), mesh.patches.end(), [&](const Patch& p) { return p.name == name; });
     if (found == mesh.patches.end()) {
-      problems.push_back({resolved.where("mesh.patchTypes." + name),
-                          "mesh.patchTypes: the mesh has no patch '" + name + "' (its patches: " + patch_list(mesh.patches) + ")"});
+      problems.push_back({resolved.where(key), "mesh.patchTypes: " + no_such_patch(name, mesh.patches)});
       continue;
     }
-    found->type = resolved.get_string("mesh.patchTypes." + name);
+    found->type = resolved.get_string(key);
   }
   if (!problems.empty()) throw CaseError(std::move(problems));
   return mesh;
@@ -205,7 +217,7 @@ void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Pat
   if (resolved.has("boundaryField")) {
     const auto named = resolved.entry_names("boundaryField");
     for (const auto& patch : patches) {
-      const std::string key = "boundaryField." + patch.name;
+      const std::string key = key_path("boundaryField", patch.name);
       if (std::find(named.begin(), named.end(), patch.name) == named.end()) {
         problems.push_back({resolved.where("boundaryField"),
                             "boundaryField: no condition for mesh patch '" + patch.name + "' (type " + patch.type + ")"});
@@ -221,8 +233,7 @@ void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Pat
     }
     for (const auto& name : named)
       if (!find_patch(name))
-        problems.push_back({resolved.where("boundaryField." + name),
-                            "boundaryField: the mesh has no patch '" + name + "' (its patches: " + patch_list(patches) + ")"});
+        problems.push_back({resolved.where(key_path("boundaryField", name)), "boundaryField: " + no_such_patch(name, patches)});
   }
   if (resolved.has("discretisation.referenceCell") &&
       resolved.get_int("discretisation.referenceCell") >= n_cells)
@@ -237,6 +248,53 @@ void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Pat
     if (!problem.empty()) problems.push_back({resolved.where(path), k.key + ": " + problem});
   }
   if (!problems.empty()) throw CaseError(std::move(problems));
+}
+
+void check_case_regions(const ResolvedCase& resolved, const Mesh& mesh, const MeshRegions& regions) {
+  // --- the patch type that fixes the level of the steady equation, and that equation
+  const std::string physics = resolved.get_string("physics.type");
+  std::string fixing, equation;
+  if (physics == "poisson") {
+    fixing = "fixedValue";
+    equation = "the steady equation of T";
+  } else if (physics == "incompressible") {
+    fixing = "pressureOutlet";
+    equation = "the pressure equation";
+  } else {
+    return;  // diffusion: the time term V / dt on the diagonal
+  }
+  if (!resolved.has("boundaryField") || mesh.n_cells == 0) return;
+  std::vector<std::size_t> fixed;
+  for (std::size_t p = 0; p < mesh.patches.size(); ++p) {
+    const std::string key = key_path("boundaryField", mesh.patches[p].name) + ".type";
+    if (resolved.has(key) && resolved.get_string(key) == fixing) fixed.push_back(p);
+  }
+  std::vector<bool> held = regions.touched_by(mesh, fixed);
+  const std::int64_t reference = resolved.has("discretisation.referenceCell")
+                                     ? resolved.get_int("discretisation.referenceCell") : 0;
+  if (fixed.empty() && reference < mesh.n_cells) held[regions.of_cell[reference]] = true;  // the pinned cell's region
+  const auto free = std::find(held.begin(), held.end(), false);
+  if (free == held.end()) return;
+  const auto k = static_cast<std::size_t>(free - held.begin());
+  const auto n_free = std::count(held.begin(), held.end(), false);
+  std::string problem;
+  if (regions.count == 1) {
+    problem = fmt::format("boundaryField: no face of the mesh is on a {} patch (those named have no faces), so {} is "
+                          "singular: make a patch with faces {}",
+                          fixing, equation, fixing);
+  } else {
+    problem = fmt::format(
+        "boundaryField: the mesh has {} regions (cells that no internal face connects) and {} of them {} no face on a "
+        "{} patch{}, so {} is singular there: the region of {} cells whose lowest cell is {}{}. Make a patch of "
+        "that region {}, or use a mesh of one region",
+        regions.count, n_free, n_free == 1 ? "has" : "have", fixing,
+        fixed.empty() ? fmt::format(" (no patch is {}: discretisation.referenceCell {} holds the level of its own "
+                                    "region only)",
+                                    fixing, reference)
+                      : "",
+        equation, regions.cells[k], regions.first_cell[k], n_free > 1 ? " (the first of them)" : "", fixing);
+  }
+  throw CaseError(resolved.where("boundaryField"), problem);
 }
 
 MeshDryRun dry_run_mesh(const ResolvedCase& resolved) {
@@ -257,6 +315,7 @@ MeshDryRun dry_run_mesh(const ResolvedCase& resolved) {
   const MeshCheckReport check = check_mesh(mesh, compute_geometry(mesh));
   const MeshCounts counts = mesh_counts(mesh);
   check_case_against_mesh(resolved, mesh.patches, counts);
+  if (check.ok()) check_case_regions(resolved, mesh, check.regions);
   result.report =
       fmt::format("# Mesh: {}\n{}\n{}\n", mesh.description, format_mesh_check(check), memory_line(resolved, counts));
   result.failures = check.failures;

@@ -7,6 +7,7 @@
 
 #include "app/resolved_case.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_regions.hpp"
 #include "mesh/mesh_size.hpp"
 
 namespace fvmmini {
@@ -41,6 +42,15 @@ std::vector<KeyMemory> key_memory(const ResolvedCase& resolved, const MeshCounts
 void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Patch>& patches,
                              const MeshCounts& counts);
 
+/// Check that a steady equation of the case has its level fixed in every region of the mesh
+/// (`regions`, mesh_regions' or the mesh check's: cells that no internal face connects): poisson's T by a face of a fixedValue
+/// patch, incompressible's p by a face of a pressureOutlet patch, in each region; where no patch
+/// is of that type, discretisation.referenceCell fixes its own region and every other region is
+/// singular. A transient diffusion is never singular (its time term). Throws CaseError at
+/// boundaryField naming the regions, the first region left free (its size and lowest cell) and
+/// the way out, before anything is solved.
+void check_case_regions(const ResolvedCase& resolved, const Mesh& mesh, const MeshRegions& regions);
+
 /// What --dry-run says about the case's mesh.
 struct MeshDryRun {
   std::string report;                 ///< "# Mesh: ..." with the sizes, the mesh check and the memory estimate
@@ -50,7 +60,8 @@ struct MeshDryRun {
 /// The mesh as --dry-run checks it, allocating no mesh it does not need: a mesh file is read
 /// and checked (reading is its validation); a box is only sized, and its patches laid out, as
 /// the generator would make them (a generated box needs no check). Then the case is checked
-/// against the mesh. Throws as build_case_mesh and check_case_against_mesh do.
+/// against the mesh (and a mesh file's regions, check_case_regions; a box has one). Throws as
+/// build_case_mesh, check_case_against_mesh and check_case_regions do.
 MeshDryRun dry_run_mesh(const ResolvedCase& resolved);
 
 }  // namespace fvmmini

@@ -7,6 +7,7 @@
 
 #include "app/atomic_file.hpp"
 #include "app/case_solver_settings.hpp"
+#include "app/key_path.hpp"
 #include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
@@ -30,7 +31,7 @@ FlowBoundary flow_boundary(const ResolvedCase& c, const Mesh& mesh) {
       boundary.patches.push_back({FlowPatchType::processor, {}, 0.0});
       continue;
     }
-    const std::string key = "boundaryField." + patch.name;
+    const std::string key = key_path("boundaryField", patch.name);
     FlowPatchCondition bc;
     bc.type = parse_flow_patch_type(c.get_string(key + ".type"));
     if (c.has(key + ".velocity")) bc.velocity = c.get_real3(key + ".velocity");

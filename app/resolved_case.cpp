@@ -2,22 +2,12 @@
 
 #include <stdexcept>
 
+#include "app/key_path.hpp"
 #include "app/scalar_text.hpp"
 
 namespace fvmmini {
 
 namespace {
-
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> keys;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = path.find('.', start);
-    keys.emplace_back(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) return keys;
-    start = dot + 1;
-  }
-}
 
 [[noreturn]] void wrong_type(std::string_view path, const char* expected) {
   throw std::logic_error("case key '" + std::string(path) + "' is not " + expected);
@@ -65,7 +55,7 @@ std::filesystem::path ResolvedCase::resolve_path(const std::string& path) const 
 YAML::Node ResolvedCase::node(std::string_view path) const {
   // --- Walk a const view: a non-const operator[] would insert missing keys.
   YAML::Node current = tree_;
-  for (const auto& key : split_path(path)) {
+  for (const auto& key : split_key_path(path)) {
     const YAML::Node& view = current;
     const YAML::Node child = view.IsMap() ? view[key] : YAML::Node(YAML::NodeType::Undefined);
     if (!child.IsDefined()) throw std::out_of_range("case key '" + std::string(path) + "' is not in the resolved case");
@@ -160,9 +150,8 @@ SourceLocation ResolvedCase::where(std::string_view path) const {
       if (key != path && found->second.origin.rfind("--set", 0) == 0) return SourceLocation{case_file_.string(), 0, 0};
       return found->second;
     }
-    const auto dot = key.rfind('.');
-    if (dot == std::string::npos) return SourceLocation{case_file_.string(), 0, 0};
-    key.resize(dot);
+    key = parent_key_path(key);
+    if (key.empty()) return SourceLocation{case_file_.string(), 0, 0};
   }
 }
 

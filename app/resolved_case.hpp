@@ -1,7 +1,8 @@
 #pragma once
 // A validated case with every default filled in, read through typed getters by
-// dotted key path ("solvers.T.tolerance"). Entry names of map-of-named-entries
-// sections (boundaryField, mesh.patches) never contain dots, so paths stay unambiguous.
+// dotted key path ("solvers.T.tolerance"). An entry name of a map-of-named-entries
+// section (boundaryField, mesh.patches) that holds a dot is one quoted component
+// (boundaryField."inlet.left".type): app/key_path.hpp builds and splits the paths.
 
 #include <array>
 #include <cstdint>

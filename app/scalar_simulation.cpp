@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app/case_solver_settings.hpp"
+#include "app/key_path.hpp"
 #include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
 #include "discretisation/scalar_problem.hpp"
@@ -27,7 +28,7 @@ ScalarBoundary scalar_boundary(const ResolvedCase& c, const Mesh& mesh, std::vec
       boundary.patches.push_back({BoundaryType::processor, {}});
       continue;
     }
-    const std::string key = "boundaryField." + mesh.patches[p].name;
+    const std::string key = key_path("boundaryField", mesh.patches[p].name);
     PatchCondition bc{parse_boundary_type(c.get_string(key + ".type")), {}};
     if (bc.type == BoundaryType::fixed_value) {
       if (c.is_number(key + ".value"))

@@ -38,6 +38,7 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
   if (!check.ok())
     throw MeshError(c.case_file().string(), 0,
                     "the mesh failed " + std::to_string(check.failures.size()) + " check(s): " + check.failures.front());
+  check_case_regions(c, mesh, check.regions);  // a steady equation's level fixed in every region, before it is solved
 }
 
 TimeControls time_controls(const ResolvedCase& c) {

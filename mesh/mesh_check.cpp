@@ -103,6 +103,20 @@ void check_boundary_definition(const Mesh& mesh, MeshCheckReport& r) {
   if (!r.boundary_definition_ok) r.failures.push_back("patches are not contiguous or do not cover all boundary faces");
 }
 
+/// Cells that no internal face connects: valid, but each region's level is its own (OpenFOAM's
+/// checkMesh says so too).
+void count_regions(const Mesh& mesh, MeshCheckReport& r) {
+  r.regions = mesh_regions(mesh);
+  const MeshRegions& regions = r.regions;
+  if (regions.count <= 1) return;
+  std::string sizes;
+  for (label k = 0; k < std::min<label>(regions.count, max_listed); ++k)
+    sizes += fmt::format("{}{} cells from cell {}", k == 0 ? "" : ", ", regions.cells[k], regions.first_cell[k]);
+  r.warnings.push_back(fmt::format("{} regions that no internal face connects ({}{}): a steady equation needs a "
+                                   "fixed value in each",
+                                   regions.count, sizes, regions.count > static_cast<label>(max_listed) ? ", ..." : ""));
+}
+
 void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
   std::vector<char> used(mesh.points.size(), 0);
   const auto n_vertices = static_cast<std::int64_t>(mesh.face_vertices.size());
@@ -404,6 +418,7 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g, const CellFa
   // The calls run in the order the failures and the warnings are listed in the report.
   check_upper_triangular(mesh, r);
   check_boundary_definition(mesh, r);
+  count_regions(mesh, r);
   count_cell_types(mesh, cells, r);
   find_bounding_box(mesh, r);
   if (!check_finite_geometry(mesh, g, r)) {  // the rest would report the overflow as broken cells
@@ -448,6 +463,8 @@ std::string format_mesh_check(const MeshCheckReport& r) {
   line("    Boundary definition" + verdict(r.boundary_definition_ok));
   line(r.n_unused_points == 0 ? "    Point usage OK." : fmt::format("   *Point usage: {} unused points.", r.n_unused_points));
   line("    Upper triangular ordering" + verdict(r.upper_triangular));
+  if (r.regions.count > 1)
+    line(fmt::format("   *Number of regions: {} (cells that no internal face connects)", r.regions.count));
   line("");
   line("Checking patch topology...");
   line(fmt::format("    {:<20} {:<14} {:>10}", "Patch", "Type", "Faces"));

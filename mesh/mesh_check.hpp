@@ -7,6 +7,7 @@
 #include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_regions.hpp"
 
 namespace fvmmini {
 
@@ -35,6 +36,7 @@ struct MeshCheckReport {
   label n_unused_points = 0;
   bool upper_triangular = true;
   bool boundary_definition_ok = true;  ///< patches contiguous after the internal faces, covering all boundary faces
+  MeshRegions regions;  ///< the connected regions (more than one: a warning, each needs its own fixed value)
 
   // --- geometry
   Vec3 bounding_box_min, bounding_box_max;
@@ -74,7 +76,8 @@ struct MeshCheckReport {
 /// (coordinates whose products overflow a double: said so, the other geometry checks skipped,
 /// which would only report the overflow as open, inverted or wrongly oriented cells), open cells
 /// or boundary, non-positive volumes, wrongly oriented or zero-area faces. Warnings: severe non-orthogonality
-/// (> 70 deg), high skewness (> 4), high aspect ratio (> 1000), unused points.
+/// (> 70 deg), high skewness (> 4), high aspect ratio (> 1000), unused points, more than one
+/// region (cells that no internal face connects: a steady equation needs a fixed value in each).
 /// The addressing must index valid points, faces and cells (as the readers and the box
 /// generator guarantee; check_mesh_addressing in mesh_assembly.hpp verifies it).
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry);

@@ -1,12 +1,18 @@
 // The mesh a case asks for (box, polyMesh, Gmsh, with patchTypes), and the checks of the
-// case against it: every patch has a condition, empty matches empty, referenceCell exists.
+// case against it: every patch has a condition, empty matches empty, referenceCell exists, a
+// steady equation's level is fixed in every region; patches whose names hold a '.'.
 
 #include <gtest/gtest.h>
 
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
 #include "app/case_mesh.hpp"
+#include "app/key_path.hpp"
+#include "app/run_case.hpp"
+#include "mesh/polymesh_reader.hpp"
 #include "temp_folder.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
+#include "tests/mesh/two_boxes.hpp"
 
 namespace fvmmini {
 namespace {
@@ -190,6 +196,210 @@ TEST_F(CaseMeshTest, GmshFileRelativeToTheCaseFile) {
   ASSERT_NE(mesh.find_patch("walls"), nullptr);
   ASSERT_NE(mesh.find_patch("defaultFaces"), nullptr);  // faces in no physical group
   EXPECT_EQ(mismatches(c, mesh), std::vector<std::string>{});
+}
+
+/// The problem check_case_regions finds ("" when none).
+std::string region_problem(const ResolvedCase& c, const Mesh& mesh) {
+  try {
+    check_case_regions(c, mesh, mesh_regions(mesh));
+  } catch (const CaseError& e) {
+    EXPECT_EQ(e.problems().size(), 1u);
+    return e.problems().front().str();
+  }
+  return "";
+}
+
+/// Run a case quietly into `folder`/out: the exit status.
+int run_quietly(const ResolvedCase& c, const testing::TempFolder& folder) {
+  RunContext context;
+  context.output_directory = folder.path() / "out";
+  context.quiet = true;
+  return run_case(c, context);
+}
+
+TEST_F(CaseMeshTest, ASteadyEquationNeedsItsLevelFixedInEveryRegion) {
+  // --- two boxes apart: cells 0..7 with patch left, cells 8..10 with patch right
+  test::write_polymesh(test::two_boxes({2, 2, 2}, {3, 1, 1}, "left", "right"), folder_.path() / "two");
+  const std::string mesh = "mesh: {type: polyMesh, file: two}\n";
+  const ResolvedCase one_fixed = load(mesh +
+                                      "physics: {type: poisson}\n"
+                                      "boundaryField:\n  left: {type: fixedValue, value: 0}\n  right: {type: zeroGradient}\n"
+                                      "output: {vtk: false}\n");
+  const Mesh two = build_case_mesh(one_fixed);
+  EXPECT_EQ(region_problem(one_fixed, two),
+            at(3, 1) + "boundaryField: the mesh has 2 regions (cells that no internal face connects) and 1 of them has "
+                       "no face on a fixedValue patch, so the steady equation of T is singular there: the region of 3 "
+                       "cells whose lowest cell is 8. Make a patch of that region fixedValue, or use a mesh of one region");
+  // --- refused before anything is solved, by the run and by --dry-run
+  EXPECT_THROW(run_quietly(one_fixed, folder_), CaseError);
+  EXPECT_FALSE(std::filesystem::exists(folder_.path() / "out"));
+  EXPECT_THROW(dry_run_mesh(one_fixed), CaseError);
+
+  // --- no patch fixes the level: referenceCell holds its own region only
+  const ResolvedCase none_fixed = load(mesh +
+                                       "physics: {type: poisson}\n"
+                                       "boundaryField: {left: {type: zeroGradient}, right: {type: zeroGradient}}\n"
+                                       "discretisation: {referenceCell: 9}\n");
+  const std::string pinned = region_problem(none_fixed, two);
+  EXPECT_NE(pinned.find("(no patch is fixedValue: discretisation.referenceCell 9 holds the level of its own region "
+                        "only)"),
+            std::string::npos)
+      << pinned;
+  EXPECT_NE(pinned.find("the region of 8 cells whose lowest cell is 0"), std::string::npos) << pinned;
+
+  // --- the pressure of incompressible: a pressureOutlet in each region
+  const std::string flow = mesh + "physics: {type: incompressible, nu: 0.01}\n"
+                                  "time: {endTime: 0.1, deltaT: 0.1, writeInterval: 0.1}\noutput: {vtk: false}\n"
+                                  "sampling: {centrelines: false}\n";
+  const ResolvedCase one_outlet =
+      load(flow + "boundaryField: {left: {type: pressureOutlet}, right: {type: wall}}\n");
+  EXPECT_NE(region_problem(one_outlet, two).find("no face on a pressureOutlet patch, so the pressure equation is "
+                                                 "singular there: the region of 3 cells whose lowest cell is 8"),
+            std::string::npos)
+      << region_problem(one_outlet, two);
+  EXPECT_EQ(region_problem(load(flow + "boundaryField: {left: {type: pressureOutlet}, right: {type: pressureOutlet}}\n"),
+                           two),
+            "");
+
+  // --- a transient diffusion is never singular (its time term), and runs
+  const ResolvedCase diffusion = load(mesh +
+                                      "physics: {type: diffusion, initial: 1}\n"
+                                      "boundaryField: {left: {type: fixedValue, value: 0}, right: {type: zeroGradient}}\n"
+                                      "time: {endTime: 0.1, deltaT: 0.05, writeInterval: 0.1}\noutput: {vtk: false}\n");
+  EXPECT_EQ(region_problem(diffusion, two), "");
+  EXPECT_EQ(run_quietly(diffusion, folder_), 0);
+
+  // --- a fixed value in each region: it solves, and --dry-run says how many regions there are
+  const ResolvedCase both_fixed = load(mesh +
+                                       "physics: {type: poisson}\n"
+                                       "boundaryField: {left: {type: fixedValue, value: 0}, right: {type: fixedValue, "
+                                       "value: 1}}\noutput: {vtk: false}\n");
+  EXPECT_EQ(region_problem(both_fixed, two), "");
+  EXPECT_NE(dry_run_mesh(both_fixed).report.find("*Number of regions: 2"), std::string::npos)
+      << dry_run_mesh(both_fixed).report;
+  EXPECT_EQ(run_quietly(both_fixed, folder_), 0);
+}
+
+TEST_F(CaseMeshTest, AFixedValuePatchWithoutFacesFixesNothing) {
+  // --- box_hex with a fourth patch of no faces (valid in OpenFOAM): its fixedValue holds no level
+  const auto mesh_folder = folder_.path() / "ghost";
+  std::filesystem::copy(fixtures / "polymesh" / "box_hex", mesh_folder);
+  std::string boundary = test::read_file(mesh_folder / "boundary");
+  boundary.replace(boundary.find("3\n("), 3, "4\n(\n    ghost\n    {\n        type patch;\n        nFaces 0;\n"
+                                           "        startFace 46;\n    }");
+  std::filesystem::remove(mesh_folder / "boundary");
+  test::write_file(mesh_folder / "boundary", boundary);
+  const ResolvedCase c = load("mesh: {type: polyMesh, file: ghost}\nphysics: {type: poisson}\n"
+                              "boundaryField: {ghost: {type: fixedValue, value: 1}, inlet: {type: zeroGradient}, "
+                              "outlet: {type: zeroGradient}, walls: {type: zeroGradient}}\n");
+  const Mesh mesh = build_case_mesh(c);
+  ASSERT_EQ(mesh.patches.size(), 4u);
+  EXPECT_EQ(region_problem(c, mesh), at(3, 1) + "boundaryField: no face of the mesh is on a fixedValue patch (those "
+                                                "named have no faces), so the steady equation of T is singular: make "
+                                                "a patch with faces fixedValue");
+}
+
+/// box_hex copied into `folder` with its patch inlet renamed `name`.
+std::filesystem::path box_hex_with_inlet(const std::filesystem::path& folder, const std::string& name) {
+  std::filesystem::copy(fixtures / "polymesh" / "box_hex", folder);
+  std::string boundary = test::read_file(folder / "boundary");
+  boundary.replace(boundary.find("    inlet\n"), 10, "    " + name + "\n");
+  std::filesystem::remove(folder / "boundary");
+  test::write_file(folder / "boundary", boundary);
+  return folder;
+}
+
+TEST_F(CaseMeshTest, APatchNamedWithADotTakesAConditionInTheFileAndThroughSet) {
+  box_hex_with_inlet(folder_.path() / "dotted", "inlet.left");
+  ASSERT_NE(read_polymesh(folder_.path() / "dotted").find_patch("inlet.left"), nullptr);
+  const std::string mesh = "mesh: {type: polyMesh, file: dotted, patchTypes: {inlet.left: wall}}\n"
+                           "physics: {type: poisson}\noutput: {vtk: false}\n";
+  const std::string key = key_path("boundaryField", "inlet.left");
+  EXPECT_EQ(key, "boundaryField.\"inlet.left\"");
+
+  // --- in the file: a named-map entry (boundaryField, mesh.patchTypes) whose name holds a '.'
+  const ResolvedCase c = load(mesh +
+                              "boundaryField:\n  inlet.left: {type: fixedValue, value: 1}\n"
+                              "  outlet: {type: fixedValue, value: 0}\n  walls: {type: zeroGradient}\n");
+  EXPECT_EQ(c.get_string(key + ".type"), "fixedValue");
+  EXPECT_EQ(c.get_real(key + ".value"), 1.0);
+  EXPECT_EQ(c.where(key + ".value").line, 5);
+  EXPECT_EQ(c.entry_names("boundaryField"), (std::vector<std::string>{"inlet.left", "outlet", "walls"}));
+  const Mesh built = build_case_mesh(c);
+  EXPECT_EQ(built.find_patch("inlet.left")->type, "wall");
+  EXPECT_EQ(mismatches(c, built), std::vector<std::string>{});
+  EXPECT_EQ(run_quietly(c, folder_), 0);
+
+  // --- through --set: the quoted component, over the file's entry and as a new one
+  const std::string zero_gradient = mesh +
+                                    "boundaryField:\n  inlet.left: {type: zeroGradient}\n"
+                                    "  outlet: {type: fixedValue, value: 0}\n  walls: {type: zeroGradient}\n";
+  file_ = folder_.write("case.yaml", zero_gradient);
+  const ResolvedCase set = load_case(file_, {"boundaryField.\"inlet.left\".type=fixedValue",
+                                             "boundaryField.\"inlet.left\".value=2"});
+  EXPECT_EQ(set.get_string(key + ".type"), "fixedValue");
+  EXPECT_EQ(set.get_real(key + ".value"), 2.0);
+  EXPECT_EQ(set.where(key + ".value").origin, "--set boundaryField.\"inlet.left\".value=2");
+  EXPECT_EQ(set.entry_names("boundaryField"), (std::vector<std::string>{"inlet.left", "outlet", "walls"}));
+  EXPECT_EQ(mismatches(set, build_case_mesh(set)), std::vector<std::string>{});
+  file_ = folder_.write("case.yaml", mesh + "boundaryField: {outlet: {type: fixedValue, value: 0}, walls: {type: "
+                                            "zeroGradient}}\n");
+  const ResolvedCase added = load_case(file_, {"boundaryField.\"inlet.left\"={type: fixedValue, value: 3}"});
+  EXPECT_EQ(added.get_real(key + ".value"), 3.0);
+  EXPECT_EQ(mismatches(added, build_case_mesh(added)), std::vector<std::string>{});
+  const ResolvedCase type_set = load_case(file_, {"mesh.patchTypes.\"inlet.left\"=empty",
+                                                  "boundaryField.\"inlet.left\"={type: empty}"});
+  EXPECT_EQ(build_case_mesh(type_set).find_patch("inlet.left")->type, "empty");
+
+  // --- a value that fails names the quoted path; an unclosed quote is refused with the syntax
+  try {
+    load_case(file_, {"boundaryField.\"inlet.left\".type=fixedValu"});
+    FAIL() << "expected a CaseError";
+  } catch (const CaseError& e) {
+    ASSERT_EQ(e.problems().size(), 1u);
+    EXPECT_NE(e.problems()[0].message.find("unknown value 'fixedValu' for boundaryField.\"inlet.left\".type"),
+              std::string::npos)
+        << e.problems()[0].message;
+  }
+  try {
+    load_case(file_, {"boundaryField.\"inlet.left.type=fixedValue"});
+    FAIL() << "expected a CaseError";
+  } catch (const CaseError& e) {
+    EXPECT_NE(e.problems()[0].message.find("a name with a '.' is one quoted component of a --set path: "
+                                           "boundaryField.\"inlet.left\".type"),
+              std::string::npos)
+        << e.problems()[0].message;
+  }
+}
+
+TEST_F(CaseMeshTest, ATypoInADottedPatchNameGetsDidYouMean) {
+  box_hex_with_inlet(folder_.path() / "dotted", "inlet.left");
+  const std::string mesh = "mesh: {type: polyMesh, file: dotted}\nphysics: {type: poisson}\n";
+  const ResolvedCase c = load(mesh +
+                              "boundaryField:\n  inlet.lfet: {type: fixedValue, value: 1}\n"
+                              "  outlet: {type: fixedValue, value: 0}\n  walls: {type: zeroGradient}\n");
+  const auto found = mismatches(c, build_case_mesh(c));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], at(3, 1) + "boundaryField: no condition for mesh patch 'inlet.left' (type patch)");
+  EXPECT_EQ(found[1], at(4, 3) + "boundaryField: the mesh has no patch 'inlet.lfet' (its patches: inlet.left, outlet, "
+                                 "walls) (did you mean 'inlet.left'?)");
+  // --- through --set, and in mesh.patchTypes
+  file_ = folder_.write("case.yaml", mesh + "boundaryField: {outlet: {type: zeroGradient}, walls: {type: zeroGradient}}\n");
+  const ResolvedCase set = load_case(file_, {"boundaryField.\"inlet.lfet\".type=zeroGradient"});
+  const auto set_found = mismatches(set, build_case_mesh(set));
+  ASSERT_EQ(set_found.size(), 2u);
+  EXPECT_EQ(set_found[1], "--set boundaryField.\"inlet.lfet\".type=zeroGradient: boundaryField: the mesh has no patch "
+                          "'inlet.lfet' (its patches: inlet.left, outlet, walls) (did you mean 'inlet.left'?)");
+  const ResolvedCase types = load(
+      "mesh: {type: polyMesh, file: dotted, patchTypes: {inlet.lfet: wall}}\nphysics: {type: poisson}\n"
+      "boundaryField: {}\n");
+  try {
+    build_case_mesh(types);
+    FAIL() << "expected a CaseError";
+  } catch (const CaseError& e) {
+    EXPECT_EQ(e.problems()[0].message, "mesh.patchTypes: the mesh has no patch 'inlet.lfet' (its patches: inlet.left, "
+                                       "outlet, walls) (did you mean 'inlet.left'?)");
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "app/case_loader.hpp"
 #include "app/case_solver_settings.hpp"
 #include "app/format_reference.hpp"
+#include "app/key_path.hpp"
 #include "registry/format_registry.hpp"
 #include "temp_folder.hpp"
 
@@ -456,6 +457,21 @@ TEST(ClosestMatch, SuggestsOnlyCloseWords) {
   EXPECT_EQ(closest_match("reltol", {"tolerance", "relTol"}), "relTol");
   EXPECT_EQ(closest_match("p", {"T"}), "");
   EXPECT_EQ(closest_match("plotting", {"mesh", "physics", "output"}), "");
+}
+
+TEST(KeyPath, ANameWithADotIsOneQuotedComponent) {
+  EXPECT_EQ(key_path("boundaryField", "inlet"), "boundaryField.inlet");
+  EXPECT_EQ(key_path("boundaryField", "inlet.left"), "boundaryField.\"inlet.left\"");
+  EXPECT_EQ(key_path("", "a.b"), "\"a.b\"");
+  EXPECT_EQ(split_key_path("boundaryField.\"inlet.left\".type"),
+            (std::vector<std::string>{"boundaryField", "inlet.left", "type"}));
+  EXPECT_EQ(split_key_path("solvers.T.tolerance"), (std::vector<std::string>{"solvers", "T", "tolerance"}));
+  EXPECT_EQ(split_key_path("mesh"), std::vector<std::string>{"mesh"});
+  EXPECT_EQ(parent_key_path("boundaryField.\"inlet.left\".type"), "boundaryField.\"inlet.left\"");
+  EXPECT_EQ(parent_key_path("boundaryField.\"inlet.left\""), "boundaryField");
+  EXPECT_EQ(parent_key_path("boundaryField"), "");
+  for (const char* name : {"inlet", "inlet.left", "a.b.c", ".x", "y."})
+    EXPECT_EQ(split_key_path(key_path("boundaryField", name)), (std::vector<std::string>{"boundaryField", name}));
 }
 
 }  // namespace

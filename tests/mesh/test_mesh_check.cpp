@@ -1,6 +1,6 @@
 // The mesh check: a good mesh passes; open cells and boundaries, flipped faces, inverted
 // cells, zero-area faces and broken ordering fail it; severe non-orthogonality, high
-// skewness, high aspect ratio and unused points warn.
+// skewness, high aspect ratio, unused points and more than one region warn.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,8 @@
 #include "mesh/box_generator.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_check.hpp"
+#include "mesh/mesh_regions.hpp"
+#include "tests/mesh/two_boxes.hpp"
 
 namespace fvmmini {
 namespace {
@@ -251,6 +253,46 @@ TEST(MeshCheck, AspectRatioLeavesOutTheEmptyDirection) {
   Mesh walled = column(1, "wall");
   for (auto& p : walled.points) p.z *= 1e-4;
   EXPECT_EQ(check(walled).n_high_aspect_ratio_cells, 1);
+}
+
+TEST(MeshCheck, CountsTheRegionsThatNoInternalFaceConnects) {
+  // --- one box: one region, nothing said
+  const MeshRegions one = mesh_regions(box(3));
+  EXPECT_EQ(one.count, 1);
+  EXPECT_EQ(one.cells, std::vector<label>{27});
+  EXPECT_EQ(check(box(3)).regions.count, 1);
+  EXPECT_EQ(format_mesh_check(check(box(3))).find("regions"), std::string::npos);
+
+  // --- two boxes apart: two regions, numbered by their lowest cell, a warning and a report line
+  const Mesh mesh = test::two_boxes({2, 2, 2}, {3, 1, 1}, "left", "right");
+  const MeshRegions two = mesh_regions(mesh);
+  ASSERT_EQ(two.count, 2);
+  EXPECT_EQ(two.cells, (std::vector<label>{8, 3}));
+  EXPECT_EQ(two.first_cell, (std::vector<label>{0, 8}));
+  for (label c = 0; c < mesh.n_cells; ++c) EXPECT_EQ(two.of_cell[c], c < 8 ? 0 : 1) << "cell " << c;
+  EXPECT_EQ(two.touched_by(mesh, {1}), (std::vector<bool>{false, true}));
+  EXPECT_EQ(two.touched_by(mesh, {}), (std::vector<bool>{false, false}));
+  const MeshCheckReport r = check(mesh);
+  EXPECT_TRUE(r.ok()) << format_mesh_check(r);
+  EXPECT_EQ(r.regions.count, 2);
+  EXPECT_EQ(r.regions.of_cell, two.of_cell);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "2 regions that no internal face connects (8 cells from cell 0, 3 cells from cell 8): "
+                           "a steady equation needs a fixed value in each");
+  EXPECT_NE(format_mesh_check(r).find("   *Number of regions: 2 (cells that no internal face connects)\n"),
+            std::string::npos)
+      << format_mesh_check(r);
+
+  // --- a region whose lowest cell is not its first in face order: joined through later faces
+  Mesh chain;
+  chain.n_cells = 4;
+  chain.owner = {0, 1};
+  chain.neighbour = {2, 3};  // regions {0, 2} and {1, 3}
+  const MeshRegions crossed = mesh_regions(chain);
+  EXPECT_EQ(crossed.count, 2);
+  EXPECT_EQ(crossed.of_cell, (std::vector<label>{0, 1, 0, 1}));
+  EXPECT_EQ(crossed.first_cell, (std::vector<label>{0, 1}));
+  EXPECT_EQ(mesh_regions(Mesh{}).count, 0);
 }
 
 }  // namespace
