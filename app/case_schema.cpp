@@ -492,72 +492,6 @@ class Resolver {
   std::set<std::string> failed_;
 };
 
-/// Whether a key of the tree starts with a '"': a quoted component of a --set path.
-bool has_quoted_key(const SourceNode& node) {
-  for (const auto& item : node.items)
-    if (has_quoted_key(item)) return true;
-  for (const auto& entry : node.entries)
-    if (entry.key.starts_with('"') || has_quoted_key(entry.value)) return true;
-  return false;
-}
-
-/// `from` over `into`, as a later --set over an earlier value: maps key by key, anything else replaced.
-void merge_over(SourceNode& into, SourceNode&& from) {
-  if (into.kind != SourceNode::Kind::map || from.kind != SourceNode::Kind::map) {
-    into = std::move(from);
-    return;
-  }
-  for (auto& entry : from.entries) {
-    if (SourceEntry* same = into.find(entry.key)) {
-      same->key_where = entry.key_where;
-      merge_over(same->value, std::move(entry.value));
-    } else {
-      into.entries.push_back(std::move(entry));
-    }
-  }
-}
-
-/// A --set path reaches the document split at every dot (apply_override), so the component
-/// "inlet.left" of boundaryField."inlet.left".type arrives as the keys `"inlet` and `left"`, one
-/// inside the other: join them into the entry inlet.left, as split_key_path reads the path (merged
-/// over the file's entry of that name, the --set's values winning). An unclosed quote stays, and
-/// the entry name is refused with its '"'.
-void join_quoted_keys(SourceNode& node) {
-  auto& entries = node.entries;
-  for (std::size_t i = 0; i < entries.size();) {
-    const std::string key = entries[i].key;
-    if (!key.starts_with('"')) {
-      ++i;
-      continue;
-    }
-    if (key.size() < 2 || !key.ends_with('"')) {  // a piece: its entries carry the rest of the name
-      if (entries[i].value.kind != SourceNode::Kind::map) {
-        ++i;
-        continue;
-      }
-      std::vector<SourceEntry> pieces;
-      for (auto& child : entries[i].value.entries)
-        pieces.push_back(SourceEntry{key + "." + child.key, child.key_where, std::move(child.value)});
-      entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
-      entries.insert(entries.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(pieces.begin()),
-                     std::make_move_iterator(pieces.end()));
-      continue;  // the joined keys are looked at again
-    }
-    const std::string name = key.substr(1, key.size() - 2);
-    const auto same = std::find_if(entries.begin(), entries.end(), [&](const SourceEntry& e) { return e.key == name; });
-    if (same == entries.end()) {
-      entries[i].key = name;
-      ++i;
-      continue;
-    }
-    same->key_where = entries[i].key_where;
-    merge_over(same->value, std::move(entries[i].value));
-    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-  for (auto& item : node.items) join_quoted_keys(item);
-  for (auto& entry : entries) join_quoted_keys(entry.value);
-}
-
 /// Whether `message` names `path` as a whole key path (not a prefix of a longer one).
 bool names_key(const std::string& message, const std::string& path) {
   const auto part_of_path = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_'; };
@@ -716,13 +650,10 @@ KeySpec& CaseSchema::at(const std::string& path) {
 void CaseSchema::add_check(CrossCheck check) { checks_.push_back(std::move(check)); }
 
 ResolvedCase CaseSchema::resolve(const SourceNode& document, const std::filesystem::path& case_file) const {
-  std::optional<SourceNode> joined;  // a --set path's quoted components, made whole
-  if (has_quoted_key(document)) join_quoted_keys(joined.emplace(document));
-  const SourceNode& source = joined ? *joined : document;
   std::vector<CaseProblem> problems;
   std::map<std::string, SourceLocation> locations;
-  Resolver resolver(*root_, source, problems, locations);
-  YAML::Node tree = resolver.resolve_map(*root_, &source, "", SourceLocation{case_file.string(), 0, 0});
+  Resolver resolver(*root_, document, problems, locations);
+  YAML::Node tree = resolver.resolve_map(*root_, &document, "", SourceLocation{case_file.string(), 0, 0});
   ResolvedCase resolved(case_file, tree, locations);  // a copy: the rules below are judged against it too
 
   // --- Rules over several keys; a rule whose keys failed above has nothing to check, and what a

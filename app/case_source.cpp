@@ -18,6 +18,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include "app/key_path.hpp"
 #include "base/printable.hpp"
 
 namespace fvmmini {
@@ -338,16 +339,13 @@ void apply_override(SourceNode& document, const std::string& assignment, std::si
   const std::string path = assignment.substr(0, equals);
   const std::string value_text = assignment.substr(equals + 1);
 
-  // --- Split the key path at dots; no component may be empty.
-  std::vector<std::string> keys;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = path.find('.', start);
-    keys.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (keys.back().empty()) throw CaseError(where, "empty component in key path '" + path + "'");
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
+  // --- Split the key path at the dots outside quotes (key_path.hpp); no component may be empty.
+  if (std::count(path.begin(), path.end(), '"') % 2 != 0)
+    throw CaseError(where, "key path '" + printable(path) + "' has an unclosed '\"' (a name with a '.' is one quoted "
+                           "component of a --set path: boundaryField.\"inlet.left\".type)");
+  const std::vector<std::string> keys = split_key_path(path);
+  for (const auto& key : keys)
+    if (key.empty()) throw CaseError(where, "empty component in key path '" + printable(path) + "'");
   if (keys.size() > static_cast<std::size_t>(CaseLimits::depth))
     throw CaseError(where, fmt::format("key path of more than {} components", CaseLimits::depth));
 
