@@ -34,7 +34,8 @@ MemoryLimit memory_limit();
 
 /// The bytes a run on such a mesh needs at least, roughly: the mesh and its copies while it
 /// is read and ordered, its geometry, and the main arrays of a scalar run (matrix, solver
-/// vectors, fields); an incompressible run needs about 2.3 times as much.
+/// vectors, fields); an incompressible run needs about 2.3 times as much (the app's key_memory
+/// adds the difference as the memory of physics.type).
 std::uint64_t estimated_run_bytes(const MeshCounts& counts);
 
 /// Why a mesh of these counts cannot be used here (a count past the 32-bit label range, or

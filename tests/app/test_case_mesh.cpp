@@ -10,9 +10,11 @@
 #include "app/key_path.hpp"
 #include "app/run_case.hpp"
 #include "mesh/polymesh_reader.hpp"
+#include "mesh/mesh_size.hpp"
 #include "temp_folder.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
 #include "tests/mesh/two_boxes.hpp"
+#include "tests/scoped_env.hpp"
 
 namespace fvmmini {
 namespace {
@@ -99,9 +101,29 @@ TEST_F(CaseMeshTest, SamplingPointsAreCheckedAgainstMemory) {
       << found[0];
   const ResolvedCase usual = load(flow);
   const auto memory = key_memory(usual, mesh_counts(build_case_mesh(usual)));
-  ASSERT_EQ(memory.size(), 1u);
-  EXPECT_EQ(memory[0].key, "sampling.points = 129");
-  EXPECT_NE(memory[0].note.find("centrelines.csv about"), std::string::npos);
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_EQ(memory[1].key, "sampling.points = 129");
+  EXPECT_NE(memory[1].note.find("centrelines.csv about"), std::string::npos);
+}
+
+TEST_F(CaseMeshTest, TheFlowsMemoryIsItsOwnNotAScalarRuns) {
+  // --- a limit between a scalar run's estimate and the flow's: the flow is refused, naming physics.type
+  const std::string mesh = "mesh: {type: box, cells: [40, 40, 40], patches: {lid: {sides: [ymax], type: wall}, "
+                           "walls: {sides: [xmin, xmax, ymin, zmin, zmax], type: wall}}}\n";
+  const ResolvedCase flow = load(mesh + "physics: {type: incompressible, nu: 0.01}\n"
+                                        "boundaryField: {lid: {type: wall, velocity: [1, 0, 0]}, walls: {type: wall}}\n"
+                                        "time: {endTime: 1, deltaT: 0.1, writeInterval: 1}\noutput: {vtk: false}\n");
+  const Mesh built = build_case_mesh(flow);
+  const MeshCounts counts = mesh_counts(built);
+  const auto memory = key_memory(flow, counts);
+  ASSERT_FALSE(memory.empty());
+  EXPECT_EQ(memory[0].key, "physics.type = incompressible");
+  EXPECT_NEAR(static_cast<double>(memory[0].bytes), 1.4 * static_cast<double>(estimated_run_bytes(counts)), 1.0);
+  const test::ScopedEnv limit(memory_limit_variable, std::to_string(estimated_run_bytes(counts) + memory[0].bytes / 2));
+  const auto found = mismatches_of_counts(flow, built.patches, counts);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("physics.type = incompressible: the run with the flow's fields"), std::string::npos)
+      << found[0];
 }
 
 TEST_F(CaseMeshTest, AMeshWithNoCellsIsSaidSoNotBlamedOnReferenceCell) {
