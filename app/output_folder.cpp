@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "app/atomic_file.hpp"
+#include "base/printable.hpp"
 
 namespace fvmmini {
 
@@ -130,9 +131,9 @@ void take_lock(const std::filesystem::path& directory, const std::filesystem::pa
           directory.string(), lock.string(), S_ISLNK(entry.st_mode) ? "symbolic link" : "special file"));
     const Holder holder = read_holder(lock);
     if (const std::string reason = stale_reason(holder); attempt == 0 && !reason.empty()) {
-      std::cerr << fmt::format("fvmmini: warning: taking over the lock of the output folder {} from process {} on {}, "
-                               "{}\n",
-                               directory.string(), holder.pid, holder.host, reason);
+      std::cerr << printable_message(fmt::format(
+          "fvmmini: warning: taking over the lock of the output folder {} from process {} on {}, {}\n",
+          directory.string(), holder.pid, holder.host, reason));
       ::unlink(lock.c_str());
       continue;
     }

@@ -13,6 +13,7 @@
 #include "app/progress.hpp"
 #include "app/rank_failure.hpp"
 #include "app/settings_keys.hpp"
+#include "base/printable.hpp"
 #include "discretisation/gamg_groups.hpp"
 #include "mesh/cell_face_lists.hpp"
 #include "mesh/decomposition.hpp"
@@ -135,7 +136,7 @@ class Run {
   }
   void say(const std::string& text) const {
     if (!verbose()) return;
-    std::fputs(text.c_str(), stdout);
+    std::fputs(printable_message(text).c_str(), stdout);  // a hostile mesh's patch name, say, prints no control byte
     std::fflush(stdout);  // a log piped to a file or tee shows each block as it happens
   }
 
@@ -218,7 +219,7 @@ class Run {
       if (ranks().is_root()) summary_.finish(timer_, "failed", message, summary_path_);
     } catch (const std::exception& also) {
       // the first error is the one to report; this one follows from it (an unwritable folder)
-      std::fputs(fmt::format("fvmmini: warning: {}\n", also.what()).c_str(), stderr);
+      std::fputs(fmt::format("fvmmini: warning: {}\n", printable_message(also.what())).c_str(), stderr);
     }
     if (solver_failure) throw SolverError(message);
     throw;
