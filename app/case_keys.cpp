@@ -244,7 +244,8 @@ void add_decomposition_keys(CaseSchema& schema) {
         try {
           const std::string what = "the product of the parts";
           int parts = 1;
-          for (const auto& item : value) parts = checked_product(parts, checked_cast<int>(item.as<long long>(), what), what);
+          for (const auto& item : value)
+            parts = checked_product(parts, checked_cast<int>(item.as<long long>(), what), what);
           return "";
         } catch (const CountOverflow& e) {
           return std::string(e.what()) + ": one part per rank";
@@ -270,7 +271,8 @@ void add_mesh_checks(CaseSchema& schema) {
       for (const auto& side : c.get_list(key_path("mesh.patches", patch) + ".sides")) {
         const auto [it, fresh] = owner_of.emplace(side, patch);
         if (!fresh)
-          problems.push_back({c.where(key_path("mesh.patches", patch)), "mesh.patches: side '" + side + "' is in both '" +
+          problems.push_back({c.where(key_path("mesh.patches", patch)),
+                              "mesh.patches: side '" + side + "' is in both '" +
                                                                     it->second + "' and '" + patch + "'"});
       }
   });

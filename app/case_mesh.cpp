@@ -243,7 +243,8 @@ void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Pat
     }
     for (const auto& name : named)
       if (!find_patch(name))
-        problems.push_back({resolved.where(key_path("boundaryField", name)), "boundaryField: " + no_such_patch(name, patches)});
+        problems.push_back({resolved.where(key_path("boundaryField", name)),
+                            "boundaryField: " + no_such_patch(name, patches)});
   }
   if (resolved.has("discretisation.referenceCell") &&
       resolved.get_int("discretisation.referenceCell") >= n_cells)

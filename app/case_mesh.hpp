@@ -43,12 +43,12 @@ void check_case_against_mesh(const ResolvedCase& resolved, const std::vector<Pat
                              const MeshCounts& counts);
 
 /// Check that a steady equation of the case has its level fixed in every region of the mesh
-/// (`regions`, mesh_regions' or the mesh check's: cells that no internal face connects): poisson's T by a face of a fixedValue
-/// patch, incompressible's p by a face of a pressureOutlet patch, in each region; where no patch
-/// is of that type, discretisation.referenceCell fixes its own region and every other region is
-/// singular. A transient diffusion is never singular (its time term). Throws CaseError at
-/// boundaryField naming the regions, the first region left free (its size and lowest cell) and
-/// the way out, before anything is solved.
+/// (`regions`, mesh_regions' or the mesh check's: cells that no internal face connects):
+/// poisson's T by a face of a fixedValue patch, incompressible's p by a face of a pressureOutlet
+/// patch, in each region; where no patch is of that type, discretisation.referenceCell fixes its
+/// own region and every other region is singular. A transient diffusion is never singular (its
+/// time term). Throws CaseError at boundaryField naming the regions, the first region left free
+/// (its size and lowest cell) and the way out, before anything is solved.
 void check_case_regions(const ResolvedCase& resolved, const Mesh& mesh, const MeshRegions& regions);
 
 /// What --dry-run says about the case's mesh.

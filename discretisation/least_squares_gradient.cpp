@@ -124,7 +124,8 @@ bool stencil_rings(const RingGraph& graph, label p, std::vector<label>& stamp, l
     for (std::size_t k = begin; k < end && cells.size() <= stencil_scan_points; ++k) {
       const auto neighbours = graph.neighbours_of(cells[k]);
       const std::size_t stride = (neighbours.size() + stencil_scan_points - 1) / stencil_scan_points;
-      for (std::size_t i = 0; i < neighbours.size() && cells.size() <= stencil_scan_points; i += std::max<std::size_t>(stride, 1)) {
+      for (std::size_t i = 0; i < neighbours.size() && cells.size() <= stencil_scan_points;
+           i += std::max<std::size_t>(stride, 1)) {
         const label n = neighbours[i];
         if (stamp[n] == mark) continue;
         stamp[n] = mark;
@@ -326,7 +327,8 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
       for (std::size_t k = rings[r]; k < rings[r + 1]; ++k) {
         const auto fs = graph.faces_of(cells[k]);
         const std::size_t stride = (fs.size() + stencil_scan_points - 1) / stencil_scan_points;
-        for (std::size_t i = 0; i < fs.size() && n_faces < stencil_scan_points; i += std::max<std::size_t>(stride, 1), ++n_faces)
+        for (std::size_t i = 0; i < fs.size() && n_faces < stencil_scan_points;
+             i += std::max<std::size_t>(stride, 1), ++n_faces)
           points.add(fs[i], true);
       }
       points.ring_ends.push_back(points.items.size());
@@ -334,7 +336,8 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
     if (points.cap(stencil_cap_points)) ++capped_cells_;
     cells.clear();
     faces.clear();
-    for (std::size_t k = 0; k < points.items.size(); ++k) (points.is_face[k] ? faces : cells).push_back(points.items[k]);
+    for (std::size_t k = 0; k < points.items.size(); ++k)
+      (points.is_face[k] ? faces : cells).push_back(points.items[k]);
 
     // --- normal matrix of the fit in d / scale (scale: the farthest point)
     offsets.clear();

@@ -193,7 +193,8 @@ void require_memory(const Tokenizer& t, long line, std::uint64_t bytes, const st
 
 /// The bytes the reader holds for the nodes read so far, with the text.
 std::uint64_t held_bytes(const GmshData& data, std::uint64_t text_bytes) {
-  return text_bytes + data.nodes.capacity() * sizeof(Vec3) + data.node_index.size() * (reader_bytes_per_node - 2 * sizeof(Vec3)) +
+  return text_bytes + data.nodes.capacity() * sizeof(Vec3) +
+         data.node_index.size() * (reader_bytes_per_node - 2 * sizeof(Vec3)) +
          (data.volumes.capacity() + data.surfaces.capacity()) * sizeof(RawElement);
 }
 
@@ -211,7 +212,8 @@ void read_physical_names(Tokenizer& t, GmshData& data) {
                                printable(name), printable(named->second.name), named->second.line));
     if (dim != 2) continue;
     if (const auto [first, fresh] = surface_names.try_emplace(name, line); !fresh)
-      t.fail(line, fmt::format("physical surface name '{}' is given twice (first on line {}): two patches cannot share a name",
+      t.fail(line, fmt::format("physical surface name '{}' is given twice (first on line {}): two patches cannot "
+                               "share a name",
                                printable(name), first->second));
   }
   t.expect("$EndPhysicalNames");
@@ -247,7 +249,8 @@ void add_node(Tokenizer& t, GmshData& data, std::int64_t tag, long line, const V
 void require_nodes_fit(const Tokenizer& t, long line, const GmshData& data, std::int64_t n, std::uint64_t text_bytes) {
   const std::int64_t total = checked_sum(static_cast<std::int64_t>(data.nodes.size()), n, "nodes");
   require_mesh_size(t, line, {.points = total});
-  require_memory(t, line, held_bytes(data, text_bytes) + checked_product<std::uint64_t>(n, reader_bytes_per_node, "nodes"),
+  require_memory(t, line,
+                 held_bytes(data, text_bytes) + checked_product<std::uint64_t>(n, reader_bytes_per_node, "nodes"),
                  "reading " + std::to_string(n) + " nodes (" + std::to_string(reader_bytes_per_node) +
                      " bytes each in the reader, with the file's text)");
 }
@@ -301,7 +304,8 @@ void read_nodes(Tokenizer& t, GmshData& data, std::uint64_t text_bytes) {
       add_node(t, data, tag, line, x);
     }
   }
-  if (t.peek().text != "$EndNodes") t.fail(t.line(), "expected $EndNodes but found '" + printable(t.peek().text) + "' (wrong node count?)");
+  if (t.peek().text != "$EndNodes")
+    t.fail(t.line(), "expected $EndNodes but found '" + printable(t.peek().text) + "' (wrong node count?)");
   t.next();
 }
 
@@ -315,11 +319,13 @@ ElementType checked_type(Tokenizer& t, std::int64_t type, long line) {
 
 /// Keep a 3-D element, or a 2-D one in a physical group (the others make no face nor patch),
 /// its node tags (`tags`) turned into node indices.
-void store_element(const Tokenizer& t, GmshData& data, RawElement&& e, int dim, const std::array<std::int64_t, 8>& tags, int n_nodes) {
+void store_element(const Tokenizer& t, GmshData& data, RawElement&& e, int dim, const std::array<std::int64_t, 8>& tags,
+                   int n_nodes) {
   if (dim != 3 && (dim != 2 || e.physical == 0)) return;
   for (int k = 0; k < n_nodes; ++k) {
     const auto it = data.node_index.find(tags[k]);
-    if (it == data.node_index.end()) t.fail(e.line, "element " + std::to_string(e.tag) + " uses undefined node " + std::to_string(tags[k]));
+    if (it == data.node_index.end())
+      t.fail(e.line, "element " + std::to_string(e.tag) + " uses undefined node " + std::to_string(tags[k]));
     e.nodes[k] = it->second;
   }
   (dim == 3 ? data.volumes : data.surfaces).push_back(std::move(e));
@@ -327,9 +333,11 @@ void store_element(const Tokenizer& t, GmshData& data, RawElement&& e, int dim, 
 
 /// The elements of an $Elements section of `n` elements must fit, as a mesh of that many cells
 /// and in the reader (what it holds per element, and per node, with the text), before they are read.
-void require_elements_fit(const Tokenizer& t, long line, const GmshData& data, std::int64_t n, std::uint64_t text_bytes) {
+void require_elements_fit(const Tokenizer& t, long line, const GmshData& data, std::int64_t n,
+                          std::uint64_t text_bytes) {
   require_mesh_size(t, line, {.points = static_cast<std::int64_t>(data.nodes.size()), .cells = n});
-  require_memory(t, line, held_bytes(data, text_bytes) + checked_product<std::uint64_t>(n, reader_bytes_per_element, "elements"),
+  require_memory(t, line,
+                 held_bytes(data, text_bytes) + checked_product<std::uint64_t>(n, reader_bytes_per_element, "elements"),
                  "reading " + std::to_string(n) + " elements (" + std::to_string(reader_bytes_per_element) +
                      " bytes each in the reader, with the file's text and nodes)");
 }
@@ -439,7 +447,8 @@ Mesh build_gmsh(const std::filesystem::path& path) {
   while (!t.at_end()) {
     const auto section = t.next();
     const std::string name(section.text);
-    if (name.empty() || name.front() != '$') t.fail(section.line, "expected a $Section but found '" + printable(name) + "'");
+    if (name.empty() || name.front() != '$')
+      t.fail(section.line, "expected a $Section but found '" + printable(name) + "'");
     if (name != "$MeshFormat" && data.version == 0.0) t.fail(section.line, "the file does not start with $MeshFormat (not a Gmsh mesh?)");
     if (name == "$MeshFormat") read_mesh_format(t, data);
     else if (name == "$PhysicalNames") read_physical_names(t, data);
@@ -476,8 +485,8 @@ Mesh build_gmsh(const std::filesystem::path& path) {
   const std::uint64_t held = held_bytes(data, 0) + data.nodes.size() * (sizeof(Vec3) + sizeof(label));
   if (const std::string problem = memory_problem(
           held + checked_product<std::uint64_t>(counts.faces, face_building_bytes_per_face, "faces"),
-          "building the faces of " + std::to_string(counts.cells) + " elements (" + std::to_string(face_building_bytes_per_face) +
-              " bytes a face, with the elements and nodes read)");
+          "building the faces of " + std::to_string(counts.cells) + " elements (" +
+              std::to_string(face_building_bytes_per_face) + " bytes a face, with the elements and nodes read)");
       !problem.empty())
     throw MeshError(file, 0, problem);
 

@@ -114,7 +114,8 @@ void count_regions(const Mesh& mesh, MeshCheckReport& r) {
     sizes += fmt::format("{}{} cells from cell {}", k == 0 ? "" : ", ", regions.cells[k], regions.first_cell[k]);
   r.warnings.push_back(fmt::format("{} regions that no internal face connects ({}{}): a steady equation needs a "
                                    "fixed value in each",
-                                   regions.count, sizes, regions.count > static_cast<label>(max_listed) ? ", ..." : ""));
+                                   regions.count, sizes,
+                                   regions.count > static_cast<label>(max_listed) ? ", ..." : ""));
 }
 
 void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {

@@ -135,7 +135,8 @@ std::string mesh_size_problem(const MeshCounts& n) {
   const std::uint64_t needed = estimated_run_bytes(n);
   if (needed > limit.bytes)
     return fmt::format("a mesh of {} needs at least about {} for a run, more than the memory limit of {} ({})",
-                       describe_counts(n), format_bytes(needed), format_bytes(limit.bytes), describe_limit_source(limit));
+                       describe_counts(n), format_bytes(needed), format_bytes(limit.bytes),
+                       describe_limit_source(limit));
   return "";
 }
 

@@ -20,7 +20,8 @@ struct MeshCounts {
 /// The memory a run may use, and where that figure comes from.
 struct MemoryLimit {
   std::uint64_t bytes = 0;
-  std::string source;  ///< "FVMMINI_MEMORY_LIMIT", "physical memory", "the cgroup memory limit" or the address-space one
+  std::string source;  ///< "FVMMINI_MEMORY_LIMIT", "physical memory", "the cgroup memory limit" or the
+                       ///< address-space one
 };
 
 /// The environment variable that overrides the memory limit.

@@ -99,7 +99,9 @@ BinaryArch parse_arch(const Tokenizer& t, long line, const std::string& arch) {
                          " is not supported (32 or 64 bits; run foamFormatConvert for ascii)");
       bytes = value == "32" ? 4 : 8;
     };
-    if (part == "MSB") t.fail(line, "arch '" + printable(arch) + "': big-endian (MSB) binary is not supported (run foamFormatConvert for ascii)");
+    if (part == "MSB")
+      t.fail(line, "arch '" + printable(arch) +
+                       "': big-endian (MSB) binary is not supported (run foamFormatConvert for ascii)");
     bits("label=", a.label_bytes);
     bits("scalar=", a.scalar_bytes);
   }
@@ -120,7 +122,8 @@ FoamHeader read_header(Tokenizer& t, const std::string& expected_class_a, const 
     for (;;) {
       const auto tok = t.next();
       if (!tok.quoted && tok.text == ";") break;
-      if (!tok.quoted && (tok.text == "{" || tok.text == "}")) t.fail(tok.line, "unexpected '" + printable(tok.text) + "' in the FoamFile header");
+      if (!tok.quoted && (tok.text == "{" || tok.text == "}"))
+        t.fail(tok.line, "unexpected '" + printable(tok.text) + "' in the FoamFile header");
       if (!value.empty()) value += ' ';
       value += tok.text;
     }
@@ -178,14 +181,15 @@ void require_mesh_size(const Tokenizer& t, long line, const MeshCounts& counts, 
 /// Room in `values` for `more` entries, asked of the memory limit first: exactly that much
 /// (a list of known size), or by doubling (a list that grows), the old and new blocks together.
 template <class T>
-void make_room(std::vector<T>& values, std::int64_t more, bool exact, const Tokenizer& t, long line, const Holding& held,
-               const std::string& what) {
+void make_room(std::vector<T>& values, std::int64_t more, bool exact, const Tokenizer& t, long line,
+               const Holding& held, const std::string& what) {
   if (more <= 0) return;
   const std::uint64_t needed = values.size() + static_cast<std::uint64_t>(more);
   if (needed <= values.capacity()) return;
   const std::uint64_t grown = exact ? needed : std::max<std::uint64_t>({needed, 2 * values.capacity(), 256});
   require_memory(t, line, held, checked_product<std::uint64_t>(grown, sizeof(T), what),
-                 what + (exact ? "" : ", grown to " + std::to_string(grown) + " entries of " + std::to_string(sizeof(T)) + " bytes"));
+                 what + (exact ? "" : ", grown to " + std::to_string(grown) + " entries of " +
+                                          std::to_string(sizeof(T)) + " bytes"));
   values.reserve(static_cast<size_t>(grown));
 }
 
@@ -211,7 +215,8 @@ std::function<void(std::int64_t, long, SizeKnown)> agreeing_with(const Tokenizer
                                                                  std::int64_t count, bool exactly, std::string source) {
   return [&t, what, count, exactly, source = std::move(source)](std::int64_t n, long line, SizeKnown when) {
     if (when == SizeKnown::growing) {
-      if (n > count) t.fail(line, "the " + what + " list has more than " + std::to_string(count) + " entries, but " + source);
+      if (n > count)
+        t.fail(line, "the " + what + " list has more than " + std::to_string(count) + " entries, but " + source);
       return;
     }
     if (n > count || (exactly && n != count))
@@ -284,13 +289,15 @@ ListRead read_list(Tokenizer& t, const ListRules& rules, Entries& entries) {
     const auto& tok = t.peek();
     if (tok.text == ")" && !tok.quoted) {
       if (count && n != *count)
-        t.fail(tok.line, "the " + rules.what + " list ends after " + std::to_string(n) + " of " + std::to_string(*count) + " entries");
+        t.fail(tok.line, "the " + rules.what + " list ends after " + std::to_string(n) + " of " +
+                             std::to_string(*count) + " entries");
       if (!count) rules.agree(n, tok.line, SizeKnown::ended);
       t.next();
       return list;
     }
     if (count && n == *count)
-      t.fail(tok.line, "the " + rules.what + " list has more than the " + std::to_string(*count) + " entries its size says");
+      t.fail(tok.line, "the " + rules.what + " list has more than the " + std::to_string(*count) +
+                           " entries its size says");
     if (!count) rules.agree(n + 1, tok.line, SizeKnown::growing);
     entries.read_one();
     ++n;
@@ -300,7 +307,8 @@ ListRead read_list(Tokenizer& t, const ListRules& rules, Entries& entries) {
 /// `message` with a hint that the binary header may not describe the file, for a binary list
 /// whose size or contents make no sense.
 [[noreturn]] void rethrow_with_arch_hint(const MeshError& e, const BinaryArch& arch) {
-  throw MeshError(e.file(), e.line(), e.message() + " (is the header's arch '" + printable(arch.text) + "' right for this file?)");
+  throw MeshError(e.file(), e.line(), e.message() + " (is the header's arch '" + printable(arch.text) +
+                                          "' right for this file?)");
 }
 
 /// Read a binary list as OpenFOAM writes a contiguous one: `N (` then N entries of `entry_bytes`
@@ -408,7 +416,8 @@ LabelEntries<Check> label_entries(Tokenizer& t, std::vector<label>& values, cons
 /// A label list, ASCII (read_list) or binary (each entry a label of the header's arch, which
 /// must fit 32 bits), through `entries`.
 template <class Entries>
-ListRead read_labels_into(Tokenizer& t, const std::optional<BinaryArch>& binary, const ListRules& rules, Entries& entries) {
+ListRead read_labels_into(Tokenizer& t, const std::optional<BinaryArch>& binary, const ListRules& rules,
+                          Entries& entries) {
   if (!binary) return read_list(t, rules, entries);
   const BinaryArch arch = *binary;
   return read_binary_list(
@@ -441,7 +450,8 @@ std::int64_t note_count(const std::string& file, const FoamHeader& header, const
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc() || value > std::numeric_limits<label>::max())
-    throw MeshError(file, header.line, "header note " + key + ":" + printable(digits) + " is past the 32-bit index range (at most " +
+    throw MeshError(file, header.line, "header note " + key + ":" + printable(digits) +
+                                           " is past the 32-bit index range (at most " +
                                            std::to_string(std::numeric_limits<label>::max()) + ")");
   return value;
 }
@@ -515,7 +525,8 @@ void check_vertex(const Tokenizer& t, std::int64_t face, label v, label n_points
 
 /// The faces of a faceCompactList: the offsets (each face's first vertex, then the end), then
 /// all the faces' vertices, which must be as many as the last offset says.
-void read_compact_faces(FoamFile& file, const FoamHeader& header, label n_points, FacesRead& faces, const Holding& held) {
+void read_compact_faces(FoamFile& file, const FoamHeader& header, label n_points, FacesRead& faces,
+                        const Holding& held) {
   Tokenizer& t = file.tokens;
   std::vector<label>& offsets = faces.offsets;
   offsets.clear();
@@ -525,7 +536,8 @@ void read_compact_faces(FoamFile& file, const FoamHeader& header, label n_points
     if (k == 0 && v != 0) t.fail(offsets_line, "face offsets must start with 0");
     if (k > 0 && v < offsets.back())
       t.fail(line, "face offset " + std::to_string(v) + " is out of order or beyond the vertex list");
-    if (k > 0 && v - offsets.back() < 3) t.fail(previous_line, "face " + std::to_string(k - 1) + " has fewer than 3 vertices");
+    if (k > 0 && v - offsets.back() < 3)
+      t.fail(previous_line, "face " + std::to_string(k - 1) + " has fewer than 3 vertices");
     previous_line = line;
   };
   auto offset_entries = label_entries(t, offsets, held, "the face offsets list", offset_check, "face offsets");
@@ -549,7 +561,9 @@ void read_compact_faces(FoamFile& file, const FoamHeader& header, label n_points
   ListRules vertex_rules{"face vertices", 2};
   vertex_rules.agree = [&](std::int64_t n, long line, SizeKnown when) {
     if (when == SizeKnown::growing) {
-      if (n > last) t.fail(line, "the face vertices list has more than the " + std::to_string(last) + " entries the last face offset says");
+      if (n > last)
+        t.fail(line, "the face vertices list has more than the " + std::to_string(last) +
+                         " entries the last face offset says");
       return;
     }
     if (n == last) return;
@@ -584,7 +598,8 @@ void read_face_list(Tokenizer& t, const FoamHeader& header, label n_points, Face
   // --- one face's vertices: made once, not per face (a file may hold hundreds of millions)
   std::int64_t face = 0;
   ListRules vertex_rules{"face", 2};
-  vertex_rules.agree = agreeing_with(t, "face", n_points, false, "there are only " + std::to_string(n_points) + " points");
+  vertex_rules.agree = agreeing_with(t, "face", n_points, false,
+                                     "there are only " + std::to_string(n_points) + " points");
   auto vertex_check = [&](std::int64_t, label v, long at) { check_vertex(t, face, v, n_points, at); };
   auto vertex_entries = label_entries(t, faces.vertices, held, "the faces' vertices", vertex_check, "face");
   struct Vertices : decltype(vertex_entries) {
@@ -613,7 +628,8 @@ void read_face_list(Tokenizer& t, const FoamHeader& header, label n_points, Face
       const std::string what = "the faces list of " + std::to_string(n) + " entries";
       require_mesh_size(t, line, {.faces = n, .face_vertices = n_vertices}, what);
       make_room(faces.offsets, n + 1 - static_cast<std::int64_t>(faces.offsets.size()), true, t, line, held, what);
-      make_room(faces.vertices, n_vertices - static_cast<std::int64_t>(faces.vertices.size()), true, t, line, held, what);
+      make_room(faces.vertices, n_vertices - static_cast<std::int64_t>(faces.vertices.size()), true, t, line, held,
+                what);
     }
     void read_one() {
       face = static_cast<std::int64_t>(faces.offsets.size()) - 1;
@@ -621,7 +637,8 @@ void read_face_list(Tokenizer& t, const FoamHeader& header, label n_points, Face
       vertices.read = 0;
       read_labels_into(t, binary, vertex_rules, vertices);
       if (faces.offsets.size() == faces.offsets.capacity())  // --- a list without a size: the faces so far as a mesh
-        require_mesh_size(t, line, {.faces = face + 1, .face_vertices = static_cast<std::int64_t>(faces.vertices.size())},
+        require_mesh_size(t, line,
+                          {.faces = face + 1, .face_vertices = static_cast<std::int64_t>(faces.vertices.size())},
                           "the faces list, at " + std::to_string(face + 1) + " entries");
       make_room(faces.offsets, 1, false, t, line, held, "the faces list");
       faces.offsets.push_back(static_cast<label>(faces.vertices.size()));
@@ -662,8 +679,8 @@ struct LabelsRead {
 /// Read owner or neighbour: a cell per face, `faces_file` having `n_faces` faces; owner
 /// (`one_per_face`) exactly that many, neighbour at most; every entry a cell (not negative);
 /// a neighbour's entry not its face's `owner`.
-LabelsRead read_labels(const fs::path& path, const char* what, const fs::path& faces_file, label n_faces, bool one_per_face,
-                       const std::vector<label>* owner, Holding& held) {
+LabelsRead read_labels(const fs::path& path, const char* what, const fs::path& faces_file, label n_faces,
+                       bool one_per_face, const std::vector<label>* owner, Holding& held) {
   FoamFile file(path.string(), read_text_file(path));
   Tokenizer& t = file.tokens;
   LabelsRead result;
@@ -728,7 +745,8 @@ std::vector<PatchRead> read_boundary(const fs::path& path) {
           const long value_line = t.line();
           const std::int64_t value = t.next_int64();
           if (value < 0 || value > INT32_MAX)
-            t.fail(value_line, std::string(key.text) + " " + std::to_string(value) + " of patch " + quoted + " is out of range");
+            t.fail(value_line, std::string(key.text) + " " + std::to_string(value) + " of patch " + quoted +
+                                   " is out of range");
           (key.text == "nFaces" ? n_faces : start_face) = value;
           t.expect(";");
           continue;
@@ -748,7 +766,8 @@ std::vector<PatchRead> read_boundary(const fs::path& path) {
       if (!start_face) t.fail(entry.line, "patch " + quoted + " has no startFace");
       const std::string& type = entry.patch.type;
       if (type == "processor" || type == "processorCyclic" || type.rfind("cyclic", 0) == 0)
-        t.fail(entry.line, "patch " + quoted + " of type " + printable(type) + " is not supported (no coupled patches)");
+        t.fail(entry.line, "patch " + quoted + " of type " + printable(type) +
+                               " is not supported (no coupled patches)");
       entry.patch.size = static_cast<label>(*n_faces);
       entry.patch.start = static_cast<label>(*start_face);
       patches.push_back(std::move(entry));
@@ -801,11 +820,13 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
     const std::string owner_name = owner_path.string();
     if (static_cast<label>(owner.values.size()) != n_faces)
       throw MeshError(owner_name, owner.list_line, "has " + std::to_string(owner.values.size()) + " entries but " +
-                                                       faces_path.filename().string() + " has " + std::to_string(n_faces) + " faces");
+                                                       faces_path.filename().string() + " has " +
+                                                       std::to_string(n_faces) + " faces");
     const label n_internal = static_cast<label>(neighbour.values.size());
     if (n_internal > n_faces)
       throw MeshError(neighbour_path.string(), neighbour.list_line,
-                      "has " + std::to_string(n_internal) + " entries but there are only " + std::to_string(n_faces) + " faces");
+                      "has " + std::to_string(n_internal) + " entries but there are only " + std::to_string(n_faces) +
+                          " faces");
     // --- the cell count is the highest cell index + 1; it must be one the faces can close
     // before any per-cell array is sized by it
     const bool owner_highest = owner.highest >= neighbour.highest;
@@ -814,7 +835,8 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
     if (n_cells > max_closed_cells(n_faces, n_internal))
       throw MeshError(owner_highest ? owner_name : neighbour_path.string(), highest_in.highest_line,
                       "cell " + std::to_string(n_cells - 1) + " makes " + std::to_string(n_cells) + " cells, but " +
-                          std::to_string(n_faces) + " faces (" + std::to_string(n_internal) + " internal) can close at most " +
+                          std::to_string(n_faces) + " faces (" + std::to_string(n_internal) +
+                          " internal) can close at most " +
                           std::to_string(max_closed_cells(n_faces, n_internal)) + " (a cell needs at least 4 faces)");
 
     // --- the counts in the owner header's note, where present
@@ -823,7 +845,8 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
     for (const auto& [key, actual] : noted) {
       const std::int64_t expected = note_count(owner_name, owner.header, key);
       if (expected >= 0 && expected != actual)
-        throw MeshError(owner_name, owner.header.line, std::string("header note says ") + key + " " + std::to_string(expected) +
+        throw MeshError(owner_name, owner.header.line, std::string("header note says ") + key + " " +
+                                                           std::to_string(expected) +
                                                            " but the mesh has " + std::to_string(actual));
     }
 
@@ -834,20 +857,24 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
       const std::string name = "'" + printable(p.patch.name) + "'";
       if (p.patch.start != expected_start)
         throw MeshError(boundary_name, p.line, "patch " + name + " has startFace " + std::to_string(p.patch.start) +
-                                                   ", expected " + std::to_string(expected_start) + " (patches must be contiguous after the " +
+                                                   ", expected " + std::to_string(expected_start) +
+                                                   " (patches must be contiguous after the " +
                                                    std::to_string(n_internal) + " internal faces)");
       if (static_cast<std::int64_t>(p.patch.start) + p.patch.size > n_faces)
-        throw MeshError(boundary_name, p.line, "patch " + name + " runs past the last face " + std::to_string(n_faces - 1));
+        throw MeshError(boundary_name, p.line, "patch " + name + " runs past the last face " +
+                                                   std::to_string(n_faces - 1));
       expected_start += p.patch.size;
     }
     if (expected_start != n_faces)
-      throw MeshError(boundary_name, 0, "patches cover faces up to " + std::to_string(expected_start) + " but there are " +
+      throw MeshError(boundary_name, 0, "patches cover faces up to " + std::to_string(expected_start) +
+                                            " but there are " +
                                             std::to_string(n_faces) + " faces (boundary faces without a patch)");
 
     // --- the mesh must fit before it is copied, ordered and given geometry
     const MeshCounts counts{.points = n_points, .faces = n_faces, .internal_faces = n_internal, .cells = n_cells,
                             .face_vertices = static_cast<std::int64_t>(faces.vertices.size())};
-    if (const std::string problem = mesh_size_problem(counts); !problem.empty()) throw MeshError(dir.string(), 0, problem);
+    if (const std::string problem = mesh_size_problem(counts); !problem.empty())
+      throw MeshError(dir.string(), 0, problem);
 
     // --- assemble; faces out of upper-triangular order are flipped and sorted, cells keep their numbers
     FaceList list;
@@ -861,15 +888,17 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
     std::vector<Patch> patch_list;
     for (label p = 0; p < static_cast<label>(patches.size()); ++p) {
       patch_list.push_back(patches[p].patch);
-      std::fill(list.patch.begin() + patches[p].patch.start, list.patch.begin() + patches[p].patch.start + patches[p].patch.size, p);
+      std::fill(list.patch.begin() + patches[p].patch.start,
+                list.patch.begin() + patches[p].patch.start + patches[p].patch.size, p);
     }
-    Mesh mesh = assemble_mesh(std::move(points), list, std::move(patch_list), static_cast<label>(n_cells), "polyMesh " + dir.string());
+    Mesh mesh = assemble_mesh(std::move(points), list, std::move(patch_list), static_cast<label>(n_cells),
+                              "polyMesh " + dir.string());
     check_mesh_addressing(mesh, dir.string());
     return mesh;
   } catch (const std::bad_alloc&) {
     const MemoryLimit limit = memory_limit();
-    throw MeshError(reading->string(), 0, "out of memory while reading the mesh (memory limit " + format_bytes(limit.bytes) +
-                                              ": " + describe_limit_source(limit) + ")");
+    throw MeshError(reading->string(), 0, "out of memory while reading the mesh (memory limit " +
+                                              format_bytes(limit.bytes) + ": " + describe_limit_source(limit) + ")");
   }
 }
 

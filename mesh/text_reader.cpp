@@ -51,7 +51,9 @@ std::string read_text_file(const std::filesystem::path& path) {
   errno = 0;
   gzFile in = gzopen(name.c_str(), "rb");
   if (in == nullptr)
-    throw MeshError(name, 0, "cannot open for reading" + (errno != 0 ? ": " + system_reason(std::error_code(errno, std::generic_category())) : std::string()));
+    throw MeshError(name, 0, "cannot open for reading" +
+                                 (errno != 0 ? ": " + system_reason(std::error_code(errno, std::generic_category()))
+                                             : std::string()));
   std::string text;
   try {
     char buffer[1 << 16];
@@ -71,8 +73,10 @@ std::string read_text_file(const std::filesystem::path& path) {
       // --- grown by doubling, never past the most that may be read: a plain file's size is
       // known, a gzip stream's only as it is decompressed
       if (text.size() + static_cast<size_t>(n) > text.capacity()) {
-        const std::uint64_t wanted = gzdirect(in) && !ec ? file_size : std::max<std::uint64_t>(2 * text.capacity(), 1 << 20);
-        text.reserve(static_cast<size_t>(std::min<std::uint64_t>(std::max<std::uint64_t>(wanted, text.size() + n), max_size)));
+        const std::uint64_t wanted = gzdirect(in) && !ec ? file_size
+                                                         : std::max<std::uint64_t>(2 * text.capacity(), 1 << 20);
+        text.reserve(static_cast<size_t>(std::min<std::uint64_t>(std::max<std::uint64_t>(wanted, text.size() + n),
+                                                                 max_size)));
       }
       text.append(buffer, static_cast<size_t>(n));
     }
@@ -92,7 +96,11 @@ Tokenizer::Tokenizer(std::string_view text, std::string file, Syntax syntax)
     : text_(text), file_(std::move(file)), syntax_(syntax) {}
 
 Tokenizer::Tokenizer(std::string_view text, std::string file, Syntax syntax, Position from)
-    : text_(text), file_(std::move(file)), syntax_(syntax), pos_(std::min(from.offset, text.size())), line_(from.line) {}
+    : text_(text),
+      file_(std::move(file)),
+      syntax_(syntax),
+      pos_(std::min(from.offset, text.size())),
+      line_(from.line) {}
 
 Tokenizer::Position Tokenizer::position() const { return has_current_ ? scan_start_ : Position{pos_, line_}; }
 

@@ -77,7 +77,8 @@ struct FormatUnit {
 
 /// A CSR-sized format's bytes: a value, a column and a slot per entry, an offset per row.
 inline std::uint64_t csr_storage_bytes(label n_rows, std::int64_t nnz) {
-  return 16 * static_cast<std::uint64_t>(nnz > 0 ? nnz : 0) + 8 * (static_cast<std::uint64_t>(n_rows > 0 ? n_rows : 0) + 1);
+  return 16 * static_cast<std::uint64_t>(nnz > 0 ? nnz : 0) +
+         8 * (static_cast<std::uint64_t>(n_rows > 0 ? n_rows : 0) + 1);
 }
 
 /// A ReferenceMultiply calling kernel(format.as<T>(), x, y).

@@ -70,7 +70,9 @@ TEST_F(CaseMeshTest, KeysThatSizeMemoryAreCheckedBeforeAnythingIsAllocated) {
   const Mesh mesh = build_case_mesh(huge);
   const auto found = mismatches(huge, mesh);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].rfind(at(5, 29) + "solvers.T.chunkSize = 2147483647: the run with the sell format's padding", 0), 0u)
+  EXPECT_EQ(found[0].rfind(at(5, 29) + "solvers.T.chunkSize = 2147483647: the run with the sell format's padding",
+                           0),
+            0u)
       << found[0];
   EXPECT_NE(found[0].find("more than the memory limit"), std::string::npos) << found[0];
   // --- a costly value that fits runs, and its figure is what --dry-run adds to the estimate
@@ -81,7 +83,8 @@ TEST_F(CaseMeshTest, KeysThatSizeMemoryAreCheckedBeforeAnythingIsAllocated) {
   EXPECT_EQ(memory[0].key, "solvers.T.chunkSize = 100000");
   EXPECT_GT(memory[0].bytes, 100000u * 2 * 12 - 100);  // 100000 rows of two entries, 12 bytes each
   EXPECT_LT(memory[0].bytes, 100000u * 2 * 12 * 2);
-  EXPECT_NE(dry_run_mesh(costly).report.find("memory of keys: solvers.T.chunkSize = 100000: 2.29 MiB"), std::string::npos)
+  EXPECT_NE(dry_run_mesh(costly).report.find("memory of keys: solvers.T.chunkSize = 100000: 2.29 MiB"),
+            std::string::npos)
       << dry_run_mesh(costly).report;
   // --- a CSR-sized format costs nothing past the run's own estimate
   EXPECT_TRUE(key_memory(load(two_cells("")), mesh_counts(mesh)).empty());
@@ -97,7 +100,9 @@ TEST_F(CaseMeshTest, SamplingPointsAreCheckedAgainstMemory) {
   const ResolvedCase many = load(flow + "sampling: {points: 2147483647}\n");
   const auto found = mismatches(many, build_case_mesh(many));
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].rfind(at(6, 12) + "sampling.points = 2147483647: the run with 4294967294 centreline points", 0), 0u)
+  EXPECT_EQ(found[0].rfind(at(6, 12) + "sampling.points = 2147483647: the run with 4294967294 centreline points",
+                           0),
+            0u)
       << found[0];
   const ResolvedCase usual = load(flow);
   const auto memory = key_memory(usual, mesh_counts(build_case_mesh(usual)));
@@ -245,13 +250,15 @@ TEST_F(CaseMeshTest, ASteadyEquationNeedsItsLevelFixedInEveryRegion) {
   const std::string mesh = "mesh: {type: polyMesh, file: two}\n";
   const ResolvedCase one_fixed = load(mesh +
                                       "physics: {type: poisson}\n"
-                                      "boundaryField:\n  left: {type: fixedValue, value: 0}\n  right: {type: zeroGradient}\n"
+                                      "boundaryField:\n  left: {type: fixedValue, value: 0}\n"
+                                      "  right: {type: zeroGradient}\n"
                                       "output: {vtk: false}\n");
   const Mesh two = build_case_mesh(one_fixed);
   EXPECT_EQ(region_problem(one_fixed, two),
             at(3, 1) + "boundaryField: the mesh has 2 regions (cells that no internal face connects) and 1 of them has "
                        "no face on a fixedValue patch, so the steady equation of T is singular there: the region of 3 "
-                       "cells whose lowest cell is 8. Make a patch of that region fixedValue, or use a mesh of one region");
+                       "cells whose lowest cell is 8. Make a patch of that region fixedValue, or use a mesh of one "
+                       "region");
   // --- refused before anything is solved, by the run and by --dry-run
   EXPECT_THROW(run_quietly(one_fixed, folder_), CaseError);
   EXPECT_FALSE(std::filesystem::exists(folder_.path() / "out"));
@@ -279,14 +286,16 @@ TEST_F(CaseMeshTest, ASteadyEquationNeedsItsLevelFixedInEveryRegion) {
                                                  "singular there: the region of 3 cells whose lowest cell is 8"),
             std::string::npos)
       << region_problem(one_outlet, two);
-  EXPECT_EQ(region_problem(load(flow + "boundaryField: {left: {type: pressureOutlet}, right: {type: pressureOutlet}}\n"),
+  EXPECT_EQ(region_problem(load(flow + "boundaryField: {left: {type: pressureOutlet}, "
+                                       "right: {type: pressureOutlet}}\n"),
                            two),
             "");
 
   // --- a transient diffusion is never singular (its time term), and runs
   const ResolvedCase diffusion = load(mesh +
                                       "physics: {type: diffusion, initial: 1}\n"
-                                      "boundaryField: {left: {type: fixedValue, value: 0}, right: {type: zeroGradient}}\n"
+                                      "boundaryField: {left: {type: fixedValue, value: 0}, "
+                                      "right: {type: zeroGradient}}\n"
                                       "time: {endTime: 0.1, deltaT: 0.05, writeInterval: 0.1}\noutput: {vtk: false}\n");
   EXPECT_EQ(region_problem(diffusion, two), "");
   EXPECT_EQ(run_quietly(diffusion, folder_), 0);
@@ -406,7 +415,8 @@ TEST_F(CaseMeshTest, ATypoInADottedPatchNameGetsDidYouMean) {
   EXPECT_EQ(found[1], at(4, 3) + "boundaryField: the mesh has no patch 'inlet.lfet' (its patches: inlet.left, outlet, "
                                  "walls) (did you mean 'inlet.left'?)");
   // --- through --set, and in mesh.patchTypes
-  file_ = folder_.write("case.yaml", mesh + "boundaryField: {outlet: {type: zeroGradient}, walls: {type: zeroGradient}}\n");
+  file_ = folder_.write("case.yaml",
+                        mesh + "boundaryField: {outlet: {type: zeroGradient}, walls: {type: zeroGradient}}\n");
   const ResolvedCase set = load_case(file_, {"boundaryField.\"inlet.lfet\".type=zeroGradient"});
   const auto set_found = mismatches(set, build_case_mesh(set));
   ASSERT_EQ(set_found.size(), 2u);

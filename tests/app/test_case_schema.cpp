@@ -205,7 +205,8 @@ TEST_F(CaseSchemaTest, HostileNumbersAreRefusedNamingTheKey) {
       "mesh: {type: box, cells: [2, 1, 1], patches: {all: {sides: [xmin, xmax, ymin, ymax, zmin, zmax]}}}\n"
       "boundaryField: {all: {type: fixedValue, value: 0}}\n";
   // --- a split whose int product wraps (5 x 858993460 = 2^32 + 4) must not pass for 4 ranks
-  const auto wrapped = problems(box + "physics: {type: poisson}\ndecomposition: {method: simple, n: [5, 858993460, 1]}\n");
+  const auto wrapped = problems(box + "physics: {type: poisson}\n"
+                                      "decomposition: {method: simple, n: [5, 858993460, 1]}\n");
   ASSERT_EQ(wrapped.size(), 1u);
   EXPECT_NE(wrapped[0].find("decomposition.n: the product of the parts: 5 x 858993460 is past the range of a 32-bit"),
             std::string::npos)

@@ -167,7 +167,8 @@ TEST(OutputFolder, ASummaryNameIsAPlainNameNoOtherOutputHas) {
   EXPECT_EQ(summary_name_problem("a/b.json"), "must be a file name, not a path");
   EXPECT_EQ(summary_name_problem(".."), "must name a file, not the folder '..'");
   EXPECT_EQ(summary_name_problem("."), "must name a file, not the folder '.'");
-  EXPECT_EQ(summary_name_problem(".fvmmini.lock"), "must not start with '.' (the output folder's lock and temporaries do)");
+  EXPECT_EQ(summary_name_problem(".fvmmini.lock"),
+            "must not start with '.' (the output folder's lock and temporaries do)");
   EXPECT_EQ(summary_name_problem("s\x1b[2J.json"), "must not hold control characters");
   EXPECT_EQ(summary_name_problem("fields.pvd"), "names a file the run writes itself (fields.pvd)");
   EXPECT_EQ(summary_name_problem("fields_000001.vtu"), "names a file the run writes itself (fields_000001.vtu)");

@@ -112,8 +112,10 @@ Mesh star_mesh(label k) {
     for (label j = 0; j < k; ++j) {
       add({top(i, j), top(i + 1, j), top(i + 1, j + 1), top(i, j + 1)}, 0, leaf(i, j));
       add({lid(i, j), lid(i + 1, j), lid(i + 1, j + 1), lid(i, j + 1)}, leaf(i, j), -1);
-      add({top(i + 1, j), top(i + 1, j + 1), lid(i + 1, j + 1), lid(i + 1, j)}, leaf(i, j), i + 1 < k ? leaf(i + 1, j) : -1);
-      add({top(i + 1, j + 1), top(i, j + 1), lid(i, j + 1), lid(i + 1, j + 1)}, leaf(i, j), j + 1 < k ? leaf(i, j + 1) : -1);
+      add({top(i + 1, j), top(i + 1, j + 1), lid(i + 1, j + 1), lid(i + 1, j)}, leaf(i, j),
+          i + 1 < k ? leaf(i + 1, j) : -1);
+      add({top(i + 1, j + 1), top(i, j + 1), lid(i, j + 1), lid(i + 1, j + 1)}, leaf(i, j),
+          j + 1 < k ? leaf(i, j + 1) : -1);
       if (i == 0) add({top(0, j + 1), top(0, j), lid(0, j), lid(0, j + 1)}, leaf(i, j), -1);
       if (j == 0) add({top(i, 0), top(i + 1, 0), lid(i + 1, 0), lid(i, 0)}, leaf(i, j), -1);
     }
@@ -143,7 +145,8 @@ TEST(LeastSquaresGradient, StencilsAroundACellOfManyNeighboursAreCapped) {
 
 TEST(LeastSquaresGradient, OrdinaryMeshesAreNotCapped) {
   const std::string fixtures = FVMMINI_FIXTURES_DIR;
-  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"), read_gmsh(fixtures + "/gmsh/mix_prism_pyr.msh"),
+  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"),
+                           read_gmsh(fixtures + "/gmsh/mix_prism_pyr.msh"),
                            read_polymesh(fixtures + "/polymesh/cube_poly_n8"), testing::unit_box(6)}) {
     const MeshGeometry g = compute_geometry(mesh);
     const LeastSquaresGradient fit(mesh, g);

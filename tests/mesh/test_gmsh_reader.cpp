@@ -340,18 +340,21 @@ TEST(GmshReaderErrors, DuplicatePhysicalNames) {
   ScratchDir dir;
   const std::string text = two_tets();
   // --- two surface groups named alike would be two patches of one name
-  const std::string twice = replace_once(text, "$PhysicalNames\n1\n2 7 \"base\"\n", "$PhysicalNames\n2\n2 7 \"base\"\n2 8 \"base\"\n");
+  const std::string twice = replace_once(text, "$PhysicalNames\n1\n2 7 \"base\"\n",
+                                         "$PhysicalNames\n2\n2 7 \"base\"\n2 8 \"base\"\n");
   write_file(dir / "twice.msh", twice);
   expect_mesh_error([&] { read_gmsh(dir / "twice.msh"); }, "twice.msh", line_of(twice, "2 8 \"base\""),
-                    "physical surface name 'base' is given twice (first on line " + std::to_string(line_of(twice, "2 7 \"base\"")) +
-                        "): two patches cannot share a name");
+                    "physical surface name 'base' is given twice (first on line " +
+                        std::to_string(line_of(twice, "2 7 \"base\"")) + "): two patches cannot share a name");
   // --- one group named twice
-  const std::string renamed = replace_once(text, "$PhysicalNames\n1\n2 7 \"base\"\n", "$PhysicalNames\n2\n2 7 \"base\"\n2 7 \"floor\"\n");
+  const std::string renamed = replace_once(text, "$PhysicalNames\n1\n2 7 \"base\"\n",
+                                           "$PhysicalNames\n2\n2 7 \"base\"\n2 7 \"floor\"\n");
   write_file(dir / "renamed.msh", renamed);
   expect_mesh_error([&] { read_gmsh(dir / "renamed.msh"); }, "renamed.msh", line_of(renamed, "2 7 \"floor\""),
                     "physical group 7 of dimension 2 is named twice ('floor', and 'base' on line");
   // --- a volume may share a surface's name (only surfaces make patches)
-  write_file(dir / "volume.msh", replace_once(text, "$PhysicalNames\n1\n2 7 \"base\"\n", "$PhysicalNames\n2\n2 7 \"base\"\n3 1 \"base\"\n"));
+  write_file(dir / "volume.msh", replace_once(text, "$PhysicalNames\n1\n2 7 \"base\"\n",
+                                              "$PhysicalNames\n2\n2 7 \"base\"\n3 1 \"base\"\n"));
   EXPECT_EQ(read_gmsh(dir / "volume.msh").n_cells, 2);
 }
 
@@ -376,7 +379,8 @@ TEST(GmshReaderHostile, MessagesQuoteTokensCutAndEscaped) {
 TEST(GmshReaderErrors, SymbolicLinkLoop) {
   ScratchDir dir;
   std::filesystem::create_symlink(dir / "loop.msh", dir / "loop.msh");
-  expect_mesh_error([&] { read_gmsh(dir / "loop.msh"); }, "loop.msh", 0, "cannot open: too many levels of symbolic links");
+  expect_mesh_error([&] { read_gmsh(dir / "loop.msh"); }, "loop.msh", 0,
+                    "cannot open: too many levels of symbolic links");
 }
 
 TEST(GmshReaderHostile, ElementsCheckedAtTheReadersOwnCostPerElement) {
@@ -384,12 +388,14 @@ TEST(GmshReaderHostile, ElementsCheckedAtTheReadersOwnCostPerElement) {
   // fits in 43 MiB, but the reader holds 192 bytes an element as it reads them (36.6 MiB) beside
   // the 8 MiB of text: refused at the count, before an element is stored
   ScratchDir dir;
-  std::string text = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n200000\n";
+  std::string text = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+                     "$Elements\n200000\n";
   for (int i = 0; i < 200000; ++i) text += "1 4 12 1 1 1 1 1 1 1 1 1 1 1 1 1 2 3 4\n";
   write_file(dir / "many.msh", text + "$EndElements\n");
   const ScopedEnv limit(memory_limit_variable, "43M");
   expect_mesh_error([&] { read_gmsh(dir / "many.msh"); }, "many.msh", line_of(text, "200000"),
-                    "reading 200000 elements (192 bytes each in the reader, with the file's text and nodes) needs about 44.");
+                    "reading 200000 elements (192 bytes each in the reader, with the file's text and nodes) needs "
+                    "about 44.");
 }
 
 }  // namespace

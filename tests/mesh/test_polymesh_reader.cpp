@@ -631,7 +631,8 @@ TEST(PolyMeshReaderHostile, MeshOrTextPastTheMemoryLimit) {
     const ScopedEnv limit(memory_limit_variable, "8K");
     const std::string faces = read_file(fixtures() / "polymesh/box_hex/faces");
     expect_mesh_error([] { read_polymesh(fixtures() / "polymesh/box_hex"); }, "faces", line_of(faces, "\n98\n") + 1,
-                      "the faces list of 98 entries: a mesh of 98 faces needs at least about 12.2 KiB for a run, more than "
+                      "the faces list of 98 entries: a mesh of 98 faces needs at least about "
+                      "12.2 KiB for a run, more than "
                       "the memory limit of 8.00 KiB (FVMMINI_MEMORY_LIMIT");
   }
   // --- text over half the limit is not read: a plain file by its size, gzip as it decompresses
@@ -690,7 +691,8 @@ TEST(PolyMeshReaderHostile, FaceAndCompactListsAgainstTheirCounts) {
                     "the face list has 61 entries but there are only 60 points");
   // --- compact faces: the vertices must be as many as the last offset says, checked at their size
   write_file(dir / "faces", "FoamFile { format ascii; class faceCompactList; }\n3(0 4 8)\n9(0 1 2 3 4 5 6 7 8)\n");
-  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", 2, "the last face offset does not match the 9 vertices");
+  expect_mesh_error([&] { read_polymesh(dir.path()); }, "faces", 2,
+                    "the last face offset does not match the 9 vertices");
 }
 
 TEST(PolyMeshReaderHostile, ListsRefusedPastTheMemoryLimitWithWhatIsHeld) {
@@ -702,8 +704,8 @@ TEST(PolyMeshReaderHostile, ListsRefusedPastTheMemoryLimitWithWhatIsHeld) {
   write_file(dir / "points", points + ")\n");
   const ScopedEnv limit(memory_limit_variable, "40K");
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", 2,
-                    "the points list of 1500 entries, with the 11.8 KiB of text and lists read so far, needs about 46.9 KiB, "
-                    "more than the memory limit of 40.0 KiB (FVMMINI_MEMORY_LIMIT)");
+                    "the points list of 1500 entries, with the 11.8 KiB of text and lists read so far, "
+                    "needs about 46.9 KiB, more than the memory limit of 40.0 KiB (FVMMINI_MEMORY_LIMIT)");
   // --- without a size: refused as the list grows
   write_file(dir / "points", replace_once(points, "1500\n(", "("));
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "points", -1, "more than the memory limit of 40.0 KiB");
@@ -751,7 +753,8 @@ TEST(PolyMeshReaderHostile, BinaryBytesShownEscapedWithTheArchHint) {
     const std::string what = e.what();
     EXPECT_EQ(what.size(), std::strlen(e.what())) << "a NUL byte in the message";
     EXPECT_NE(what.find("expected ')' but found '\\x00\\x00"), std::string::npos) << what;
-    EXPECT_NE(what.find("(is the header's arch 'LSB;label=32;scalar=64' right for this file?)"), std::string::npos) << what;
+    EXPECT_NE(what.find("(is the header's arch 'LSB;label=32;scalar=64' right for this file?)"), std::string::npos)
+        << what;
   }
   // --- a label past 32 bits: most likely a 64-bit file that says 32
   write_binary_polymesh(dir, ascii, {.label_bytes = 8});
@@ -767,7 +770,8 @@ TEST(PolyMeshReaderErrors, DuplicatePatchNames) {
   const std::string boundary = read_file(dir / "boundary");
   write_file(dir / "boundary", replace_once(boundary, "    outlet\n", "    inlet\n"));
   expect_mesh_error([&] { read_polymesh(dir.path()); }, "boundary", line_of(boundary, "    outlet\n"),
-                    "patch 'inlet' is named twice (first on line " + std::to_string(line_of(boundary, "    inlet\n")) + ")");
+                    "patch 'inlet' is named twice (first on line " +
+                        std::to_string(line_of(boundary, "    inlet\n")) + ")");
 }
 
 TEST(PolyMeshReaderErrors, SymbolicLinkLoops) {

@@ -16,7 +16,8 @@ namespace fvmmini::test {
 inline Mesh two_boxes(std::array<label, 3> first, std::array<label, 3> second, const std::string& first_patch,
                       const std::string& second_patch) {
   const auto all_sides = [](const std::string& name) {
-    return BoxPatch{name, "wall", {BoxSide::xmin, BoxSide::xmax, BoxSide::ymin, BoxSide::ymax, BoxSide::zmin, BoxSide::zmax}};
+    return BoxPatch{name, "wall",
+                    {BoxSide::xmin, BoxSide::xmax, BoxSide::ymin, BoxSide::ymax, BoxSide::zmin, BoxSide::zmax}};
   };
   BoxSpec a, b;
   a.cells = first;
