@@ -272,8 +272,8 @@ void add_mesh_checks(CaseSchema& schema) {
         const auto [it, fresh] = owner_of.emplace(side, patch);
         if (!fresh)
           problems.push_back({c.where(key_path("mesh.patches", patch)),
-                              "mesh.patches: side '" + side + "' is in both '" +
-                                                                    it->second + "' and '" + patch + "'"});
+                              "mesh.patches: side '" + side + "' is in both '" + it->second + "' and '" + patch +
+                                  "'"});
       }
   });
   schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {

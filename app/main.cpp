@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
              "\nEnvironment:\n"
              "  OMP_NUM_THREADS       the host's threads (set-up, the host step, the reference backend)\n"
              "  " + std::string(fvmmini::memory_limit_variable) +
-             "  the memory a run may need before it is refused, e.g. 8G (default: the machine's or the cgroup's)\n"
+             "  the memory a run may need before it is refused, e.g. 8G (default: the machine's, the cgroup's or\n"
+             "                        ulimit -v's, the lowest)\n"
              "  FVMMINI_DEVICE_LOOP   on (default) or off: the cuda solves loop on the device, or in batches the host\n"
              "                        queues (the same kernels; for compute-sanitizer, which cannot follow the loop)\n");
   app.add_option("--set", overrides, "override a case key, e.g. --set solvers.T.tolerance=1e-8 (repeatable)")
