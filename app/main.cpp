@@ -46,7 +46,7 @@ std::string out_of_memory_message() {
   return fmt::format("out of memory: the system refused an allocation (memory limit {}: {}); the estimate "
                      "--dry-run prints was below it, so this run needs more than it says: try a smaller mesh, "
                      "fewer samples or another format, or more memory",
-                     fvmmini::format_bytes(limit.bytes), limit.source);
+                     fvmmini::format_bytes(limit.bytes), fvmmini::describe_limit_source(limit));
 }
 
 /// Every problem on its own line; a count when there are several.

@@ -153,24 +153,14 @@ struct FileIdentity {
   bool operator==(const FileIdentity&) const = default;
 };
 
-/// The files of the run's inputs that a file of the output folder must not be: each input that is
-/// a file, and the files directly in each input that is a folder and in its constant/polyMesh.
+/// The run's input files with their identities: what a file of the output folder must not be.
 std::vector<std::pair<FileIdentity, std::filesystem::path>> input_files(
     const std::vector<std::filesystem::path>& inputs) {
   std::vector<std::pair<FileIdentity, std::filesystem::path>> files;
-  const auto add = [&](const std::filesystem::path& path) {
-    struct stat info {};
-    if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) files.push_back({{info.st_dev, info.st_ino}, path});
-  };
   for (const auto& input : inputs) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(input, ec)) {
-      add(input);
-      continue;
-    }
-    for (const auto& folder : {input, input / "constant" / "polyMesh"})
-      for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
-        add(it->path());
+    struct stat info {};
+    if (::stat(input.c_str(), &info) == 0 && S_ISREG(info.st_mode))
+      files.push_back({{info.st_dev, info.st_ino}, input});
   }
   return files;
 }

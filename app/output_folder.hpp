@@ -31,8 +31,8 @@ class OutputFolder {
   /// fields_<number>.vtu, centrelines.csv, `summary_name` (unless empty) and the temporaries of
   /// an interrupted run (links under those names too). Other files are left alone. Installs the
   /// SIGINT/SIGTERM/SIGHUP clean-up.
-  /// @param[in] inputs the case file and the mesh file or folder: an output's name that is one of
-  ///   their files (a folder's files, and those of its constant/polyMesh) stops the run untouched
+  /// @param[in] inputs the files the run read (the case, the mesh's): an output's name that is one
+  ///   of them stops the run untouched
   /// @throws std::runtime_error naming the folder and the reason when it cannot be created or
   ///         locked (a link that another user owns, a lock that is not a file), when an input has
   ///         an output's name there, or naming the holder (pid and host) when another live run

@@ -19,6 +19,7 @@
 #include "mesh/decomposition.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
+#include "mesh/polymesh_reader.hpp"
 
 namespace fvmmini {
 
@@ -152,9 +153,11 @@ class Run {
     }
     // --- the root holds the folder; the other ranks write their pieces into it once it is ready
     const std::string name = c_.get_string("output.summary");
-    std::vector<std::filesystem::path> inputs{std::filesystem::absolute(c_.case_file())};
-    if (c_.get_string("mesh.type") != "box")
-      inputs.push_back(std::filesystem::absolute(c_.resolve_path(c_.get_string("mesh.file"))));
+    std::vector<std::filesystem::path> inputs{c_.case_file()};
+    if (c_.get_string("mesh.type") == "gmsh") inputs.push_back(c_.resolve_path(c_.get_string("mesh.file")));
+    if (c_.get_string("mesh.type") == "polyMesh")
+      for (const auto& file : polymesh_files(c_.resolve_path(c_.get_string("mesh.file")))) inputs.push_back(file);
+    for (auto& input : inputs) input = std::filesystem::absolute(input);
     on_root_for_all(
         ranks(), [&] { output_.emplace(context_.output_directory, name, inputs); },
         [](const std::exception&) { return 1; });

@@ -781,13 +781,22 @@ std::vector<PatchRead> read_boundary(const fs::path& path) {
 
 }  // namespace
 
+std::vector<std::filesystem::path> polymesh_files(const std::filesystem::path& case_or_polymesh_dir) {
+  const fs::path dir = locate_polymesh(case_or_polymesh_dir);
+  std::vector<fs::path> files;
+  for (const char* name : {"points", "faces", "owner", "neighbour", "boundary"})
+    files.push_back(polymesh_file(dir, name));
+  return files;
+}
+
 Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
   const fs::path dir = locate_polymesh(case_or_polymesh_dir);
-  const fs::path points_path = polymesh_file(dir, "points");
-  const fs::path faces_path = polymesh_file(dir, "faces");
-  const fs::path owner_path = polymesh_file(dir, "owner");
-  const fs::path neighbour_path = polymesh_file(dir, "neighbour");
-  const fs::path boundary_path = polymesh_file(dir, "boundary");
+  const std::vector<fs::path> files = polymesh_files(dir);
+  const fs::path& points_path = files[0];
+  const fs::path& faces_path = files[1];
+  const fs::path& owner_path = files[2];
+  const fs::path& neighbour_path = files[3];
+  const fs::path& boundary_path = files[4];
 
   // --- each file's lists are kept while the next is read: the budget of each counts them
   Holding held;

@@ -2,6 +2,7 @@
 // Reader for OpenFOAM's ASCII polyMesh (points, faces, owner, neighbour, boundary).
 
 #include <filesystem>
+#include <vector>
 
 #include "mesh/mesh.hpp"
 
@@ -23,5 +24,9 @@ namespace fvmmini {
 /// Throws MeshError naming the file and line at fault. Processor and cyclic patches are
 /// rejected (a serial solver without coupled patches).
 Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir);
+
+/// The five files read_polymesh reads there (points, faces, owner, neighbour, boundary; each
+/// plain or .gz). Throws MeshError as read_polymesh does when the folder or a file is missing.
+std::vector<std::filesystem::path> polymesh_files(const std::filesystem::path& case_or_polymesh_dir);
 
 }  // namespace fvmmini

@@ -155,10 +155,10 @@ TEST(OutputFolder, AnInputUnderAnOutputsNameStopsTheRunUntouched) {
   }
   EXPECT_EQ(read_text(case_file), "the case");
   EXPECT_FALSE(std::filesystem::exists(folder.path() / ".fvmmini.lock"));  // released
-  // --- a polyMesh folder's files are inputs too, under any output name
-  const auto owner = folder.write("mesh/constant/polyMesh/fields.pvd", "not really a pvd");
-  EXPECT_THROW(OutputFolder(owner.parent_path(), "summary.json", {folder.path() / "mesh"}), std::runtime_error);
-  EXPECT_EQ(read_text(owner), "not really a pvd");
+  // --- a mesh file is an input too: the output folder the polyMesh folder, the summary named owner
+  const auto owner = folder.write("mesh/constant/polyMesh/owner", "the owner list");
+  EXPECT_THROW(OutputFolder(owner.parent_path(), "owner", {case_file, owner}), std::runtime_error);
+  EXPECT_EQ(read_text(owner), "the owner list");
 }
 
 TEST(OutputFolder, ASummaryNameIsAPlainNameNoOtherOutputHas) {
