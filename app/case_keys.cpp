@@ -15,9 +15,10 @@
 #include "app/time_schedule.hpp"
 #include "base/checked.hpp"
 #include "discretisation/scalar_problem.hpp"
-#include "registry/format_registry.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/solver_settings.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
 
@@ -69,6 +70,16 @@ std::string auto_format_text() {
   return text;
 }
 
+/// "name (summary), name (summary), ..." of a unit table.
+template <class Units>
+std::string units_text(const Units& units) {
+  std::string text;
+  for (const auto& unit : units) text += fmt::format("{}{} ({})", text.empty() ? "" : ", ", unit.name, unit.summary);
+  return text;
+}
+std::string preconditioner_text() { return units_text(preconditioner_table()); }
+std::string ordering_text() { return units_text(ordering_table()); }
+
 /// A format parameter as a case key: its type, range and doc from the format unit's spec.
 void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const std::vector<std::string>& readers) {
   const std::string doc = fmt::format("{}: {}", fmt::join(readers, ", "), spec.doc);
@@ -106,10 +117,16 @@ void add_solver_keys(KeySpec& field) {
             "the sparse storage format of the matrix; auto: " + auto_format_text())
       .default_value(defaults.format)
       .values(formats);
-  field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built")
+  field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built: " + ordering_text())
       .default_value(defaults.ordering)
       .values(ordering_names());
   for (const auto& key : format_parameter_keys()) add_format_parameter_key(field, *key.spec, key.formats);
+  // --- The preconditioner: the names the units answer to, and each unit's keys only under it.
+  field.add("preconditioner", KeyType::enumeration, "the preconditioner: " + preconditioner_text())
+      .default_value(defaults.preconditioner)
+      .values(preconditioner_words());
+  for (const auto& [key, readers] : preconditioner_keys())
+    for (KeySpec* spec : field.children_named(key)) spec->when("preconditioner", readers);
 }
 
 // --- Physics: poisson (steady) and diffusion (transient) of one scalar field T.

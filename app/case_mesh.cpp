@@ -19,6 +19,7 @@
 #include "mesh/mesh_size.hpp"
 #include "mesh/polymesh_reader.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
 
@@ -77,9 +78,9 @@ std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
 }
 
 /// The bytes `format` built with `parameters` holds past a CSR matrix's (estimated_run_bytes has
-/// those) for n rows of nnz entries, on the mesh's level and, under GAMG, on every coarse level
-/// (each built in the same format: registry/multigrid.cpp); 0 where the keys do not fit the matrix
-/// (set-up says why).
+/// those) for n rows of nnz entries, on the mesh's level and on every level the preconditioner
+/// builds in the same format (GAMG's coarse levels: PreconditionerUnit::levels); 0 where the keys
+/// do not fit the matrix (set-up says why).
 std::uint64_t format_padding(const std::string& format, const FormatParameters& parameters, const SolverSettings& s,
                              label n, std::int64_t nnz) {
   const auto level = [&](label rows, std::int64_t entries) -> std::uint64_t {
@@ -92,14 +93,10 @@ std::uint64_t format_padding(const std::string& format, const FormatParameters& 
     }
   };
   std::uint64_t total = level(n, nnz);
-  if (s.preconditioner != Preconditioner::GAMG) return total;
-  // --- each level about 2^mergeLevels times smaller, down to nCellsInCoarsestLevel
-  const label factor = label{1} << std::clamp(s.gamg.merge_levels, 1, 16);
-  label rows = n;
-  for (int levels = 0; levels < 64 && rows / factor >= std::max<label>(1, s.gamg.n_cells_in_coarsest_level); ++levels) {
-    rows = (rows + factor - 1) / factor;
-    total = saturating_sum(total, level(rows, std::max<std::int64_t>(rows, nnz / n * rows)));
-  }
+  const PreconditionerUnit& preconditioner = find_preconditioner(s.preconditioner);
+  if (!preconditioner.levels) return total;
+  for (const LevelSize& coarse : preconditioner.levels(s, n, nnz))
+    total = saturating_sum(total, level(coarse.rows, coarse.nnz));
   return total;
 }
 
@@ -196,7 +193,9 @@ std::vector<KeyMemory> key_memory(const ResolvedCase& c, const MeshCounts& count
         }
         found.push_back({key,
                          fmt::format("the {} format's padding past CSR on {} rows{}", format, n,
-                                     s.preconditioner == Preconditioner::GAMG ? " and GAMG's levels" : ""),
+                                     find_preconditioner(s.preconditioner).levels
+                                         ? " and " + s.preconditioner + "'s levels"
+                                         : ""),
                          padding, ""});
       }
     }

@@ -2,6 +2,7 @@
 
 #include "app/settings_keys.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
 
@@ -10,6 +11,7 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   auto settings = read_settings<SolverSettings>(resolved, "solvers." + field);
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
+  settings.preconditioner = parse_preconditioner(resolved.get_string(base + "preconditioner"));  // jacobi: diagonal
   // --- the format keys the case gives (the schema declared and checked them from the same specs);
   //     the others take the format's defaults at set-up, which can so tell a default from a choice
   //     (precision mixed picks staircase's alpha where the case gives none)

@@ -12,8 +12,8 @@
 #include "app/settings_keys.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/flow_step_factory.hpp"
-#include "solvers/linear_solver.hpp"
 #include "mesh/geometry.hpp"
+#include "solvers/make_linear_solver.hpp"
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"
 #endif

@@ -1,12 +1,15 @@
 #include "app/format_reference.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "linalg/ordering/orderings.hpp"
 #include "registry/format_registry.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
 
@@ -56,6 +59,23 @@ std::string format_help_text() {
   for (const auto& unit : format_table())
     text += fmt::format("  {:<{}}  {:<15}  {}\n", unit.name, width,
                         fmt::format("{}", fmt::join(format_backends(unit.name), ", ")), unit.summary);
+  return text;
+}
+
+std::string preconditioner_and_ordering_help_text() {
+  std::string text = "\nPreconditioners (solvers.<field>.preconditioner):\n";
+  std::size_t width = 0;
+  for (const auto& unit : preconditioner_table()) width = std::max(width, unit.name.size());
+  for (const auto& unit : preconditioner_table()) {
+    const std::string aliases =
+        unit.aliases.empty() ? "" : fmt::format(" (alias {})", fmt::join(unit.aliases, ", "));
+    text += fmt::format("  {:<{}}  {:<15}  {}{}\n", unit.name, width,
+                        fmt::format("{}", fmt::join(preconditioner_backends(unit.name), ", ")), unit.summary, aliases);
+  }
+  text += "\nOrderings (solvers.<field>.ordering):\n";
+  width = 0;
+  for (const auto& unit : ordering_table()) width = std::max(width, unit.name.size());
+  for (const auto& unit : ordering_table()) text += fmt::format("  {:<{}}  {}\n", unit.name, width, unit.summary);
   return text;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The storage formats as users read about them, made from the format units: the tables of
-// docs/cases.md (fvmmini --list-formats prints them) and the --help footer.
+// The storage formats, preconditioners and orderings as users read about them, made from their
+// units: the tables of docs/cases.md (fvmmini --list-formats prints them) and the --help footer.
 
 #include <string>
 
@@ -11,5 +11,8 @@ std::string format_reference_markdown();
 
 /// One line per format for --help: "  staircase   reference, cuda   Staircase SELL: ...".
 std::string format_help_text();
+/// The --help lines of the preconditioners ("  DIC   reference, cuda   incomplete Cholesky ...") and
+/// the orderings ("  cm   Cuthill-McKee ..."), from their unit tables.
+std::string preconditioner_and_ordering_help_text();
 
 }  // namespace fvmmini

@@ -22,9 +22,9 @@
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
 #include "base/printable.hpp"
-#include "solvers/linear_solver.hpp"
 #include "mesh/mesh_error.hpp"
 #include "mesh/mesh_size.hpp"
+#include "solvers/make_linear_solver.hpp"
 
 #ifndef FVMMINI_VERSION
 #error "FVMMINI_VERSION must be defined by the build"
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
   app.add_flag("--list-formats", list_formats,
                "print the storage formats, their backends and their case keys (Markdown, as in docs/cases.md)");
-  app.footer(fvmmini::format_help_text() +
+  app.footer(fvmmini::format_help_text() + fvmmini::preconditioner_and_ordering_help_text() +
              "\nEnvironment:\n"
              "  OMP_NUM_THREADS       the host's threads (set-up, the host step, the reference backend)\n"
              "  " + std::string(fvmmini::memory_limit_variable) +

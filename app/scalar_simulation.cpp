@@ -10,7 +10,7 @@
 #include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
 #include "discretisation/scalar_problem.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
 #if FVMMINI_HAVE_VTK
 #include "app/vtk_writer.hpp"
 #endif

@@ -1,10 +1,11 @@
-# fvmmini_headers(<target> <folder> [RECURSE] [EXCLUDE <header>...])
+# fvmmini_headers(<target> <folder> [RECURSE] [HOST_ONLY | CUDA_ONLY] [EXCLUDE <header>...])
 # Each library exposes only its own headers: its include folder, ${PROJECT_BINARY_DIR}/include/<target>,
 # holds links to the headers of <folder> (and its subfolders with RECURSE) at their project paths,
 # so that #include "linalg/ldu_matrix.hpp" resolves for the target and the targets that link it,
-# and for no other (docs/architecture.md, "Layers").
+# and for no other (docs/architecture.md, "Layers"). HOST_ONLY leaves out the headers of folders
+# named cuda, CUDA_ONLY takes only those: a concept folder of solvers/ holds both backends.
 function(fvmmini_headers target folder)
-  cmake_parse_arguments(ARG "RECURSE" "" "EXCLUDE" ${ARGN})
+  cmake_parse_arguments(ARG "RECURSE;HOST_ONLY;CUDA_ONLY" "" "EXCLUDE" ${ARGN})
   set(patterns ${PROJECT_SOURCE_DIR}/${folder}/*.hpp ${PROJECT_SOURCE_DIR}/${folder}/*.cuh)
   if(ARG_RECURSE)
     file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR} ${patterns})
@@ -16,6 +17,10 @@ function(fvmmini_headers target folder)
   foreach(header ${headers})
     get_filename_component(name ${header} NAME)
     if(name IN_LIST ARG_EXCLUDE)
+      continue()
+    endif()
+    string(FIND "/${header}" "/cuda/" in_cuda_folder)
+    if((ARG_HOST_ONLY AND NOT in_cuda_folder EQUAL -1) OR (ARG_CUDA_ONLY AND in_cuda_folder EQUAL -1))
       continue()
     endif()
     get_filename_component(dir ${root}/${header} DIRECTORY)

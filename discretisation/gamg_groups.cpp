@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "linalg/ldu_matrix.hpp"
-#include "linalg/multigrid/agglomeration.hpp"
 #include "linalg/solver_settings.hpp"
+#include "solvers/preconditioners/gamg/agglomeration.hpp"
 
 namespace fvmmini {
 

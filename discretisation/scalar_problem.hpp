@@ -13,7 +13,7 @@
 #include "discretisation/manufactured_solution.hpp"
 #include "discretisation/processor_faces.hpp"
 #include "discretisation/reference_cell_keys.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
 
 namespace fvmmini {
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "comm/slowest_median.hpp"
 
 namespace fvmmini {
 
@@ -24,18 +23,6 @@ E parse_name(const std::vector<std::string>& names, const std::string& text, con
 const std::vector<std::string>& krylov_solver_names() {
   static const std::vector<std::string> names{"CG"};
   return names;
-}
-const std::vector<std::string>& preconditioner_names() {
-  static const std::vector<std::string> names{"none", "diagonal", "DIC", "mcsgs", "GAMG"};
-  return names;
-}
-const std::vector<std::string>& preconditioner_words() {
-  static const std::vector<std::string> words = [] {
-    auto w = preconditioner_names();
-    w.push_back("jacobi");
-    return w;
-  }();
-  return words;
 }
 const std::vector<std::string>& triangular_solve_names() {
   static const std::vector<std::string> names{"levels", "cusparse"};
@@ -62,7 +49,6 @@ const std::vector<std::string>& transport_names() {
   return names;
 }
 const std::string& name(KrylovSolver solver) { return krylov_solver_names().at(static_cast<std::size_t>(solver)); }
-const std::string& name(Preconditioner p) { return preconditioner_names().at(static_cast<std::size_t>(p)); }
 const std::string& name(Backend backend) { return backend_names().at(static_cast<std::size_t>(backend)); }
 const std::string& name(TriangularSolve solve) {
   return triangular_solve_names().at(static_cast<std::size_t>(solve));
@@ -71,10 +57,6 @@ const std::string& name(Smoother smoother) { return smoother_names().at(static_c
 Smoother parse_smoother(const std::string& text) { return parse_name<Smoother>(smoother_names(), text, "smoother"); }
 KrylovSolver parse_krylov_solver(const std::string& text) {
   return parse_name<KrylovSolver>(krylov_solver_names(), text, "solver");
-}
-Preconditioner parse_preconditioner(const std::string& text) {
-  if (text == "jacobi") return Preconditioner::diagonal;
-  return parse_name<Preconditioner>(preconditioner_names(), text, "preconditioner");
 }
 TriangularSolve parse_triangular_solve(const std::string& text) {
   return parse_name<TriangularSolve>(triangular_solve_names(), text, "triangularSolve");
@@ -108,41 +90,13 @@ double PreconditionerInfo::operator_complexity() const {
   return nnz / static_cast<double>(grid_levels.front().nnz);
 }
 
-std::string solver_name(Preconditioner p, const std::string& format) {
-  return fmt::format("{}[{}]", p == Preconditioner::none ? std::string("CG") : name(p) + "PCG", format);
+std::string solver_name(const std::string& preconditioner, const std::string& format) {
+  return fmt::format("{}[{}]", preconditioner == "none" ? std::string("CG") : preconditioner + "PCG", format);
 }
 
 std::string format_solve_line(const SolverPerformance& p) {
   return fmt::format("{}: Solving for {}, Initial residual = {:.6g}, Final residual = {:.6g}, No Iterations {}",
                      p.solver_name, p.field, p.initial_residual, p.final_residual, p.iterations);
-}
-
-void LinearSolver::update_distributed(const DistributedLdu&) {
-  throw std::logic_error("LinearSolver: a solver of one whole matrix has no processor interfaces");
-}
-
-SolveTiming LinearSolver::time_solves(std::span<const double> b, int solves, const Communicator& comm) {
-  SolveTiming t;
-  std::vector<double> x(b.size());
-  t.seconds = fastest_slowest(
-      comm, solves, [&] { std::fill(x.begin(), x.end(), 0.0); }, [&] { t.performance = solve(x, b, "p"); });
-  return t;
-}
-
-IterationParts LinearSolver::time_iteration_parts(int) {
-  throw std::logic_error("LinearSolver: a solver of one whole matrix has no iteration across ranks to split");
-}
-
-std::vector<SolverPerformance> LinearSolver::solve_block(std::span<const std::span<double>> x,
-                                                       std::span<const std::span<const double>> b,
-                                                       std::span<const std::string> fields) {
-  if (b.size() != x.size() || fields.size() != x.size())
-    throw std::invalid_argument("solve_block: " + std::to_string(x.size()) + " solutions, " +
-                                std::to_string(b.size()) + " right-hand sides and " + std::to_string(fields.size()) +
-                                " field names");
-  std::vector<SolverPerformance> performance;
-  for (std::size_t j = 0; j < x.size(); ++j) performance.push_back(solve(x[j], b[j], fields[j]));
-  return performance;
 }
 
 }  // namespace fvmmini

@@ -1,6 +1,6 @@
 #pragma once
-// What a case file says about one linear solve, what the solve reports back, and the interface
-// every backend's solver implements (solvers/ builds them).
+// What a case file says about one linear solve and what the solve reports back (the interface
+// every backend's solver implements is solvers/linear_solver.hpp).
 
 #include <cstdint>
 #include <limits>
@@ -15,22 +15,15 @@
 #include "linalg/distributed_ldu.hpp"
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/ldu_matrix.hpp"
-#include "linalg/multigrid/dense_inverse.hpp"
 
 namespace fvmmini {
 
+/// The most rows a multigrid's coarsest level may have for its dense inverse (8 MiB): GAMG's
+/// nCellsInCoarsestLevel is bounded by it.
+constexpr label max_direct_rows = 1024;
+
 /// The Krylov method (the systems are symmetric).
 enum class KrylovSolver { cg };
-/// OpenFOAM's names: diagonal (Jacobi; "jacobi" is read as an alias), DIC (diagonal incomplete
-/// Cholesky: IC(0) on the LDU pattern with only the diagonal modified), mcsgs (multicolour
-/// symmetric Gauss-Seidel) and GAMG (aggregation multigrid, V-cycles). Both DIC and mcsgs apply
-/// M = (D~ + L) D~^-1 (D~ + U), the triangles solved level by level (registry/preconditioner.hpp).
-enum class Preconditioner { none, diagonal, DIC, mcsgs, GAMG };
-/// Whether the CG applies a set-up preconditioner z = M^-1 r (DIC, mcsgs, GAMG); none and
-/// diagonal are fused into its vector passes.
-inline bool is_applied(Preconditioner p) {
-  return p == Preconditioner::DIC || p == Preconditioner::mcsgs || p == Preconditioner::GAMG;
-}
 /// GAMG's smoother on every level but the coarsest: jacobi (damped by 0.9) or mcsgs (a symmetric
 /// multicolour Gauss-Seidel sweep, forward and backward).
 enum class Smoother { jacobi, mcsgs };
@@ -55,9 +48,6 @@ enum class Backend { reference, cuda, automatic };
 // Each enum's one name table (in enum order, as case files and logs write them), its name and
 // its parser. @throws std::invalid_argument on an unknown name, listing the known ones
 const std::vector<std::string>& krylov_solver_names();    ///< CG
-const std::vector<std::string>& preconditioner_names();   ///< none, diagonal, DIC, mcsgs, GAMG
-/// The names a case may write: preconditioner_names() and the alias jacobi (= diagonal).
-const std::vector<std::string>& preconditioner_words();
 const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
 const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
@@ -65,7 +55,6 @@ const std::vector<std::string>& l2_window_names();        ///< auto, on, off
 const std::vector<std::string>& precision_names();        ///< double, mixed
 const std::vector<std::string>& transport_names();        ///< auto, nccl, mpi, ipc
 const std::string& name(KrylovSolver solver);
-const std::string& name(Preconditioner preconditioner);
 const std::string& name(Backend backend);
 const std::string& name(TriangularSolve solve);
 const std::string& name(Smoother smoother);
@@ -73,7 +62,6 @@ const std::string& name(L2WindowSetting setting);
 const std::string& name(Precision precision);
 const std::string& name(Transport transport);
 KrylovSolver parse_krylov_solver(const std::string& text);
-Preconditioner parse_preconditioner(const std::string& text);
 Backend parse_backend(const std::string& text);
 TriangularSolve parse_triangular_solve(const std::string& text);
 Smoother parse_smoother(const std::string& text);
@@ -97,54 +85,47 @@ struct GamgSettings {
   double correction_scale = 1.3;
   /// Across ranks: the first level whose cells over all ranks number at most this many is
   /// gathered whole on every rank and agglomerated on as on one rank (no halo below it); 0: every
-  /// level across the ranks, the coarsest gathered; -1: the backend's (registry/multigrid.hpp).
+  /// level across the ranks, the coarsest gathered; -1: the backend's (solvers/preconditioners/gamg/multigrid.hpp).
   label n_cells_to_gather = -1;
 };
 
 /// GAMG's case keys (app/settings_keys.hpp), under OpenFOAM's names; they apply to preconditioner GAMG.
 template <class Keys>
 void declare_keys(Keys& keys, GamgSettings& g) {
-  const std::vector<std::string> gamg{name(Preconditioner::GAMG)};
   keys.add("nCellsInCoarsestLevel", g.n_cells_in_coarsest_level,
                "GAMG: agglomerate while the next level keeps at least this many cells (the coarsest is solved directly)")
       .min(1)
-      .max(max_direct_rows / 4)
-      .when("preconditioner", gamg);
+      .max(max_direct_rows / 4);
   keys.add("mergeLevels", g.merge_levels, "GAMG: pairwise agglomerations per level (cells per group about 2^mergeLevels)")
       .min(1)
-      .max(4)
-      .when("preconditioner", gamg);
+      .max(4);
   keys.enumeration("smoother", g.smoother, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)",
-                   smoother_names(), parse_smoother, name)
-      .when("preconditioner", gamg);
+                   smoother_names(), parse_smoother, name);
   keys.add("nPreSweeps", g.n_pre_sweeps, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
       .min(0)
-      .max(20)
-      .when("preconditioner", gamg);
+      .max(20);
   keys.add("nPostSweeps", g.n_post_sweeps, "GAMG: smoother sweeps after the coarse correction (= nPreSweeps)")
       .min(0)
-      .max(20)
-      .when("preconditioner", gamg);
+      .max(20);
   keys.add("nVcycles", g.n_vcycles, "GAMG: V-cycles per application of the preconditioner")
       .min(1)
-      .max(20)
-      .when("preconditioner", gamg);
+      .max(20);
   keys.add("nCellsToGather", g.n_cells_to_gather,
            "GAMG across ranks: the first level with at most this many cells over all ranks is gathered on every rank "
            "and agglomerated on there, with no halo exchange below it (0: never, only the coarsest; -1: 200000 on "
            "cuda, 2000 on reference)")
-      .min(-1)
-      .when("preconditioner", gamg);
+      .min(-1);
   keys.add("correctionScale", g.correction_scale,
             "GAMG: the fixed factor on the coarse-grid correction (piecewise-constant transfer underestimates it)")
       .min(0, false)
-      .max(2, false)
-      .when("preconditioner", gamg);
+      .max(2, false);
 }
 
 struct SolverSettings {
   KrylovSolver solver = KrylovSolver::cg;
-  Preconditioner preconditioner = Preconditioner::none;
+  /// A preconditioner unit's name (solvers/preconditioners/preconditioner_table.hpp): none,
+  /// diagonal, DIC, mcsgs, GAMG.
+  std::string preconditioner = "none";
   int sweeps = 1;  ///< mcsgs: symmetric sweeps per application
   TriangularSolve triangular_solve = TriangularSolve::levels;  ///< DIC on the cuda backend
   GamgSettings gamg;
@@ -161,24 +142,20 @@ struct SolverSettings {
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
 };
 
-/// The case keys of solvers.<field> (app/settings_keys.hpp) but the format's: format, ordering and
-/// the format parameters come from the format tables of registry/, which the app adds after these.
+/// The case keys of solvers.<field> (app/settings_keys.hpp) but the tables': format, ordering and
+/// the format parameters come from the format tables of registry/, preconditioner from the
+/// preconditioner units of solvers/, which also say under which preconditioners each of the keys
+/// below applies; the app adds them after these.
 template <class Keys>
 void declare_keys(Keys& keys, SolverSettings& s) {
   keys.enumeration("solver", s.solver, "the Krylov method (the matrices are symmetric)", krylov_solver_names(),
                    parse_krylov_solver, name);
-  keys.enumeration("preconditioner", s.preconditioner,
-                   "diagonal (Jacobi; jacobi is an alias), DIC (incomplete Cholesky, levels from the ordering), "
-                   "mcsgs (multicolour symmetric Gauss-Seidel), GAMG (aggregation multigrid V-cycles)",
-                   preconditioner_words(), parse_preconditioner, name);
   keys.add("sweeps", s.sweeps, "mcsgs: symmetric Gauss-Seidel sweeps per application")
       .min(1)
-      .max(100)
-      .when("preconditioner", {name(Preconditioner::mcsgs)});
+      .max(100);
   keys.enumeration("triangularSolve", s.triangular_solve,
                    "DIC on the cuda backend: levels (fvmmini's level-scheduled kernels) or cusparse (cusparseSpSV)",
-                   triangular_solve_names(), parse_triangular_solve, name)
-      .when("preconditioner", {name(Preconditioner::DIC)});
+                   triangular_solve_names(), parse_triangular_solve, name);
   declare_keys(keys, s.gamg);
   keys.add("tolerance", s.tolerance, "stop when the normalised residual falls below this").min(0);
   keys.add("relTol", s.rel_tol, "stop when the residual falls below relTol x the initial one (0: off)")
@@ -306,52 +283,10 @@ struct SolveTiming {
   double seconds = 0.0;
 };
 
-class LinearSolver {
- public:
-  virtual ~LinearSolver() = default;
-
-  /// Solve A x = b; x holds the initial guess on entry. Vectors are in the mesh's cell order.
-  /// @param[in] field the field name printed in the solve line
-  virtual SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) = 0;
-
-  /// A x_j = b_j for several right-hand sides of the one matrix (the velocity components): x[j]
-  /// and b[j] in the mesh's cell order, fields[j] the name each solve line prints. A backend and
-  /// format that can solve them together, one SpMV of all of them per iteration, do (each record
-  /// then as solve() would give it); the default solves them one after another.
-  virtual std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
-                                                     std::span<const std::span<const double>> b,
-                                                     std::span<const std::string> fields);
-  /// Whether solve_block solves k systems together (one SpMV of all of them an iteration).
-  virtual bool solves_together(int /*k*/) const { return false; }
-
-  /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
-  virtual void update_coefficients(const LduMatrix& matrix) = 0;
-  /// A solver of a rank's piece of a decomposed matrix (make_distributed_linear_solver): new
-  /// coefficients of the local block and of its processor interfaces, on the same faces.
-  /// @throws std::logic_error for a solver that is not distributed
-  virtual void update_distributed(const DistributedLdu& system);
-  /// A solver across ranks times its iteration's parts, `repeats` runs of each (collective).
-  /// @throws std::logic_error for a solver that is not distributed
-  virtual IterationParts time_iteration_parts(int repeats);
-  /// `solves` solves of b from a zero guess (every rank of comm calls it: each solve starts after a
-  /// barrier), timed where the backend keeps its vectors: the cuda backend solves device vectors,
-  /// as the flow step does, so neither the host copies nor the host's reordering of b and x are
-  /// timed. The default solves host vectors.
-  virtual SolveTiming time_solves(std::span<const double> b, int solves, const Communicator& comm);
-
-  /// One line for the log: backend, format, ordering and their parameters.
-  virtual std::string describe() const = 0;
-
-  /// The preconditioner's set-up and application cost.
-  virtual PreconditionerInfo preconditioner_info() const = 0;
-
-  /// The format, its resolved keys and its set-up (with what tuning timed, when keys were auto).
-  virtual FormatInfo format_info() const = 0;
-};
 
 /// The solve line's solver name as OpenFOAM writes it, with the format: "CG[csr]" without a
 /// preconditioner, else the preconditioner's name before PCG: "DICPCG[staircase]", "diagonalPCG[csr]".
-std::string solver_name(Preconditioner preconditioner, const std::string& format);
+std::string solver_name(const std::string& preconditioner, const std::string& format);
 
 /// The OpenFOAM-style line: "CG[csr]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41".
 std::string format_solve_line(const SolverPerformance& performance);

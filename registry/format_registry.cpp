@@ -246,13 +246,14 @@ FormatParameters mixed_precision_parameters(const std::string& format, const For
 
 Permutation format_ordering(const std::string& format, const FormatParameters& parameters, const std::string& ordering,
                             const LduAddressing& addressing, std::uint64_t seed) {
-  // --- the staircase ordering is Cuthill-McKee and then the grouping the format does anyway
+  // --- an ordering whose second stage is a grouping by length (staircase) leaves it to a format that
+  //     groups the rows anyway
   const FormatUnit& unit = find_format(format);
-  if (ordering == "staircase" &&
-      grouping_of(unit, resolve_format_parameters(format, parameters, addressing.n_rows),
-                  grouping_input(unit, addressing)) != RowGrouping::none)
-    return cuthill_mckee(addressing, CmStart::min_degree);
-  return make_ordering(ordering, addressing, seed);
+  const OrderingUnit& order = find_ordering(ordering);
+  if (order.before_grouping && grouping_of(unit, resolve_format_parameters(format, parameters, addressing.n_rows),
+                                           grouping_input(unit, addressing)) != RowGrouping::none)
+    return order.before_grouping(addressing);
+  return order.make(addressing, seed);
 }
 
 namespace {
@@ -312,7 +313,7 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   std::optional<Permutation> base;
   {
     const std::lock_guard lock(last_ordering_mutex);
-    if (ordering != "none" && last_ordering.key == key && matrix.addressing &&
+    if (!find_ordering(ordering).identity && last_ordering.key == key && matrix.addressing &&
         last_ordering.addressing.lock() == matrix.addressing)
       base = last_ordering.permutation;
   }

@@ -1,225 +1,38 @@
 #include "solvers/linear_solver.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
-#include <fmt/format.h>
-
-#include "linalg/block_vectors.hpp"
-#include "registry/distributed_operator.hpp"
-#include "registry/format_registry.hpp"
-#include "solvers/reference_cg.hpp"
 #include "comm/slowest_median.hpp"
-#include "solvers/cuda/cuda_linear_solver.hpp"
 
 namespace fvmmini {
 
-// cuda_format_files(): the CUDA library's format unit files, known in every build
-#include "cuda_format_files.inc"
-
-namespace {
-
-class ReferenceSolver final : public LinearSolver {
- public:
-  /// @param[in] system a rank's piece of a decomposed matrix (m its local block), or null
-  /// @param[in] model a format prepare_format may copy (another solver's on the same pattern), or null
-  ReferenceSolver(const LduMatrix& m, const SolverSettings& s, std::string note,
-                  const DistributedLdu* system = nullptr, const Communicator* comm = nullptr,
-                  const PreparedFormat* model = nullptr)
-      : settings_(s),
-        op_(make_reference_operator(
-            m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer(), model))),
-        permuted_(!op_->prepared().permutation.is_identity()),
-        preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
-                        system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm,
-                                           .global_rows = system->global_rows}
-                               : GamgRanks{}),
-        note_(std::move(note)) {
-    if (permuted_) {
-      x_op_.resize(m.n_rows());
-      b_op_.resize(m.n_rows());
-    }
-    if (system) {
-      distributed_ = std::make_unique<DistributedOperator>(*op_, op_->prepared().permutation.old_to_new,
-                                                           system->interfaces, *comm);
-      distributed_->set_overlap(s.halo_overlap);
-    }
-  }
-
-  SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) override {
-    const HostOperator& a = distributed_ ? static_cast<const HostOperator&>(*distributed_) : *op_;
-    if (!permuted_) {
-      auto perf = reference_cg(a, x, b, settings_, work_, &preconditioner_);
-      perf.field = field;
-      return perf;
-    }
-    // --- into the operator's numbering once, CG there, back once
-    const Permutation& p = op_->prepared().permutation;
-    permute_to_new(p, x, x_op_);
-    permute_to_new(p, b, b_op_);
-    auto perf = reference_cg(a, x_op_, b_op_, settings_, work_, &preconditioner_);
-    permute_to_old(p, x_op_, x);
-    perf.field = field;
-    return perf;
-  }
-  /// One block CG where the format has a multi-vector SpMV and the preconditioner is none or
-  /// diagonal (each system as solve() gives it, bit for bit); else one solve after another.
-  std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
-                                             std::span<const std::span<const double>> b,
-                                             std::span<const std::string> fields) override {
-    const int k = static_cast<int>(x.size());
-    if (!solves_together(k) || b.size() != x.size() || fields.size() != x.size())
-      return LinearSolver::solve_block(x, b, fields);  // one by one (and the size check)
-    // --- into the operator's numbering, interleaved by row; the block CG there; back
-    const Permutation& p = op_->prepared().permutation;
-    const label n = op_->n_rows();
-    x_block_.resize(static_cast<std::size_t>(n) * k);
-    b_block_.resize(x_block_.size());
-    for (int j = 0; j < k; ++j)
-      for (label i = 0; i < n; ++i) {
-        x_block_[static_cast<std::size_t>(i) * k + j] = x[j][p.new_to_old[i]];
-        b_block_[static_cast<std::size_t>(i) * k + j] = b[j][p.new_to_old[i]];
-      }
-    std::vector<SolverPerformance> perf = reference_block_cg(*op_, k, x_block_, b_block_, settings_, block_work_);
-    for (int j = 0; j < k; ++j) {
-      for (label i = 0; i < n; ++i) x[j][p.new_to_old[i]] = x_block_[static_cast<std::size_t>(i) * k + j];
-      perf[j].field = fields[j];
-    }
-    return perf;
-  }
-  /// Not across ranks: the reference backend solves a rank's systems one after another there.
-  bool solves_together(int k) const override {
-    const bool fused = settings_.preconditioner == Preconditioner::none ||
-                       settings_.preconditioner == Preconditioner::diagonal;
-    return k >= 2 && k <= max_block_vectors && fused && !distributed_ && op_->has_multiply_block();
-  }
-  void update_coefficients(const LduMatrix& m) override {
-    op_->refresh_values(m);
-    preconditioner_.refresh(m);
-  }
-  void update_distributed(const DistributedLdu& system) override {
-    if (!distributed_) LinearSolver::update_distributed(system);  // throws
-    op_->refresh_values(system.local);
-    distributed_->refresh_interfaces(system.interfaces);
-    preconditioner_.refresh(system.local, &system.interfaces);
-  }
-  IterationParts time_iteration_parts(int repeats) override {
-    if (!distributed_) return LinearSolver::time_iteration_parts(repeats);  // throws
-    const Communicator& comm = distributed_->communicator();
-    const label n = op_->n_rows();
-    std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
-    for (label i = 0; i < n; ++i) x[i] = 1.0 + 0.125 * (i % 7);
-    IterationParts parts;
-    parts.local_spmv = slowest_median(comm, repeats, [&] { op_->multiply(x, y); });
-    parts.halo = slowest_median(comm, repeats, [&] { distributed_->exchange_halo(x); });
-    double pair[2] = {1.0, 2.0};
-    parts.sum = slowest_median(comm, 10 * repeats, [&] { comm.sum(pair); });
-    if (preconditioner_.applied()) {
-      parts.sums_per_iteration = 3;
-      parts.preconditioner = slowest_median(comm, repeats, [&] { preconditioner_.apply(*distributed_, x, y); });
-      if (HostGamg* gamg = preconditioner_.gamg())
-        for (label level = 0; level < gamg->hierarchy().levels(); ++level)
-          parts.preconditioner_from_level.push_back(
-              slowest_median(comm, repeats, [&] { gamg->cycle_from(*distributed_, level, x, y); }));
-    }
-    return parts;
-  }
-  std::string describe() const override {
-    // the note first: GAMG's description ends with its hierarchy, a line per level, then tuning's lines
-    const std::string ranks =
-        distributed_ ? fmt::format(", {} rank{} ({} processor faces on rank {}), {}", distributed_->communicator().size(),
-                                   distributed_->communicator().size() == 1 ? "" : "s", distributed_->interface_faces(),
-                                   distributed_->communicator().rank(),
-                                   preconditioner_across_ranks(settings_, distributed_->communicator().size()))
-                     : std::string();
-    return fmt::format("backend reference{}{}, {}, preconditioner {}{}", note_, ranks,
-                       fvmmini::describe(op_->prepared()), fvmmini::describe(preconditioner_info()),
-                       describe_tuning(op_->prepared()));
-  }
-  FormatInfo format_info() const override { return fvmmini::format_info(op_->prepared()); }
-  const PreparedFormat& prepared() const { return op_->prepared(); }
-  PreconditionerInfo preconditioner_info() const override {
-    return preconditioner_.info(op_->prepared().format.figures().nnz);
-  }
-
- private:
-  SolverSettings settings_;
-  std::unique_ptr<ReferenceOperator> op_;
-  std::unique_ptr<DistributedOperator> distributed_;  ///< op_ coupled to the other ranks, or null
-  bool permuted_;
-  std::vector<double> x_op_, b_op_;  ///< x and b in the operator's numbering
-  CgWorkspace work_;
-  std::vector<double> x_block_, b_block_;  ///< solve_block's vectors, interleaved, the operator's numbering
-  BlockCgWorkspace block_work_;
-  HostPreconditioner preconditioner_;  ///< in the operator's numbering
-  std::string note_;
-};
-
-/// The format of `solver` where it is a reference solver (one prepare_format may copy), else null.
-const PreparedFormat* reference_format(const LinearSolver* solver) {
-  const auto* reference = dynamic_cast<const ReferenceSolver*>(solver);
-  return reference ? &reference->prepared() : nullptr;
+void LinearSolver::update_distributed(const DistributedLdu&) {
+  throw std::logic_error("LinearSolver: a solver of one whole matrix has no processor interfaces");
 }
 
-std::unique_ptr<LinearSolver> make_reference_solver(const LduMatrix& matrix, const SolverSettings& s, std::string note,
-                                                    const DistributedLdu* system = nullptr,
-                                                    const Communicator* comm = nullptr,
-                                                    const LinearSolver* same_pattern = nullptr) {
-  if (!find_format(s.format).multiply)
-    throw std::invalid_argument(
-        fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
-  // --- precision mixed is the cuda backend's: the same case file solves in double on the CPU
-  if (s.precision == Precision::mixed) note += ", precision double (mixed is a cuda option)";
-  return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm, reference_format(same_pattern));
+SolveTiming LinearSolver::time_solves(std::span<const double> b, int solves, const Communicator& comm) {
+  SolveTiming t;
+  std::vector<double> x(b.size());
+  t.seconds = fastest_slowest(
+      comm, solves, [&] { std::fill(x.begin(), x.end(), 0.0); }, [&] { t.performance = solve(x, b, "p"); });
+  return t;
 }
 
-}  // namespace
-
-std::vector<std::string> format_backends(const std::string& format) {
-  const FormatUnit& unit = find_format(format);
-  std::vector<std::string> backends;
-  if (unit.multiply) backends.push_back("reference");
-  std::string file = unit.name;
-  std::replace(file.begin(), file.end(), '-', '_');
-  const auto& cuda = cuda_format_files();
-  if (std::find(cuda.begin(), cuda.end(), file) != cuda.end()) backends.push_back("cuda");
-  return backends;
+IterationParts LinearSolver::time_iteration_parts(int) {
+  throw std::logic_error("LinearSolver: a solver of one whole matrix has no iteration across ranks to split");
 }
 
-SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
-  SolverSettings s = requested;
-
-  // --- cuda when asked (a missing device is an error) or when auto finds a device
-  std::string why;
-  const bool device = s.backend != Backend::reference && cuda::cuda_device_ready();
-  if (s.backend == Backend::cuda && !device)
-    throw SolverError(cuda::cuda_backend_built()
-                          ? "backend cuda: no CUDA device is available (backend auto falls back to reference)"
-                          : "backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
-  if (s.backend == Backend::automatic && !device)
-    why = cuda::cuda_backend_built() ? " (auto: no CUDA device, fell back to reference)"
-                                     : " (auto: no CUDA backend in this build)";
-  s.backend = device ? Backend::cuda : Backend::reference;
-  if (s.format == "auto") s.format = auto_format(name(s.backend));
-  if (note) *note = why;
-  return s;
-}
-
-std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& requested,
-                                                 const LinearSolver* same_pattern) {
-  std::string note;
-  const SolverSettings s = resolve_solver_settings(requested, &note);
-  if (s.backend == Backend::cuda) return cuda::make_cuda_linear_solver(matrix, s);
-  return make_reference_solver(matrix, s, note, nullptr, nullptr, same_pattern);
-}
-
-std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
-                                                             const SolverSettings& requested,
-                                                             const Communicator& comm,
-                                                             const LinearSolver* same_pattern) {
-  std::string note;
-  const SolverSettings s = resolve_solver_settings(requested, &note);
-  if (s.backend == Backend::cuda) return cuda::make_cuda_distributed_linear_solver(system, s, comm);
-  return make_reference_solver(system.local, s, note, &system, &comm, same_pattern);
+std::vector<SolverPerformance> LinearSolver::solve_block(std::span<const std::span<double>> x,
+                                                       std::span<const std::span<const double>> b,
+                                                       std::span<const std::string> fields) {
+  if (b.size() != x.size() || fields.size() != x.size())
+    throw std::invalid_argument("solve_block: " + std::to_string(x.size()) + " solutions, " +
+                                std::to_string(b.size()) + " right-hand sides and " + std::to_string(fields.size()) +
+                                " field names");
+  std::vector<SolverPerformance> performance;
+  for (std::size_t j = 0; j < x.size(); ++j) performance.push_back(solve(x[j], b[j], fields[j]));
+  return performance;
 }
 
 }  // namespace fvmmini

@@ -1,12 +1,9 @@
 #pragma once
-// The solver factory: the one place that chooses a backend (the LinearSolver interface it
-// returns is in linalg/solver_settings.hpp).
+// The interface every backend's solver implements: one matrix's solves (make_linear_solver,
+// solvers/make_linear_solver.hpp, returns one), its value refreshes and its reports.
 
-#include <memory>
 #include <span>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "comm/communicator.hpp"
@@ -16,38 +13,47 @@
 
 namespace fvmmini {
 
-/// The settings with backend and format made concrete: backend cuda when asked (an error without a
-/// device) or when auto finds one, else reference; format auto is staircase on cuda and csr on
-/// reference. @param[out] note if not null, why auto chose reference (empty otherwise)
-/// @throws std::invalid_argument for an unknown solver, backend or preconditioner; SolverError for
-///         backend cuda without a device
-SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
 
-/// The backends that implement `format`, whatever this build has: reference when its unit has a
-/// reference kernel, cuda when the CUDA library lists it (kernels/CMakeLists.txt).
-/// @throws std::invalid_argument for an unknown format
-std::vector<std::string> format_backends(const std::string& format);
+  /// Solve A x = b; x holds the initial guess on entry. Vectors are in the mesh's cell order.
+  /// @param[in] field the field name printed in the solve line
+  virtual SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) = 0;
 
-/// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
-/// on the reference backend. `same_pattern`: a solver built before on the same matrix pattern
-/// (a mesh's velocity solver for its pressure solver) whose format the new one copies where
-/// both are reference solvers with the same format, keys and ordering (prepare_format's model;
-/// the GPU flow step shares its own through cuda::DeviceSolver). Throws std::invalid_argument for
-/// an unknown backend, format, ordering or preconditioner, or a format that does not apply.
-std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings,
-                                                 const LinearSolver* same_pattern = nullptr);
+  /// A x_j = b_j for several right-hand sides of the one matrix (the velocity components): x[j]
+  /// and b[j] in the mesh's cell order, fields[j] the name each solve line prints. A backend and
+  /// format that can solve them together, one SpMV of all of them per iteration, do (each record
+  /// then as solve() would give it); the default solves them one after another.
+  virtual std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
+                                                     std::span<const std::span<const double>> b,
+                                                     std::span<const std::string> fields);
+  /// Whether solve_block solves k systems together (one SpMV of all of them an iteration).
+  virtual bool solves_together(int /*k*/) const { return false; }
 
-/// The solver of one rank's piece of a matrix decomposed over the ranks of comm (every rank calls
-/// this, and then every solve, together): the CG of the backend the settings resolve to (as
-/// make_linear_solver) on the local block in the format they ask for, coupled through the
-/// processor interfaces (reference: registry/distributed_operator.hpp; cuda:
-/// kernels/cuda/device_ranks.hpp over the settings' transport), its sums over all ranks, the
-/// preconditioner on the rank's own block. Vectors are the rank's rows. comm must outlive the
-/// solver.
-/// @throws as make_linear_solver; SolverError for a transport the build or the ranks cannot use
-std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
-                                                             const SolverSettings& settings,
-                                                             const Communicator& comm,
-                                                             const LinearSolver* same_pattern = nullptr);
+  /// New coefficients on the same addressing: values are refreshed in place, no re-ordering.
+  virtual void update_coefficients(const LduMatrix& matrix) = 0;
+  /// A solver of a rank's piece of a decomposed matrix (make_distributed_linear_solver): new
+  /// coefficients of the local block and of its processor interfaces, on the same faces.
+  /// @throws std::logic_error for a solver that is not distributed
+  virtual void update_distributed(const DistributedLdu& system);
+  /// A solver across ranks times its iteration's parts, `repeats` runs of each (collective).
+  /// @throws std::logic_error for a solver that is not distributed
+  virtual IterationParts time_iteration_parts(int repeats);
+  /// `solves` solves of b from a zero guess (every rank of comm calls it: each solve starts after a
+  /// barrier), timed where the backend keeps its vectors: the cuda backend solves device vectors,
+  /// as the flow step does, so neither the host copies nor the host's reordering of b and x are
+  /// timed. The default solves host vectors.
+  virtual SolveTiming time_solves(std::span<const double> b, int solves, const Communicator& comm);
+
+  /// One line for the log: backend, format, ordering and their parameters.
+  virtual std::string describe() const = 0;
+
+  /// The preconditioner's set-up and application cost.
+  virtual PreconditionerInfo preconditioner_info() const = 0;
+
+  /// The format, its resolved keys and its set-up (with what tuning timed, when keys were auto).
+  virtual FormatInfo format_info() const = 0;
+};
 
 }  // namespace fvmmini

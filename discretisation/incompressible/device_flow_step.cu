@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_ghosts.hpp"
 #include "kernels/cuda/device_memory.cuh"
-#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/reduction.cuh"
 #include "solvers/cuda/device_solver.hpp"
+#include "solvers/distributed/cuda/device_ghosts.hpp"
+#include "solvers/distributed/cuda/device_ranks.hpp"
 
 namespace fvmmini {
 

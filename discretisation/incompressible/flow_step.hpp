@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "discretisation/incompressible/flow_operators.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
 
 namespace fvmmini {
 

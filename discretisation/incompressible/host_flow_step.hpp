@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "discretisation/incompressible/flow_step.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
 

@@ -288,22 +288,42 @@ Permutation colour_ordering(const LduAddressing& addressing) {
   return Permutation::from_new_to_old(std::move(new_to_old));
 }
 
+// The units listed in linalg/CMakeLists.txt (FVMMINI_ORDERING_UNITS): declarations of
+// ordering_unit_<file>() and listed_ordering_units().
+#include "ordering_units.inc"
+
+const std::vector<OrderingUnit>& ordering_table() {
+  static const std::vector<OrderingUnit> table = [] {
+    std::vector<OrderingUnit> units;
+    for (const OrderingUnit* unit : listed_ordering_units()) {
+      for (const OrderingUnit& known : units)
+        if (known.name == unit->name) throw std::logic_error("two ordering units named '" + unit->name + "'");
+      units.push_back(*unit);
+    }
+    return units;
+  }();
+  return table;
+}
+
 const std::vector<std::string>& ordering_names() {
-  static const std::vector<std::string> names{"none", "cm", "rcm", "staircase", "metis", "colour", "random"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const OrderingUnit& unit : ordering_table()) out.push_back(unit.name);
+    return out;
+  }();
   return names;
 }
 
-Permutation make_ordering(const std::string& name, const LduAddressing& addressing, std::uint64_t seed) {
-  if (name == "none") return Permutation::identity(addressing.n_rows);
-  if (name == "cm") return cuthill_mckee(addressing);
-  if (name == "rcm") return reverse_cuthill_mckee(addressing);
-  if (name == "staircase") return staircase_ordering(addressing);
-  if (name == "metis") return metis_ordering(addressing);
-  if (name == "colour") return colour_ordering(addressing);
-  if (name == "random") return random_ordering(addressing.n_rows, seed);
+const OrderingUnit& find_ordering(const std::string& name) {
+  for (const OrderingUnit& unit : ordering_table())
+    if (unit.name == name) return unit;
   std::string known;
   for (const auto& n : ordering_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown ordering '" + name + "' (known: " + known + ")");
+}
+
+Permutation make_ordering(const std::string& name, const LduAddressing& addressing, std::uint64_t seed) {
+  return find_ordering(name).make(addressing, seed);
 }
 
 }  // namespace fvmmini

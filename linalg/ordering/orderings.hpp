@@ -1,6 +1,7 @@
 #pragma once
-// Row orderings of the (structurally symmetric) LDU matrix graph: none, Cuthill-McKee,
-// reverse Cuthill-McKee, the Staircase SELL ordering, METIS nested dissection, multicolour, random.
+// Row orderings of the (structurally symmetric) LDU matrix graph: Cuthill-McKee, reverse
+// Cuthill-McKee, the Staircase SELL ordering, METIS nested dissection, multicolour, random; and the
+// table of ordering units (ordering_unit.hpp) that names them for case files.
 
 #include <cstdint>
 #include <span>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/ordering_unit.hpp"
 #include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {
@@ -48,11 +50,18 @@ Permutation colour_ordering(const LduAddressing& addressing);
 /// A uniformly random permutation from a seeded generator (stress tests).
 Permutation random_ordering(label n_rows, std::uint64_t seed);
 
-/// The ordering names accepted by make_ordering, in the order they are listed in errors.
+/// The ordering units listed in linalg/CMakeLists.txt (FVMMINI_ORDERING_UNITS), in that order,
+/// checked once (names unique).
+const std::vector<OrderingUnit>& ordering_table();
+
+/// The unit of a name. @throws std::invalid_argument for an unknown one, listing the known names
+const OrderingUnit& find_ordering(const std::string& name);
+
+/// The ordering names accepted by make_ordering, in table order: none, cm, rcm, staircase, metis,
+/// colour, random.
 const std::vector<std::string>& ordering_names();
 
-/// The ordering by name: none | cm | rcm | staircase | metis | colour | random.
-/// @param[in] seed used by "random" only
+/// The ordering by name. @param[in] seed used by "random" only
 /// @throws std::invalid_argument for an unknown name, listing the known ones
 Permutation make_ordering(const std::string& name, const LduAddressing& addressing, std::uint64_t seed = 1);
 

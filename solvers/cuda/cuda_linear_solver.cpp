@@ -1,8 +1,8 @@
 #include "solvers/cuda/cuda_linear_solver.hpp"
 
 #include "kernels/cuda/cuda_backend.hpp"
-#include "kernels/cuda/device_ranks.hpp"
 #include "solvers/cuda/device_solver.hpp"
+#include "solvers/distributed/cuda/device_ranks.hpp"
 
 namespace fvmmini::cuda {
 

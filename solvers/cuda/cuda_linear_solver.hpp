@@ -8,6 +8,7 @@
 #include "comm/communicator.hpp"
 #include "linalg/distributed_ldu.hpp"
 #include "linalg/solver_settings.hpp"
+#include "solvers/linear_solver.hpp"
 
 namespace fvmmini::cuda {
 

@@ -5,24 +5,25 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kernels/cuda/benchmark.hpp"
-#include "kernels/cuda/device_block_cg.hpp"
+#include "comm/slowest_median.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/device_memory.cuh"
-#include "kernels/cuda/device_ranks.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/l2_window.hpp"
 #include "kernels/cuda/reduction.cuh"
-#include "kernels/cuda/triangular_preconditioner.hpp"
-#include "solvers/cuda/device_gamg.hpp"
-#include "comm/slowest_median.hpp"
-#include "registry/format_registry.hpp"
-#include "registry/preconditioner.hpp"
 #include "linalg/block_vectors.hpp"
-#include "linalg/cg_rules.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/cuda/benchmark.hpp"
+#include "solvers/distributed/cuda/device_ranks.hpp"
+#include "solvers/krylov/cg_rules.hpp"
+#include "solvers/krylov/cuda/device_block_cg.hpp"
+#include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/preconditioners/cuda/device_preconditioner.hpp"
+#include "solvers/preconditioners/gamg/cuda/device_gamg.hpp"
+#include "solvers/preconditioners/preconditioner.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini::cuda {
 
@@ -49,7 +50,7 @@ SpmvTimer spmv_timer(Precision precision, bool l2_window) {
 bool keeps_l2_window(const SolverSettings& s, label n_rows) {
   // auto: where it was measured to gain, CG and Jacobi-PCG on a vector of the right size; under
   // GAMG (whose V-cycle gathers other vectors) the 128^3 cavity's pressure solve was 2.5 % slower
-  const bool cg_or_jacobi = s.preconditioner == Preconditioner::none || s.preconditioner == Preconditioner::diagonal;
+  const bool cg_or_jacobi = cg_step(s) != CgStep::applied;
   return s.l2_window == L2WindowSetting::on ||
          (s.l2_window == L2WindowSetting::automatic && cg_or_jacobi &&
           l2_window_pays(static_cast<std::size_t>(n_rows) * sizeof(double)));
@@ -169,17 +170,18 @@ struct DeviceSolver::Impl {
       ranks->set_overlap(s.halo_overlap);
     }
     cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
-    if (s.preconditioner == Preconditioner::GAMG)
-      preconditioner = std::make_unique<DeviceGamg>(
-          matrix, prepared->permutation, s, device.spmv(), prepared->position_before_grouping,
-          system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows}
-                 : GamgRanks{},
-          ranks.get());
-    else if (is_applied(s.preconditioner))
-      preconditioner = std::make_unique<DeviceTriangularPreconditioner>(
-          matrix, prepared->permutation, s.preconditioner, s.triangular_solve,
-          s.preconditioner == Preconditioner::mcsgs ? s.sweeps : 1, &device.spmv(), LevelLaunch::automatic,
-          prepared->position_before_grouping);
+    if (cg_step(s) == CgStep::applied)
+      preconditioner = find_device_preconditioner(s.preconditioner)
+                           .make({.matrix = matrix,
+                                  .op = prepared->permutation,
+                                  .settings = s,
+                                  .spmv = device.spmv(),
+                                  .sequence = prepared->position_before_grouping,
+                                  .ranks = system ? GamgRanks{.interfaces = &system->interfaces,
+                                                              .comm = comm,
+                                                              .global_rows = system->global_rows}
+                                                  : GamgRanks{},
+                                  .device_ranks = ranks.get()});
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
     cg->set_l2_window(l2_window);
   }
@@ -211,8 +213,7 @@ struct DeviceSolver::Impl {
   /// Whether k systems go through one block CG: preconditioner none or diagonal (fused into its
   /// passes) and a format with a multi-vector SpMV of k vectors, its dot product fused.
   bool blockable(int k) {
-    const bool fused = settings.preconditioner == Preconditioner::none ||
-                       settings.preconditioner == Preconditioner::diagonal;
+    const bool fused = cg_step(settings) != CgStep::applied;
     return k >= 2 && k <= device.spmv().max_block() && fused && device.spmv().dot_partial_count() > 0 &&
            !device.mixed();
   }
@@ -467,14 +468,10 @@ PreconditionerInfo DeviceSolver::preconditioner_info() const {
   const Impl& m = *impl_;
   if (!m.preconditioner) {
     PreconditionerInfo none;
-    none.name = name(m.settings.preconditioner);
+    none.name = m.settings.preconditioner;
     return none;
   }
-  PreconditionerInfo info = m.preconditioner->info(m.prepared->format.figures().nnz);
-  // the triangles' solver shows only when it is not fvmmini's own: "DIC/cusparse"
-  if (m.settings.preconditioner == Preconditioner::DIC && m.settings.triangular_solve != TriangularSolve::levels)
-    info.name += "/" + name(m.settings.triangular_solve);
-  return info;
+  return m.preconditioner->info(m.prepared->format.figures().nnz);
 }
 
 FormatInfo DeviceSolver::format_info() const { return fvmmini::format_info(*impl_->prepared); }

@@ -71,7 +71,7 @@ class DeviceSolver {
 
   /// Several systems of this matrix at once (the velocity components): x[j], b[j] in the mesh's
   /// numbering, fields[j] each record's field. With preconditioner none or diagonal and a format
-  /// with a multi-vector SpMV of that many vectors, one block CG (kernels/cuda/device_block_cg.hpp:
+  /// with a multi-vector SpMV of that many vectors, one block CG (solvers/krylov/cuda/device_block_cg.hpp:
   /// each system's iterations and residuals as its own solve's, to rounding; across ranks too, the
   /// k vectors' halo one exchange); otherwise one solve after another.
   std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,

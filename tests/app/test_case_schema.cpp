@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "app/format_reference.hpp"
 #include "app/key_path.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "temp_folder.hpp"
 
 namespace fvmmini {
@@ -340,7 +342,7 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
                               "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: groups}\n");
   const SolverSettings s = solver_settings(c, "T");
   EXPECT_EQ(s.solver, KrylovSolver::cg);
-  EXPECT_EQ(s.preconditioner, Preconditioner::diagonal);
+  EXPECT_EQ(s.preconditioner, "diagonal");
   EXPECT_DOUBLE_EQ(s.tolerance, 1e-6);
   EXPECT_DOUBLE_EQ(s.rel_tol, 0.01);
   EXPECT_EQ(s.max_iter, 77);
@@ -393,6 +395,41 @@ TEST_F(CaseSchemaTest, GamgKeysAreReadAndItsVcycleMustBeSymmetric) {
   EXPECT_NE(found[0].find("solvers.T.nPostSweeps: 2 differs from nPreSweeps 1"), std::string::npos) << found[0];
   // GAMG's keys belong to GAMG
   EXPECT_FALSE(problems(base_case + "solvers:\n  T: {preconditioner: DIC, mergeLevels: 2}\n").empty());
+}
+
+/// The default of solvers.T.<key> as the schema writes it ("" where it has none).
+std::string solver_key_default(const std::string& key) {
+  for (const KeySpec* solvers : case_schema().root().children_named("solvers"))
+    for (const KeySpec* field : solvers->children_named("T"))
+      for (const KeySpec* spec : field->children_named(key))
+        if (spec->default_text()) return *spec->default_text();
+  return "";
+}
+
+// The preconditioner key and the keys its units read come from the unit table: every name and
+// alias is accepted, and each unit's key applies under that unit alone (a reader) and nowhere else.
+TEST_F(CaseSchemaTest, ThePreconditionerKeysComeFromItsUnits) {
+  for (const PreconditionerUnit& unit : preconditioner_table()) {
+    std::vector<std::string> words{unit.name};
+    words.insert(words.end(), unit.aliases.begin(), unit.aliases.end());
+    for (const std::string& word : words) {
+      const ResolvedCase c = load(base_case + "solvers:\n  T: {preconditioner: " + word + "}\n");
+      EXPECT_EQ(solver_settings(c, "T").preconditioner, unit.name) << word;
+    }
+  }
+  for (const auto& [key, readers] : preconditioner_keys())
+    for (const std::string& name : preconditioner_names()) {
+      const bool reads = std::find(readers.begin(), readers.end(), name) != readers.end();
+      // the key's default, written out: valid wherever the key applies
+      const std::string value = solver_key_default(key);
+      ASSERT_FALSE(value.empty()) << key;
+      const auto found = problems(base_case + "solvers:\n  T: {preconditioner: " + name + ", " + key + ": " + value +
+                                  "}\n");
+      EXPECT_EQ(found.empty(), reads) << key << " under " << name << (found.empty() ? "" : ": " + found[0]);
+    }
+  const auto found = problems(base_case + "solvers:\n  T: {preconditioner: ilu}\n");
+  ASSERT_EQ(found.size(), 1u);
+  for (const std::string& name : preconditioner_names()) EXPECT_NE(found[0].find(name), std::string::npos) << found[0];
 }
 
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {

@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_error.hpp"
-#include "kernels/cuda/device_block_cg.hpp"
-#include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/device_solver.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/krylov/cuda/device_block_cg.hpp"
+#include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 
@@ -193,7 +194,7 @@ TEST_F(CudaBlockSpmv, RepeatSolvesGiveTheFirstSolvesBitsInTheDeviceLoopAndInBatc
       }
     }
     SolverSettings s;
-    s.preconditioner = Preconditioner::diagonal;
+    s.preconditioner = "diagonal";
     s.tolerance = 1e-10;
     const auto solve = [&](cuda::DeviceBlockCg& block, std::vector<double>& x) {
       x = x0;
@@ -236,7 +237,7 @@ TEST_F(CudaBlockSpmv, TheCudaSolverSolvesComponentsTogetherInMeshOrder) {
   s.backend = Backend::cuda;
   s.format = "staircase";
   s.ordering = "rcm";
-  s.preconditioner = Preconditioner::diagonal;
+  s.preconditioner = "diagonal";
   s.tolerance = 1e-9;
   auto solver = make_linear_solver(m, s);
   std::vector<std::vector<double>> x(3, std::vector<double>(n, 0.0)), b;

@@ -13,14 +13,15 @@
 #include <utility>
 #include <vector>
 
-#include "solvers/cuda/cuda_linear_solver.hpp"
 #include "kernels/cuda/cuda_error.hpp"
-#include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
-#include "linalg/cg_rules.hpp"
-#include "solvers/cuda/device_solver.hpp"
 #include "registry/format_registry.hpp"
-#include "solvers/reference_cg.hpp"
+#include "solvers/cuda/cuda_linear_solver.hpp"
+#include "solvers/cuda/device_solver.hpp"
+#include "solvers/krylov/cg_rules.hpp"
+#include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/krylov/reference_cg.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 #include "tests/scoped_env.hpp"
@@ -77,7 +78,7 @@ bool expect_agreement(const LduMatrix& m, const std::string& format, const Solve
   const SolverPerformance ref = reference_cg(*op, x_ref, b, s, work);
   const SolverPerformance dev = cg.solve(x_dev, b, s);
 
-  const std::string where = format + " / " + name(s.preconditioner);
+  const std::string where = format + " / " + s.preconditioner;
   EXPECT_EQ(dev.solver_name, solver_name(s.preconditioner, format));
   EXPECT_TRUE(ref.converged) << where;
   EXPECT_TRUE(dev.converged) << where;

@@ -15,11 +15,11 @@
 
 #include "kernels/cuda/device_spmv.cuh"
 #include "registry/format_registry.hpp"
-#include "registry/preconditioner.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
-#include "solvers/cuda/device_gamg.hpp"
 #include "solvers/cuda/device_solver.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/gamg/cuda/device_gamg.hpp"
+#include "solvers/preconditioners/preconditioner.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 
@@ -30,7 +30,7 @@ using CudaGamg = test::CudaTest;
 
 SolverSettings gamg_settings(Smoother smoother, int vcycles, Backend backend, const std::string& format) {
   SolverSettings s;
-  s.preconditioner = Preconditioner::GAMG;
+  s.preconditioner = "GAMG";
   s.gamg.smoother = smoother;
   s.gamg.n_vcycles = vcycles;
   s.gamg.n_cells_in_coarsest_level = 20;

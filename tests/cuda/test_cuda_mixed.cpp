@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/mixed_spmv.cuh"
 #include "kernels/reference/ldu_spmv.hpp"
-#include "linalg/cg_rules.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/device_solver.hpp"
+#include "solvers/krylov/cg_rules.hpp"
+#include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 
@@ -210,7 +211,7 @@ TEST_F(CudaMixed, AStaircaseOfLittlePaddingKeepsTheOrderingAndEverySliceNarrow) 
   s.backend = Backend::cuda;
   s.format = "staircase";
   s.ordering = "cm";
-  s.preconditioner = Preconditioner::diagonal;
+  s.preconditioner = "diagonal";
   s.tolerance = 1e-10;
   s.max_iter = 2000;
   s.precision = Precision::mixed;

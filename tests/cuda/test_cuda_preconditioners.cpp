@@ -1,8 +1,9 @@
 // DIC (level-scheduled and cusparseSpSV) and mcsgs on the device against the reference backend:
 // the device builds the host's pattern, its level analysis the host's factor, and it applies the
 // factor as the host does; the same factor gives the same iterations (to one) and the same
-// solution, whatever the format and ordering; a value refresh equals a fresh set-up; a matrix
-// that is not SPD is a clear error.
+// solution, whatever the format and ordering; every applied unit of the preconditioner table has a
+// CUDA twin that agrees with the reference backend; a value refresh equals a fresh set-up; a
+// matrix that is not SPD is a clear error.
 
 #include <gtest/gtest.h>
 
@@ -17,13 +18,15 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/cuda/factor_pattern.cuh"
-#include "kernels/cuda/triangular_preconditioner.hpp"
-#include "kernels/reference/triangular_solve.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/cuda/device_preconditioner.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
+#include "solvers/preconditioners/triangular/cuda/factor_pattern.cuh"
+#include "solvers/preconditioners/triangular/cuda/triangular_preconditioner.hpp"
+#include "solvers/preconditioners/triangular/triangular_solve.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 
@@ -33,19 +36,23 @@ namespace {
 using CudaPreconditioner = test::CudaTest;
 
 struct Variant {
-  Preconditioner kind;
+  std::string kind;  ///< DIC or mcsgs
   TriangularSolve solve;
   int sweeps;
 };
 
-std::string label_of(const Variant& v) {
-  return name(v.kind) + (v.kind == Preconditioner::DIC ? " " + name(v.solve) : " sweeps " + std::to_string(v.sweeps));
+const TriangularMethod& method_of(const std::string& kind) {
+  return kind == "DIC" ? incomplete_cholesky : multicolour_gauss_seidel;
 }
 
-const std::vector<Variant> variants{{Preconditioner::DIC, TriangularSolve::levels, 1},
-                                    {Preconditioner::DIC, TriangularSolve::cusparse, 1},
-                                    {Preconditioner::mcsgs, TriangularSolve::levels, 1},
-                                    {Preconditioner::mcsgs, TriangularSolve::levels, 2}};
+std::string label_of(const Variant& v) {
+  return v.kind + (v.kind == "DIC" ? " " + name(v.solve) : " sweeps " + std::to_string(v.sweeps));
+}
+
+const std::vector<Variant> variants{{"DIC", TriangularSolve::levels, 1},
+                                    {"DIC", TriangularSolve::cusparse, 1},
+                                    {"mcsgs", TriangularSolve::levels, 1},
+                                    {"mcsgs", TriangularSolve::levels, 2}};
 
 SolverSettings settings_for(const Variant& v, Backend backend, const std::string& format, const std::string& ordering) {
   SolverSettings s;
@@ -147,19 +154,19 @@ TEST_F(CudaPreconditioner, TheDevicePatternIsTheHostPattern) {
 
 TEST_F(CudaPreconditioner, TheDeviceAnalysisBuildsTheHostFactor) {
   for (const auto& [what, m] : schedule_matrices())
-    for (const Preconditioner kind : {Preconditioner::DIC, Preconditioner::mcsgs})
+    for (const std::string kind : {"DIC", "mcsgs"})
       for (const std::string ordering : {"none", "rcm", "colour"})
         for (const std::string format : {"csr", "staircase"})  // staircase: scheduled before its grouping
         for (const auto& [launch_name, launch] : launches) {
-          const std::string where = what + ", " + name(kind) + ", " + ordering + ", " + format + ", " + launch_name;
+          const std::string where = what + ", " + kind + ", " + ordering + ", " + format + ", " + launch_name;
           const PreparedFormat prepared = prepare_format(m, format, ordering, {});
           const Permutation& op = prepared.permutation;
           const std::span<const label> sequence = prepared.position_before_grouping;
-          const bool dic = kind == Preconditioner::DIC;
+          const bool dic = kind == "DIC";
           const TriangularFactor host =
               build_triangular_factor(m, op, dic ? TriangleSplit::index : TriangleSplit::colour, dic, sequence);
-          const cuda::DeviceTriangularPreconditioner device(m, op, kind, TriangularSolve::levels, 1, nullptr, launch,
-                                                            sequence);
+          const cuda::DeviceTriangularPreconditioner device(m, op, method_of(kind), TriangularSolve::levels, 1, nullptr,
+                                                            launch, sequence);
           ASSERT_EQ(device.level_launch(), launch) << where;
           expect_same_factor(device.download(), host, where);
         }
@@ -173,7 +180,7 @@ TEST_F(CudaPreconditioner, TheDeviceAnalysisOfALongNaturalOrderBuildsTheHostFact
   const Permutation op = make_ordering("none", *m.addressing);
   const TriangularFactor host = build_triangular_factor(m, op, TriangleSplit::index, true);
   for (const auto& [launch_name, launch] : launches) {
-    const cuda::DeviceTriangularPreconditioner device(m, op, Preconditioner::DIC, TriangularSolve::levels, 1,
+    const cuda::DeviceTriangularPreconditioner device(m, op, incomplete_cholesky, TriangularSolve::levels, 1,
                                                       nullptr, launch);
     expect_same_factor(device.download(), host, "box 120x60x50, DIC, none, " + launch_name);
   }
@@ -181,17 +188,17 @@ TEST_F(CudaPreconditioner, TheDeviceAnalysisOfALongNaturalOrderBuildsTheHostFact
 
 TEST_F(CudaPreconditioner, TheDeviceAppliesTheHostFactor) {
   for (const auto& [what, m] : schedule_matrices())
-    for (const Preconditioner kind : {Preconditioner::DIC, Preconditioner::mcsgs})
+    for (const std::string kind : {"DIC", "mcsgs"})
       for (const std::string ordering : {"none", "colour"})
         for (const TriangularSolve solve : {TriangularSolve::levels, TriangularSolve::cusparse})
           for (const auto& [launch_name, launch] : launches) {
-            if (kind == Preconditioner::mcsgs && solve == TriangularSolve::cusparse) continue;
-            const std::string where = what + ", " + name(kind) + ", " + ordering + ", " + name(solve) + ", " + launch_name;
+            if (kind == "mcsgs" && solve == TriangularSolve::cusparse) continue;
+            const std::string where = what + ", " + kind + ", " + ordering + ", " + name(solve) + ", " + launch_name;
             const Permutation op = make_ordering(ordering, *m.addressing);
-            const bool dic = kind == Preconditioner::DIC;
+            const bool dic = kind == "DIC";
             const TriangularFactor host =
                 build_triangular_factor(m, op, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
-            cuda::DeviceTriangularPreconditioner device(m, op, kind, solve, 1, nullptr, launch);
+            cuda::DeviceTriangularPreconditioner device(m, op, method_of(kind), solve, 1, nullptr, launch);
             const std::size_t n = m.n_rows();
             const std::vector<double> r = test::random_vector(m.n_rows(), 11);
             std::vector<double> expected(n), z(n, -7.0);
@@ -218,7 +225,7 @@ TEST_F(CudaPreconditioner, LargeLevelsLaunchPerLevelAndSmallOnesSyncFree) {
   const LduMatrix m = test::box_matrix(64, 64, 32, 1);
   for (const auto& [ordering, expected] : {std::pair{"colour", cuda::LevelLaunch::per_level},
                                            std::pair{"none", cuda::LevelLaunch::sync_free}}) {
-    const cuda::DeviceTriangularPreconditioner device(m, make_ordering(ordering, *m.addressing), Preconditioner::DIC,
+    const cuda::DeviceTriangularPreconditioner device(m, make_ordering(ordering, *m.addressing), incomplete_cholesky,
                                                       TriangularSolve::levels, 1, nullptr);
     EXPECT_EQ(device.info(m.addressing->nnz()).levels, std::string(ordering) == "colour" ? 2 : 158) << ordering;
     EXPECT_EQ(device.level_launch(), expected) << ordering;
@@ -242,7 +249,7 @@ TEST_F(CudaPreconditioner, DeviceAndReferenceAgreeOnEveryVariantFormatAndOrderin
           const SolverPerformance d = device->solve(x_dev, b, "T");
           ASSERT_TRUE(r.converged) << where;
           ASSERT_TRUE(d.converged) << where;
-          EXPECT_EQ(d.solver_name, name(v.kind) + "PCG[" + format + "]");
+          EXPECT_EQ(d.solver_name, v.kind + "PCG[" + format + "]");
           EXPECT_NEAR(d.iterations, r.iterations, format == "csr" ? 1 : 2) << where;
           double scale = 0.0, diff = 0.0;
           for (label i = 0; i < m.n_rows(); ++i) {
@@ -253,7 +260,7 @@ TEST_F(CudaPreconditioner, DeviceAndReferenceAgreeOnEveryVariantFormatAndOrderin
           const PreconditionerInfo info = device->preconditioner_info();
           EXPECT_GT(info.levels, 0) << where;
           EXPECT_GT(info.setup_seconds, 0.0) << where;
-          std::vector<std::string> parts{"pattern", v.kind == Preconditioner::mcsgs ? "colouring" : "order", "workspace",
+          std::vector<std::string> parts{"pattern", v.kind == "mcsgs" ? "colouring" : "order", "workspace",
                                          "analysis", "layout", "buffers", "values"};
           if (v.solve == TriangularSolve::cusparse) parts.push_back("cusparseSpSV");
           std::vector<std::string> names;
@@ -271,6 +278,40 @@ TEST_F(CudaPreconditioner, DeviceAndReferenceAgreeOnEveryVariantFormatAndOrderin
             EXPECT_EQ(info.colours, reference->preconditioner_info().colours) << where;
           }
         }
+}
+
+// Every unit of the table the CG applies has its CUDA twin, and the device's PCG with it agrees
+// with the reference backend's: its solve line, iterations within two, the solution to rounding,
+// its name in the report. A new unit is tested here by being listed.
+TEST_F(CudaPreconditioner, EveryAppliedUnitHasADeviceTwinThatAgreesWithTheReference) {
+  const LduMatrix m = test::box_matrix(12, 10, 8, 41);
+  const std::vector<double> b = test::random_vector(m.n_rows(), 6);
+  for (const PreconditionerUnit& unit : preconditioner_table()) {
+    if (unit.cg_step != CgStep::applied) continue;
+    EXPECT_EQ(cuda::find_device_preconditioner(unit.name).name, unit.name);
+    SolverSettings s;
+    s.preconditioner = unit.name;
+    s.format = "csr";
+    s.ordering = "rcm";
+    s.tolerance = 1e-11;
+    s.backend = Backend::reference;
+    std::vector<double> x_ref(m.n_rows(), 0.0), x_dev(m.n_rows(), 0.0);
+    const SolverPerformance r = make_linear_solver(m, s)->solve(x_ref, b, "T");
+    s.backend = Backend::cuda;
+    auto device = cuda::make_cuda_linear_solver(m, s);
+    const SolverPerformance d = device->solve(x_dev, b, "T");
+    EXPECT_TRUE(d.converged) << unit.name;
+    EXPECT_EQ(d.solver_name, r.solver_name) << unit.name;
+    EXPECT_NEAR(d.iterations, r.iterations, 2) << unit.name;
+    double scale = 0.0, diff = 0.0;
+    for (label i = 0; i < m.n_rows(); ++i) {
+      scale = std::max(scale, std::abs(x_ref[i]));
+      diff = std::max(diff, std::abs(x_dev[i] - x_ref[i]));
+    }
+    EXPECT_LT(diff, 1e-8 * scale) << unit.name;
+    EXPECT_EQ(device->preconditioner_info().name, unit.name);
+  }
+  EXPECT_THROW(cuda::find_device_preconditioner("diagonal"), std::invalid_argument);  // fused: no twin
 }
 
 TEST_F(CudaPreconditioner, ARefreshGivesTheSameAnswerAsAFreshSetUp) {
@@ -295,7 +336,7 @@ TEST_F(CudaPreconditioner, NotSpdIsAClearErrorAndCusparseNeedsDic) {
   m.diag[3] = -1.0;
   EXPECT_THROW(cuda::make_cuda_linear_solver(m, settings_for(variants[0], Backend::cuda, "csr", "none")), SolverError);
   const LduMatrix good = test::box_matrix(6, 5, 4, 2);
-  Variant sgs_cusparse{Preconditioner::mcsgs, TriangularSolve::cusparse, 1};
+  Variant sgs_cusparse{"mcsgs", TriangularSolve::cusparse, 1};
   try {
     cuda::make_cuda_linear_solver(good, settings_for(sgs_cusparse, Backend::cuda, "csr", "none"));
     FAIL() << "cusparse with mcsgs must be refused";

@@ -35,7 +35,7 @@ inline ManufacturedResult manufactured_poisson(const Mesh& mesh, ScalarProblemSe
   SolverSettings solver_settings;
   solver_settings.tolerance = 1e-12;
   solver_settings.max_iter = 10000;
-  solver_settings.preconditioner = Preconditioner::diagonal;
+  solver_settings.preconditioner = "diagonal";
   auto solver = make_linear_solver(problem.matrix(), solver_settings);
   const ScalarStep step = problem.advance(*solver, 0.0);
   return {*problem.error(0.0), step.correction};

@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
-#include "registry/format_registry.hpp"
-#include "solvers/linear_solver.hpp"
 #include "linalg/ordering/orderings.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/make_linear_solver.hpp"
 #include "tests/formats/format_backend.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 #include "tests/require_gpu.hpp"

@@ -13,8 +13,9 @@
 #include "linalg/block_vectors.hpp"
 #include "matrix_generators.hpp"
 #include "registry/format_registry.hpp"
-#include "solvers/linear_solver.hpp"
-#include "solvers/reference_cg.hpp"
+#include "solvers/krylov/reference_cg.hpp"
+#include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
 namespace {
@@ -156,9 +157,9 @@ TEST(BlockCg, OtherPreconditionersAndFormatsWithoutItAreRefused) {
   BlockCgWorkspace work;
   SolverSettings s;
   auto csr = make_reference_operator(m, prepare_format(m, "csr", "none", {}));
-  s.preconditioner = Preconditioner::DIC;
+  s.preconditioner = "DIC";
   EXPECT_THROW(reference_block_cg(*csr, 2, x, b, s, work), std::invalid_argument);
-  s.preconditioner = Preconditioner::diagonal;
+  s.preconditioner = "diagonal";
   auto coo = make_reference_operator(m, prepare_format(m, "coo", "none", {}));
   EXPECT_FALSE(coo->has_multiply_block());
   EXPECT_THROW(reference_block_cg(*coo, 2, x, b, s, work), std::invalid_argument);

@@ -1,4 +1,4 @@
-// The rules both CGs share (linalg/cg_rules.hpp): the stopping tests, the breakdown test, the
+// The rules both CGs share (solvers/krylov/cg_rules.hpp): the stopping tests, the breakdown test, the
 // checks of the matrix before a solve, and each failure's message.
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "linalg/cg_rules.hpp"
+#include "solvers/krylov/cg_rules.hpp"
 
 namespace fvmmini {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "kernels/reference/ldu_spmv.hpp"
-#include "registry/format_registry.hpp"
-#include "solvers/linear_solver.hpp"
 #include "linalg/ordering/orderings.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/make_linear_solver.hpp"
 #include "matrix_generators.hpp"
 
 namespace fvmmini {
@@ -34,7 +34,7 @@ TEST(FormatSolver, EveryFormatAndOrderingSolvesToTheSameSolution) {
     for (const auto& ordering : ordering_names()) {
       SCOPED_TRACE(entry.name + " / " + ordering);
       SolverSettings s;
-      s.preconditioner = Preconditioner::diagonal;
+      s.preconditioner = "diagonal";
       s.tolerance = 1e-12;
       s.max_iter = 500;
       s.format = entry.name;

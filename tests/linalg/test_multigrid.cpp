@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "linalg/multigrid/agglomeration.hpp"
-#include "linalg/multigrid/dense_inverse.hpp"
 #include "registry/format_registry.hpp"
-#include "registry/multigrid.hpp"
-#include "registry/preconditioner.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/gamg/agglomeration.hpp"
+#include "solvers/preconditioners/gamg/dense_inverse.hpp"
+#include "solvers/preconditioners/gamg/multigrid.hpp"
+#include "solvers/preconditioners/preconditioner.hpp"
 #include "tests/linalg/matrix_generators.hpp"
 #include "tests/linalg/omp_threads.hpp"
 
@@ -195,7 +195,7 @@ TEST(DenseInverse, TimesTheMatrixIsTheIdentityAndIndefiniteIsAnError) {
 
 SolverSettings gamg_settings(Smoother smoother, int sweeps, int vcycles, const std::string& ordering) {
   SolverSettings s;
-  s.preconditioner = Preconditioner::GAMG;
+  s.preconditioner = "GAMG";
   s.gamg.smoother = smoother;
   s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = sweeps;
   s.gamg.n_vcycles = vcycles;
@@ -258,7 +258,7 @@ int iterations(const LduMatrix& m, SolverSettings s, const std::string& format =
 
 TEST(Gamg, PcgConvergesInFarFewerIterationsThanJacobi) {
   SolverSettings jacobi;
-  jacobi.preconditioner = Preconditioner::diagonal;
+  jacobi.preconditioner = "diagonal";
   // the random matrix is strongly diagonally dominant: Jacobi needs few iterations there
   for (const auto& [m, ratio] : std::vector<std::pair<LduMatrix, double>>{{poisson_box(20), 0.4},
                                                                          {random_matrix(6000, 6, 9), 0.8}})

@@ -20,7 +20,7 @@ TEST_F(CavityOnCuda, AgreesWithTheReferenceBackend) {
   IncompressibleSettings settings;
   settings.viscosity = 0.01;
   SolverSettings u_solver, p_solver;
-  u_solver.preconditioner = Preconditioner::diagonal;
+  u_solver.preconditioner = "diagonal";
   u_solver.tolerance = 1e-12;
   p_solver.tolerance = 1e-12;
   p_solver.max_iter = 5000;

@@ -18,7 +18,7 @@ TEST(Channel, DevelopsThePoiseuilleProfile) {
   IncompressibleSettings settings;
   settings.viscosity = nu;
   SolverSettings u_solver, p_solver;
-  u_solver.preconditioner = Preconditioner::diagonal;
+  u_solver.preconditioner = "diagonal";
   u_solver.tolerance = 1e-10;
   p_solver.tolerance = 1e-10;
   p_solver.max_iter = 5000;

@@ -14,6 +14,7 @@
 #include "discretisation/incompressible/flow_step_factory.hpp"
 #include "flow_cases.hpp"
 #include "mesh/gmsh_reader.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 
 namespace fvmmini {

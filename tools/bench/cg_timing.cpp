@@ -4,7 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "solvers/reference_cg.hpp"
+#include "solvers/krylov/reference_cg.hpp"
 
 namespace fvmmini::bench {
 
@@ -13,7 +13,7 @@ Timing timing_of(std::vector<double> ms) {
   return {ms[ms.size() / 2], ms.front()};
 }
 
-Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, Preconditioner preconditioner, int k,
+Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, const std::string& preconditioner, int k,
                            int repeats) {
   const label n = op.n_rows();
   SolverSettings s;

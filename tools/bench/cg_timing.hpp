@@ -22,7 +22,7 @@ Timing timing_of(std::vector<double> ms);
 /// Runs of `few` and `few + k` iterations (tolerance 0), the difference over k; median and best
 /// of `repeats` after one untimed run (which allocates the workspace).
 /// @throws std::runtime_error when CG stops early (a breakdown)
-Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, Preconditioner preconditioner, int k,
+Timing cg_ms_per_iteration(const HostOperator& op, std::span<const double> b, const std::string& preconditioner, int k,
                            int repeats);
 
 }  // namespace fvmmini::bench

@@ -19,7 +19,7 @@
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/timing.hpp"
 #include "registry/format_registry.hpp"
-#include "solvers/reference_cg.hpp"
+#include "solvers/krylov/reference_cg.hpp"
 #include "tools/bench/bench_inputs.hpp"
 #include "tools/bench/cg_timing.hpp"
 #include "tools/bench/format_options.hpp"
@@ -80,7 +80,7 @@ BlockTiming time_block_solves(const HostOperator& op, int k, const std::vector<d
                               int repeats) {
   const label n = op.n_rows();
   SolverSettings s;
-  s.preconditioner = Preconditioner::diagonal;
+  s.preconditioner = "diagonal";
   s.tolerance = tolerance;
   s.max_iter = 100000;
   std::vector<double> b_block(static_cast<std::size_t>(n) * k);
@@ -168,8 +168,8 @@ int run(const Options& o) {
           ms.push_back(seconds_since(t0) * 1e3);
         }
         const Timing spmv = timing_of(ms);
-        const Timing cg = cg_ms_per_iteration(*op, b_op, Preconditioner::none, o.cg_iterations, o.repeats);
-        const Timing pcg = cg_ms_per_iteration(*op, b_op, Preconditioner::diagonal, o.cg_iterations, o.repeats);
+        const Timing cg = cg_ms_per_iteration(*op, b_op, "none", o.cg_iterations, o.repeats);
+        const Timing pcg = cg_ms_per_iteration(*op, b_op, "diagonal", o.cg_iterations, o.repeats);
         // --- more digits below a millisecond (small matrices)
         auto both = [](const Timing& t) {
           const int digits = t.median_ms < 1.0 ? 4 : 2;

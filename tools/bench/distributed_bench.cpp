@@ -30,7 +30,7 @@
 #include "discretisation/processor_faces.hpp"
 #include "mesh/box_generator.hpp"
 #include "mesh/decomposition.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/make_linear_solver.hpp"
 #include "tools/bench/preconditioner_method.hpp"
 
 namespace fvmmini {

@@ -19,18 +19,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "kernels/cuda/benchmark.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
-#include "kernels/cuda/device_block_cg.hpp"
-#include "kernels/cuda/device_cg.hpp"
 #include "kernels/cuda/device_matrix.hpp"
-#include "linalg/timing.hpp"
-#include "solvers/cuda/device_solver.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
-#include "registry/format_registry.hpp"
 #include "linalg/ordering/matrix_statistics.hpp"
 #include "linalg/ordering/orderings.hpp"
-#include "solvers/reference_cg.hpp"
+#include "linalg/timing.hpp"
+#include "registry/format_registry.hpp"
+#include "solvers/cuda/benchmark.hpp"
+#include "solvers/cuda/device_solver.hpp"
+#include "solvers/krylov/cuda/device_block_cg.hpp"
+#include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/krylov/reference_cg.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tools/bench/bench_inputs.hpp"
 #include "tools/bench/cg_timing.hpp"
 #include "tools/bench/format_options.hpp"
@@ -254,8 +255,8 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
       SolverPerformance perf;
       const double iterations_ms = solve(false, perf);
       const double ms_per_it = perf.iterations > 0 ? iterations_ms / perf.iterations : 0.0;
-      const double floor_ms =
-          cg_floor_bytes(n, figures.nnz, parse_preconditioner(o.cg_preconditioner) == Preconditioner::diagonal) / shared.copy_bandwidth * 1e3;
+      const bool jacobi = find_preconditioner(o.cg_preconditioner).cg_step == CgStep::jacobi;
+      const double floor_ms = cg_floor_bytes(n, figures.nnz, jacobi) / shared.copy_bandwidth * 1e3;
       cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
             {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
             {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
@@ -276,8 +277,8 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
       }
       // --- o.block solves one by one against one block CG of all of them (right-hand sides b scaled
       //     by 1, 1.5, 2 and shifted, so that they stop apart)
-      const Preconditioner pc = parse_preconditioner(o.cg_preconditioner);
-      if (o.block > 1 && device.max_block() >= o.block && (pc == Preconditioner::none || pc == Preconditioner::diagonal)) {
+      const std::string pc = parse_preconditioner(o.cg_preconditioner);
+      if (o.block > 1 && device.max_block() >= o.block && find_preconditioner(pc).cg_step != CgStep::applied) {
         const int k = o.block;
         std::vector<double> b_block(static_cast<std::size_t>(n) * k), x_block(b_block.size(), 0.0), bj(n);
         for (label i = 0; i < n; ++i)

@@ -7,7 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "linalg/multigrid/dense_inverse.hpp"
+#include "solvers/preconditioners/gamg/dense_inverse.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tools/bench/split.hpp"
 
 namespace fvmmini::bench {
@@ -37,12 +38,12 @@ double number_after(const std::string& method, const std::string& option, std::s
 
 void set_preconditioner(const std::string& name, SolverSettings& s) {
   if (name == "CG") {
-    s.preconditioner = Preconditioner::none;
+    s.preconditioner = "none";
   } else if (name == "DIC-cusparse") {
-    s.preconditioner = Preconditioner::DIC;
+    s.preconditioner = "DIC";
     s.triangular_solve = TriangularSolve::cusparse;
   } else if (name.rfind("GAMG/", 0) == 0) {
-    s.preconditioner = Preconditioner::GAMG;
+    s.preconditioner = "GAMG";
     const std::vector<std::string> options = split(name, '/');
     for (std::size_t k = 1; k < options.size(); ++k) {
       const std::string& option = options[k];
@@ -67,7 +68,7 @@ void set_preconditioner(const std::string& name, SolverSettings& s) {
       }
     }
   } else if (name.rfind("mcsgs", 0) == 0 && name.size() > 5) {
-    s.preconditioner = Preconditioner::mcsgs;
+    s.preconditioner = "mcsgs";
     s.sweeps = static_cast<int>(number_after(name, name, 5, 1, 100, true));
   } else {
     s.preconditioner = parse_preconditioner(name);

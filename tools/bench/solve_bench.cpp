@@ -23,13 +23,13 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/communicator.hpp"
-#include "kernels/cuda/benchmark.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/timing.hpp"
 #include "registry/format_registry.hpp"
-#include "solvers/linear_solver.hpp"
+#include "solvers/cuda/benchmark.hpp"
+#include "solvers/make_linear_solver.hpp"
 #include "tools/bench/bench_inputs.hpp"
 #include "tools/bench/format_options.hpp"
 #include "tools/bench/preconditioner_method.hpp"
@@ -266,7 +266,7 @@ int run(const Options& o) {
         row["final_residual"] = perf.final_residual;
         row["solve_ms"] = total;
         row["ms_per_iteration"] = perf.iterations > 0 ? total / perf.iterations : 0.0;
-        if (m.settings.preconditioner == Preconditioner::none) cg_ms_per_iteration[tol] = row["ms_per_iteration"];
+        if (m.settings.preconditioner == "none") cg_ms_per_iteration[tol] = row["ms_per_iteration"];
         if (cg_ms_per_iteration.count(tol) && cg_ms_per_iteration[tol] > 0)
           row["iteration_cost_vs_cg"] = row["ms_per_iteration"].get<double>() / cg_ms_per_iteration[tol];
         std::cout << fmt::format("  {:20s} rel {:5.0e}: setup {:9.2f} ms, refresh {:8.2f} ms, {:6d} its{}, {:8.4f} ms/it, "

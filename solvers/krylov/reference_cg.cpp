@@ -1,0 +1,288 @@
+#include "solvers/krylov/reference_cg.hpp"
+
+#include <stdexcept>
+
+#include "kernels/reference/vector_ops.hpp"
+#include "solvers/krylov/cg_rules.hpp"
+#include "solvers/preconditioners/preconditioner_table.hpp"
+
+namespace fvmmini {
+
+namespace ops = reference;
+
+void CgWorkspace::resize(label n) {
+  for (auto* v : {&r, &p, &q, &row_sums, &inv_diag, &z}) v->assign(n, 0.0);
+}
+
+void BlockCgWorkspace::resize(label n, int k) {
+  for (auto* v : {&r, &p, &q}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
+  for (auto* v : {&row_sums, &inv_diag}) v->assign(n, 0.0);
+}
+
+namespace {
+
+// Throws `status` when `curvature` fails the breakdown test: p'Ap (breakdown) or r'M^-1 r
+// (preconditioner_breakdown) of the iteration after the perf.iterations done.
+void check_curvature(CgStatus status, double curvature, const SolverPerformance& perf) {
+  if (cg_breaks_down(curvature)) throw cg_error({status, perf.iterations, curvature});
+}
+
+// s = A 1 into row_sums (ones: n values of scratch, left at 1), for the normalisation and the
+// singularity check; under Jacobi the positive-diagonal check and inv_diag = 1 / diag.
+// Over all ranks: singular when every rank's rows are; the first rank's bad diagonal entry named.
+void check_system(const HostOperator& a, bool jacobi, std::span<double> ones, std::span<double> row_sums,
+                  std::span<double> inv_diag) {
+  const Communicator& comm = a.communicator();
+  std::fill(ones.begin(), ones.end(), 1.0);
+  a.multiply(ones, row_sums);
+  const auto diag = a.diagonal();
+  if (comm.all(cg_singular(row_sums, diag))) throw cg_error({CgStatus::singular});
+  if (!jacobi) return;
+  cg_check_diagonal(diag, comm);
+  for (std::size_t i = 0; i < diag.size(); ++i) inv_diag[i] = 1.0 / diag[i];
+}
+
+// The mean of x over all ranks (ops::mean's bits on one rank).
+double global_mean(const Communicator& comm, std::span<const double> x) {
+  if (!comm.distributed()) return ops::mean(x);
+  double sums[2] = {ops::mean(x) * static_cast<double>(x.size()), static_cast<double>(x.size())};
+  comm.sum(sums);
+  return sums[0] / sums[1];
+}
+
+// a and b summed over the ranks (one exchange for both).
+void sum_pair(const Communicator& comm, double& a, double& b) {
+  if (!comm.distributed()) return;
+  double sums[2] = {a, b};
+  comm.sum(sums);
+  a = sums[0];
+  b = sums[1];
+}
+
+// Counts an iteration with its residual. @return whether CG stops here (converged or maxIter)
+bool finish_iteration(double residual, const CgStop& stop, SolverPerformance& perf) {
+  ++perf.iterations;
+  perf.final_residual = residual;
+  const CgStatus status = cg_status_after(residual, perf.initial_residual, perf.iterations, stop);
+  if (status == CgStatus::residual_not_finite) throw cg_error({status, perf.iterations});
+  return status != CgStatus::running;
+}
+
+// Three passes per iteration: q = A p with p.q; the residual step with both reductions; then
+// x += alpha p (deferred from the residual step, where it would read p a second time) with the
+// new direction. Starts from r; leaves x and perf at the last iteration.
+void iterate_in_three_passes(const HostOperator& a, std::span<double> x, std::span<const double> inv_diag,
+                             const CgStop& stop, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+  // --- p = M^-1 r; rz = r . p (every sum over all ranks)
+  const Communicator& comm = a.communicator();
+  double rz;
+  if (!inv_diag.empty()) {
+    rz = ops::jacobi_apply_dot(w.r, inv_diag, w.p);
+  } else {
+    std::copy(w.r.begin(), w.r.end(), w.p.begin());
+    rz = ops::dot(w.r, w.r);
+  }
+  rz = comm.sum(rz);
+  while (true) {
+    // --- q = A p; alpha = rz / p.q
+    const double pq = comm.sum(a.multiply_dot(w.p, w.q));
+    check_curvature(CgStatus::breakdown, pq, perf);
+    const double alpha = rz / pq;
+
+    // --- r -= alpha q; residual = |r|_1 / normFactor; rz_new = r . M^-1 r
+    double rz_new = 0.0;
+    double r_norm = ops::residual_update(alpha, w.q, inv_diag, w.r, rz_new);
+    sum_pair(comm, r_norm, rz_new);
+    if (finish_iteration(r_norm / norm_factor, stop, perf)) {
+      // --- x += alpha p, the last step's deferred update
+      ops::axpy(alpha, w.p, x);
+      return;
+    }
+
+    // --- x += alpha p; beta = rz_new / rz; p = M^-1 r + beta p
+    ops::solution_and_direction_update(alpha, rz_new / rz, w.r, inv_diag, w.p, x);
+    rz = rz_new;
+  }
+}
+
+// Three passes per iteration around an applied preconditioner (DIC, mcsgs): q = A p with p.q; the
+// residual step; z = M^-1 r with r.z; then x += alpha p with the new direction p = z + beta p.
+void iterate_preconditioned(const HostOperator& a, std::span<double> x, HostPreconditioner& m, const CgStop& stop,
+                            double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+  // --- p = M^-1 r; rz = r . p (every sum over all ranks)
+  const Communicator& comm = a.communicator();
+  m.apply(a, w.r, w.p);
+  double rz = comm.sum(ops::dot(w.r, w.p));
+  check_curvature(CgStatus::preconditioner_breakdown, rz, perf);
+  while (true) {
+    // --- q = A p; alpha = rz / p.q
+    const double pq = comm.sum(a.multiply_dot(w.p, w.q));
+    check_curvature(CgStatus::breakdown, pq, perf);
+    const double alpha = rz / pq;
+
+    // --- r -= alpha q; residual = |r|_1 / normFactor
+    double unused = 0.0;
+    const double r_norm = comm.sum(ops::residual_update(alpha, w.q, {}, w.r, unused));
+    if (finish_iteration(r_norm / norm_factor, stop, perf)) {
+      ops::axpy(alpha, w.p, x);
+      return;
+    }
+
+    // --- z = M^-1 r; beta = r.z / rz; x += alpha p; p = z + beta p
+    m.apply(a, w.r, w.z);
+    const double rz_new = comm.sum(ops::dot(w.r, w.z));
+    check_curvature(CgStatus::preconditioner_breakdown, rz_new, perf);
+    ops::solution_and_direction_update(alpha, rz_new / rz, w.z, {}, w.p, x);
+    rz = rz_new;
+  }
+}
+
+// One pass per iteration through the operator's fused sweep: each pass first finishes the
+// previous iteration (r -= alpha q, x += alpha p, the residual) and then starts the next
+// (p = M^-1 r + beta p, q = A p, p.q). beta needs r.M^-1 r of the new r before the pass that
+// forms it, so it comes from the old one expanded: |r - alpha q|^2_M = rz - 2 alpha r.M^-1 q +
+// alpha^2 q.M^-1 q, all summed in the previous pass; alpha uses the exact rz of the pass. The
+// pass after convergence computes one product that is not used.
+void iterate_in_one_pass(const HostOperator& a, std::span<double> x, bool jacobi,
+                         const CgStop& stop, double norm_factor, CgWorkspace& w, SolverPerformance& perf) {
+  double alpha = 0.0, beta = 0.0;  // the first pass: p = M^-1 r, q = A p
+  for (bool first = true;; first = false) {
+    // --- r -= alpha q; x += alpha p; p = M^-1 r + beta p; q = A p; with the sums
+    const reference::CgSweepSums sums = a.cg_sweep(alpha, beta, x, w.r, w.p, w.q, jacobi);
+    if (!first && finish_iteration(sums.r_norm1 / norm_factor, stop, perf)) return;
+
+    // --- alpha = rz / p.q; beta = |r - alpha q|^2_M / rz (0 if rounding made it <= 0: restart along z)
+    check_curvature(CgStatus::breakdown, sums.pq, perf);
+    alpha = sums.rz / sums.pq;
+    const double rz_next = sums.rz - 2.0 * alpha * sums.rq + alpha * alpha * sums.qq;
+    beta = rz_next > 0.0 ? rz_next / sums.rz : 0.0;
+  }
+}
+
+}  // namespace
+
+SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
+                               const SolverSettings& s, CgWorkspace& w, HostPreconditioner* m) {
+  const label n = a.n_rows();
+  if (static_cast<label>(w.r.size()) != n) w.resize(n);
+  const CgStep step = cg_step(s);
+  const bool jacobi = step == CgStep::jacobi;
+  const bool applied = step == CgStep::applied;
+  if (applied && (!m || m->unit().name != find_preconditioner(s.preconditioner).name || !m->applied()))
+    throw std::invalid_argument("reference_cg: preconditioner " + s.preconditioner + " is not set up");
+  SolverPerformance perf;
+  perf.solver_name = solver_name(s.preconditioner, a.format_name());
+  const Communicator& comm = a.communicator();
+  if (n == 0 && !comm.distributed()) {
+    perf.converged = true;
+    return perf;
+  }
+
+  // --- row sums s = A 1, for the normalisation and the singularity check
+  check_system(a, jacobi, w.p, w.row_sums, w.inv_diag);
+
+  // --- r = b - A x; residual = |r|_1 / normFactor (sums over all ranks)
+  a.multiply(x, w.q);
+  double norm_factor = 0.0;
+  double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, global_mean(comm, x), w.r, norm_factor);
+  sum_pair(comm, r_norm, norm_factor);
+  norm_factor += cg_small;
+  perf.initial_residual = perf.final_residual = r_norm / norm_factor;
+  const CgStop stop = cg_stop(s);
+  const CgStatus status = cg_status_after(perf.initial_residual, perf.initial_residual, 0, stop);
+  if (status == CgStatus::initial_not_finite) throw cg_error({status});
+  if (status != CgStatus::running) {
+    perf.converged = status == CgStatus::converged;
+    return perf;
+  }
+
+  const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
+  if (applied)
+    iterate_preconditioned(a, x, *m, stop, norm_factor, w, perf);
+  else if (a.has_cg_sweep() && !comm.distributed())
+    iterate_in_one_pass(a, x, jacobi, stop, norm_factor, w, perf);
+  else
+    iterate_in_three_passes(a, x, inv_diag, stop, norm_factor, w, perf);
+  perf.converged = cg_converged(perf.final_residual, perf.initial_residual, stop);
+  return perf;
+}
+
+std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, std::span<double> x,
+                                                  std::span<const double> b, const SolverSettings& s,
+                                                  BlockCgWorkspace& w) {
+  if (cg_step(s) == CgStep::applied)
+    throw std::invalid_argument("reference_block_cg: preconditioner " + s.preconditioner + " (none or diagonal only)");
+  if (!a.has_multiply_block())
+    throw std::invalid_argument("reference_block_cg: format '" + a.format_name() + "' has no multi-vector SpMV");
+  const label n = a.n_rows();
+  const auto kn = static_cast<std::size_t>(n) * k;
+  if (w.r.size() != kn || static_cast<label>(w.row_sums.size()) != n) w.resize(n, k);
+  const bool jacobi = cg_step(s) == CgStep::jacobi;
+  std::vector<SolverPerformance> perf(k);
+  for (auto& p : perf) p.solver_name = solver_name(s.preconditioner, a.format_name());
+  if (n == 0) {
+    for (auto& p : perf) p.converged = true;
+    return perf;
+  }
+
+  // --- row sums s = A 1, the singularity and diagonal checks: reference_cg's
+  check_system(a, jacobi, std::span<double>(w.p).first(n), w.row_sums, w.inv_diag);
+  const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
+
+  // --- R = B - A X; each system's residual |r_j|_1 / normFactor_j
+  a.multiply_block(k, x, w.q);
+  ops::BlockScalars norm_factor{};
+  const ops::BlockScalars r_norm =
+      ops::block_residual_and_norm_factor(k, b, w.q, w.row_sums, ops::block_mean(k, x), w.r, norm_factor);
+  const CgStop stop = cg_stop(s);
+  std::vector<bool> running(k);
+  for (int j = 0; j < k; ++j) {
+    norm_factor[j] += cg_small;
+    perf[j].initial_residual = perf[j].final_residual = r_norm[j] / norm_factor[j];
+    const CgStatus status = cg_status_after(perf[j].initial_residual, perf[j].initial_residual, 0, stop);
+    if (status == CgStatus::initial_not_finite) throw cg_error({status});
+    running[j] = status == CgStatus::running;
+    if (!running[j]) perf[j].converged = status == CgStatus::converged;
+  }
+
+  // --- P = M^-1 R; rz_j = r_j . p_j
+  ops::BlockScalars rz;
+  if (jacobi) {
+    rz = ops::block_jacobi_apply_dot(k, w.r, inv_diag, w.p);
+  } else {
+    std::copy(w.r.begin(), w.r.end(), w.p.begin());
+    rz = ops::block_dot(k, w.r, w.r);
+  }
+  // --- iterate_in_three_passes for each running system; a stopped one moves no more
+  while (std::find(running.begin(), running.end(), true) != running.end()) {
+    // --- Q = A P; alpha_j = rz_j / p_j . q_j
+    a.multiply_block(k, w.p, w.q);
+    const ops::BlockScalars pq = ops::block_dot(k, w.p, w.q);
+    ops::BlockScalars alpha{}, beta{};
+    for (int j = 0; j < k; ++j)
+      if (running[j]) {
+        check_curvature(CgStatus::breakdown, pq[j], perf[j]);
+        alpha[j] = rz[j] / pq[j];
+      }
+
+    // --- r_j -= alpha_j q_j; residuals; rz_new_j
+    ops::BlockScalars rz_new{};
+    const ops::BlockScalars norms = ops::block_residual_update(k, alpha, w.q, inv_diag, w.r, rz_new);
+    for (int j = 0; j < k; ++j)
+      if (running[j]) {
+        if (finish_iteration(norms[j] / norm_factor[j], stop, perf[j])) {
+          running[j] = false;  // x_j += alpha_j p_j below, its last step; then alpha_j = 0
+          perf[j].converged = cg_converged(perf[j].final_residual, perf[j].initial_residual, stop);
+        } else {
+          beta[j] = rz_new[j] / rz[j];
+          rz[j] = rz_new[j];
+        }
+      }
+
+    // --- x_j += alpha_j p_j; p_j = M^-1 r_j + beta_j p_j
+    ops::block_solution_and_direction_update(k, alpha, beta, w.r, inv_diag, w.p, x);
+  }
+  return perf;
+}
+
+}  // namespace fvmmini

@@ -1,0 +1,58 @@
+#pragma once
+// The solver factory: the one place that chooses a backend (the LinearSolver interface it
+// returns: solvers/linear_solver.hpp).
+
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "linalg/distributed_ldu.hpp"
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/solver_settings.hpp"
+#include "solvers/linear_solver.hpp"
+
+namespace fvmmini {
+
+/// The settings with backend and format made concrete: backend cuda when asked (an error without a
+/// device) or when auto finds one, else reference; format auto is staircase on cuda and csr on
+/// reference. @param[out] note if not null, why auto chose reference (empty otherwise)
+/// @throws std::invalid_argument for an unknown solver, backend or preconditioner; SolverError for
+///         backend cuda without a device
+SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
+
+/// The backends that implement `format`, whatever this build has: reference when its unit has a
+/// reference kernel, cuda when the CUDA library lists it (kernels/CMakeLists.txt).
+/// @throws std::invalid_argument for an unknown format
+std::vector<std::string> format_backends(const std::string& format);
+
+/// The backends that have a preconditioner (a name or an alias): reference always; cuda where the
+/// CG fuses it or the cuda backend has the unit's twin (solvers/preconditioners/units/cuda/).
+std::vector<std::string> preconditioner_backends(const std::string& name);
+
+/// Build the solver the settings ask for. Format "auto" is staircase on the cuda backend and csr
+/// on the reference backend. `same_pattern`: a solver built before on the same matrix pattern
+/// (a mesh's velocity solver for its pressure solver) whose format the new one copies where
+/// both are reference solvers with the same format, keys and ordering (prepare_format's model;
+/// the GPU flow step shares its own through cuda::DeviceSolver). Throws std::invalid_argument for
+/// an unknown backend, format, ordering or preconditioner, or a format that does not apply.
+std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings,
+                                                 const LinearSolver* same_pattern = nullptr);
+
+/// The solver of one rank's piece of a matrix decomposed over the ranks of comm (every rank calls
+/// this, and then every solve, together): the CG of the backend the settings resolve to (as
+/// make_linear_solver) on the local block in the format they ask for, coupled through the
+/// processor interfaces (reference: solvers/distributed/distributed_operator.hpp; cuda:
+/// solvers/distributed/cuda/device_ranks.hpp over the settings' transport), its sums over all ranks, the
+/// preconditioner on the rank's own block. Vectors are the rank's rows. comm must outlive the
+/// solver.
+/// @throws as make_linear_solver; SolverError for a transport the build or the ranks cannot use
+std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLdu& system,
+                                                             const SolverSettings& settings,
+                                                             const Communicator& comm,
+                                                             const LinearSolver* same_pattern = nullptr);
+
+}  // namespace fvmmini

@@ -1,0 +1,70 @@
+#pragma once
+// The cuda backend's preconditioners (plain C++ interface): z = M^-1 r on the device as the device
+// CG applies it, and the units that set one up by name. A preconditioner unit
+// (preconditioner_unit.hpp) the CG applies has its CUDA twin in units/cuda/, listed in
+// solvers/CMakeLists.txt (FVMMINI_CUDA_PRECONDITIONERS), as a format's CUDA kernel is.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "linalg/distributed_ldu.hpp"
+#include "linalg/ldu_matrix.hpp"
+#include "linalg/ordering/permutation.hpp"
+#include "linalg/solver_settings.hpp"
+#include "solvers/preconditioners/gamg/multigrid.hpp"
+
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
+
+namespace fvmmini::cuda {
+
+class DeviceSpmv;
+class DeviceRanks;
+
+/// z = M^-1 r on the device, as the device CG applies it.
+class DevicePreconditioner {
+ public:
+  virtual ~DevicePreconditioner() = default;
+  /// z = M^-1 r on `stream` (r and z device vectors that do not alias). When `status` is not
+  /// null, the level kernels return at once unless *status == 0 (the CG has stopped: its graphs
+  /// replay iterations past convergence); cusparseSpSV runs regardless, on data nobody reads.
+  virtual void apply(const double* r, double* z, const int* status, CUstream_st* stream) = 0;
+  /// New values on the same addressing (the operator's own were uploaded): no new analysis.
+  /// @throws SolverError when the new matrix breaks the preconditioner (a pivot not positive)
+  virtual void refresh(const LduMatrix& matrix) = 0;
+  /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
+  /// values stayed, taken on `stream`.
+  virtual void refactor(const double* diagonal, CUstream_st* stream) = 0;
+  /// Across ranks, the processor interfaces' new coefficients (the LDU block's rows), told before
+  /// refresh(): GAMG couples its levels through them; the others act on the rank's block alone.
+  virtual void refresh_interfaces(const std::vector<ProcessorInterface>&) {}
+  /// Set-up and refresh times and the modelled cost of one application.
+  /// @param[in] nnz the operator's nonzeros (for the SpMV it is compared with)
+  virtual PreconditionerInfo info(std::int64_t nnz) const = 0;
+};
+
+/// What a device unit's set-up gets, in the operator's numbering.
+struct DevicePreconditionerInput {
+  const LduMatrix& matrix;          ///< the mesh's numbering (a rank's block across ranks)
+  const Permutation& op;            ///< the operator's numbering (new -> old mesh rows)
+  const SolverSettings& settings;
+  DeviceSpmv& spmv;                 ///< the operator on the device; outlives the preconditioner
+  std::span<const label> sequence;  ///< the solve's ordering before a format's grouping
+  GamgRanks ranks;                  ///< across ranks: the processor interfaces (empty on one rank)
+  DeviceRanks* device_ranks;        ///< across ranks: the solver's (null on one rank)
+};
+
+/// A preconditioner unit's CUDA twin: the unit's name and its set-up on the device.
+struct DevicePreconditionerUnit {
+  std::string name;
+  std::function<std::unique_ptr<DevicePreconditioner>(const DevicePreconditionerInput&)> make;
+};
+
+/// The cuda backend's twin of the preconditioner unit `name` (a unit's name, not an alias).
+/// @throws std::invalid_argument where the cuda backend has none, naming those it has
+const DevicePreconditionerUnit& find_device_preconditioner(const std::string& name);
+
+}  // namespace fvmmini::cuda

@@ -1,0 +1,480 @@
+#include "solvers/preconditioners/gamg/cuda/device_gamg.hpp"
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_matrix.hpp"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+#include "linalg/ordering/permutation.hpp"
+#include "linalg/timing.hpp"
+#include "solvers/distributed/cuda/device_ranks.hpp"
+#include "solvers/preconditioners/gamg/cuda/multigrid_ops.cuh"
+#include "solvers/preconditioners/gamg/dense_inverse.hpp"
+#include "solvers/preconditioners/gamg/multigrid.hpp"
+
+namespace fvmmini::cuda {
+
+namespace {
+
+std::vector<long long> diagonal_slots(const PreparedFormat& p) {
+  std::vector<long long> slots(p.permutation.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = p.value_map.diag_slot[p.permutation.new_to_old[i]];
+  return slots;
+}
+
+}  // namespace
+
+struct DeviceGamg::Impl {
+  struct Level {
+    label n = 0;
+    std::optional<PreparedFormat> prepared;  ///< levels 1 .. coarsest - 1 (value refresh)
+    std::optional<DeviceMatrix> matrix;      ///< levels 1 .. coarsest - 1
+    DeviceSpmv* spmv = nullptr;              ///< A of the level (level 0: the solver's)
+    DeviceRanks* ranks = nullptr;            ///< across ranks, the level's halo (level 0: the solver's)
+    std::unique_ptr<DeviceRanks> own_ranks;  ///< levels 1 .. coarsest - 1 across ranks
+    std::unique_ptr<DeviceTriangularPreconditioner> sgs;  ///< smoother mcsgs
+    DeviceBuffer<double> inv_diag;           ///< smoother jacobi
+    DeviceBuffer<double> x, b;               ///< levels >= 1
+    DeviceBuffer<double> ax, z;              ///< A x (then the residual) and the smoother's correction
+    DeviceBuffer<int> coarse_of, group_ptr, group_rows;  ///< the transfer to the next level
+    DeviceBuffer<long long> diag_slot;       ///< operator row -> its diagonal in the format's values
+    DeviceBuffer<double> diag, inner;        ///< levels >= 1: diagonal; twice the inner faces of each group
+  };
+
+  /// The gathered level whole on this rank (hierarchy.gathered), in its format, and its GAMG.
+  struct Whole {
+    PreparedFormat prepared;
+    std::optional<DeviceMatrix> matrix;
+    std::unique_ptr<DeviceGamg> gamg;
+    DeviceBuffer<int> padded_rows;      ///< its row -> its place among the gathered values
+    DeviceBuffer<int> own_rows;         ///< this rank's row -> its row
+    DeviceBuffer<long long> diag_slot;  ///< its row -> the diagonal's slot in the format's values
+    DeviceBuffer<double> b, x, diag;    ///< in its ordering
+    DeviceBuffer<double> diag_mine;     ///< refactor: this rank's diagonal, padded to the gather's width
+  };
+
+  /// The levels from `from` down, run by one kernel of one block (enqueue_one_block_vcycle):
+  /// each level's off-diagonals as CSR in its operator numbering, the rest its Level's buffers.
+  struct OneBlock {
+    label from = -1;  ///< none
+    std::vector<LduToCsrMap> maps;                 ///< per level from `from`: its LDU -> its CSR
+    std::vector<std::vector<double>> values;       ///< host staging of the off-diagonals
+    std::vector<DeviceBuffer<int>> row_ptr, col;
+    std::vector<DeviceBuffer<double>> off;
+    DeviceBuffer<OneBlockLevel> levels;            ///< from `from` to the coarsest
+  };
+
+  Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
+       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks)
+      : settings(s.gamg), hierarchy([&] {
+          r.cells_to_gather = cells_to_gather(s.gamg, true);
+          return build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r);
+        }()) {
+    PartTimer timer;  // from the hierarchy's end
+    if (hierarchy.across_ranks() && !fine_ranks)
+      throw std::invalid_argument("DeviceGamg: across ranks it needs the solver's DeviceRanks");
+    const label count = hierarchy.levels();
+    levels.resize(count);
+    for (label l = 0; l < count; ++l) {
+      Level& v = levels[l];
+      const LduMatrix& m = hierarchy.matrix(l, fine);
+      v.n = m.n_rows();
+      if (l > 0) {
+        v.x = DeviceBuffer<double>(v.n);
+        v.b = DeviceBuffer<double>(v.n);
+        v.diag = DeviceBuffer<double>(v.n);
+        v.inner = DeviceBuffer<double>(v.n);
+      }
+      if (l == count - 1) break;
+      if (l == 0) {
+        v.spmv = &fine_spmv;
+        v.ranks = fine_ranks;
+      } else {
+        v.prepared = std::move(hierarchy.prepared[l - 1]);
+        v.matrix.emplace(make_device_matrix(v.prepared->format_name, v.prepared->format, v.prepared->parameters));
+        v.spmv = &v.matrix->spmv();
+        v.diag_slot = DeviceBuffer<long long>(std::span<const long long>(diagonal_slots(*v.prepared)));
+        if (hierarchy.across_ranks()) {
+          v.own_ranks = std::make_unique<DeviceRanks>(
+              *hierarchy.comm, fine_ranks->transport(),
+              in_operator_rows(hierarchy.interfaces(l), hierarchy.numbering[l]), v.n);
+          v.own_ranks->set_overlap(fine_ranks->overlap());
+          v.ranks = v.own_ranks.get();
+        }
+      }
+      v.ax = DeviceBuffer<double>(v.n);
+      if (settings.smoother == Smoother::jacobi) v.inv_diag = DeviceBuffer<double>(v.n);
+      if (settings.smoother == Smoother::mcsgs) {
+        v.sgs = std::make_unique<DeviceTriangularPreconditioner>(m, hierarchy.numbering[l], multicolour_gauss_seidel,
+                                                                 TriangularSolve::levels, 1, nullptr,
+                                                                 LevelLaunch::automatic, hierarchy.sequence[l]);
+        hierarchy.grid[l].colours = v.sgs->info(0).colours;
+        v.z = DeviceBuffer<double>(v.n);
+      }
+      const Transfer& t = hierarchy.transfers[l];
+      v.coarse_of = DeviceBuffer<int>(std::span<const int>(t.coarse_of));
+      v.group_ptr = DeviceBuffer<int>(std::span<const int>(t.group_ptr));
+      v.group_rows = DeviceBuffer<int>(std::span<const int>(t.group_rows));
+    }
+    hierarchy.prepared.clear();  // moved into the levels
+    if (settings.n_vcycles > 1) {
+      residual = DeviceBuffer<double>(fine.n_rows());
+      correction = DeviceBuffer<double>(fine.n_rows());
+    }
+    if (!hierarchy.gathered) {
+      coarsest = hierarchy.matrix(count - 1, fine);
+      inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+    }
+    const int ranks = hierarchy.gathered ? hierarchy.comm->size() : hierarchy.coarsest.ranks;
+    width = hierarchy.gathered ? hierarchy.gathered->width : hierarchy.coarsest.width;
+    if (ranks > 1) {
+      // --- the coarsest right-hand side padded to the widest rank's (zeros past its rows, which
+      // --- the restriction never writes), and every rank's gathered
+      gather_ranks = fine_ranks;
+      gather_ranks->reserve_all_gather(static_cast<int>(width));
+      Level& last = levels[count - 1];
+      last.b = DeviceBuffer<double>(width);
+      FVMMINI_CUDA_CHECK(cudaMemset(last.b.data(), 0, sizeof(double) * last.b.size()));
+      gathered = DeviceBuffer<double>(static_cast<std::size_t>(ranks) * width);
+    }
+    set_up_one_block(fine);
+    upload_level_values(fine);
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+    timer.mark("levels");
+    if (hierarchy.gathered) {
+      set_up_whole(s);
+      FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+      timer.mark("gathered");
+    }
+    setup_parts = hierarchy.setup_parts;
+    setup_parts.insert(setup_parts.end(), timer.parts().begin(), timer.parts().end());
+  }
+
+  /// The gathered level whole, in the field's format (or the fallback) and ordering, and its GAMG
+  /// as on one rank.
+  void set_up_whole(const SolverSettings& s) {
+    const GatheredLevel& g = *hierarchy.gathered;
+    const SolverSettings settings_whole = gathered_settings(s);
+    whole = std::make_unique<Whole>();
+    Whole& w = *whole;
+    w.prepared = prepare_level(g.whole, settings_whole, auto_format("cuda"));
+    w.matrix.emplace(make_device_matrix(w.prepared.format_name, w.prepared.format, w.prepared.parameters));
+    const Permutation& p = w.prepared.permutation;
+    w.gamg = std::make_unique<DeviceGamg>(g.whole, p, settings_whole, w.matrix->spmv(), w.prepared.position_before_grouping);
+    w.padded_rows = DeviceBuffer<int>(std::span<const int>(g.padded_rows(p)));
+    w.own_rows = DeviceBuffer<int>(std::span<const int>(g.own_rows(p)));
+    w.diag_slot = DeviceBuffer<long long>(std::span<const long long>(diagonal_slots(w.prepared)));
+    const label n = g.whole.n_rows();
+    w.b = DeviceBuffer<double>(n);
+    w.x = DeviceBuffer<double>(n);
+    w.diag = DeviceBuffer<double>(n);
+    w.diag_mine = DeviceBuffer<double>(width);
+    FVMMINI_CUDA_CHECK(cudaMemset(w.diag_mine.data(), 0, w.diag_mine.bytes()));
+    hierarchy.grid = with_whole_levels(hierarchy.grid, w.gamg->info(0).grid_levels);
+  }
+
+  /// The first level below the finest with at most one_block_rows rows and those below it in one
+  /// block, where no level exchanges halos (one rank, or a gathered level's own GAMG), with the
+  /// Jacobi smoother and the coarsest's dense inverse.
+  void set_up_one_block(const LduMatrix& fine) {
+    const label count = hierarchy.levels();
+    const bool exchanges = hierarchy.across_ranks() && hierarchy.comm->size() > 1;
+    if (settings.smoother != Smoother::jacobi || exchanges || hierarchy.gathered || gather_ranks) return;
+    label from = 1;
+    while (from + 1 < count && levels[from].n > one_block_rows) ++from;
+    if (from + 1 >= count) return;  // the coarsest alone: its one kernel already
+    if (hierarchy.coarsest.ranks * hierarchy.coarsest.width != levels[count - 1].n)
+      throw std::logic_error("DeviceGamg: the coarsest inverse's columns are not its rows");
+    one_block.from = from;
+    std::vector<OneBlockLevel> host(count - from);
+    for (label l = from; l < count; ++l) {
+      Level& v = levels[l];
+      OneBlockLevel& o = host[l - from];
+      o.n = static_cast<int>(v.n);
+      o.b = v.b.data();
+      o.x = v.x.data();
+      if (l == count - 1) break;
+      LduToCsrMap map;
+      const CsrMatrix csr = permuted_csr(hierarchy.matrix(l, fine), hierarchy.numbering[l], &map);
+      const std::vector<int> row_ptr(csr.row_ptr.begin(), csr.row_ptr.end());  // a few thousand rows
+      one_block.row_ptr.emplace_back(std::span<const int>(row_ptr));
+      one_block.col.emplace_back(std::span<const int>(csr.col));
+      one_block.off.emplace_back(static_cast<std::size_t>(csr.nnz()));
+      one_block.values.emplace_back(static_cast<std::size_t>(csr.nnz()));
+      one_block.maps.push_back(std::move(map));
+      o.row_ptr = one_block.row_ptr.back().data();
+      o.col = one_block.col.back().data();
+      o.off = one_block.off.back().data();
+      o.diag = v.diag.data();
+      o.inv_diag = v.inv_diag.data();
+      o.ax = v.ax.data();
+      o.coarse_of = v.coarse_of.data();
+      o.group_ptr = v.group_ptr.data();
+      o.group_rows = v.group_rows.data();
+      hierarchy.grid[l].format = "csr (one block)";  // the log's level table: what runs
+    }
+    one_block.levels = DeviceBuffer<OneBlockLevel>(std::span<const OneBlockLevel>(host));
+  }
+
+  /// The one-block levels' off-diagonals from the host's matrices (their diagonals: Level::diag).
+  void upload_one_block_values(const LduMatrix& fine) {
+    for (label l = one_block.from; l >= 0 && l + 1 < hierarchy.levels(); ++l) {
+      const std::size_t k = static_cast<std::size_t>(l - one_block.from);
+      std::vector<double>& values = one_block.values[k];
+      refresh_csr_values(hierarchy.matrix(l, fine), one_block.maps[k], values);
+      const LduToCsrMap& map = one_block.maps[k];
+      for (const std::int64_t slot : map.diag_slot) values[slot] = 0.0;
+      one_block.off[k].upload(values);
+    }
+  }
+
+  /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices, into the
+  /// buffers the V-cycle reads (their addresses do not change after the set-up).
+  void upload_level_values(const LduMatrix& fine) {
+    for (label l = 0; l < hierarchy.levels(); ++l) {
+      Level& v = levels[l];
+      const LduMatrix& m = hierarchy.matrix(l, fine);
+      if (l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi) {
+        // in place: the CG's graphs hold the buffer's address
+        const std::vector<double> inv = inverse_diagonal(m, hierarchy.numbering[l]);
+        if (v.inv_diag.size() != inv.size()) v.inv_diag = DeviceBuffer<double>(inv.size());
+        v.inv_diag.upload(inv);
+      }
+      if (l == 0) continue;
+      // --- inner_c = diag_c - the sum of its rows' diagonals one level finer
+      const LduMatrix& finer = hierarchy.matrix(l - 1, fine);
+      const std::vector<label>& coarse_of = hierarchy.agglomeration.agglomerations[l - 1].coarse_of;
+      std::vector<double> inner = m.diag;
+      for (label i = 0; i < finer.n_rows(); ++i) inner[coarse_of[i]] -= finer.diag[i];
+      std::vector<double> inner_op(v.n), diag_op(v.n);
+      permute_to_new(hierarchy.numbering[l], inner, inner_op);
+      permute_to_new(hierarchy.numbering[l], m.diag, diag_op);
+      v.inner.upload(inner_op);
+      v.diag.upload(diag_op);
+    }
+    upload_one_block_values(fine);
+  }
+
+  // --- the V-cycle
+
+  /// y = A x on the level, across ranks with its interfaces' couplings.
+  void multiply(Level& v, const double* x, double* y, cudaStream_t s) {
+    if (v.ranks) v.ranks->start_halo(x, s);
+    v.spmv->apply(x, y, s);
+    if (v.ranks) v.ranks->finish_halo(y, s);
+  }
+
+  /// x = the coarsest level's solution: this rank's rows of the whole inverse times every rank's
+  /// b, or gathered, this rank's rows of the whole level's V-cycle.
+  void solve_coarsest(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
+    const WholeCoarsest& c = hierarchy.coarsest;
+    const double* all = b;
+    if (gather_ranks) {
+      if (b != v.b.data()) {  // a hierarchy of one level: the CG's r, unpadded
+        FVMMINI_CUDA_CHECK(cudaMemcpyAsync(v.b.data(), b, sizeof(double) * v.n, cudaMemcpyDeviceToDevice, s));
+        b = v.b.data();
+      }
+      gather_ranks->all_gather(b, gathered.data(), width, s);
+      all = gathered.data();
+    }
+    if (whole) {
+      Whole& w = *whole;
+      const auto n = static_cast<int>(w.b.size());
+      enqueue_gather(n, w.padded_rows.data(), all, w.b.data(), status, s);
+      w.gamg->apply(w.b.data(), w.x.data(), status, s);
+      enqueue_gather(v.n, w.own_rows.data(), w.x.data(), x, status, s);
+      return;
+    }
+    enqueue_dense_multiply(v.n, c.ranks * c.width, inverse.data(), all, x, status, s);
+  }
+
+  void correct(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
+    // x += M^-1 (b - A x)
+    multiply(v, x, v.ax.data(), s);
+    if (v.sgs) {
+      enqueue_residual(v.n, b, v.ax.data(), v.ax.data(), status, s);
+      v.sgs->apply(v.ax.data(), v.z.data(), status, s);
+      enqueue_add(v.n, v.z.data(), x, status, s);
+    } else {
+      enqueue_jacobi_correct(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, v.ax.data(), x, status, s);
+    }
+  }
+
+  /// Whether level l's first Jacobi sweep from zero is done by the restriction that fills its b.
+  bool starts_in_restriction(label l) const {
+    return l > 0 && l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi && settings.n_pre_sweeps > 0;
+  }
+
+  void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
+    Level& v = levels[l];
+    const label count = hierarchy.levels();
+    if (one_block.from > 0 && l >= one_block.from && l + 1 < count) {  // the coarsest alone: solve_coarsest
+      if (b != v.b.data() || x != v.x.data()) throw std::logic_error("DeviceGamg: a one-block level's own b and x");
+      return enqueue_one_block_vcycle(one_block.levels.data() + (l - one_block.from), static_cast<int>(count - 1 - l),
+                                      inverse.data(), static_cast<int>(levels[count - 1].n), jacobi_smoother_weight,
+                                      settings.correction_scale, settings.n_pre_sweeps, starts_in_restriction(l),
+                                      status, s);
+    }
+    if (l == hierarchy.levels() - 1) return solve_coarsest(v, b, x, status, s);
+    // --- pre-smooth from zero (where the restriction has not)
+    if (!starts_in_restriction(l)) {
+      if (settings.n_pre_sweeps == 0)
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(x, 0, sizeof(double) * v.n, s));
+      else if (v.sgs)
+        v.sgs->apply(b, x, status, s);
+      else
+        enqueue_jacobi_start(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, x, status, s);
+    }
+    for (int sweep = 1; sweep < settings.n_pre_sweeps; ++sweep) correct(v, b, x, status, s);
+    // --- restrict the residual, correct from the coarser level, post-smooth
+    Level& next = levels[l + 1];
+    multiply(v, x, v.ax.data(), s);
+    const bool start = starts_in_restriction(l + 1);
+    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax.data(), next.b.data(), status, s,
+                              jacobi_smoother_weight, start ? next.inv_diag.data() : nullptr,
+                              start ? next.x.data() : nullptr);
+    cycle(l + 1, next.b.data(), next.x.data(), status, s);
+    enqueue_prolong_add(v.n, v.coarse_of.data(), settings.correction_scale, next.x.data(), x, status, s);
+    for (int sweep = 0; sweep < settings.n_post_sweeps; ++sweep) correct(v, b, x, status, s);
+  }
+
+  GamgSettings settings;
+  GamgHierarchy hierarchy;
+  std::vector<Level> levels;
+  LduMatrix coarsest;                          ///< not gathered: the coarsest matrix (refactor renews its inverse)
+  DeviceBuffer<double> inverse;                ///< WholeCoarsest::inverse
+  DeviceRanks* gather_ranks = nullptr;         ///< across ranks: gathers the coarsest right-hand sides
+  DeviceBuffer<double> gathered;               ///< every rank's coarsest right-hand side
+  label width = 0;                             ///< the gather's values a rank
+  std::unique_ptr<Whole> whole;                ///< the gathered level's GAMG (hierarchy.gathered)
+  OneBlock one_block;                          ///< the coarse levels in one kernel
+  DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
+  double setup_seconds = 0.0, refresh_seconds = 0.0;
+  std::vector<std::pair<std::string, double>> setup_parts;  ///< the hierarchy's, then levels[, gathered]
+};
+
+DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
+                       DeviceSpmv& fine_spmv, std::span<const label> sequence, GamgRanks ranks,
+                       DeviceRanks* fine_ranks)
+    : impl_([&] {
+        const auto start = std::chrono::steady_clock::now();
+        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks);
+        impl->setup_seconds = seconds_since(start);
+        return impl;
+      }()) {}
+
+DeviceGamg::~DeviceGamg() = default;
+
+void DeviceGamg::apply(const double* r, double* z, const int* status, CUstream_st* stream) {
+  Impl& m = *impl_;
+  m.cycle(0, r, z, status, stream);
+  Impl::Level& fine = m.levels[0];
+  for (int k = 1; k < m.settings.n_vcycles; ++k) {
+    // --- z += B (r - A z)
+    m.multiply(fine, z, m.residual.data(), stream);
+    enqueue_residual(fine.n, r, m.residual.data(), m.residual.data(), status, stream);
+    m.cycle(0, m.residual.data(), m.correction.data(), status, stream);
+    enqueue_add(fine.n, m.correction.data(), z, status, stream);
+  }
+}
+
+int DeviceGamg::levels() const { return static_cast<int>(impl_->hierarchy.levels()); }
+
+void DeviceGamg::cycle_from(int level, const double* r, double* z, const int* status, CUstream_st* stream) {
+  Impl& m = *impl_;
+  if (level < 0 || level >= levels()) throw std::out_of_range("DeviceGamg::cycle_from: no level " + std::to_string(level));
+  if (level == 0) return m.cycle(0, r, z, status, stream);
+  Impl::Level& v = m.levels[level];
+  m.cycle(level, v.b.data(), v.x.data(), status, stream);
+}
+
+void DeviceGamg::refresh(const LduMatrix& matrix) {
+  Impl& m = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  refresh_gamg_hierarchy(matrix, m.hierarchy);
+  for (label l = 0; l + 1 < m.hierarchy.levels(); ++l) {
+    Impl::Level& v = m.levels[l];
+    const LduMatrix& level = m.hierarchy.matrix(l, matrix);
+    if (v.prepared) {
+      refresh_format_values(level, *v.prepared);
+      v.matrix->upload_values(v.prepared->format.values());
+    }
+    if (v.sgs) v.sgs->refresh(level);
+    if (v.own_ranks) v.own_ranks->refresh_coefficients(in_operator_rows(m.hierarchy.interfaces(l), m.hierarchy.numbering[l]));
+  }
+  if (m.whole) {
+    Impl::Whole& w = *m.whole;
+    refresh_format_values(m.hierarchy.gathered->whole, w.prepared);
+    w.matrix->upload_values(w.prepared.format.values());
+    w.gamg->refresh(m.hierarchy.gathered->whole);
+  } else {
+    m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
+    m.inverse.upload(m.hierarchy.coarsest.inverse);
+  }
+  m.upload_level_values(matrix);
+  m.refresh_seconds = seconds_since(start);
+}
+
+void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
+  Impl& m = *impl_;
+  const label count = m.hierarchy.levels();
+  const double* d = diagonal;
+  for (label l = 0; l < count; ++l) {
+    Impl::Level& v = m.levels[l];
+    if (l > 0) {
+      Impl::Level& finer = m.levels[l - 1];
+      enqueue_restrict_add(v.n, finer.group_ptr.data(), finer.group_rows.data(), d, v.inner.data(), v.diag.data(),
+                           stream);
+      d = v.diag.data();
+    }
+    if (l == count - 1) break;
+    double* values = v.matrix ? v.matrix->spmv().device_values() : nullptr;
+    double* inv_diag = v.sgs ? nullptr : v.inv_diag.data();
+    if (values || inv_diag) enqueue_set_diagonal(v.n, d, v.diag_slot.data(), values, inv_diag, stream);
+    if (v.sgs) v.sgs->refactor(d, stream);
+  }
+  if (m.whole) {
+    // --- the gathered level's diagonal of every rank, into the whole matrix and its GAMG
+    Impl::Whole& w = *m.whole;
+    const auto n = static_cast<int>(w.diag.size());
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(w.diag_mine.data(), d, sizeof(double) * m.levels[count - 1].n,
+                                       cudaMemcpyDeviceToDevice, stream));
+    m.gather_ranks->all_gather(w.diag_mine.data(), m.gathered.data(), static_cast<int>(m.width), stream);
+    enqueue_gather(n, w.padded_rows.data(), m.gathered.data(), w.diag.data(), nullptr, stream);
+    enqueue_set_diagonal(n, w.diag.data(), w.diag_slot.data(), w.matrix->spmv().device_values(), nullptr, stream);
+    w.gamg->refactor(w.diag.data(), stream);
+    return;
+  }
+  // --- the coarsest inverse on the host (across ranks the whole coarsest matrix's, gathered):
+  // --- its diagonal is a few hundred values at most
+  std::vector<double> diag_op(m.coarsest.n_rows());
+  FVMMINI_CUDA_CHECK(cudaMemcpyAsync(diag_op.data(), d, sizeof(double) * diag_op.size(), cudaMemcpyDeviceToHost, stream));
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
+  m.hierarchy.coarsest = coarsest_solve(m.coarsest, m.hierarchy);
+  m.inverse.upload(m.hierarchy.coarsest.inverse, stream);
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void DeviceGamg::refresh_interfaces(const std::vector<ProcessorInterface>& interfaces) {
+  if (impl_->hierarchy.across_ranks()) impl_->hierarchy.fine_interfaces = interfaces;
+}
+
+PreconditionerInfo DeviceGamg::info(std::int64_t) const {
+  const Impl& m = *impl_;
+  PreconditionerInfo i;
+  i.name = "GAMG";
+  i.setup_seconds = m.setup_seconds;
+  i.setup_parts = m.setup_parts;
+  i.refresh_seconds = m.refresh_seconds;
+  i.grid_levels = m.hierarchy.grid;
+  i.smoother = name(m.settings.smoother);
+  return i;
+}
+
+}  // namespace fvmmini::cuda

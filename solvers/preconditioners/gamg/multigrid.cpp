@@ -1,0 +1,346 @@
+#include "solvers/preconditioners/gamg/multigrid.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "kernels/reference/vector_ops.hpp"
+#include "linalg/timing.hpp"
+#include "solvers/distributed/distributed_operator.hpp"
+#include "solvers/preconditioners/gamg/dense_inverse.hpp"
+#include "solvers/preconditioners/gamg/multigrid_ops.hpp"
+#include "solvers/preconditioners/triangular/triangular_solve.hpp"
+
+namespace fvmmini {
+
+std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numbering) {
+  std::vector<double> inv(m.n_rows());
+  permute_to_new(numbering, m.diag, inv);
+  for (double& d : inv) d = 1.0 / d;
+  return inv;
+}
+
+label cells_to_gather(const GamgSettings& g, bool cuda) {
+  if (g.n_cells_to_gather >= 0) return g.n_cells_to_gather;
+  return cuda ? cuda_cells_to_gather : reference_cells_to_gather;
+}
+
+PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& s, const std::string& fallback_format) {
+  try {
+    return prepare_format(m, s.format, s.ordering, s.format_parameters);
+  } catch (const std::invalid_argument&) {
+    if (s.format == fallback_format) throw;
+    return prepare_format(m, fallback_format, s.ordering, s.format_parameters);
+  }
+}
+
+SolverSettings gathered_settings(const SolverSettings& settings) {
+  SolverSettings s = settings;
+  s.gamg.n_vcycles = 1;
+  return s;
+}
+
+WholeCoarsest coarsest_solve(const LduMatrix& coarsest, const GamgHierarchy& h) {
+  static const std::vector<ProcessorInterface> no_interfaces;
+  static const std::vector<std::vector<label>> no_rows;
+  // the coarsest level's operator numbering: its LDU's below the finest, the solver's when the
+  // hierarchy has one level
+  const Permutation& numbering = h.numbering.back();
+  const std::span<const label> new_to_old =
+      numbering.is_identity() ? std::span<const label>() : std::span<const label>(numbering.new_to_old);
+  if (!h.across_ranks())
+    return whole_coarsest(coarsest, no_interfaces, no_rows, Communicator::serial(), new_to_old);
+  return whole_coarsest(coarsest, h.interfaces(h.levels() - 1), h.coarsest_across, *h.comm, new_to_old);
+}
+
+GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
+                                   const std::string& fallback_format, std::span<const label> sequence,
+                                   GamgRanks ranks) {
+  const GamgSettings& g = s.gamg;
+  if (g.n_pre_sweeps != g.n_post_sweeps)
+    throw std::invalid_argument(fmt::format(
+        "GAMG: nPreSweeps ({}) and nPostSweeps ({}) must be equal: CG needs a symmetric V-cycle", g.n_pre_sweeps,
+        g.n_post_sweeps));
+  if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
+  GamgHierarchy h;
+  PartTimer timer;
+  h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
+  timer.mark("agglomeration");
+  label gathered_at = 0;
+  if (ranks.across()) {
+    // --- as many levels on every rank, each with its interfaces, down to the gathered one
+    h.comm = ranks.comm;
+    pad_levels(fine, static_cast<label>(h.comm->max(static_cast<long long>(h.levels()))), h.agglomeration);
+    std::vector<label> rows{fine.n_rows()};
+    for (const LduMatrix& m : h.agglomeration.coarse) rows.push_back(m.n_rows());
+    gathered_at = gathering_level(rows, ranks.cells_to_gather, *h.comm);
+    if (gathered_at > 0) truncate_levels(gathered_at + 1, h.agglomeration);
+    h.fine_interfaces = *ranks.interfaces;
+    for (label l = 0; l + 1 < h.levels(); ++l)
+      h.interface_transfers.push_back(
+          agglomerate_interfaces(h.interfaces(l), h.agglomeration.agglomerations[l].coarse_of, *h.comm));
+    h.coarsest_across =
+        h.levels() == 1 ? rows_across(h.fine_interfaces, *h.comm) : h.interface_transfers.back().rows_across;
+    timer.mark("interfaces");
+  }
+  const label levels = h.levels();
+  h.numbering.push_back(op);
+  h.sequence.emplace_back(sequence.begin(), sequence.end());
+  h.grid.push_back({fine.n_rows(), fine.addressing->nnz(), s.format});
+  for (label l = 1; l < levels; ++l) {
+    const LduMatrix& m = h.matrix(l, fine);
+    if (l == levels - 1) {
+      h.numbering.push_back(Permutation::identity(m.n_rows()));
+      h.grid.push_back({m.n_rows(), m.addressing->nnz(), gathered_at > 0 ? "gathered" : "dense"});
+      break;
+    }
+    PreparedFormat p = prepare_level(m, s, fallback_format);
+    h.numbering.push_back(p.permutation);
+    h.sequence.push_back(p.position_before_grouping);
+    h.grid.push_back({m.n_rows(), p.format.figures().nnz, p.format_name});
+    h.prepared.push_back(std::move(p));
+  }
+  timer.mark("formats");
+  for (label l = 0; l + 1 < levels; ++l)
+    h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
+  timer.mark("transfers");
+  if (gathered_at > 0) {
+    if (!ranks.global_rows.empty())  // its leading rows' places in the whole mesh: one rank's numbering
+      for (label row : h.agglomeration.agglomerations.back().leading_row)
+        h.gathered_keys.push_back(ranks.global_rows[row]);
+    h.gathered = gather_level(h.matrix(levels - 1, fine), h.interfaces(levels - 1), h.coarsest_across, *h.comm,
+                              h.gathered_keys);
+  } else {
+    h.coarsest = coarsest_solve(h.matrix(levels - 1, fine), h);
+  }
+  timer.mark("coarsest");
+  h.setup_parts = timer.parts();
+  return h;
+}
+
+void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h,
+                            const std::vector<ProcessorInterface>* interfaces) {
+  refresh_coarse_values(fine, h.agglomeration);
+  if (h.across_ranks()) {
+    if (interfaces) h.fine_interfaces = *interfaces;
+    for (label l = 0; l + 1 < h.levels(); ++l) coarse_interface_values(h.interfaces(l), h.interface_transfers[l]);
+  }
+  const label last = h.levels() - 1;
+  if (h.gathered)
+    h.gathered = gather_level(h.matrix(last, fine), h.interfaces(last), h.coarsest_across, *h.comm, h.gathered_keys);
+  else
+    h.coarsest = coarsest_solve(h.matrix(last, fine), h);
+}
+
+// --- the reference backend's V-cycle
+
+struct HostGamg::Level {
+  std::unique_ptr<ReferenceOperator> op;  ///< levels 1 .. coarsest - 1
+  std::unique_ptr<DistributedOperator> across;  ///< op coupled to the other ranks (levels 1 .. coarsest - 1)
+  std::optional<TriangularFactor> sgs;    ///< smoother mcsgs
+  std::vector<double> inv_diag;           ///< smoother jacobi, the operator's numbering
+  std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side
+  std::vector<double> ax;                 ///< A x; mcsgs's forward sums t before it
+  std::vector<double> z;                  ///< across ranks, mcsgs's correction
+};
+
+struct HostGamg::Gathered {
+  std::unique_ptr<ReferenceOperator> op;  ///< the whole gathered level, in its format and ordering
+  std::unique_ptr<HostGamg> gamg;         ///< its GAMG, as on one rank
+  std::vector<label> padded_rows;         ///< op row -> its place among the gathered right-hand sides
+  std::vector<label> own_rows;            ///< this rank's row -> op row
+  std::vector<double> b, x;
+};
+
+std::vector<PreconditionerInfo::GridLevel> with_whole_levels(std::vector<PreconditionerInfo::GridLevel> levels,
+                                                             const std::vector<PreconditionerInfo::GridLevel>& whole) {
+  levels.pop_back();
+  for (PreconditionerInfo::GridLevel level : whole) {
+    level.format += " (whole, every rank)";
+    levels.push_back(std::move(level));
+  }
+  return levels;
+}
+
+HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
+                   std::span<const label> sequence, GamgRanks ranks)
+    : settings_(s.gamg), hierarchy_([&] {
+        ranks.cells_to_gather = cells_to_gather(s.gamg, false);
+        return build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks);
+      }()) {
+  PartTimer timer;  // from the hierarchy's end
+  const label levels = hierarchy_.levels();
+  levels_.resize(levels);
+  for (label l = 0; l < levels; ++l) {
+    Level& v = levels_[l];
+    const LduMatrix& m = hierarchy_.matrix(l, fine);
+    const label n = m.n_rows();
+    if (l > 0) {
+      v.x.resize(n);
+      v.b.resize(n);
+    }
+    if (l == levels - 1) break;
+    if (l > 0) {
+      v.op = make_reference_operator(m, std::move(hierarchy_.prepared[l - 1]));
+      if (hierarchy_.across_ranks())
+        v.across = std::make_unique<DistributedOperator>(*v.op, hierarchy_.numbering[l].old_to_new,
+                                                         hierarchy_.interfaces(l), *hierarchy_.comm);
+    }
+    v.ax.resize(n);
+    if (settings_.smoother == Smoother::mcsgs) {
+      v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false, hierarchy_.sequence[l]);
+      hierarchy_.grid[l].colours = v.sgs->colours;
+      if (hierarchy_.across_ranks()) v.z.resize(n);
+    }
+  }
+  hierarchy_.prepared.clear();  // moved into the operators
+  refresh_diagonals(fine);
+  timer.mark("levels");
+  if (hierarchy_.gathered) {
+    // --- the gathered level whole, and its GAMG as on one rank
+    const GatheredLevel& g = *hierarchy_.gathered;
+    const SolverSettings whole = gathered_settings(s);
+    whole_ = std::make_unique<Gathered>();
+    Gathered& w = *whole_;
+    w.op = make_reference_operator(g.whole, prepare_level(g.whole, whole, auto_format("reference")));
+    const PreparedFormat& p = w.op->prepared();
+    w.gamg = std::make_unique<HostGamg>(g.whole, p.permutation, whole, p.position_before_grouping);
+    w.padded_rows = g.padded_rows(p.permutation);
+    w.own_rows = g.own_rows(p.permutation);
+    w.b.resize(static_cast<std::size_t>(g.whole.n_rows()));
+    w.x.resize(w.b.size());
+    hierarchy_.grid = with_whole_levels(hierarchy_.grid, w.gamg->hierarchy().grid);
+    timer.mark("gathered");
+  }
+  setup_parts_ = hierarchy_.setup_parts;
+  setup_parts_.insert(setup_parts_.end(), timer.parts().begin(), timer.parts().end());
+}
+
+HostGamg::~HostGamg() = default;
+
+void HostGamg::refresh_diagonals(const LduMatrix& fine) {
+  if (settings_.smoother != Smoother::jacobi) return;
+  for (label l = 0; l + 1 < hierarchy_.levels(); ++l)
+    levels_[l].inv_diag = inverse_diagonal(hierarchy_.matrix(l, fine), hierarchy_.numbering[l]);
+}
+
+void HostGamg::refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces) {
+  refresh_gamg_hierarchy(fine, hierarchy_, interfaces);
+  for (label l = 0; l + 1 < hierarchy_.levels(); ++l) {
+    const LduMatrix& m = hierarchy_.matrix(l, fine);
+    if (levels_[l].op) levels_[l].op->refresh_values(m);
+    if (levels_[l].across) levels_[l].across->refresh_interfaces(hierarchy_.interfaces(l));
+    if (levels_[l].sgs) refresh_triangular_factor(m, *levels_[l].sgs);
+  }
+  refresh_diagonals(fine);
+  if (whole_) {
+    whole_->op->refresh_values(hierarchy_.gathered->whole);
+    whole_->gamg->refresh(hierarchy_.gathered->whole);
+  }
+}
+
+void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {
+  fine_op_ = &a;
+  cycle(0, r, z);
+  if (settings_.n_vcycles == 1) return;
+  // --- each further V-cycle corrects from the residual: z += B (r - A z)
+  residual_.resize(r.size());
+  correction_.resize(r.size());
+  for (int k = 1; k < settings_.n_vcycles; ++k) {
+    a.multiply(z, residual_);
+    reference::residual(r, residual_, residual_);
+    cycle(0, residual_, correction_);
+    reference::axpy(1.0, correction_, z);
+  }
+}
+
+void HostGamg::cycle_from(const HostOperator& a, label level, std::span<const double> r, std::span<double> z) {
+  if (level < 0 || level >= hierarchy_.levels())
+    throw std::out_of_range("HostGamg::cycle_from: no level " + std::to_string(level));
+  fine_op_ = &a;
+  if (level == 0) return cycle(0, r, z);
+  Level& v = levels_[level];
+  cycle(level, v.b, v.x);
+}
+
+void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
+  if (l == hierarchy_.levels() - 1) return solve_coarsest(b, x);
+  Level& v = levels_[l];
+  Level& coarse = levels_[l + 1];
+  // --- pre-smooth from zero, restrict the residual (A x into v.ax), correct from the coarse
+  // level, post-smooth
+  const bool in_place = v.sgs && !hierarchy_.across_ranks();
+  if (settings_.n_pre_sweeps == 0) {
+    std::fill(x.begin(), x.end(), 0.0);
+    std::fill(v.ax.begin(), v.ax.end(), 0.0);
+  } else if (in_place) {
+    // Gauss-Seidel in place: after a sweep A x costs the lower triangle alone
+    reference::sgs_sweep(*v.sgs, b, x, v.ax, true);
+    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
+    reference::sgs_multiply(*v.sgs, v.ax, x, v.ax);
+  } else {
+    start(l, b, x);
+    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) correct(l, b, x);
+    op(l).multiply(x, v.ax);
+  }
+  reference::restrict_residual(hierarchy_.transfers[l], b, v.ax, coarse.b);
+  cycle(l + 1, coarse.b, coarse.x);
+  reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse.x, x);
+  for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) {
+    if (in_place)
+      reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
+    else
+      correct(l, b, x);
+  }
+}
+
+const HostOperator& HostGamg::op(label l) const {
+  if (l == 0) return *fine_op_;
+  return levels_[l].across ? static_cast<const HostOperator&>(*levels_[l].across) : *levels_[l].op;
+}
+
+void HostGamg::start(label l, std::span<const double> b, std::span<double> x) {
+  Level& v = levels_[l];
+  if (v.sgs)
+    reference::triangular_apply(*v.sgs, b, x);
+  else
+    reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x);
+}
+
+void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) {
+  // --- x += M^-1 (b - A x), A x across the ranks
+  Level& v = levels_[l];
+  op(l).multiply(x, v.ax);
+  if (!v.sgs) return reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
+  reference::residual(b, v.ax, v.ax);
+  reference::triangular_apply(*v.sgs, v.ax, v.z);
+  reference::axpy(1.0, v.z, x);
+}
+
+void HostGamg::gather_coarsest(std::span<const double> b, label width) {
+  padded_.assign(static_cast<std::size_t>(width), 0.0);
+  std::copy(b.begin(), b.end(), padded_.begin());
+  gathered_ = hierarchy_.comm->gather(std::span<const double>(padded_));
+}
+
+void HostGamg::solve_coarsest(std::span<const double> b, std::span<double> x) {
+  if (whole_) {
+    // --- every rank's right-hand side; the whole level's V-cycle; this rank's rows of it
+    Gathered& w = *whole_;
+    gather_coarsest(b, hierarchy_.gathered->width);
+    for (std::size_t i = 0; i < w.b.size(); ++i) w.b[i] = gathered_[w.padded_rows[i]];
+    w.gamg->apply(*w.op, w.b, w.x);
+    for (std::size_t j = 0; j < x.size(); ++j) x[j] = w.x[w.own_rows[j]];
+    return;
+  }
+  const WholeCoarsest& c = hierarchy_.coarsest;
+  if (c.ranks == 1) return reference::dense_multiply(c.inverse, b, x);
+  // --- every rank's right-hand side, then this rank's rows of the inverse
+  gather_coarsest(b, c.width);
+  reference::dense_multiply(c.inverse, gathered_, x);
+}
+
+}  // namespace fvmmini
