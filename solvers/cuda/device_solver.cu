@@ -170,18 +170,13 @@ struct DeviceSolver::Impl {
       ranks->set_overlap(s.halo_overlap);
     }
     cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
-    if (cg_step(s) == CgStep::applied)
-      preconditioner = find_device_preconditioner(s.preconditioner)
-                           .make({.matrix = matrix,
-                                  .op = prepared->permutation,
-                                  .settings = s,
-                                  .spmv = device.spmv(),
-                                  .sequence = prepared->position_before_grouping,
-                                  .ranks = system ? GamgRanks{.interfaces = &system->interfaces,
-                                                              .comm = comm,
-                                                              .global_rows = system->global_rows}
-                                                  : GamgRanks{},
-                                  .device_ranks = ranks.get()});
+    if (cg_step(s) == CgStep::applied) {
+      GamgRanks across;
+      if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
+      const DevicePreconditionerInput input{matrix, prepared->permutation, s, device.spmv(),
+                                            prepared->position_before_grouping, across, ranks.get()};
+      preconditioner = find_device_preconditioner(s.preconditioner).make(input);
+    }
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
     cg->set_l2_window(l2_window);
   }

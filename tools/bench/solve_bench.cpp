@@ -206,7 +206,7 @@ int run(const Options& o) {
   std::map<double, double> cg_ms_per_iteration;  // by tolerance, for the cost relative to CG
   for (const auto& text : method_names) {
     Method m = parse_method(text, backend, format);
-    json base = {{"method", m.label}, {"preconditioner", name(m.settings.preconditioner)},
+    json base = {{"method", m.label}, {"preconditioner", m.settings.preconditioner},
                  {"ordering", m.settings.ordering}};
     try {
       for (const double tol : tolerances) {
