@@ -1,5 +1,5 @@
 #pragma once
-// Sync-free dependency waits (Liu, Li, Hou and Vinter, "A Synchronization-Free Algorithm for
+// Sync-free dependency waits (Liu, Li, Hogg, Duff and Vinter, "A Synchronization-Free Algorithm for
 // Parallel Sparse Triangular Solves", Euro-Par 2016): a kernel's blocks take their rows in
 // dependency order by ticket, so every row a thread waits for belongs to a block that is already
 // running or done, and a thread waits on each value it needs until the value's writer has
