@@ -183,29 +183,56 @@ struct StencilPoints {
     is_face = std::move(kept_faces);
     return true;
   }
+  /// The cells and the boundary faces apart, each in ring order.
+  void split(std::vector<label>& cells, std::vector<label>& faces) const {
+    cells.clear();
+    faces.clear();
+    for (std::size_t k = 0; k < items.size(); ++k) (is_face[k] ? faces : cells).push_back(items[k]);
+  }
 };
 
-}  // namespace
-
-LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* processor)
-    : mesh_(mesh), geometry_(g), comm_(processor ? processor->communicator() : Communicator::serial()) {
-  const label n_cells = mesh.n_cells;
-  const int me = comm_.rank();
-  RingGraph graph;
-  graph.n_cells = n_cells;
-  graph.n_faces = mesh.n_faces();
-  std::unordered_map<std::uint64_t, label> cell_slot, face_slot;  // other ranks' cells and faces
-  auto remote_cell = [&](int rank, label index) {
-    if (rank == me) return index;
-    const auto [at, added] = cell_slot.try_emplace(key_of(rank, index), static_cast<label>(remote_cells_.size()));
-    if (added) {
-      remote_cells_.push_back({rank, index, {}});
-      graph.remote.emplace_back();
+/// The points of the rings that stencil_rings found, ring by ring: the cells (P itself not), then
+/// their boundary faces (those of a cell with very many taken with a stride, at most
+/// stencil_scan_points in all).
+void ring_points(const RingGraph& graph, std::span<const label> cells, std::span<const std::size_t> rings,
+                 StencilPoints& points) {
+  points.clear();
+  std::size_t n_faces = 0;
+  for (std::size_t r = 0; r + 1 < rings.size(); ++r) {
+    for (std::size_t k = rings[r]; k < rings[r + 1]; ++k)
+      if (k > 0) points.add(cells[k], false);
+    for (std::size_t k = rings[r]; k < rings[r + 1]; ++k) {
+      const auto fs = graph.faces_of(cells[k]);
+      const std::size_t stride = (fs.size() + stencil_scan_points - 1) / stencil_scan_points;
+      for (std::size_t i = 0; i < fs.size() && n_faces < stencil_scan_points;
+           i += std::max<std::size_t>(stride, 1), ++n_faces)
+        points.add(fs[i], true);
     }
-    return n_cells + at->second;
-  };
-  // --- each cell's face neighbours (across processor faces: the other rank's cell) and boundary
-  //     faces (empty patches have no values; processor faces are inside the whole mesh)
+    points.ring_ends.push_back(points.items.size());
+  }
+}
+
+/// The farthest point's distance: the unit of the fit's d (scales_).
+double stencil_scale(std::span<const Vec3> offsets) {
+  double scale = 0.0;
+  for (const Vec3& d : offsets) scale = std::max(scale, mag(d));
+  return scale;
+}
+
+/// The fit's normal matrix sum w t t^T over the points at `offsets` from P, in units of `scale`.
+Normal normal_matrix(std::span<const Vec3> offsets, double scale) {
+  Normal m{};
+  for (const Vec3& d : offsets) {
+    const Terms t = quadratic_terms(d / scale);
+    const double w = weight(d / scale);
+    for (int i = 0; i < n_terms; ++i)
+      for (int j = 0; j < n_terms; ++j) m[i][j] += w * t[i] * t[j];
+  }
+  return m;
+}
+
+/// Per processor face, the number on its rank of the cell across it (none without processor faces).
+std::vector<label> cells_across(label n_cells, ProcessorFaces* processor) {
   std::vector<label> across;
   if (processor && !processor->empty()) {
     std::vector<double> index(n_cells), across_index(processor->faces().size());
@@ -213,175 +240,215 @@ LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry&
     processor->across(index, across_index);
     for (double v : across_index) across.push_back(static_cast<label>(v));
   }
-  std::vector<int> processor_rank;
+  return across;
+}
+
+/// Per processor face, the rank across it.
+std::vector<int> processor_face_ranks(const Mesh& mesh) {
+  std::vector<int> ranks;
   for (const Patch& patch : mesh.patches)
-    if (patch.neighbour_rank >= 0) processor_rank.insert(processor_rank.end(), patch.size, patch.neighbour_rank);
-  build_csr(n_cells, graph.neighbour_offsets, graph.neighbours, [&](auto add) {
+    if (patch.neighbour_rank >= 0) ranks.insert(ranks.end(), patch.size, patch.neighbour_rank);
+  return ranks;
+}
+
+}  // namespace
+
+/// The rings' graph while the constructor builds the stencils, and where it put the other ranks'
+/// cells and faces it has met (their j), by key_of(rank, number).
+struct LeastSquaresGradient::RingSearch {
+  RingGraph graph;
+  std::unordered_map<std::uint64_t, label> cell_slot, face_slot;
+};
+
+LeastSquaresGradient::LeastSquaresGradient(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* processor)
+    : mesh_(mesh), geometry_(g), comm_(processor ? processor->communicator() : Communicator::serial()) {
+  RingSearch search;
+  link_cells(search, processor);
+  if (comm_.distributed()) learn_remote_cells(search);
+  fit_stencils(search);
+  capped_cells_ = static_cast<label>(comm_.sum(static_cast<long long>(capped_cells_)));
+  if (comm_.distributed()) plan_value_exchanges();
+}
+
+void LeastSquaresGradient::link_cells(RingSearch& search, ProcessorFaces* processor) {
+  // --- neighbours across processor faces are the other rank's cells; boundary faces are neither
+  //     those of empty patches (no values) nor processor faces (inside the whole mesh)
+  const Mesh& mesh = mesh_;
+  RingGraph& graph = search.graph;
+  graph.n_cells = mesh.n_cells;
+  graph.n_faces = mesh.n_faces();
+  const std::vector<label> across = cells_across(mesh.n_cells, processor);
+  const std::vector<int> processor_rank = processor_face_ranks(mesh);
+  build_csr(mesh.n_cells, graph.neighbour_offsets, graph.neighbours, [&](auto add) {
     for (label f = 0; f < mesh.n_internal_faces(); ++f) {
       add(mesh.owner[f], mesh.neighbour[f]);
       add(mesh.neighbour[f], mesh.owner[f]);
     }
     for (std::size_t k = 0; k < across.size(); ++k) {
       const label f = processor->faces()[k];
-      add(mesh.owner[f], remote_cell(processor_rank[k], across[k]));
+      add(mesh.owner[f], graph_cell(search, processor_rank[k], across[k]));
     }
   });
-  build_csr(n_cells, graph.boundary_offsets, graph.boundary_faces, [&](auto add) {
+  build_csr(mesh.n_cells, graph.boundary_offsets, graph.boundary_faces, [&](auto add) {
     for (const Patch& patch : mesh.patches)
       if (patch.type != "empty" && patch.neighbour_rank < 0)
         for (label f = patch.start; f < patch.start + patch.size; ++f) add(mesh.owner[f], f);
   });
+}
 
-  std::vector<label> stamp(n_cells, -1);
+void LeastSquaresGradient::learn_remote_cells(RingSearch& search) {
+  const label n_cells = mesh_.n_cells;
+  std::vector<label> pending(n_cells);
+  std::iota(pending.begin(), pending.end(), 0);
+  std::vector<label> stamp, cells;
+  std::vector<std::size_t> rings;
+  label mark = 0;  // one per stencil over every round: stamp is never reset
+  for (;;) {
+    std::vector<label> missing, undecided;
+    stamp.resize(n_cells + remote_cells_.size(), -1);
+    for (label p : pending)
+      if (!stencil_rings(search.graph, p, stamp, mark++, cells, rings, &missing)) undecided.push_back(p);
+    pending = std::move(undecided);
+    std::sort(missing.begin(), missing.end());
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+    if (!comm_.any(!missing.empty())) return;
+    fetch_remote_cells(search, missing);
+  }
+}
+
+void LeastSquaresGradient::fetch_remote_cells(RingSearch& search, std::span<const label> missing) {
+  // requests: the cells' numbers on their ranks; answers: describe_cells
+  std::vector<std::vector<double>> ask(comm_.size());
+  std::vector<std::vector<label>> asked(comm_.size());
+  for (label c : missing) {
+    const RemotePoint& r = remote_cells_[c - mesh_.n_cells];
+    ask[r.rank].push_back(r.index);
+    asked[r.rank].push_back(c);
+  }
+  const auto requests = comm_.all_to_all(ask);
+  const auto answers = comm_.all_to_all(describe_cells(search, requests));
+  for (int rank = 0; rank < comm_.size(); ++rank) read_descriptions(search, rank, asked[rank], answers[rank]);
+}
+
+std::vector<std::vector<double>> LeastSquaresGradient::describe_cells(
+    const RingSearch& search, const std::vector<std::vector<double>>& requests) const {
+  // per cell: centre, neighbours (rank, number), boundary faces (number, centre)
+  const label n_cells = mesh_.n_cells;
+  const int me = comm_.rank();
+  std::vector<std::vector<double>> answer(comm_.size());
+  for (int rank = 0; rank < comm_.size(); ++rank)
+    for (double v : requests[rank]) {
+      const auto c = static_cast<label>(v);
+      auto& out = answer[rank];
+      const Vec3& x = geometry_.cell_centres[c];
+      out.insert(out.end(), {x.x, x.y, x.z});
+      const auto nbs = search.graph.neighbours_of(c);
+      out.push_back(static_cast<double>(nbs.size()));
+      for (label n : nbs) {
+        const RemotePoint where = n < n_cells ? RemotePoint{me, n, {}} : remote_cells_[n - n_cells];
+        out.insert(out.end(), {static_cast<double>(where.rank), static_cast<double>(where.index)});
+      }
+      const auto fs = search.graph.faces_of(c);
+      out.push_back(static_cast<double>(fs.size()));
+      for (label f : fs) {
+        const Vec3& y = geometry_.face_centres[f];
+        out.insert(out.end(), {static_cast<double>(f), y.x, y.y, y.z});
+      }
+    }
+  return answer;
+}
+
+void LeastSquaresGradient::read_descriptions(RingSearch& search, int rank, std::span<const label> asked,
+                                             std::span<const double> in) {
+  std::size_t at = 0;
+  for (label c : asked) {
+    const label slot = c - mesh_.n_cells;
+    remote_cells_[slot].centre = {in[at], in[at + 1], in[at + 2]};
+    at += 3;
+    std::vector<label> nbs(static_cast<std::size_t>(in[at++]));
+    for (label& n : nbs) {
+      n = graph_cell(search, static_cast<int>(in[at]), static_cast<label>(in[at + 1]));
+      at += 2;
+    }
+    std::vector<label> fs(static_cast<std::size_t>(in[at++]));
+    for (label& f : fs) {
+      const auto index = static_cast<label>(in[at]);
+      const auto [it, added] =
+          search.face_slot.try_emplace(key_of(rank, index), static_cast<label>(remote_faces_.size()));
+      if (added) remote_faces_.push_back({rank, index, {in[at + 1], in[at + 2], in[at + 3]}});
+      f = search.graph.n_faces + it->second;
+      at += 4;
+    }
+    search.graph.remote[slot] = {true, std::move(nbs), std::move(fs)};
+  }
+}
+
+label LeastSquaresGradient::graph_cell(RingSearch& search, int rank, label index) {
+  if (rank == comm_.rank()) return index;
+  const auto [at, added] =
+      search.cell_slot.try_emplace(key_of(rank, index), static_cast<label>(remote_cells_.size()));
+  if (added) {
+    remote_cells_.push_back({rank, index, {}});
+    search.graph.remote.emplace_back();
+  }
+  return mesh_.n_cells + at->second;
+}
+
+void LeastSquaresGradient::fit_stencils(const RingSearch& search) {
+  const label n_cells = mesh_.n_cells;
+  const auto& g = geometry_;
+  auto cell_centre = [&](label c) { return c < n_cells ? g.cell_centres[c] : remote_cells_[c - n_cells].centre; };
+  auto face_centre = [&](label f) {
+    return f < search.graph.n_faces ? g.face_centres[f] : remote_faces_[f - search.graph.n_faces].centre;
+  };
+  std::vector<label> stamp(n_cells + remote_cells_.size(), -1);
   std::vector<label> cells, faces;
   std::vector<std::size_t> rings;
   StencilPoints points;
-  if (comm_.distributed()) {
-    // --- ring by ring: the cells whose stencils reach other ranks' cells not known yet ask those
-    //     ranks for their centres, neighbours and boundary faces, until every stencil is decided
-    std::vector<label> pending(n_cells);
-    std::iota(pending.begin(), pending.end(), 0);
-    label mark = 0;
-    for (;;) {
-      std::vector<label> missing, undecided;
-      stamp.resize(n_cells + remote_cells_.size(), -1);
-      for (label p : pending)
-        if (!stencil_rings(graph, p, stamp, mark++, cells, rings, &missing)) undecided.push_back(p);
-      pending = std::move(undecided);
-      std::sort(missing.begin(), missing.end());
-      missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-      if (!comm_.any(!missing.empty())) break;
-      // requests: the cells' numbers on their ranks; answers: centre, neighbours (rank, number),
-      // boundary faces (number, centre)
-      std::vector<std::vector<double>> ask(comm_.size()), answer(comm_.size());
-      std::vector<std::vector<label>> asked(comm_.size());
-      for (label c : missing) {
-        const RemotePoint& r = remote_cells_[c - n_cells];
-        ask[r.rank].push_back(r.index);
-        asked[r.rank].push_back(c);
-      }
-      const auto requests = comm_.all_to_all(ask);
-      for (int rank = 0; rank < comm_.size(); ++rank)
-        for (double v : requests[rank]) {
-          const auto c = static_cast<label>(v);
-          auto& out = answer[rank];
-          const Vec3& x = g.cell_centres[c];
-          out.insert(out.end(), {x.x, x.y, x.z});
-          const auto nbs = graph.neighbours_of(c);
-          out.push_back(static_cast<double>(nbs.size()));
-          for (label n : nbs) {
-            const RemotePoint where = n < n_cells ? RemotePoint{me, n, {}} : remote_cells_[n - n_cells];
-            out.insert(out.end(), {static_cast<double>(where.rank), static_cast<double>(where.index)});
-          }
-          const auto fs = graph.faces_of(c);
-          out.push_back(static_cast<double>(fs.size()));
-          for (label f : fs) {
-            const Vec3& y = g.face_centres[f];
-            out.insert(out.end(), {static_cast<double>(f), y.x, y.y, y.z});
-          }
-        }
-      const auto answers = comm_.all_to_all(answer);
-      for (int rank = 0; rank < comm_.size(); ++rank) {
-        std::size_t at = 0;
-        const auto& in = answers[rank];
-        for (label c : asked[rank]) {
-          const label slot = c - n_cells;
-          remote_cells_[slot].centre = {in[at], in[at + 1], in[at + 2]};
-          at += 3;
-          std::vector<label> nbs(static_cast<std::size_t>(in[at++]));
-          for (label& n : nbs) {
-            n = remote_cell(static_cast<int>(in[at]), static_cast<label>(in[at + 1]));
-            at += 2;
-          }
-          std::vector<label> fs(static_cast<std::size_t>(in[at++]));
-          for (label& f : fs) {
-            const auto index = static_cast<label>(in[at]);
-            const auto [it, added] = face_slot.try_emplace(key_of(rank, index), static_cast<label>(remote_faces_.size()));
-            if (added) remote_faces_.push_back({rank, index, {in[at + 1], in[at + 2], in[at + 3]}});
-            f = graph.n_faces + it->second;
-            at += 4;
-          }
-          graph.remote[slot] = {true, std::move(nbs), std::move(fs)};
-        }
-      }
-    }
-    stamp.assign(n_cells + remote_cells_.size(), -1);
-  }
-
-  auto cell_centre = [&](label c) { return c < n_cells ? g.cell_centres[c] : remote_cells_[c - n_cells].centre; };
-  auto face_centre = [&](label f) {
-    return f < graph.n_faces ? g.face_centres[f] : remote_faces_[f - graph.n_faces].centre;
-  };
+  std::vector<Vec3> offsets;
   scales_.resize(n_cells);
   inverses_.resize(n_cells);
-  std::vector<Vec3> offsets;
   for (label p = 0; p < n_cells; ++p) {
-    stencil_rings(graph, p, stamp, p, cells, rings);
-    // --- ring by ring, the cells (P itself not) and the boundary faces of each (those of a cell
-    //     with very many taken with a stride, at most stencil_scan_points in all)
-    points.clear();
-    std::size_t n_faces = 0;
-    for (std::size_t r = 0; r + 1 < rings.size(); ++r) {
-      for (std::size_t k = rings[r]; k < rings[r + 1]; ++k)
-        if (k > 0) points.add(cells[k], false);
-      for (std::size_t k = rings[r]; k < rings[r + 1]; ++k) {
-        const auto fs = graph.faces_of(cells[k]);
-        const std::size_t stride = (fs.size() + stencil_scan_points - 1) / stencil_scan_points;
-        for (std::size_t i = 0; i < fs.size() && n_faces < stencil_scan_points;
-             i += std::max<std::size_t>(stride, 1), ++n_faces)
-          points.add(fs[i], true);
-      }
-      points.ring_ends.push_back(points.items.size());
-    }
+    stencil_rings(search.graph, p, stamp, p, cells, rings);
+    ring_points(search.graph, cells, rings, points);
     if (points.cap(stencil_cap_points)) ++capped_cells_;
-    cells.clear();
-    faces.clear();
-    for (std::size_t k = 0; k < points.items.size(); ++k)
-      (points.is_face[k] ? faces : cells).push_back(points.items[k]);
-
-    // --- normal matrix of the fit in d / scale (scale: the farthest point)
+    points.split(cells, faces);
     offsets.clear();
     for (label c : cells) offsets.push_back(cell_centre(c) - g.cell_centres[p]);
     for (label f : faces) offsets.push_back(face_centre(f) - g.cell_centres[p]);
-    double scale = 0.0;
-    for (const Vec3& d : offsets) scale = std::max(scale, mag(d));
-    Normal m{};
-    for (const Vec3& d : offsets) {
-      const Terms t = quadratic_terms(d / scale);
-      const double w = weight(d / scale);
-      for (int i = 0; i < n_terms; ++i)
-        for (int j = 0; j < n_terms; ++j) m[i][j] += w * t[i] * t[j];
-    }
+    const double scale = stencil_scale(offsets);
     scales_[p] = scale;
-    inverses_[p] = invert(m);
+    inverses_[p] = invert(normal_matrix(offsets, scale));
     stencil_cells_.insert(stencil_cells_.end(), cells.begin(), cells.end());
     stencil_faces_.insert(stencil_faces_.end(), faces.begin(), faces.end());
     cell_offsets_.push_back(static_cast<label>(stencil_cells_.size()));
     face_offsets_.push_back(static_cast<label>(stencil_faces_.size()));
   }
+}
 
-  capped_cells_ = static_cast<label>(comm_.sum(static_cast<long long>(capped_cells_)));
-
-  // --- which of my cells' and faces' values each rank needs, in the order it asks for them
-  if (comm_.distributed()) {
-    std::vector<std::vector<double>> ask(comm_.size());
-    recv_cells_.assign(comm_.size(), {});
-    recv_faces_.assign(comm_.size(), {});
-    for (std::size_t j = 0; j < remote_cells_.size(); ++j) recv_cells_[remote_cells_[j].rank].push_back(static_cast<label>(j));
-    for (std::size_t j = 0; j < remote_faces_.size(); ++j) recv_faces_[remote_faces_[j].rank].push_back(static_cast<label>(j));
-    for (int rank = 0; rank < comm_.size(); ++rank) {
-      ask[rank].push_back(static_cast<double>(recv_cells_[rank].size()));
-      for (label j : recv_cells_[rank]) ask[rank].push_back(remote_cells_[j].index);
-      for (label j : recv_faces_[rank]) ask[rank].push_back(remote_faces_[j].index);
-    }
-    const auto requests = comm_.all_to_all(ask);
-    send_cells_.assign(comm_.size(), {});
-    send_faces_.assign(comm_.size(), {});
-    for (int rank = 0; rank < comm_.size(); ++rank) {
-      const auto& in = requests[rank];
-      const auto n = static_cast<std::size_t>(in[0]);
-      for (std::size_t k = 1; k < in.size(); ++k) (k <= n ? send_cells_ : send_faces_)[rank].push_back(static_cast<label>(in[k]));
-    }
+void LeastSquaresGradient::plan_value_exchanges() {
+  // each rank lists the remote cells, then the remote faces, it needs of every other rank
+  const int n_ranks = comm_.size();
+  std::vector<std::vector<double>> ask(n_ranks);
+  recv_cells_.assign(n_ranks, {});
+  recv_faces_.assign(n_ranks, {});
+  for (std::size_t j = 0; j < remote_cells_.size(); ++j)
+    recv_cells_[remote_cells_[j].rank].push_back(static_cast<label>(j));
+  for (std::size_t j = 0; j < remote_faces_.size(); ++j)
+    recv_faces_[remote_faces_[j].rank].push_back(static_cast<label>(j));
+  for (int rank = 0; rank < n_ranks; ++rank) {
+    ask[rank].push_back(static_cast<double>(recv_cells_[rank].size()));
+    for (label j : recv_cells_[rank]) ask[rank].push_back(remote_cells_[j].index);
+    for (label j : recv_faces_[rank]) ask[rank].push_back(remote_faces_[j].index);
+  }
+  const auto requests = comm_.all_to_all(ask);
+  send_cells_.assign(n_ranks, {});
+  send_faces_.assign(n_ranks, {});
+  for (int rank = 0; rank < n_ranks; ++rank) {
+    const auto& in = requests[rank];
+    const auto n = static_cast<std::size_t>(in[0]);
+    for (std::size_t k = 1; k < in.size(); ++k)
+      (k <= n ? send_cells_ : send_faces_)[rank].push_back(static_cast<label>(in[k]));
   }
 }
 

@@ -66,6 +66,27 @@ class LeastSquaresGradient {
     label index = 0;  ///< the cell's or face's number on its rank
     Vec3 centre;
   };
+  /// The graph the stencils' rings run over while the constructor builds them (the .cpp's).
+  struct RingSearch;
+
+  // --- the constructor's steps, in order (the distributed ones collective)
+  /// The graph's cells of this rank: each one's face neighbours and its boundary faces.
+  void link_cells(RingSearch& search, ProcessorFaces* processor);
+  /// Ring by ring, the other ranks' cells that stencils reach, until every stencil is decided.
+  void learn_remote_cells(RingSearch& search);
+  /// One round of learn_remote_cells: ask the ranks that have the `missing` cells, answer theirs.
+  void fetch_remote_cells(RingSearch& search, std::span<const label> missing);
+  /// The answers to the other ranks' requests (their cells' numbers here), per rank.
+  std::vector<std::vector<double>> describe_cells(const RingSearch& search,
+                                                  const std::vector<std::vector<double>>& requests) const;
+  /// `in`, `rank`'s describe_cells of the cells it was `asked` for, into the graph.
+  void read_descriptions(RingSearch& search, int rank, std::span<const label> asked, std::span<const double> in);
+  /// The graph's number of cell `index` of `rank`: the cell's own here, n_cells + j for other ranks'.
+  label graph_cell(RingSearch& search, int rank, label index);
+  /// Per cell: the stencil, its scale and its normal matrix's inverse.
+  void fit_stencils(const RingSearch& search);
+  /// Which values each rank sends to which in compute(), and where those it receives go.
+  void plan_value_exchanges();
 
   const Mesh& mesh_;
   const MeshGeometry& geometry_;

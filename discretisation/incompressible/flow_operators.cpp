@@ -78,41 +78,52 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
   for (bool& direction : solved) direction = comm.any(direction);
-  const label n_cells = mesh.n_cells;
-  const label n_internal = mesh.n_internal_faces();
   n_ghosts = static_cast<label>(processor.faces().size());
-  n_coupled = n_internal + n_ghosts;
+  n_coupled = mesh.n_internal_faces() + n_ghosts;
+  const std::vector<Vec3> ghost_centres = processor.across(g.cell_centres);  // the coupled faces' and the fit's
+  set_coupled_faces(ghost_centres);
+  set_boundary_face_data();
+  assemble_helmholtz(global_cell, lists);
+  set_least_squares_weights(ghost_centres, lists);
+  rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
+                                   with_ghosts<double>(g.cell_volumes, processor),
+                                   with_ghosts<double>(helmholtz_base_diagonal, processor));
+  assemble_pressure(lists);
+  if (!boundary.fixes_pressure()) pin_reference_cell();
+}
 
-  // --- the coupled faces: internal, then processor faces to their ghosts
-  const std::vector<Vec3> ghost_centres = processor.across(g.cell_centres);
+void FlowOperators::set_coupled_faces(std::span<const Vec3> ghost_centres) {
+  // views of the Laplacian's and the geometry's own arrays where there are no ghosts
+  const label n_internal = mesh.n_internal_faces();
   coupled_neighbour = std::span<const label>(mesh.neighbour);
   coupled_weight = laplacian.weights();
   coupled_coeff = laplacian.face_coefficients();
-  cell_centres = std::span<const Vec3>(g.cell_centres);
-  if (n_ghosts > 0) {
-    ghosted_neighbour_.assign(coupled_neighbour.begin(), coupled_neighbour.end());
-    ghosted_weight_.assign(coupled_weight.begin(), coupled_weight.end());
-    ghosted_coeff_.assign(coupled_coeff.begin(), coupled_coeff.end());
-    ghosted_centres_.assign(cell_centres.begin(), cell_centres.end());
-    ghosted_centres_.insert(ghosted_centres_.end(), ghost_centres.begin(), ghost_centres.end());
-    for (label k = 0; k < n_ghosts; ++k) {
-      const label f = n_internal + k;
-      ghosted_neighbour_.push_back(n_cells + k);
-      ghosted_weight_.push_back(
-          linear_weight(g.face_areas[f], g.face_centres[f], g.cell_centres[mesh.owner[f]], ghost_centres[k]));
-      ghosted_coeff_.push_back(laplacian.boundary_coefficients()[k]);
-    }
-    coupled_neighbour = ghosted_neighbour_;
-    coupled_weight = ghosted_weight_;
-    coupled_coeff = ghosted_coeff_;
-    cell_centres = ghosted_centres_;
+  cell_centres = std::span<const Vec3>(geometry.cell_centres);
+  if (n_ghosts == 0) return;
+  ghosted_neighbour_.assign(coupled_neighbour.begin(), coupled_neighbour.end());
+  ghosted_weight_.assign(coupled_weight.begin(), coupled_weight.end());
+  ghosted_coeff_.assign(coupled_coeff.begin(), coupled_coeff.end());
+  ghosted_centres_.assign(cell_centres.begin(), cell_centres.end());
+  ghosted_centres_.insert(ghosted_centres_.end(), ghost_centres.begin(), ghost_centres.end());
+  for (label k = 0; k < n_ghosts; ++k) {
+    const label f = n_internal + k;
+    ghosted_neighbour_.push_back(mesh.n_cells + k);
+    ghosted_weight_.push_back(linear_weight(geometry.face_areas[f], geometry.face_centres[f],
+                                            geometry.cell_centres[mesh.owner[f]], ghost_centres[k]));
+    ghosted_coeff_.push_back(laplacian.boundary_coefficients()[k]);
   }
+  coupled_neighbour = ghosted_neighbour_;
+  coupled_weight = ghosted_weight_;
+  coupled_coeff = ghosted_coeff_;
+  cell_centres = ghosted_centres_;
+}
 
-  // --- boundary data per other boundary face
+void FlowOperators::set_boundary_face_data() {
+  // the Laplacian's boundary arrays begin with the processor faces: those are coupled here
   const auto physical = [&](auto values) { return decltype(values)(values.begin() + n_ghosts, values.end()); };
   boundary_coeff = physical(std::vector<double>(laplacian.boundary_coefficients().begin(),
                                                 laplacian.boundary_coefficients().end()));
-  boundary_velocity = physical(boundary_face_velocities(mesh, g, boundary));
+  boundary_velocity = physical(boundary_face_velocities(mesh, geometry, boundary));
   boundary_kind.assign(mesh.n_faces() - n_coupled, static_cast<int>(FlowPatchType::wall));
   boundary_pressure.assign(mesh.n_faces() - n_coupled, 0.0);
   for (size_t p = 0; p < mesh.patches.size(); ++p) {
@@ -123,53 +134,59 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
       boundary_pressure[f - n_coupled] = boundary.patches[p].pressure;
     }
   }
+}
 
-  // --- Helmholtz matrix nu L (+ V: dt = 1 until a step sets its own); boundary sources nu a_b U_b,i
+void FlowOperators::assemble_helmholtz(std::span<const label> global_cell, const CellFaceLists& lists) {
+  const label n_cells = mesh.n_cells;
   LduMatrix& helmholtz = helmholtz_system.local;
-  laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, g, boundary, 0), helmholtz, lists);
+  laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, geometry, boundary, 0), helmholtz, lists);
   helmholtz_system.interfaces = processor.interfaces(laplacian.processor_couplings(settings.viscosity));
   helmholtz_system.global_rows.assign(global_cell.begin(), global_cell.end());
   helmholtz_base_diagonal = helmholtz.diag;
   for (int i = 0; i < 3; ++i) {
     momentum_boundary_source[i].assign(n_cells, 0.0);
-    laplacian.add_boundary_source(settings.viscosity, velocity_component_boundary(mesh, g, boundary, i),
+    laplacian.add_boundary_source(settings.viscosity, velocity_component_boundary(mesh, geometry, boundary, i),
                                   momentum_boundary_source[i]);
   }
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < n_cells; ++c) helmholtz.diag[c] += g.cell_volumes[c];
-  const LinearLeastSquares least_squares(mesh, g, ghost_centres, lists);
+  for (label c = 0; c < n_cells; ++c) helmholtz.diag[c] += geometry.cell_volumes[c];
+}
+
+void FlowOperators::set_least_squares_weights(std::span<const Vec3> ghost_centres, const CellFaceLists& lists) {
+  const label n_cells = mesh.n_cells;
+  const LinearLeastSquares least_squares(mesh, geometry, ghost_centres, lists);
   least_squares_weights.resize(cells.faces().size());
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < n_cells; ++c)
     for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
       least_squares_weights[k] = least_squares.weight(c, cells.faces()[k]);
-  rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
-                                   with_ghosts<double>(g.cell_volumes, processor),
-                                   with_ghosts<double>(helmholtz_base_diagonal, processor));
+}
 
-  // --- pressure matrix A = -div grad, assembled once; a reference level when nothing fixes p
+void FlowOperators::assemble_pressure(const CellFaceLists& lists) {
   const ScalarBoundary pressure_bc = pressure_boundary(mesh, boundary);
-  LduMatrix& pressure = pressure_system.local;
-  laplacian.assemble(1.0, pressure_bc, pressure, lists);
+  laplacian.assemble(1.0, pressure_bc, pressure_system.local, lists);
   pressure_system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
   pressure_system.global_rows = helmholtz_system.global_rows;
-  pressure_source.assign(n_cells, 0.0);
+  pressure_source.assign(mesh.n_cells, 0.0);
   laplacian.add_boundary_source(1.0, pressure_bc, pressure_source);
-  if (!boundary.fixes_pressure()) {
-    // on several ranks the cell is on one of them (-1 on the others), and on exactly one
-    const bool here = settings.reference_cell >= 0 && settings.reference_cell < n_cells;
-    if (comm.sum(static_cast<long long>(here)) != 1)
-      throw std::invalid_argument(comm.distributed() ? "referenceCell is a cell of no rank, or of several"
-                                                     : "referenceCell " + std::to_string(settings.reference_cell) +
-                                                           " is not a cell (0.." + std::to_string(n_cells - 1) + ")");
-    // --- a weak pin, d_r -> (1 + eps) d_r with eps d_r p_ref in the source: the matrix is non-singular,
-    //     and CG spends no iterations on the constant mode (a pin of d_r, OpenFOAM's, costs ~40% more)
-    if (here) {
-      reference_cell = settings.reference_cell;
-      pressure_source[reference_cell] +=
-          pressure_reference_pin * pressure.diag[reference_cell] * settings.reference_value;
-      pressure.diag[reference_cell] *= 1.0 + pressure_reference_pin;
-    }
+}
+
+void FlowOperators::pin_reference_cell() {
+  // on several ranks the cell is on one of them (-1 on the others), and on exactly one
+  const label n_cells = mesh.n_cells;
+  const bool here = settings.reference_cell >= 0 && settings.reference_cell < n_cells;
+  if (comm.sum(static_cast<long long>(here)) != 1)
+    throw std::invalid_argument(comm.distributed() ? "referenceCell is a cell of no rank, or of several"
+                                                   : "referenceCell " + std::to_string(settings.reference_cell) +
+                                                         " is not a cell (0.." + std::to_string(n_cells - 1) + ")");
+  // --- a weak pin, d_r -> (1 + eps) d_r with eps d_r p_ref in the source: the matrix is non-singular,
+  //     and CG spends no iterations on the constant mode (a pin of d_r, OpenFOAM's, costs ~40% more)
+  if (here) {
+    LduMatrix& pressure = pressure_system.local;
+    reference_cell = settings.reference_cell;
+    pressure_source[reference_cell] +=
+        pressure_reference_pin * pressure.diag[reference_cell] * settings.reference_value;
+    pressure.diag[reference_cell] *= 1.0 + pressure_reference_pin;
   }
 }
 

@@ -155,6 +155,20 @@ struct FlowOperators {
   /// least-squares fit and the assembly.
   FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, IncompressibleSettings settings,
                 const Communicator& comm, std::span<const label> global_cell, const CellFaceLists& lists);
+
+  // --- the constructor's steps, in order
+  /// The coupled faces' neighbour, weight and coefficient and the cell centres, the ghosts' appended.
+  void set_coupled_faces(std::span<const Vec3> ghost_centres);
+  /// boundary_coeff, boundary_velocity, boundary_kind and boundary_pressure.
+  void set_boundary_face_data();
+  /// helmholtz_system (V for dt = 1 until a step sets its own), its base diagonal and boundary sources.
+  void assemble_helmholtz(std::span<const label> global_cell, const CellFaceLists& lists);
+  /// least_squares_weights, the cells across the processor faces at ghost_centres.
+  void set_least_squares_weights(std::span<const Vec3> ghost_centres, const CellFaceLists& lists);
+  /// pressure_system and pressure_source, assembled once.
+  void assemble_pressure(const CellFaceLists& lists);
+  /// The weak pin of settings.reference_cell, where no patch fixes p. Collective.
+  void pin_reference_cell();
 };
 
 }  // namespace fvmmini

@@ -114,28 +114,27 @@ SolverSettings cg_settings(const Options& o) {
   return s;
 }
 
-/// One format x ordering x backend; fills `row` and sets completed (or throws with the reason).
-void run_combination(const Options& o, const Shared& shared, const std::string& format,
-                     const FormatParameters& parameters, const std::string& ordering, const Permutation& base,
-                     double ordering_seconds, const std::string& backend, json& row) {
-  const LduMatrix& matrix = shared.matrix;
-  const label n = matrix.n_rows();
-
-  // --- set-up: (grouping,) permuted CSR, format struct (keys set to auto tuned by the timer the
-  // backend's solver uses). The staircase ordering is made again per format: format_ordering gives
-  // the staircase format its Cuthill-McKee part.
+/// The combination's format set up: (grouping,) permuted CSR, format struct, keys set to auto tuned
+/// by the timer the backend's solver uses. The staircase ordering is made again per format:
+/// format_ordering gives the staircase format its Cuthill-McKee part.
+PreparedFormat set_up_format(const Options& o, const LduMatrix& matrix, const std::string& format,
+                             const FormatParameters& parameters, const std::string& ordering, const Permutation& base,
+                             double ordering_seconds, const std::string& backend) {
   const SpmvTimer timer = backend == "cuda" ? cuda::spmv_timer(Precision::full, false) : reference_spmv_timer();
-  PreparedFormat prepared;
   if (ordering == "staircase") {
     const auto ordered_at = clock_type::now();
     Permutation own = format_ordering(format, resolve_format_parameters(format, parameters, matrix.n_rows()), ordering,
                                       *matrix.addressing, o.seed);
-    prepared = prepare_ordered_format(matrix, format, ordering, parameters, std::move(own), seconds_since(ordered_at),
-                                      timer);
-  } else {
-    prepared = prepare_ordered_format(matrix, format, ordering, parameters, base, ordering_seconds, timer);
+    return prepare_ordered_format(matrix, format, ordering, parameters, std::move(own), seconds_since(ordered_at),
+                                  timer);
   }
-  const FormatFigures figures = prepared.format.figures();
+  return prepare_ordered_format(matrix, format, ordering, parameters, base, ordering_seconds, timer);
+}
+
+/// The row's account of the format as set up: its description, its keys resolved, the tuning's
+/// trials (where a key was auto), its entries and its padding.
+void record_format(const std::string& format, const PreparedFormat& prepared, const FormatFigures& figures,
+                   json& row) {
   const FormatUnit& unit = find_format(format);
   row["description"] = describe(prepared) + describe_tuning(prepared);
   row["resolved_parameters"] = format_parameter_text(unit, prepared.parameters);
@@ -149,208 +148,291 @@ void run_combination(const Options& o, const Shared& shared, const std::string& 
                      {"chosen", format_parameter_text(unit, prepared.parameters)},
                      {"seconds", prepared.tuning.seconds}};
   }
-  const double setup_seconds =
-      prepared.ordering_seconds + prepared.csr_seconds + prepared.build_seconds + prepared.tuning.seconds;
   row["nnz"] = figures.nnz;
   row["stored_entries"] = figures.stored_entries;
   row["padding_ratio"] = figures.padding_ratio;
+}
 
-  std::vector<double> x_op(n), y_ref_op(n), scale_op(n), b_op(n), diag_op(n), y(n);
-  permute_to_new(prepared.permutation, shared.x, x_op);
-  permute_to_new(prepared.permutation, shared.y_ref, y_ref_op);
-  permute_to_new(prepared.permutation, shared.row_scale, scale_op);
-  permute_to_new(prepared.permutation, shared.b, b_op);
-  permute_to_new(prepared.permutation, matrix.diag, diag_op);
-  const double min_bytes = spmv_min_bytes(n, figures.nnz);
-  json spmv, cg;
-  spmv["min_bytes"] = min_bytes;
+/// Shared's vectors and the matrix's diagonal in the operator's numbering.
+struct OperatorVectors {
+  std::vector<double> x, y_ref, row_scale, b, diag;
+};
 
-  if (backend == "cuda") {
-    auto t0 = clock_type::now();
-    cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
-    const double upload = seconds_since(t0);
-    row["setup_s"] = {{"ordering", prepared.ordering_seconds}, {"csr", prepared.csr_seconds},
-                      {"build", prepared.build_seconds}, {"tuning", prepared.tuning.seconds}, {"upload", upload},
-                      {"total", setup_seconds + upload}};
-    row["footprint_bytes"] = device.footprint_bytes();
-    if (o.check) {
-      device.multiply(x_op, y);
-      const double err = worst_relative_error(y, y_ref_op, scale_op);
-      spmv["check_max_rel_error"] = err;
-      if (!(err <= 1e-12)) throw std::runtime_error(fmt::format("check against the face loop failed: error {:.3g}", err));
-    }
-    const cuda::TimingStats t = cuda::time_spmv(device, x_op, o.warmup, o.repeats);
-    spmv["median_ms"] = t.median_ms;
-    spmv["min_ms"] = t.min_ms;
-    spmv["max_ms"] = t.max_ms;
-    spmv["repeats"] = t.repeats;
-    const double bandwidth = min_bytes / (t.median_ms * 1e-3);
-    spmv["effective_GBs"] = bandwidth / 1e9;
-    spmv["pct_copy_bandwidth"] = 100.0 * bandwidth / shared.copy_bandwidth;
-    if (o.l2_window) {
-      const cuda::TimingStats w = cuda::time_spmv(device, x_op, o.warmup, o.repeats, true);
-      const cuda::L2Window window = cuda::l2_window_over(nullptr, n * sizeof(double));
-      spmv["l2_window"] = {{"median_ms", w.median_ms}, {"min_ms", w.min_ms}, {"max_ms", w.max_ms},
-                           {"pct_copy_bandwidth", 100.0 * min_bytes / (w.median_ms * 1e-3) / shared.copy_bandwidth},
-                           {"window_bytes", window.bytes}, {"hit_ratio", window.hit_ratio}};
-    }
-    // --- several right-hand sides at once, against as many single SpMVs
-    if (o.block > 1 && device.max_block() >= o.block) {
-      std::vector<double> xs(static_cast<std::size_t>(n) * o.block), ys(xs.size());
-      for (label i = 0; i < n; ++i)
-        for (int j = 0; j < o.block; ++j) xs[static_cast<std::size_t>(i) * o.block + j] = x_op[i] * (1.0 + 0.25 * j);
-      if (o.check) {
-        device.multiply_block(o.block, xs, ys);
-        double worst = 0.0;
-        for (label i = 0; i < n; ++i)
-          for (int j = 0; j < o.block; ++j)
-            worst = std::max(worst, std::abs(ys[static_cast<std::size_t>(i) * o.block + j] - (1.0 + 0.25 * j) * y_ref_op[i]) /
-                                        std::max((1.0 + 0.25 * j) * scale_op[i], 1e-300));
-        if (!(worst <= 1e-12))
-          throw std::runtime_error(fmt::format("block: check against the face loop failed: error {:.3g}", worst));
-      }
-      const cuda::TimingStats b = cuda::time_spmv_block(device, o.block, xs, o.warmup, o.repeats);
-      spmv["block"] = {{"vectors", o.block},
-                       {"median_ms", b.median_ms},
-                       {"min_ms", b.min_ms},
-                       {"max_ms", b.max_ms},
-                       {"ratio_to_single", b.median_ms / (o.block * t.median_ms)},
-                       {"min_bytes", spmv_min_bytes(n, figures.nnz, o.block)},
-                       {"pct_copy_bandwidth",
-                        100.0 * spmv_min_bytes(n, figures.nnz, o.block) / (b.median_ms * 1e-3) / shared.copy_bandwidth}};
-    }
-    // --- precision mixed: the float32 twin in a matrix of its own (a DeviceCg iterates with the
-    //     twin of the matrix it is given)
-    const auto& with_twin = cuda::mixed_format_names();
-    std::optional<cuda::DeviceMatrix> mixed;
-    if (o.mixed && std::find(with_twin.begin(), with_twin.end(), format) != with_twin.end()) {
-      mixed.emplace(cuda::make_device_matrix(format, prepared.format, prepared.parameters, true));
-      mixed->multiply_mixed(x_op, y);
-      // --- float32 coefficients: each row within a few float32 roundings of its scale
-      const double mixed_error = worst_relative_error(y, y_ref_op, scale_op);
-      if (o.check && !(mixed_error <= 1e-6))
-        throw std::runtime_error(fmt::format("mixed: check against the face loop failed: error {:.3g}", mixed_error));
-      const cuda::TimingStats m = cuda::time_spmv(*mixed, x_op, o.warmup, o.repeats, false, true);
-      // --- the SpMV the CG runs (the dot product fused), float32 twin and float64
-      const cuda::TimingStats md = cuda::time_spmv(*mixed, x_op, o.warmup, o.repeats, false, true, true);
-      const cuda::TimingStats fd = cuda::time_spmv(*mixed, x_op, o.warmup, o.repeats, false, false, true);
-      spmv["mixed"] = {{"median_ms", m.median_ms},
-                       {"min_ms", m.min_ms},
-                       {"max_ms", m.max_ms},
-                       {"ratio_to_double", m.median_ms / t.median_ms},
-                       {"with_dot_median_ms", md.median_ms},
-                       {"double_with_dot_median_ms", fd.median_ms},
-                       {"narrow_fraction", mixed->narrow_fraction()},
-                       {"check_max_rel_error", mixed_error}};
-    }
-    if (!o.no_cg) {
-      // --- a fresh solver per run (the same start), the window on the second only
-      auto solve = [&](bool l2_window, SolverPerformance& perf) {
-        cuda::DeviceCg solver(device, diag_op);
-        solver.set_l2_window(l2_window);
-        std::vector<double> x(n, 0.0);
-        perf = solver.solve(x, b_op, cg_settings(o));
-        return solver.last_iterations_ms();
-      };
-      SolverPerformance perf;
-      const double iterations_ms = solve(false, perf);
-      const double ms_per_it = perf.iterations > 0 ? iterations_ms / perf.iterations : 0.0;
-      const bool jacobi = find_preconditioner(o.cg_preconditioner).cg_step == CgStep::jacobi;
-      const double floor_ms = cg_floor_bytes(n, figures.nnz, jacobi) / shared.copy_bandwidth * 1e3;
-      cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
-            {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
-            {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
-            {"ratio_to_floor", floor_ms > 0 ? ms_per_it / floor_ms : 0.0},
-            {"iterations_ms", iterations_ms}};
-      if (mixed) {
-        cuda::DeviceCg solver(*mixed, diag_op);
-        std::vector<double> x(n, 0.0);
-        const SolverPerformance m = solver.solve(x, b_op, cg_settings(o));
-        const double mixed_ms = solver.last_iterations_ms();
-        cg["mixed"] = {{"iterations", m.iterations},
-                       {"converged", m.converged},
-                       {"final_residual", m.final_residual},
-                       {"replacements", solver.last_replacements()},
-                       {"iterations_ms", mixed_ms},
-                       {"ms_per_iteration", m.iterations > 0 ? mixed_ms / m.iterations : 0.0},
-                       {"time_ratio_to_double", iterations_ms > 0 ? mixed_ms / iterations_ms : 0.0}};
-      }
-      // --- o.block solves one by one against one block CG of all of them (right-hand sides b scaled
-      //     by 1, 1.5, 2 and shifted, so that they stop apart)
-      const std::string pc = parse_preconditioner(o.cg_preconditioner);
-      if (o.block > 1 && device.max_block() >= o.block && find_preconditioner(pc).cg_step != CgStep::applied) {
-        const int k = o.block;
-        std::vector<double> b_block(static_cast<std::size_t>(n) * k), x_block(b_block.size(), 0.0), bj(n);
-        for (label i = 0; i < n; ++i)
-          for (int j = 0; j < k; ++j) b_block[static_cast<std::size_t>(i) * k + j] = b_op[i] * (1.0 + 0.5 * j) + 0.01 * j;
-        double one_by_one_ms = 0.0;
-        json alone = json::array();
-        for (int j = 0; j < k; ++j) {
-          for (label i = 0; i < n; ++i) bj[i] = b_block[static_cast<std::size_t>(i) * k + j];
-          cuda::DeviceCg solver(device, diag_op);
-          std::vector<double> x(n, 0.0);
-          const SolverPerformance perf = solver.solve(x, bj, cg_settings(o));
-          one_by_one_ms += solver.last_iterations_ms();
-          alone.push_back(perf.iterations);
-        }
-        cuda::DeviceCg single(device, diag_op);
-        cuda::DeviceBlockCg block(single, k);
-        json together = json::array();
-        for (const SolverPerformance& perf : block.solve(x_block, b_block, cg_settings(o)))
-          together.push_back(perf.iterations);
-        cg["block"] = {{"vectors", k},
-                       {"one_by_one_ms", one_by_one_ms},
-                       {"together_ms", block.last_iterations_ms()},
-                       {"ratio", block.last_iterations_ms() / one_by_one_ms},
-                       {"iterations_one_by_one", alone},
-                       {"iterations_together", together}};
-      }
-      if (o.l2_window) {
-        SolverPerformance windowed;
-        const double windowed_ms = solve(true, windowed);
-        cg["l2_window"] = {{"iterations", windowed.iterations},
-                           {"ms_per_iteration", windowed.iterations > 0 ? windowed_ms / windowed.iterations : 0.0}};
-      }
-    }
-  } else {
-    auto op = make_reference_operator(matrix, std::move(prepared));
-    const PreparedFormat& p = op->prepared();
-    row["setup_s"] = {{"ordering", p.ordering_seconds}, {"csr", p.csr_seconds}, {"build", p.build_seconds},
-                      {"tuning", p.tuning.seconds}, {"total", setup_seconds}};
-    row["footprint_bytes"] = figures.footprint_bytes;
-    op->multiply(x_op, y);
-    const double err = worst_relative_error(y, y_ref_op, scale_op);
+OperatorVectors operator_vectors(const Shared& shared, const Permutation& permutation) {
+  auto permuted = [&](std::span<const double> mesh_order) {
+    std::vector<double> operator_order(mesh_order.size());
+    permute_to_new(permutation, mesh_order, operator_order);
+    return operator_order;
+  };
+  return {permuted(shared.x), permuted(shared.y_ref), permuted(shared.row_scale), permuted(shared.b),
+          permuted(shared.matrix.diag)};
+}
+
+/// The device SpMV: checked against the face loop (--check), timed, and timed again with a
+/// persisting-L2 window (--l2-window). @return the timing without the window
+cuda::TimingStats time_cuda_spmv(const Options& o, cuda::DeviceMatrix& device, const OperatorVectors& v,
+                                 double min_bytes, double copy_bandwidth, std::vector<double>& y, json& spmv) {
+  const auto n = static_cast<label>(v.x.size());
+  if (o.check) {
+    device.multiply(v.x, y);
+    const double err = worst_relative_error(y, v.y_ref, v.row_scale);
     spmv["check_max_rel_error"] = err;
-    if (o.check && !(err <= 1e-12))
-      throw std::runtime_error(fmt::format("check against the face loop failed: error {:.3g}", err));
-    const int repeats = std::max(3, std::min(o.repeats, 11));
-    std::vector<double> ms(repeats);
-    for (auto& m : ms) {
-      const auto t0 = clock_type::now();
-      op->multiply(x_op, y);
-      m = seconds_since(t0) * 1e3;
-    }
-    std::sort(ms.begin(), ms.end());
-    spmv["median_ms"] = ms[repeats / 2];
-    spmv["min_ms"] = ms.front();
-    spmv["max_ms"] = ms.back();
-    spmv["repeats"] = repeats;
-    spmv["effective_GBs"] = min_bytes / (ms[repeats / 2] * 1e-3) / 1e9;
-    if (!o.no_cg) {
-      std::vector<double> x(n, 0.0);
-      CgWorkspace work;
-      const auto t0 = clock_type::now();
-      const SolverPerformance perf = reference_cg(*op, x, b_op, cg_settings(o), work);
-      const double total_ms = seconds_since(t0) * 1e3;
-      // --- the iterations alone, as fvmmini-cpu-bench and the device CG count them
-      // (no floor: the copy bandwidth measured is the device's; fvmmini-cpu-bench has the host's)
-      const Timing per_iteration =
-          cg_ms_per_iteration(*op, b_op, parse_preconditioner(o.cg_preconditioner), 10, 3);
-      cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
-            {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
-            {"ms_per_iteration", per_iteration.median_ms}, {"total_ms", total_ms}};
-    }
+    if (!(err <= 1e-12)) throw std::runtime_error(fmt::format("check against the face loop failed: error {:.3g}", err));
   }
+  const cuda::TimingStats t = cuda::time_spmv(device, v.x, o.warmup, o.repeats);
+  spmv["median_ms"] = t.median_ms;
+  spmv["min_ms"] = t.min_ms;
+  spmv["max_ms"] = t.max_ms;
+  spmv["repeats"] = t.repeats;
+  const double bandwidth = min_bytes / (t.median_ms * 1e-3);
+  spmv["effective_GBs"] = bandwidth / 1e9;
+  spmv["pct_copy_bandwidth"] = 100.0 * bandwidth / copy_bandwidth;
+  if (o.l2_window) {
+    const cuda::TimingStats w = cuda::time_spmv(device, v.x, o.warmup, o.repeats, true);
+    const cuda::L2Window window = cuda::l2_window_over(nullptr, n * sizeof(double));
+    spmv["l2_window"] = {{"median_ms", w.median_ms}, {"min_ms", w.min_ms}, {"max_ms", w.max_ms},
+                         {"pct_copy_bandwidth", 100.0 * min_bytes / (w.median_ms * 1e-3) / copy_bandwidth},
+                         {"window_bytes", window.bytes}, {"hit_ratio", window.hit_ratio}};
+  }
+  return t;
+}
+
+/// --block: the SpMV of o.block right-hand sides at once (x scaled by 1, 1.25, ...) against as many
+/// single SpMVs of single_ms each.
+void time_cuda_block_spmv(const Options& o, cuda::DeviceMatrix& device, const OperatorVectors& v, std::int64_t nnz,
+                          double single_ms, double copy_bandwidth, json& spmv) {
+  const auto n = static_cast<label>(v.x.size());
+  std::vector<double> xs(static_cast<std::size_t>(n) * o.block), ys(xs.size());
+  for (label i = 0; i < n; ++i)
+    for (int j = 0; j < o.block; ++j) xs[static_cast<std::size_t>(i) * o.block + j] = v.x[i] * (1.0 + 0.25 * j);
+  if (o.check) {
+    device.multiply_block(o.block, xs, ys);
+    double worst = 0.0;
+    for (label i = 0; i < n; ++i)
+      for (int j = 0; j < o.block; ++j)
+        worst = std::max(worst,
+                         std::abs(ys[static_cast<std::size_t>(i) * o.block + j] - (1.0 + 0.25 * j) * v.y_ref[i]) /
+                             std::max((1.0 + 0.25 * j) * v.row_scale[i], 1e-300));
+    if (!(worst <= 1e-12))
+      throw std::runtime_error(fmt::format("block: check against the face loop failed: error {:.3g}", worst));
+  }
+  const cuda::TimingStats b = cuda::time_spmv_block(device, o.block, xs, o.warmup, o.repeats);
+  spmv["block"] = {{"vectors", o.block},
+                   {"median_ms", b.median_ms},
+                   {"min_ms", b.min_ms},
+                   {"max_ms", b.max_ms},
+                   {"ratio_to_single", b.median_ms / (o.block * single_ms)},
+                   {"min_bytes", spmv_min_bytes(n, nnz, o.block)},
+                   {"pct_copy_bandwidth",
+                    100.0 * spmv_min_bytes(n, nnz, o.block) / (b.median_ms * 1e-3) / copy_bandwidth}};
+}
+
+/// --mixed: the float32 twin in a matrix of its own (a DeviceCg iterates with the twin of the
+/// matrix it is given), checked and timed against the double SpMV of double_ms.
+/// @return the twin's matrix, for the CG
+cuda::DeviceMatrix time_mixed_spmv(const Options& o, const std::string& format, const PreparedFormat& prepared,
+                                   const OperatorVectors& v, double double_ms, std::vector<double>& y, json& spmv) {
+  cuda::DeviceMatrix mixed = cuda::make_device_matrix(format, prepared.format, prepared.parameters, true);
+  mixed.multiply_mixed(v.x, y);
+  // --- float32 coefficients: each row within a few float32 roundings of its scale
+  const double mixed_error = worst_relative_error(y, v.y_ref, v.row_scale);
+  if (o.check && !(mixed_error <= 1e-6))
+    throw std::runtime_error(fmt::format("mixed: check against the face loop failed: error {:.3g}", mixed_error));
+  const cuda::TimingStats m = cuda::time_spmv(mixed, v.x, o.warmup, o.repeats, false, true);
+  // --- the SpMV the CG runs (the dot product fused), float32 twin and float64
+  const cuda::TimingStats md = cuda::time_spmv(mixed, v.x, o.warmup, o.repeats, false, true, true);
+  const cuda::TimingStats fd = cuda::time_spmv(mixed, v.x, o.warmup, o.repeats, false, false, true);
+  spmv["mixed"] = {{"median_ms", m.median_ms},
+                   {"min_ms", m.min_ms},
+                   {"max_ms", m.max_ms},
+                   {"ratio_to_double", m.median_ms / double_ms},
+                   {"with_dot_median_ms", md.median_ms},
+                   {"double_with_dot_median_ms", fd.median_ms},
+                   {"narrow_fraction", mixed.narrow_fraction()},
+                   {"check_max_rel_error", mixed_error}};
+  return mixed;
+}
+
+/// --mixed: the CG through the float32 twin, against the double CG's iterations_ms.
+void time_mixed_cg(const Options& o, cuda::DeviceMatrix& mixed, const std::vector<double>& diag_op,
+                   const std::vector<double>& b_op, double iterations_ms, json& cg) {
+  const auto n = static_cast<label>(b_op.size());
+  cuda::DeviceCg solver(mixed, diag_op);
+  std::vector<double> x(n, 0.0);
+  const SolverPerformance m = solver.solve(x, b_op, cg_settings(o));
+  const double mixed_ms = solver.last_iterations_ms();
+  cg["mixed"] = {{"iterations", m.iterations},
+                 {"converged", m.converged},
+                 {"final_residual", m.final_residual},
+                 {"replacements", solver.last_replacements()},
+                 {"iterations_ms", mixed_ms},
+                 {"ms_per_iteration", m.iterations > 0 ? mixed_ms / m.iterations : 0.0},
+                 {"time_ratio_to_double", iterations_ms > 0 ? mixed_ms / iterations_ms : 0.0}};
+}
+
+/// --block: o.block solves one by one against one block CG of all of them (right-hand sides b
+/// scaled by 1, 1.5, 2 and shifted, so that they stop apart).
+void time_block_cg(const Options& o, cuda::DeviceMatrix& device, const std::vector<double>& diag_op,
+                   const std::vector<double>& b_op, json& cg) {
+  const auto n = static_cast<label>(b_op.size());
+  const int k = o.block;
+  std::vector<double> b_block(static_cast<std::size_t>(n) * k), x_block(b_block.size(), 0.0), bj(n);
+  for (label i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) b_block[static_cast<std::size_t>(i) * k + j] = b_op[i] * (1.0 + 0.5 * j) + 0.01 * j;
+  double one_by_one_ms = 0.0;
+  json alone = json::array();
+  for (int j = 0; j < k; ++j) {
+    for (label i = 0; i < n; ++i) bj[i] = b_block[static_cast<std::size_t>(i) * k + j];
+    cuda::DeviceCg solver(device, diag_op);
+    std::vector<double> x(n, 0.0);
+    const SolverPerformance perf = solver.solve(x, bj, cg_settings(o));
+    one_by_one_ms += solver.last_iterations_ms();
+    alone.push_back(perf.iterations);
+  }
+  cuda::DeviceCg single(device, diag_op);
+  cuda::DeviceBlockCg block(single, k);
+  json together = json::array();
+  for (const SolverPerformance& perf : block.solve(x_block, b_block, cg_settings(o)))
+    together.push_back(perf.iterations);
+  cg["block"] = {{"vectors", k},
+                 {"one_by_one_ms", one_by_one_ms},
+                 {"together_ms", block.last_iterations_ms()},
+                 {"ratio", block.last_iterations_ms() / one_by_one_ms},
+                 {"iterations_one_by_one", alone},
+                 {"iterations_together", together}};
+}
+
+/// The device CG, timed per iteration against its floor, then its --mixed, --block and
+/// --l2-window variants. mixed: the float32 twin's matrix, or null.
+void time_cuda_cg(const Options& o, const Shared& shared, cuda::DeviceMatrix& device, cuda::DeviceMatrix* mixed,
+                  const std::vector<double>& diag_op, const std::vector<double>& b_op, const FormatFigures& figures,
+                  json& cg) {
+  const auto n = static_cast<label>(b_op.size());
+  // --- a fresh solver per run (the same start), the window on the second only
+  auto solve = [&](bool l2_window, SolverPerformance& perf) {
+    cuda::DeviceCg solver(device, diag_op);
+    solver.set_l2_window(l2_window);
+    std::vector<double> x(n, 0.0);
+    perf = solver.solve(x, b_op, cg_settings(o));
+    return solver.last_iterations_ms();
+  };
+  SolverPerformance perf;
+  const double iterations_ms = solve(false, perf);
+  const double ms_per_it = perf.iterations > 0 ? iterations_ms / perf.iterations : 0.0;
+  const bool jacobi = find_preconditioner(o.cg_preconditioner).cg_step == CgStep::jacobi;
+  const double floor_ms = cg_floor_bytes(n, figures.nnz, jacobi) / shared.copy_bandwidth * 1e3;
+  cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
+        {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
+        {"ms_per_iteration", ms_per_it}, {"floor_ms_per_iteration", floor_ms},
+        {"ratio_to_floor", floor_ms > 0 ? ms_per_it / floor_ms : 0.0},
+        {"iterations_ms", iterations_ms}};
+  if (mixed) time_mixed_cg(o, *mixed, diag_op, b_op, iterations_ms, cg);
+  if (o.block > 1 && device.max_block() >= o.block &&
+      find_preconditioner(o.cg_preconditioner).cg_step != CgStep::applied)
+    time_block_cg(o, device, diag_op, b_op, cg);
+  if (o.l2_window) {
+    SolverPerformance windowed;
+    const double windowed_ms = solve(true, windowed);
+    cg["l2_window"] = {{"iterations", windowed.iterations},
+                       {"ms_per_iteration", windowed.iterations > 0 ? windowed_ms / windowed.iterations : 0.0}};
+  }
+}
+
+/// The cuda backend's part of a combination: the upload, the SpMV and the CG with the variants the
+/// options ask for.
+void run_on_cuda(const Options& o, const Shared& shared, const std::string& format, const PreparedFormat& prepared,
+                 const FormatFigures& figures, double setup_seconds, const OperatorVectors& v, json& row, json& spmv,
+                 json& cg) {
+  const label n = shared.matrix.n_rows();
+  auto t0 = clock_type::now();
+  cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+  const double upload = seconds_since(t0);
+  row["setup_s"] = {{"ordering", prepared.ordering_seconds}, {"csr", prepared.csr_seconds},
+                    {"build", prepared.build_seconds}, {"tuning", prepared.tuning.seconds}, {"upload", upload},
+                    {"total", setup_seconds + upload}};
+  row["footprint_bytes"] = device.footprint_bytes();
+  std::vector<double> y(n);
+  const cuda::TimingStats t =
+      time_cuda_spmv(o, device, v, spmv_min_bytes(n, figures.nnz), shared.copy_bandwidth, y, spmv);
+  if (o.block > 1 && device.max_block() >= o.block)
+    time_cuda_block_spmv(o, device, v, figures.nnz, t.median_ms, shared.copy_bandwidth, spmv);
+  const auto& with_twin = cuda::mixed_format_names();
+  std::optional<cuda::DeviceMatrix> mixed;
+  if (o.mixed && std::find(with_twin.begin(), with_twin.end(), format) != with_twin.end())
+    mixed.emplace(time_mixed_spmv(o, format, prepared, v, t.median_ms, y, spmv));
+  if (!o.no_cg) time_cuda_cg(o, shared, device, mixed ? &*mixed : nullptr, v.diag, v.b, figures, cg);
+}
+
+/// The reference SpMV: checked against the face loop (an error fatal with --check) and timed, the
+/// median of 3 to 11 runs.
+void time_reference_spmv(const Options& o, const ReferenceOperator& op, const OperatorVectors& v, double min_bytes,
+                         json& spmv) {
+  std::vector<double> y(v.x.size());
+  op.multiply(v.x, y);
+  const double err = worst_relative_error(y, v.y_ref, v.row_scale);
+  spmv["check_max_rel_error"] = err;
+  if (o.check && !(err <= 1e-12))
+    throw std::runtime_error(fmt::format("check against the face loop failed: error {:.3g}", err));
+  const int repeats = std::max(3, std::min(o.repeats, 11));
+  std::vector<double> ms(repeats);
+  for (auto& m : ms) {
+    const auto t0 = clock_type::now();
+    op.multiply(v.x, y);
+    m = seconds_since(t0) * 1e3;
+  }
+  std::sort(ms.begin(), ms.end());
+  spmv["median_ms"] = ms[repeats / 2];
+  spmv["min_ms"] = ms.front();
+  spmv["max_ms"] = ms.back();
+  spmv["repeats"] = repeats;
+  spmv["effective_GBs"] = min_bytes / (ms[repeats / 2] * 1e-3) / 1e9;
+}
+
+/// The reference CG: one solve timed whole, and its iterations alone as fvmmini-cpu-bench and the
+/// device CG count them (no floor: the copy bandwidth measured is the device's; fvmmini-cpu-bench
+/// has the host's).
+void time_reference_cg(const Options& o, const ReferenceOperator& op, const std::vector<double>& b_op, json& cg) {
+  std::vector<double> x(b_op.size(), 0.0);
+  CgWorkspace work;
+  const auto t0 = clock_type::now();
+  const SolverPerformance perf = reference_cg(op, x, b_op, cg_settings(o), work);
+  const double total_ms = seconds_since(t0) * 1e3;
+  const Timing per_iteration =
+      cg_ms_per_iteration(op, b_op, parse_preconditioner(o.cg_preconditioner), 10, 3);
+  cg = {{"preconditioner", o.cg_preconditioner}, {"iterations", perf.iterations}, {"converged", perf.converged},
+        {"initial_residual", perf.initial_residual}, {"final_residual", perf.final_residual},
+        {"ms_per_iteration", per_iteration.median_ms}, {"total_ms", total_ms}};
+}
+
+/// The reference backend's part of a combination: the operator, the SpMV and the CG.
+void run_on_reference(const Options& o, const Shared& shared, PreparedFormat prepared, const FormatFigures& figures,
+                      double setup_seconds, const OperatorVectors& v, json& row, json& spmv, json& cg) {
+  auto op = make_reference_operator(shared.matrix, std::move(prepared));
+  const PreparedFormat& p = op->prepared();
+  row["setup_s"] = {{"ordering", p.ordering_seconds}, {"csr", p.csr_seconds}, {"build", p.build_seconds},
+                    {"tuning", p.tuning.seconds}, {"total", setup_seconds}};
+  row["footprint_bytes"] = figures.footprint_bytes;
+  time_reference_spmv(o, *op, v, spmv_min_bytes(shared.matrix.n_rows(), figures.nnz), spmv);
+  if (!o.no_cg) time_reference_cg(o, *op, v.b, cg);
+}
+
+/// One format x ordering x backend; fills `row` and sets completed (or throws with the reason).
+void run_combination(const Options& o, const Shared& shared, const std::string& format,
+                     const FormatParameters& parameters, const std::string& ordering, const Permutation& base,
+                     double ordering_seconds, const std::string& backend, json& row) {
+  PreparedFormat prepared =
+      set_up_format(o, shared.matrix, format, parameters, ordering, base, ordering_seconds, backend);
+  const FormatFigures figures = prepared.format.figures();
+  record_format(format, prepared, figures, row);
+  const double setup_seconds =
+      prepared.ordering_seconds + prepared.csr_seconds + prepared.build_seconds + prepared.tuning.seconds;
+  const OperatorVectors v = operator_vectors(shared, prepared.permutation);
+  json spmv, cg;
+  spmv["min_bytes"] = spmv_min_bytes(shared.matrix.n_rows(), figures.nnz);
+  if (backend == "cuda")
+    run_on_cuda(o, shared, format, prepared, figures, setup_seconds, v, row, spmv, cg);
+  else
+    run_on_reference(o, shared, std::move(prepared), figures, setup_seconds, v, row, spmv, cg);
   row["spmv"] = spmv;
   if (!cg.is_null()) row["cg"] = cg;
   row["completed"] = true;
