@@ -10,13 +10,11 @@
 #include "app/key_path.hpp"
 #include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
+#include "app/vtk_writer.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/flow_step_factory.hpp"
 #include "mesh/geometry.hpp"
 #include "solvers/make_linear_solver.hpp"
-#if FVMMINI_HAVE_VTK
-#include "app/vtk_writer.hpp"
-#endif
 
 namespace fvmmini {
 
@@ -59,19 +57,16 @@ class FlowOutput {
   FlowOutput(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
              std::span<const label> global_cell)
       : directory_(context.output_directory), ranks_(*context.ranks), mesh_(mesh), geometry_(geometry) {
-#if FVMMINI_HAVE_VTK
     if (c.get_bool("output.vtk"))
-      vtk_.emplace(mesh, directory_, fields_basename, ranks_, std::vector<label>(global_cell.begin(), global_cell.end()));
-#endif
+      vtk_.emplace(mesh, directory_, fields_basename, ranks_,
+                   std::vector<label>(global_cell.begin(), global_cell.end()));
     if (c.get_bool("sampling.centrelines"))
       sampler_.emplace(geometry, cavity_centrelines(mesh, static_cast<int>(c.get_int("sampling.points")), ranks_),
                        ranks_, global_cell);
   }
 
   /// Write everything this case asks for at `time`; dt is the last step (for the cell diagnostics).
-  void write(const FlowOperators& operators, const FlowState& state, [[maybe_unused]] double time,
-             [[maybe_unused]] double dt) {
-#if FVMMINI_HAVE_VTK
+  void write(const FlowOperators& operators, const FlowState& state, double time, double dt) {
     if (vtk_) {
       const label n = mesh_.n_cells;
       std::vector<Vec3> velocity(n);
@@ -85,7 +80,6 @@ class FlowOutput {
       const std::span<const double> pressure = std::span<const double>(state.pressure).first(n);  // not the ghosts
       vtk_->write(time, {{"p", pressure}, {"Co", courant}, {"continuityError", continuity}}, {{"U", velocity}});
     }
-#endif
     if (sampler_) {
       const auto gradient = [&](int i, label c) { return operators.velocity_gradient(state, i, c); };
       const auto samples = sampler_->sample({state.velocity[0], state.velocity[1], state.velocity[2]}, gradient,
@@ -97,25 +91,15 @@ class FlowOutput {
 
   std::filesystem::path centreline_file() const { return directory_ / centrelines_name; }
   bool samples() const { return sampler_.has_value(); }
-  bool vtk() const {
-#if FVMMINI_HAVE_VTK
-    return vtk_.has_value();
-#else
-    return false;
-#endif
-  }
-#if FVMMINI_HAVE_VTK
+  bool vtk() const { return vtk_.has_value(); }
   std::filesystem::path collection() const { return vtk_ ? vtk_->collection_path() : std::filesystem::path{}; }
-#endif
 
  private:
   std::filesystem::path directory_;
   const Communicator& ranks_;
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
-#if FVMMINI_HAVE_VTK
   std::optional<VtkSeriesWriter> vtk_;
-#endif
   std::optional<CentrelineSampler> sampler_;
 };
 
@@ -216,9 +200,7 @@ class FlowSimulation final : public Simulation {
     results["momentumResidual"] = report_.momentum_residual;
     results["velocityChange"] = report_.velocity_change;
     if (output_.samples()) results["centrelines"] = output_.centreline_file().filename().string();
-#if FVMMINI_HAVE_VTK
     if (output_.vtk()) results["vtk"] = output_.collection().filename().string();
-#endif
     if (!steady_time_) return {};
     const SteadyStateSettings& s = steady_.settings();
     return fmt::format(

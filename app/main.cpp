@@ -21,6 +21,7 @@
 #include "app/rank_failure.hpp"
 #include "app/run_case.hpp"
 #include "app/run_context.hpp"
+#include "app/vtk_writer.hpp"
 #include "base/printable.hpp"
 #include "mesh/mesh_error.hpp"
 #include "mesh/mesh_size.hpp"
@@ -131,12 +132,10 @@ int main(int argc, char** argv) {
 
   try {
     const fvmmini::ResolvedCase resolved = fvmmini::load_case(case_file, overrides);
-#ifndef FVMMINI_HAVE_VTK
-    if (resolved.get_bool("output.vtk"))
+    if (resolved.get_bool("output.vtk") && !fvmmini::vtk_output_available())
       throw fvmmini::CaseError(resolved.where("output.vtk"),
                                "output.vtk is true, but this build of fvmmini has no VTK output (built with "
                                "FVMMINI_WITH_VTK=OFF); set output.vtk: false or rebuild with VTK");
-#endif
     if (dry) return dry_run(resolved, quiet);
 
     fvmmini::RunContext context;

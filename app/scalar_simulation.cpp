@@ -9,11 +9,9 @@
 #include "app/key_path.hpp"
 #include "app/output_folder.hpp"
 #include "app/settings_keys.hpp"
+#include "app/vtk_writer.hpp"
 #include "discretisation/scalar_problem.hpp"
 #include "solvers/make_linear_solver.hpp"
-#if FVMMINI_HAVE_VTK
-#include "app/vtk_writer.hpp"
-#endif
 
 namespace fvmmini {
 
@@ -117,12 +115,8 @@ class ScalarSimulation final : public Simulation {
         throw SolverSetupError("T", e.what());  // Staircase alpha, a cuda-only format: a case error
       }
     }
-#if FVMMINI_HAVE_VTK
     if (c.get_bool("output.vtk")) vtk_.emplace(mesh, context.output_directory, fields_basename, ranks,
                                                std::vector<label>(global_cell.begin(), global_cell.end()));
-#else
-    (void)global_cell;
-#endif
   }
 
   std::string describe() const override {
@@ -154,8 +148,7 @@ class ScalarSimulation final : public Simulation {
     return outcome;
   }
 
-  void write([[maybe_unused]] double time, double) override {
-#if FVMMINI_HAVE_VTK
+  void write(double time, double) override {
     if (!vtk_) return;
     std::vector<ScalarCellField> fields{{"T", problem_->field()}};
     const auto exact = problem_->exact_field(time);
@@ -167,7 +160,6 @@ class ScalarSimulation final : public Simulation {
       fields.push_back({"T_error", error});
     }
     vtk_->write(time, fields);
-#endif
   }
 
   std::string finish(RunSummary& summary, bool failed) override {
@@ -185,9 +177,7 @@ class ScalarSimulation final : public Simulation {
                            time_, error->l2, error->max);
       results["error"] = {{"l2", error->l2}, {"max", error->max}};
     }
-#if FVMMINI_HAVE_VTK
     if (vtk_) results["vtk"] = vtk_->collection_path().filename().string();
-#endif
     return lines;
   }
 
@@ -199,9 +189,7 @@ class ScalarSimulation final : public Simulation {
   std::unique_ptr<LinearSolver> solver_;
   NonOrthogonalLoopRecord correction_;
   double time_ = 0.0;
-#if FVMMINI_HAVE_VTK
   std::optional<VtkSeriesWriter> vtk_;
-#endif
 };
 
 }  // namespace

@@ -147,6 +147,8 @@ std::optional<std::pair<int, std::vector<label>>> native_cell(const FaceLoops& f
 
 }  // namespace
 
+bool vtk_output_available() { return true; }
+
 struct VtkSeriesWriter::Impl {
   std::filesystem::path directory;
   std::string basename;

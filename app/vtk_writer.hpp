@@ -7,7 +7,8 @@
 // Cells whose faces make a hexahedron, tetrahedron, wedge or pyramid are written
 // as those native VTK types, every other cell as a VTK_POLYHEDRON. Every file is
 // written under a temporary name and renamed when complete.
-// Compiled only with FVMMINI_WITH_VTK (then FVMMINI_HAVE_VTK is defined to 1).
+// The one place that owns VTK output: vtk_writer.cpp implements it with FVMMINI_WITH_VTK=ON,
+// no_vtk_writer.cpp without VTK (nothing can be written there), so no caller needs an #if.
 
 #include <filesystem>
 #include <memory>
@@ -19,6 +20,10 @@
 #include "mesh/mesh.hpp"
 
 namespace fvmmini {
+
+/// Whether this build writes VTK. Without it the command line refuses output.vtk: true before
+/// anything runs, and constructing a VtkSeriesWriter throws.
+bool vtk_output_available();
 
 struct ScalarCellField {
   std::string name;
