@@ -18,6 +18,7 @@
 #include "linalg/ordering/orderings.hpp"
 #include "linalg/solver_settings.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/krylov/krylov_table.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
@@ -77,8 +78,6 @@ std::string units_text(const Units& units) {
   for (const auto& unit : units) text += fmt::format("{}{} ({})", text.empty() ? "" : ", ", unit.name, unit.summary);
   return text;
 }
-std::string preconditioner_text() { return units_text(preconditioner_table()); }
-std::string ordering_text() { return units_text(ordering_table()); }
 
 /// A format parameter as a case key: its type, range and doc from the format unit's spec.
 void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const std::vector<std::string>& readers) {
@@ -117,12 +116,17 @@ void add_solver_keys(KeySpec& field) {
             "the sparse storage format of the matrix; auto: " + auto_format_text())
       .default_value(defaults.format)
       .values(formats);
-  field.add("ordering", KeyType::enumeration, "the row ordering applied before the format is built: " + ordering_text())
+  field.add("ordering", KeyType::enumeration,
+            "the row ordering applied before the format is built: " + units_text(ordering_table()))
       .default_value(defaults.ordering)
       .values(ordering_names());
   for (const auto& key : format_parameter_keys()) add_format_parameter_key(field, *key.spec, key.formats);
-  // --- The preconditioner: the names the units answer to, and each unit's keys only under it.
-  field.add("preconditioner", KeyType::enumeration, "the preconditioner: " + preconditioner_text())
+  // --- The Krylov method and the preconditioner: the names their units answer to, and each
+  //     preconditioner unit's keys only under it.
+  field.add("solver", KeyType::enumeration, "the Krylov method: " + units_text(krylov_table()))
+      .default_value(defaults.solver)
+      .values(krylov_names());
+  field.add("preconditioner", KeyType::enumeration, "the preconditioner: " + units_text(preconditioner_table()))
       .default_value(defaults.preconditioner)
       .values(preconditioner_words());
   for (const auto& [key, readers] : preconditioner_keys())

@@ -11,6 +11,7 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   auto settings = read_settings<SolverSettings>(resolved, "solvers." + field);
   settings.format = resolved.get_string(base + "format");
   settings.ordering = resolved.get_string(base + "ordering");
+  settings.solver = resolved.get_string(base + "solver");
   settings.preconditioner = parse_preconditioner(resolved.get_string(base + "preconditioner"));  // jacobi: diagonal
   // --- the format keys the case gives (the schema declared and checked them from the same specs);
   //     the others take the format's defaults at set-up, which can so tell a default from a choice

@@ -8,6 +8,7 @@
 
 #include "linalg/ordering/orderings.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/krylov/krylov_table.hpp"
 #include "solvers/make_linear_solver.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
@@ -62,9 +63,15 @@ std::string format_help_text() {
   return text;
 }
 
-std::string preconditioner_and_ordering_help_text() {
-  std::string text = "\nPreconditioners (solvers.<field>.preconditioner):\n";
+std::string solver_help_text() {
+  std::string text = "\nKrylov methods (solvers.<field>.solver):\n";
   std::size_t width = 0;
+  for (const auto& unit : krylov_table()) width = std::max(width, unit.name.size());
+  for (const auto& unit : krylov_table())
+    text += fmt::format("  {:<{}}  {:<15}  {}\n", unit.name, width,
+                        fmt::format("{}", fmt::join(krylov_backends(unit.name), ", ")), unit.summary);
+  text += "\nPreconditioners (solvers.<field>.preconditioner):\n";
+  width = 0;
   for (const auto& unit : preconditioner_table()) width = std::max(width, unit.name.size());
   for (const auto& unit : preconditioner_table()) {
     const std::string aliases =

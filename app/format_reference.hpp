@@ -1,5 +1,5 @@
 #pragma once
-// The storage formats, preconditioners and orderings as users read about them, made from their
+// The storage formats, Krylov methods, preconditioners and orderings as users read about them, made from their
 // units: the tables of docs/cases.md (fvmmini --list-formats prints them) and the --help footer.
 
 #include <string>
@@ -11,8 +11,9 @@ std::string format_reference_markdown();
 
 /// One line per format for --help: "  staircase   reference, cuda   Staircase SELL: ...".
 std::string format_help_text();
-/// The --help lines of the preconditioners ("  DIC   reference, cuda   incomplete Cholesky ...") and
-/// the orderings ("  cm   Cuthill-McKee ..."), from their unit tables.
-std::string preconditioner_and_ordering_help_text();
+/// The --help lines of the Krylov methods and the preconditioners, with their backends ("  DIC
+/// reference, cuda   incomplete Cholesky ..."), and of the orderings ("  cm   Cuthill-McKee ..."),
+/// from their unit tables.
+std::string solver_help_text();
 
 }  // namespace fvmmini

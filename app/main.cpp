@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
   app.add_flag("--list-formats", list_formats,
                "print the storage formats, their backends and their case keys (Markdown, as in docs/cases.md)");
-  app.footer(fvmmini::format_help_text() + fvmmini::preconditioner_and_ordering_help_text() +
+  app.footer(fvmmini::format_help_text() + fvmmini::solver_help_text() +
              "\nEnvironment:\n"
              "  OMP_NUM_THREADS       the host's threads (set-up, the host step, the reference backend)\n"
              "  " + std::string(fvmmini::memory_limit_variable) +

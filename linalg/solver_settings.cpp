@@ -20,10 +20,6 @@ E parse_name(const std::vector<std::string>& names, const std::string& text, con
 
 }  // namespace
 
-const std::vector<std::string>& krylov_solver_names() {
-  static const std::vector<std::string> names{"CG"};
-  return names;
-}
 const std::vector<std::string>& triangular_solve_names() {
   static const std::vector<std::string> names{"levels", "cusparse"};
   return names;
@@ -48,16 +44,12 @@ const std::vector<std::string>& transport_names() {
   static const std::vector<std::string> names{"auto", "nccl", "mpi", "ipc"};
   return names;
 }
-const std::string& name(KrylovSolver solver) { return krylov_solver_names().at(static_cast<std::size_t>(solver)); }
 const std::string& name(Backend backend) { return backend_names().at(static_cast<std::size_t>(backend)); }
 const std::string& name(TriangularSolve solve) {
   return triangular_solve_names().at(static_cast<std::size_t>(solve));
 }
 const std::string& name(Smoother smoother) { return smoother_names().at(static_cast<std::size_t>(smoother)); }
 Smoother parse_smoother(const std::string& text) { return parse_name<Smoother>(smoother_names(), text, "smoother"); }
-KrylovSolver parse_krylov_solver(const std::string& text) {
-  return parse_name<KrylovSolver>(krylov_solver_names(), text, "solver");
-}
 TriangularSolve parse_triangular_solve(const std::string& text) {
   return parse_name<TriangularSolve>(triangular_solve_names(), text, "triangularSolve");
 }
@@ -90,8 +82,8 @@ double PreconditionerInfo::operator_complexity() const {
   return nnz / static_cast<double>(grid_levels.front().nnz);
 }
 
-std::string solver_name(const std::string& preconditioner, const std::string& format) {
-  return fmt::format("{}[{}]", preconditioner == "none" ? std::string("CG") : preconditioner + "PCG", format);
+std::string solver_name(const SolverSettings& s, const std::string& format) {
+  return fmt::format("{}[{}]", s.preconditioner == "none" ? s.solver : s.preconditioner + "P" + s.solver, format);
 }
 
 std::string format_solve_line(const SolverPerformance& p) {

@@ -22,8 +22,6 @@ namespace fvmmini {
 /// nCellsInCoarsestLevel is bounded by it.
 constexpr label max_direct_rows = 1024;
 
-/// The Krylov method (the systems are symmetric).
-enum class KrylovSolver { cg };
 /// GAMG's smoother on every level but the coarsest: jacobi (damped by 0.9) or mcsgs (a symmetric
 /// multicolour Gauss-Seidel sweep, forward and backward).
 enum class Smoother { jacobi, mcsgs };
@@ -47,21 +45,18 @@ enum class Backend { reference, cuda, automatic };
 
 // Each enum's one name table (in enum order, as case files and logs write them), its name and
 // its parser. @throws std::invalid_argument on an unknown name, listing the known ones
-const std::vector<std::string>& krylov_solver_names();    ///< CG
 const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
 const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::vector<std::string>& l2_window_names();        ///< auto, on, off
 const std::vector<std::string>& precision_names();        ///< double, mixed
 const std::vector<std::string>& transport_names();        ///< auto, nccl, mpi, ipc
-const std::string& name(KrylovSolver solver);
 const std::string& name(Backend backend);
 const std::string& name(TriangularSolve solve);
 const std::string& name(Smoother smoother);
 const std::string& name(L2WindowSetting setting);
 const std::string& name(Precision precision);
 const std::string& name(Transport transport);
-KrylovSolver parse_krylov_solver(const std::string& text);
 Backend parse_backend(const std::string& text);
 TriangularSolve parse_triangular_solve(const std::string& text);
 Smoother parse_smoother(const std::string& text);
@@ -122,7 +117,8 @@ void declare_keys(Keys& keys, GamgSettings& g) {
 }
 
 struct SolverSettings {
-  KrylovSolver solver = KrylovSolver::cg;
+  /// A Krylov unit's name (solvers/krylov/krylov_table.hpp): CG.
+  std::string solver = "CG";
   /// A preconditioner unit's name (solvers/preconditioners/preconditioner_table.hpp): none,
   /// diagonal, DIC, mcsgs, GAMG.
   std::string preconditioner = "none";
@@ -143,13 +139,11 @@ struct SolverSettings {
 };
 
 /// The case keys of solvers.<field> (app/settings_keys.hpp) but the tables': format, ordering and
-/// the format parameters come from the format tables of registry/, preconditioner from the
-/// preconditioner units of solvers/, which also say under which preconditioners each of the keys
-/// below applies; the app adds them after these.
+/// the format parameters come from the format tables of registry/, solver and preconditioner from
+/// the Krylov and preconditioner units of solvers/, which also say under which preconditioners
+/// each of the keys below applies; the app adds them after these.
 template <class Keys>
 void declare_keys(Keys& keys, SolverSettings& s) {
-  keys.enumeration("solver", s.solver, "the Krylov method (the matrices are symmetric)", krylov_solver_names(),
-                   parse_krylov_solver, name);
   keys.add("sweeps", s.sweeps, "mcsgs: symmetric Gauss-Seidel sweeps per application")
       .min(1)
       .max(100);
@@ -284,9 +278,10 @@ struct SolveTiming {
 };
 
 
-/// The solve line's solver name as OpenFOAM writes it, with the format: "CG[csr]" without a
-/// preconditioner, else the preconditioner's name before PCG: "DICPCG[staircase]", "diagonalPCG[csr]".
-std::string solver_name(const std::string& preconditioner, const std::string& format);
+/// The solve line's solver name as OpenFOAM writes it, with the format: the method's name without a
+/// preconditioner ("CG[csr]"), else the preconditioner's name, P and the method's:
+/// "DICPCG[staircase]", "diagonalPCG[csr]".
+std::string solver_name(const SolverSettings& settings, const std::string& format);
 
 /// The OpenFOAM-style line: "CG[csr]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41".
 std::string format_solve_line(const SolverPerformance& performance);

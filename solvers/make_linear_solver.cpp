@@ -9,13 +9,15 @@
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
 #include "solvers/distributed/distributed_operator.hpp"
-#include "solvers/krylov/reference_cg.hpp"
+#include "solvers/krylov/krylov_table.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
 
-// cuda_format_files(), cuda_preconditioner_files(): the CUDA library's unit files, known in every build
+// cuda_format_files(), cuda_krylov_files(), cuda_preconditioner_files(): the CUDA library's unit
+// files, known in every build
 #include "cuda_format_files.inc"
+#include "cuda_krylov_files.inc"
 #include "cuda_preconditioner_files.inc"
 
 namespace {
@@ -31,6 +33,7 @@ class ReferenceSolver final : public LinearSolver {
         op_(make_reference_operator(
             m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer(), model))),
         permuted_(!op_->prepared().permutation.is_identity()),
+        krylov_(find_krylov(s.solver).make()),
         preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
                         system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm,
                                            .global_rows = system->global_rows}
@@ -50,21 +53,22 @@ class ReferenceSolver final : public LinearSolver {
   SolverPerformance solve(std::span<double> x, std::span<const double> b, const std::string& field) override {
     const HostOperator& a = distributed_ ? static_cast<const HostOperator&>(*distributed_) : *op_;
     if (!permuted_) {
-      auto perf = reference_cg(a, x, b, settings_, work_, &preconditioner_);
+      auto perf = krylov_->solve(a, x, b, settings_, preconditioner_);
       perf.field = field;
       return perf;
     }
-    // --- into the operator's numbering once, CG there, back once
+    // --- into the operator's numbering once, the Krylov method there, back once
     const Permutation& p = op_->prepared().permutation;
     permute_to_new(p, x, x_op_);
     permute_to_new(p, b, b_op_);
-    auto perf = reference_cg(a, x_op_, b_op_, settings_, work_, &preconditioner_);
+    auto perf = krylov_->solve(a, x_op_, b_op_, settings_, preconditioner_);
     permute_to_old(p, x_op_, x);
     perf.field = field;
     return perf;
   }
-  /// One block CG where the format has a multi-vector SpMV and the preconditioner is none or
-  /// diagonal (each system as solve() gives it, bit for bit); else one solve after another.
+  /// All k systems in one solve where the Krylov method solves them together (CG: the format has a
+  /// multi-vector SpMV and the preconditioner is fused; each system as solve() gives it, bit for
+  /// bit); else one solve after another.
   std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
                                              std::span<const std::span<const double>> b,
                                              std::span<const std::string> fields) override {
@@ -81,7 +85,7 @@ class ReferenceSolver final : public LinearSolver {
         x_block_[static_cast<std::size_t>(i) * k + j] = x[j][p.new_to_old[i]];
         b_block_[static_cast<std::size_t>(i) * k + j] = b[j][p.new_to_old[i]];
       }
-    std::vector<SolverPerformance> perf = reference_block_cg(*op_, k, x_block_, b_block_, settings_, block_work_);
+    std::vector<SolverPerformance> perf = krylov_->solve_block(*op_, k, x_block_, b_block_, settings_);
     for (int j = 0; j < k; ++j) {
       for (label i = 0; i < n; ++i) x[j][p.new_to_old[i]] = x_block_[static_cast<std::size_t>(i) * k + j];
       perf[j].field = fields[j];
@@ -90,8 +94,7 @@ class ReferenceSolver final : public LinearSolver {
   }
   /// Not across ranks: the reference backend solves a rank's systems one after another there.
   bool solves_together(int k) const override {
-    const bool fused = cg_step(settings_) != CgStep::applied;
-    return k >= 2 && k <= max_block_vectors && fused && !distributed_ && op_->has_multiply_block();
+    return !distributed_ && krylov_->solves_together(*op_, settings_, k);
   }
   void update_coefficients(const LduMatrix& m) override {
     op_->refresh_values(m);
@@ -148,9 +151,8 @@ class ReferenceSolver final : public LinearSolver {
   std::unique_ptr<DistributedOperator> distributed_;  ///< op_ coupled to the other ranks, or null
   bool permuted_;
   std::vector<double> x_op_, b_op_;  ///< x and b in the operator's numbering
-  CgWorkspace work_;
   std::vector<double> x_block_, b_block_;  ///< solve_block's vectors, interleaved, the operator's numbering
-  BlockCgWorkspace block_work_;
+  std::unique_ptr<KrylovMethod> krylov_;  ///< the solver's unit, its work vectors with it
   HostPreconditioner preconditioner_;  ///< in the operator's numbering
   std::string note_;
 };
@@ -186,12 +188,20 @@ std::vector<std::string> format_backends(const std::string& format) {
   return backends;
 }
 
+std::vector<std::string> krylov_backends(const std::string& name) {
+  const KrylovUnit& unit = find_krylov(name);
+  std::vector<std::string> backends{"reference"};
+  const auto& cuda = cuda_krylov_files();
+  if (std::find(cuda.begin(), cuda.end(), unit_file_name(unit.name)) != cuda.end()) backends.push_back("cuda");
+  return backends;
+}
+
 std::vector<std::string> preconditioner_backends(const std::string& name) {
   const PreconditionerUnit& unit = find_preconditioner(name);
   std::vector<std::string> backends{"reference"};
   const auto& cuda = cuda_preconditioner_files();
   if (unit.cg_step != CgStep::applied ||
-      std::find(cuda.begin(), cuda.end(), preconditioner_file_name(unit.name)) != cuda.end())
+      std::find(cuda.begin(), cuda.end(), unit_file_name(unit.name)) != cuda.end())
     backends.push_back("cuda");
   return backends;
 }
@@ -211,6 +221,7 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
                                      : " (auto: no CUDA backend in this build)";
   s.backend = device ? Backend::cuda : Backend::reference;
   s.preconditioner = parse_preconditioner(s.preconditioner);  // an alias as its unit's name
+  find_krylov(s.solver);                                      // an unknown method is an error here
   if (s.format == "auto") s.format = auto_format(name(s.backend));
   if (note) *note = why;
   return s;

@@ -29,6 +29,10 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
 /// @throws std::invalid_argument for an unknown format
 std::vector<std::string> format_backends(const std::string& format);
 
+/// The backends that have a Krylov method: reference always; cuda where the cuda backend has the
+/// unit's twin (solvers/krylov/units/cuda/).
+std::vector<std::string> krylov_backends(const std::string& name);
+
 /// The backends that have a preconditioner (a name or an alias): reference always; cuda where the
 /// CG fuses it or the cuda backend has the unit's twin (solvers/preconditioners/units/cuda/).
 std::vector<std::string> preconditioner_backends(const std::string& name);

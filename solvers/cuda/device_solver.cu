@@ -18,8 +18,7 @@
 #include "solvers/cuda/benchmark.hpp"
 #include "solvers/distributed/cuda/device_ranks.hpp"
 #include "solvers/krylov/cg_rules.hpp"
-#include "solvers/krylov/cuda/device_block_cg.hpp"
-#include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/krylov/cuda/device_krylov.hpp"
 #include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/gamg/cuda/device_gamg.hpp"
 #include "solvers/preconditioners/preconditioner.hpp"
@@ -169,7 +168,7 @@ struct DeviceSolver::Impl {
                                             matrix.n_rows());
       ranks->set_overlap(s.halo_overlap);
     }
-    cg = std::make_unique<DeviceCg>(device, diagonal, ranks.get());
+    cg = find_device_krylov(s.solver).make(device, diagonal, ranks.get());
     if (cg_step(s) == CgStep::applied) {
       GamgRanks across;
       if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
@@ -193,24 +192,25 @@ struct DeviceSolver::Impl {
     device.upload_values(std::span<const double>(values.get(), prepared->format.values().size()));
   }
 
-  /// The block CG of k systems where the settings and the format allow it (made on first use);
-  /// null: solve them one after another. @throws std::invalid_argument unless the three lists of
-  /// solve_block have one length
-  DeviceBlockCg* block_cg(std::size_t systems, std::size_t right_hand_sides, std::size_t fields) {
+  /// The block solver of k systems where the method, the settings and the format allow it (made
+  /// on first use); null: solve them one after another. @throws std::invalid_argument unless the
+  /// three lists of solve_block have one length
+  DeviceBlockKrylov* block_cg(std::size_t systems, std::size_t right_hand_sides, std::size_t fields) {
     if (right_hand_sides != systems || fields != systems)
       throw std::invalid_argument("solve_block: the solutions, right-hand sides and field names differ in number");
     const int k = static_cast<int>(systems);
     if (!blockable(k)) return nullptr;
-    if (!block || block->vectors() != k) block = std::make_unique<DeviceBlockCg>(*cg, k);
+    if (!block || block->vectors() != k) block = cg->make_block(k);
     return block.get();
   }
 
-  /// Whether k systems go through one block CG: preconditioner none or diagonal (fused into its
-  /// passes) and a format with a multi-vector SpMV of k vectors, its dot product fused.
+  /// Whether k systems go through one block solve: a method that has one (CG's block CG), the
+  /// preconditioner fused into its passes (none or diagonal) and a format with a multi-vector
+  /// SpMV of k vectors, its dot product fused.
   bool blockable(int k) {
     const bool fused = cg_step(settings) != CgStep::applied;
-    return k >= 2 && k <= device.spmv().max_block() && fused && device.spmv().dot_partial_count() > 0 &&
-           !device.mixed();
+    return k >= 2 && cg->has_block() && k <= device.spmv().max_block() && fused &&
+           device.spmv().dot_partial_count() > 0 && !device.mixed();
   }
 
   /// Device work of the solver waits for `caller`'s queue so far.
@@ -237,8 +237,8 @@ struct DeviceSolver::Impl {
   DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
   std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
   std::unique_ptr<DeviceRanks> ranks;        ///< the halo and the sums across ranks, or null
-  std::unique_ptr<DeviceCg> cg;              ///< refers to device and ranks
-  std::unique_ptr<DeviceBlockCg> block;      ///< refers to cg; made by block_cg()
+  std::unique_ptr<DeviceKrylov> cg;          ///< the solver's Krylov unit; refers to device and ranks
+  std::unique_ptr<DeviceBlockKrylov> block;  ///< refers to cg; made by block_cg()
   Event fork, join;
   std::string device_name;
   std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
@@ -296,7 +296,7 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<const std::sp
                                                        std::span<const std::string> fields) {
   Impl& m = *impl_;
   const int k = static_cast<int>(x.size());
-  DeviceBlockCg* block = m.block_cg(x.size(), b.size(), fields.size());
+  DeviceBlockKrylov* block = m.block_cg(x.size(), b.size(), fields.size());
   std::vector<SolverPerformance> perf;
   if (!block) {
     for (int j = 0; j < k; ++j) perf.push_back(solve(x[j], b[j], fields[j]));
@@ -323,7 +323,7 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<double* const
                                                        std::span<const std::string> fields, CUstream_st* caller) {
   Impl& m = *impl_;
   const int k = static_cast<int>(x.size());
-  DeviceBlockCg* block = m.block_cg(x.size(), b.size(), fields.size());
+  DeviceBlockKrylov* block = m.block_cg(x.size(), b.size(), fields.size());
   std::vector<SolverPerformance> perf;
   if (!block) {
     for (int j = 0; j < k; ++j) perf.push_back(solve(x[j], b[j], fields[j], caller));

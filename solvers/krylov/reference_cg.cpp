@@ -171,7 +171,7 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
   if (applied && (!m || m->unit().name != find_preconditioner(s.preconditioner).name || !m->applied()))
     throw std::invalid_argument("reference_cg: preconditioner " + s.preconditioner + " is not set up");
   SolverPerformance perf;
-  perf.solver_name = solver_name(s.preconditioner, a.format_name());
+  perf.solver_name = solver_name(s, a.format_name());
   const Communicator& comm = a.communicator();
   if (n == 0 && !comm.distributed()) {
     perf.converged = true;
@@ -219,7 +219,7 @@ std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, 
   if (w.r.size() != kn || static_cast<label>(w.row_sums.size()) != n) w.resize(n, k);
   const bool jacobi = cg_step(s) == CgStep::jacobi;
   std::vector<SolverPerformance> perf(k);
-  for (auto& p : perf) p.solver_name = solver_name(s.preconditioner, a.format_name());
+  for (auto& p : perf) p.solver_name = solver_name(s, a.format_name());
   if (n == 0) {
     for (auto& p : perf) p.converged = true;
     return perf;

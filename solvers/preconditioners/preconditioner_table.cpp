@@ -63,7 +63,7 @@ std::vector<std::string> preconditioner_words() {
   return words;
 }
 
-std::string preconditioner_file_name(const std::string& name) {
+std::string unit_file_name(const std::string& name) {
   std::string file = name;
   std::transform(file.begin(), file.end(), file.begin(), [](unsigned char c) { return std::tolower(c); });
   return file;

@@ -17,6 +17,7 @@
 #include "app/format_reference.hpp"
 #include "app/key_path.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/krylov/krylov_table.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 #include "temp_folder.hpp"
 
@@ -341,7 +342,7 @@ TEST_F(CaseSchemaTest, SolverSettingsComeFromTheResolvedCase) {
                               "solvers:\n  T: {preconditioner: jacobi, relTol: 0.01, maxIter: 77, backend: auto,\n"
                               "      format: staircase, ordering: rcm, sliceHeight: 64, alpha: 0.05, launch: groups}\n");
   const SolverSettings s = solver_settings(c, "T");
-  EXPECT_EQ(s.solver, KrylovSolver::cg);
+  EXPECT_EQ(s.solver, "CG");
   EXPECT_EQ(s.preconditioner, "diagonal");
   EXPECT_DOUBLE_EQ(s.tolerance, 1e-6);
   EXPECT_DOUBLE_EQ(s.rel_tol, 0.01);
@@ -430,6 +431,15 @@ TEST_F(CaseSchemaTest, ThePreconditionerKeysComeFromItsUnits) {
   const auto found = problems(base_case + "solvers:\n  T: {preconditioner: ilu}\n");
   ASSERT_EQ(found.size(), 1u);
   for (const std::string& name : preconditioner_names()) EXPECT_NE(found[0].find(name), std::string::npos) << found[0];
+}
+
+// The solver key is the Krylov units' names.
+TEST_F(CaseSchemaTest, TheSolverKeyIsTheKrylovUnits) {
+  for (const std::string& name : krylov_names())
+    EXPECT_EQ(solver_settings(load(base_case + "solvers:\n  T: {solver: " + name + "}\n"), "T").solver, name);
+  const auto found = problems(base_case + "solvers:\n  T: {solver: GMRES}\n");
+  ASSERT_EQ(found.size(), 1u);
+  for (const std::string& name : krylov_names()) EXPECT_NE(found[0].find(name), std::string::npos) << found[0];
 }
 
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {

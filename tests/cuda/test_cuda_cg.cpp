@@ -20,7 +20,10 @@
 #include "solvers/cuda/device_solver.hpp"
 #include "solvers/krylov/cg_rules.hpp"
 #include "solvers/krylov/cuda/device_cg.hpp"
+#include "solvers/krylov/cuda/device_krylov.hpp"
+#include "solvers/krylov/krylov_table.hpp"
 #include "solvers/krylov/reference_cg.hpp"
+#include "solvers/make_linear_solver.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
@@ -79,7 +82,7 @@ bool expect_agreement(const LduMatrix& m, const std::string& format, const Solve
   const SolverPerformance dev = cg.solve(x_dev, b, s);
 
   const std::string where = format + " / " + s.preconditioner;
-  EXPECT_EQ(dev.solver_name, solver_name(s.preconditioner, format));
+  EXPECT_EQ(dev.solver_name, solver_name(s, format));
   EXPECT_TRUE(ref.converged) << where;
   EXPECT_TRUE(dev.converged) << where;
   EXPECT_NEAR(dev.iterations, ref.iterations, 1) << where;
@@ -105,6 +108,33 @@ TEST_F(CudaCg, CgAndJacobiPcgAgreeWithTheReference) {
       // --- every format solves the box (in natural order at least)
       EXPECT_TRUE(expect_agreement(box, format, settings_for(pc))) << format;
     }
+}
+
+// Every Krylov unit has its CUDA twin, and the cuda backend's solver with it agrees with the
+// reference backend's under none and diagonal: the solve line, iterations within one, the solution.
+TEST_F(CudaCg, EveryKrylovUnitHasADeviceTwinThatAgreesWithTheReference) {
+  const LduMatrix m = test::box_matrix(14, 12, 10, 53);
+  const auto b = test::random_vector(m.n_rows(), 8);
+  for (const KrylovUnit& method : krylov_table()) {
+    EXPECT_EQ(cuda::find_device_krylov(method.name).name, method.name);
+    for (const std::string pc : {"none", "diagonal"}) {
+      SolverSettings s = settings_for(pc);
+      s.solver = method.name;
+      s.format = "csr";
+      std::vector<double> x_ref(m.n_rows(), 0.0), x_dev(m.n_rows(), 0.0);
+      s.backend = Backend::reference;
+      const SolverPerformance r = make_linear_solver(m, s)->solve(x_ref, b, "T");
+      s.backend = Backend::cuda;
+      const SolverPerformance d = cuda::make_cuda_linear_solver(m, s)->solve(x_dev, b, "T");
+      const std::string where = method.name + " / " + pc;
+      EXPECT_EQ(d.solver_name, r.solver_name) << where;
+      EXPECT_TRUE(d.converged) << where;
+      EXPECT_NEAR(d.iterations, r.iterations, 1) << where;
+      double diff = 0.0;
+      for (label i = 0; i < m.n_rows(); ++i) diff = std::max(diff, std::abs(x_dev[i] - x_ref[i]));
+      EXPECT_LT(diff, 1e-7 * max_abs(x_ref)) << where;
+    }
+  }
 }
 
 TEST_F(CudaCg, RepeatRunsAreBitIdenticalInTheDeviceLoopAndWhateverTheCheckInterval) {

@@ -21,6 +21,7 @@
 #include "linalg/ordering/colouring.hpp"
 #include "linalg/ordering/orderings.hpp"
 #include "registry/format_registry.hpp"
+#include "solvers/krylov/krylov_table.hpp"
 #include "solvers/krylov/reference_cg.hpp"
 #include "solvers/make_linear_solver.hpp"
 #include "solvers/preconditioners/preconditioner.hpp"
@@ -432,6 +433,31 @@ TEST(PreconditionerTable, EveryUnitPreconditionsCgAndTakesNewValues) {
     EXPECT_EQ(std::string(e.what()),
               fmt::format("unknown preconditioner 'ilu' (known: {})", fmt::join(preconditioner_names(), ", ")));
   }
+}
+
+// Every Krylov unit with every preconditioner unit: it converges on the reference backend, and the
+// solve line names both as OpenFOAM does. A new unit of either table is tested here by being listed.
+TEST(KrylovTable, EveryMethodConvergesWithEveryPreconditioner) {
+  const LduMatrix m = box_matrix(10, 9, 8, 33);
+  const auto b = random_vector(m.n_rows(), 9);
+  for (const KrylovUnit& method : krylov_table())
+    for (const PreconditionerUnit& preconditioner : preconditioner_table()) {
+      SolverSettings s;
+      s.solver = method.name;
+      s.preconditioner = preconditioner.name;
+      s.tolerance = 1e-10;
+      std::vector<double> x(m.n_rows(), 0.0);
+      const SolverPerformance perf = make_linear_solver(m, s)->solve(x, b, "T");
+      const std::string what = method.name + " with " + preconditioner.name;
+      EXPECT_TRUE(perf.converged) << what;
+      EXPECT_EQ(perf.solver_name,
+                (preconditioner.cg_step == CgStep::none ? method.name : preconditioner.name + "P" + method.name) +
+                    "[csr]")
+          << what;
+    }
+  SolverSettings unknown;
+  unknown.solver = "GMRES";
+  EXPECT_THROW(make_linear_solver(box_matrix(2, 2, 2, 1), unknown), std::invalid_argument);
 }
 
 TEST(Preconditioner, ARefreshGivesTheSameAnswerAsAFreshSetUp) {

@@ -402,7 +402,7 @@ template <int K>
 std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettings& settings) {
   const bool jacobi = cg_step(settings) == CgStep::jacobi;
   std::vector<SolverPerformance> perf(K);
-  for (auto& one : perf) one.solver_name = solver_name(settings.preconditioner, spmv.format_name());
+  for (auto& one : perf) one.solver_name = solver_name(settings, spmv.format_name());
   iterations_ms = 0.0;
   looped = false;
   if (n == 0) {

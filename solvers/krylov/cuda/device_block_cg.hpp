@@ -17,17 +17,17 @@ struct CUstream_st;  // cudaStream_t, without the CUDA headers
 
 namespace fvmmini::cuda {
 
-class DeviceBlockCg {
+class DeviceBlockCg final : public DeviceBlockKrylov {
  public:
   /// @param[in] single the one-system CG whose matrix (with a multi-vector SpMV of k vectors:
   ///            DeviceMatrix::max_block() >= k), diagonal and stream it uses; must outlive this object
   /// @throws CudaError when the matrix has no multi-vector SpMV of k vectors
   DeviceBlockCg(DeviceCg& single, int k);
-  ~DeviceBlockCg();
+  ~DeviceBlockCg() override;
   DeviceBlockCg(const DeviceBlockCg&) = delete;
   DeviceBlockCg& operator=(const DeviceBlockCg&) = delete;
 
-  int vectors() const;
+  int vectors() const override;
 
   /// Solve the k systems, x and b of k n values interleaved by row (x: the guesses in, the
   /// solutions out), preconditioner none or diagonal. As DeviceCg: from the second solve on, the
@@ -36,12 +36,13 @@ class DeviceBlockCg {
   /// @return the k performance records (fields left empty)
   /// @throws SolverError as DeviceCg::solve, for the first system that fails; CudaError for another
   ///         preconditioner
-  std::vector<SolverPerformance> solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings);
+  std::vector<SolverPerformance> solve(std::span<double> x, std::span<const double> b,
+                                       const SolverSettings& settings) override;
   /// The same on the device's own vectors (interleaved): x_device() the guesses in, the solutions
   /// out; b_device() the right-hand sides; whoever writes them orders that work before stream().
-  std::vector<SolverPerformance> solve_resident(const SolverSettings& settings);
-  double* x_device();
-  double* b_device();
+  std::vector<SolverPerformance> solve_resident(const SolverSettings& settings) override;
+  double* x_device() override;
+  double* b_device() override;
   /// Device time of the last solve's iterations (events), milliseconds.
   double last_iterations_ms() const;
   /// Whether solves may run their iterations as the device loop (the default) or in batches.

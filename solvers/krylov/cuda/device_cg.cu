@@ -38,6 +38,7 @@
 #include "solvers/distributed/cuda/device_ranks.hpp"
 #include "solvers/krylov/cg_rules.hpp"
 #include "solvers/krylov/cuda/cg_state.cuh"
+#include "solvers/krylov/cuda/device_block_cg.hpp"
 #include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
@@ -603,6 +604,8 @@ void DeviceCg::set_device_loop(bool on) { impl_->device_loop = on; }
 bool DeviceCg::last_solve_looped() const { return impl_->looped; }
 void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std::max(1, iterations); }
 void DeviceCg::set_preconditioner(DevicePreconditioner* preconditioner) { impl_->preconditioner = preconditioner; }
+
+std::unique_ptr<DeviceBlockKrylov> DeviceCg::make_block(int k) { return std::make_unique<DeviceBlockCg>(*this, k); }
 void DeviceCg::set_l2_window(bool on) { impl_->use_l2_window = on; }
 L2Window DeviceCg::last_l2_window() const { return impl_->window; }
 int DeviceCg::last_replacements() const { return impl_->replacements; }
@@ -627,7 +630,7 @@ SolverPerformance DeviceCg::Impl::iterate(const SolverSettings& settings) {
     throw CudaError("DeviceCg: preconditioner " + settings.preconditioner +
                     (applied ? " is not set up (set_preconditioner)" : " does not take a set-up preconditioner"));
   SolverPerformance perf;
-  perf.solver_name = solver_name(settings.preconditioner, spmv.format_name());
+  perf.solver_name = solver_name(settings, spmv.format_name());
   window = {};
   history_host.clear();
   history_stale = false;

@@ -12,6 +12,7 @@
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/l2_window.hpp"
 #include "linalg/solver_settings.hpp"
+#include "solvers/krylov/cuda/device_krylov.hpp"
 
 struct CUstream_st;  // cudaStream_t, without the CUDA headers
 
@@ -20,19 +21,19 @@ namespace fvmmini::cuda {
 class DevicePreconditioner;
 class DeviceRanks;
 
-class DeviceCg {
+class DeviceCg final : public DeviceKrylov {
  public:
   /// @param[in] matrix on the device; must outlive this object
   /// @param[in] diagonal the matrix diagonal in the matrix's ordering (Jacobi, singularity check)
   /// @param[in] ranks across ranks (matrix is the rank's block): the halo and the sums over ranks,
   ///            every solve then collective; null on one rank. Must outlive this object
   DeviceCg(DeviceMatrix& matrix, std::span<const double> diagonal, DeviceRanks* ranks = nullptr);
-  ~DeviceCg();
+  ~DeviceCg() override;
   DeviceCg(const DeviceCg&) = delete;
   DeviceCg& operator=(const DeviceCg&) = delete;
 
   /// After new values were uploaded to the matrix: new diagonal, row sums recomputed on the device.
-  void refresh(std::span<const double> diagonal);
+  void refresh(std::span<const double> diagonal) override;
 
   /// Solve A x = b (vectors in the matrix's ordering); x holds the initial guess on entry.
   /// The iterations run as one loop on the device, which tests the CG's status after each, so
@@ -46,21 +47,21 @@ class DeviceCg {
   /// nothing.
   /// @throws SolverError on breakdown (p'Ap <= 0, r'M^-1 r <= 0, or not finite), a NaN residual, a
   ///         singular system or a non-positive diagonal under Jacobi
-  SolverPerformance solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings);
+  SolverPerformance solve(std::span<double> x, std::span<const double> b, const SolverSettings& settings) override;
 
   /// The same solve on the device's own vectors: x_device() holds the guess (the solution on
   /// return), b_device() the right-hand side; whoever writes them orders that work before stream().
-  SolverPerformance solve_resident(const SolverSettings& settings);
-  double* x_device();
-  double* b_device();
+  SolverPerformance solve_resident(const SolverSettings& settings) override;
+  double* x_device() override;
+  double* b_device() override;
   /// 1 / diagonal in the matrix's ordering, for a caller that updates the diagonal on the device.
-  double* inverse_diagonal_device();
+  double* inverse_diagonal_device() override;
   /// The stream every kernel of the solver runs on.
-  CUstream_st* stream() const;
+  CUstream_st* stream() const override;
   /// After the caller changed the matrix values and inverse_diagonal_device() on stream(): the
   /// row sums (and the float32 twin's values) are recomputed there. The host-side checks (singular system, positive diagonal for
   /// Jacobi) are not repeated: the caller vouches for a non-singular matrix with positive diagonal.
-  void refresh_on_device();
+  void refresh_on_device() override;
 
   /// The matrix it solves with.
   DeviceMatrix& matrix();
@@ -87,10 +88,14 @@ class DeviceCg {
   void set_check_interval(int iterations);
   /// The preconditioner that settings DIC, mcsgs and GAMG apply (null for none and diagonal); must
   /// outlive the solves.
-  void set_preconditioner(DevicePreconditioner* preconditioner);
+  void set_preconditioner(DevicePreconditioner* preconditioner) override;
   /// Whether each solve keeps a persisting-L2 window over the vector its SpMVs gather (p),
   /// cleared when the solve ends (l2_window.hpp). Off until set.
-  void set_l2_window(bool on);
+  void set_l2_window(bool on) override;
+  /// The block CG of k systems (device_block_cg.hpp), borrowing this one's matrix, diagonal,
+  /// checks and stream.
+  bool has_block() const override { return true; }
+  std::unique_ptr<DeviceBlockKrylov> make_block(int k) override;
   /// The window of the last solve (empty: none).
   L2Window last_l2_window() const;
   /// Residual replacements from the float64 matrix in the last solve (precision mixed: the matrix

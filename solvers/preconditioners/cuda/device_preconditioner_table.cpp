@@ -17,17 +17,17 @@ namespace fvmmini::cuda {
 
 namespace {
 
-/// The twins, checked once: each file is named as its unit (preconditioner_file_name), so that a
+/// The twins, checked once: each file is named as its unit (unit_file_name), so that a
 /// build without CUDA, which knows the files alone, names the same preconditioners.
 const std::vector<const DevicePreconditionerUnit*>& checked_twins() {
   static const std::vector<const DevicePreconditionerUnit*> twins = [] {
     const auto& units = listed_device_preconditioners();
     for (std::size_t i = 0; i < units.size(); ++i)
-      if (preconditioner_file_name(units[i]->name) != cuda_preconditioner_files().at(i))
+      if (unit_file_name(units[i]->name) != cuda_preconditioner_files().at(i))
         throw std::logic_error(fmt::format("solvers/preconditioners/units/cuda/{}.cpp implements '{}': name the "
                                            "file {}.cpp",
                                            cuda_preconditioner_files()[i], units[i]->name,
-                                           preconditioner_file_name(units[i]->name)));
+                                           unit_file_name(units[i]->name)));
     return units;
   }();
   return twins;

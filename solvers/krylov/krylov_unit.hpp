@@ -1,0 +1,48 @@
+#pragma once
+// A Krylov method as one unit: its name, the matrices it is for, and its reference (host)
+// implementation. One file per method in solvers/krylov/units/ defines one, and the list in
+// solvers/CMakeLists.txt is the table (krylov_table.hpp reads it). The cuda backend adds its own
+// implementation by name (units/cuda/, its own list: cuda/device_krylov.hpp). docs/architecture.md,
+// "Adding a Krylov method", walks through one.
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "linalg/solver_settings.hpp"
+#include "registry/host_operator.hpp"
+#include "solvers/preconditioners/preconditioner.hpp"
+
+namespace fvmmini {
+
+/// A Krylov method on the reference backend, its work vectors kept from one solve to the next.
+class KrylovMethod {
+ public:
+  virtual ~KrylovMethod() = default;
+  /// Solve A x = b in the operator's numbering (x: the guess in, the solution out), preconditioned
+  /// as `preconditioner`'s unit says (its cg_step), following solvers/krylov/cg_rules.hpp's
+  /// stopping tests and errors.
+  virtual SolverPerformance solve(const HostOperator& a, std::span<double> x, std::span<const double> b,
+                                  const SolverSettings& settings, HostPreconditioner& preconditioner) = 0;
+  /// Whether solve_block solves k systems of one operator together (one multi-vector SpMV an
+  /// iteration); false: the caller solves them one by one.
+  virtual bool solves_together(const HostOperator&, const SolverSettings&, int /*k*/) const { return false; }
+  /// k systems at once, x and b holding the k vectors interleaved by row (linalg/block_vectors.hpp).
+  /// @pre solves_together(a, settings, k)
+  virtual std::vector<SolverPerformance> solve_block(const HostOperator&, int, std::span<double>,
+                                                     std::span<const double>, const SolverSettings&) {
+    throw std::logic_error("this Krylov method solves one system at a time");
+  }
+};
+
+struct KrylovUnit {
+  std::string name{};     ///< as in case files (solver) and in the solve line: "CG", "DICPCG"
+  std::string summary{};  ///< one line for --help and the docs: what it is, the matrices it is for
+  /// Its reference implementation, with work vectors of its own.
+  std::function<std::unique_ptr<KrylovMethod>()> make{};
+};
+
+}  // namespace fvmmini
