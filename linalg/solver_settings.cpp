@@ -82,10 +82,6 @@ double PreconditionerInfo::operator_complexity() const {
   return nnz / static_cast<double>(grid_levels.front().nnz);
 }
 
-std::string solver_name(const SolverSettings& s, const std::string& format) {
-  return fmt::format("{}[{}]", s.preconditioner == "none" ? s.solver : s.preconditioner + "P" + s.solver, format);
-}
-
 std::string format_solve_line(const SolverPerformance& p) {
   return fmt::format("{}: Solving for {}, Initial residual = {:.6g}, Final residual = {:.6g}, No Iterations {}",
                      p.solver_name, p.field, p.initial_residual, p.final_residual, p.iterations);

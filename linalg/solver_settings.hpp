@@ -278,10 +278,6 @@ struct SolveTiming {
 };
 
 
-/// The solve line's solver name as OpenFOAM writes it, with the format: the method's name without a
-/// preconditioner ("CG[csr]"), else the preconditioner's name, P and the method's:
-/// "DICPCG[staircase]", "diagonalPCG[csr]".
-std::string solver_name(const SolverSettings& settings, const std::string& format);
 
 /// The OpenFOAM-style line: "CG[csr]: Solving for p, Initial residual = 1, Final residual = 9.2e-07, No Iterations 41".
 std::string format_solve_line(const SolverPerformance& performance);

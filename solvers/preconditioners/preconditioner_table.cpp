@@ -73,6 +73,11 @@ std::string parse_preconditioner(const std::string& word) { return find_precondi
 
 CgStep cg_step(const SolverSettings& settings) { return find_preconditioner(settings.preconditioner).cg_step; }
 
+std::string solver_name(const SolverSettings& s, const std::string& format) {
+  const PreconditionerUnit& unit = find_preconditioner(s.preconditioner);
+  return fmt::format("{}[{}]", unit.cg_step == CgStep::none ? s.solver : unit.name + "P" + s.solver, format);
+}
+
 std::string preconditioner_across_ranks(const SolverSettings& settings, int ranks) {
   const PreconditionerUnit& unit = find_preconditioner(settings.preconditioner);
   return unit.across_ranks ? unit.across_ranks(settings, ranks) : "preconditioner on each rank's block";

@@ -33,6 +33,11 @@ std::string unit_file_name(const std::string& name);
 /// How the CG meets the preconditioner of `settings`.
 CgStep cg_step(const SolverSettings& settings);
 
+/// The solve line's solver name as OpenFOAM writes it, with the format: the Krylov method's name
+/// where the CG has no preconditioner step ("CG[csr]"), else the preconditioner's name, P and the
+/// method's: "DICPCG[staircase]", "diagonalPCG[csr]".
+std::string solver_name(const SolverSettings& settings, const std::string& format);
+
 /// How the preconditioner meets the ranks, for a solver's describe line ("GAMG coupled across the
 /// ranks", or "preconditioner on each rank's block").
 std::string preconditioner_across_ranks(const SolverSettings& settings, int ranks);
