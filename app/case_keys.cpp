@@ -107,8 +107,18 @@ void add_format_parameter_key(KeySpec& field, const ParameterSpec& spec, const s
 }
 
 void add_solver_keys(KeySpec& field) {
-  add_settings_keys<SolverSettings>(field);
   const SolverSettings defaults;
+  // --- The Krylov method and the preconditioner first, as the units name them; each preconditioner
+  //     unit's keys apply only under it.
+  field.add("solver", KeyType::enumeration, "the Krylov method: " + units_text(krylov_table()))
+      .default_value(defaults.solver)
+      .values(krylov_names());
+  field.add("preconditioner", KeyType::enumeration, "the preconditioner: " + units_text(preconditioner_table()))
+      .default_value(defaults.preconditioner)
+      .values(preconditioner_words());
+  add_settings_keys<SolverSettings>(field);
+  for (const auto& [key, readers] : preconditioner_keys())
+    for (KeySpec* spec : field.children_named(key)) spec->when("preconditioner", readers);
   // --- Formats and orderings: the names the linear-algebra tables know.
   std::vector<std::string> formats = format_names();
   formats.push_back("auto");
@@ -121,16 +131,6 @@ void add_solver_keys(KeySpec& field) {
       .default_value(defaults.ordering)
       .values(ordering_names());
   for (const auto& key : format_parameter_keys()) add_format_parameter_key(field, *key.spec, key.formats);
-  // --- The Krylov method and the preconditioner: the names their units answer to, and each
-  //     preconditioner unit's keys only under it.
-  field.add("solver", KeyType::enumeration, "the Krylov method: " + units_text(krylov_table()))
-      .default_value(defaults.solver)
-      .values(krylov_names());
-  field.add("preconditioner", KeyType::enumeration, "the preconditioner: " + units_text(preconditioner_table()))
-      .default_value(defaults.preconditioner)
-      .values(preconditioner_words());
-  for (const auto& [key, readers] : preconditioner_keys())
-    for (KeySpec* spec : field.children_named(key)) spec->when("preconditioner", readers);
 }
 
 // --- Physics: poisson (steady) and diffusion (transient) of one scalar field T.
