@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/unit_twins.hpp"
 #include "comm/slowest_median.hpp"
 #include "linalg/block_vectors.hpp"
 #include "registry/format_registry.hpp"

@@ -1,7 +1,6 @@
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -61,12 +60,6 @@ std::vector<std::string> preconditioner_words() {
   for (const PreconditionerUnit& unit : preconditioner_table())
     words.insert(words.end(), unit.aliases.begin(), unit.aliases.end());
   return words;
-}
-
-std::string unit_file_name(const std::string& name) {
-  std::string file = name;
-  std::transform(file.begin(), file.end(), file.begin(), [](unsigned char c) { return std::tolower(c); });
-  return file;
 }
 
 std::string parse_preconditioner(const std::string& word) { return find_preconditioner(word).name; }

@@ -26,10 +26,6 @@ std::vector<std::string> preconditioner_words();
 /// The unit's name for a name or an alias (jacobi -> diagonal). @throws as find_preconditioner
 std::string parse_preconditioner(const std::string& word);
 
-/// The file a unit (a preconditioner's, a Krylov method's) and its CUDA twin are named by: its name
-/// in lower case ("DIC": dic.cpp).
-std::string unit_file_name(const std::string& name);
-
 /// How the CG meets the preconditioner of `settings`.
 CgStep cg_step(const SolverSettings& settings);
 
