@@ -176,6 +176,11 @@ std::unique_ptr<LinearSolver> make_reference_solver(const LduMatrix& matrix, con
   return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm, reference_format(same_pattern));
 }
 
+/// Whether the CUDA library's list of unit files (cuda_*_files()) has `file`.
+bool lists(const std::vector<std::string>& files, const std::string& file) {
+  return std::find(files.begin(), files.end(), file) != files.end();
+}
+
 }  // namespace
 
 std::vector<std::string> format_backends(const std::string& format) {
@@ -184,25 +189,22 @@ std::vector<std::string> format_backends(const std::string& format) {
   if (unit.multiply) backends.push_back("reference");
   std::string file = unit.name;
   std::replace(file.begin(), file.end(), '-', '_');
-  const auto& cuda = cuda_format_files();
-  if (std::find(cuda.begin(), cuda.end(), file) != cuda.end()) backends.push_back("cuda");
+  if (lists(cuda_format_files(), file)) backends.push_back("cuda");
   return backends;
 }
 
 std::vector<std::string> krylov_backends(const std::string& name) {
   const KrylovUnit& unit = find_krylov(name);
   std::vector<std::string> backends{"reference"};
-  const auto& cuda = cuda_krylov_files();
-  if (std::find(cuda.begin(), cuda.end(), unit_file_name(unit.name)) != cuda.end()) backends.push_back("cuda");
+  if (lists(cuda_krylov_files(), unit_file_name(unit.name))) backends.push_back("cuda");
   return backends;
 }
 
 std::vector<std::string> preconditioner_backends(const std::string& name) {
   const PreconditionerUnit& unit = find_preconditioner(name);
   std::vector<std::string> backends{"reference"};
-  const auto& cuda = cuda_preconditioner_files();
-  if (unit.cg_step != CgStep::applied ||
-      std::find(cuda.begin(), cuda.end(), unit_file_name(unit.name)) != cuda.end())
+  // --- a preconditioner the CG fuses is every CG's; one it applies, the backends with its twin
+  if (unit.cg_step != CgStep::applied || lists(cuda_preconditioner_files(), unit_file_name(unit.name)))
     backends.push_back("cuda");
   return backends;
 }
