@@ -28,6 +28,10 @@ const std::vector<std::string>& smoother_names() {
   static const std::vector<std::string> names{"jacobi", "mcsgs"};
   return names;
 }
+const std::vector<std::string>& agglomerator_names() {
+  static const std::vector<std::string> names{"auto", "algebraicPair", "parallelPair"};
+  return names;
+}
 const std::vector<std::string>& backend_names() {
   static const std::vector<std::string> names{"reference", "cuda", "auto"};
   return names;
@@ -50,6 +54,12 @@ const std::string& name(TriangularSolve solve) {
 }
 const std::string& name(Smoother smoother) { return smoother_names().at(static_cast<std::size_t>(smoother)); }
 Smoother parse_smoother(const std::string& text) { return parse_name<Smoother>(smoother_names(), text, "smoother"); }
+const std::string& name(Agglomerator agglomerator) {
+  return agglomerator_names().at(static_cast<std::size_t>(agglomerator));
+}
+Agglomerator parse_agglomerator(const std::string& text) {
+  return parse_name<Agglomerator>(agglomerator_names(), text, "agglomerator");
+}
 TriangularSolve parse_triangular_solve(const std::string& text) {
   return parse_name<TriangularSolve>(triangular_solve_names(), text, "triangularSolve");
 }

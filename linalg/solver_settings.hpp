@@ -25,6 +25,12 @@ constexpr label max_direct_rows = 1024;
 /// GAMG's smoother on every level but the coarsest: jacobi (damped by 0.9) or mcsgs (a symmetric
 /// multicolour Gauss-Seidel sweep, forward and backward).
 enum class Smoother { jacobi, mcsgs };
+/// How GAMG pairs cells: algebraicPair (OpenFOAM's pairGAMGAgglomeration, a sequential greedy
+/// pass on the host), parallelPair (a handshake matching that runs on the device: each round pairs
+/// the cells whose heaviest free face is the heaviest free face of its other cell too), or
+/// automatic ("auto": parallelPair where the cuda backend builds the hierarchy on the device, one
+/// rank with the jacobi smoother; algebraicPair elsewhere).
+enum class Agglomerator { automatic, algebraic_pair, parallel_pair };
 /// How the cuda backend solves DIC's triangles: fvmmini's level-scheduled kernels, or cuSPARSE's
 /// cusparseSpSV on the same factor (the baseline). The reference backend always uses levels.
 enum class TriangularSolve { levels, cusparse };
@@ -47,6 +53,7 @@ enum class Backend { reference, cuda, automatic };
 // its parser. @throws std::invalid_argument on an unknown name, listing the known ones
 const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
 const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
+const std::vector<std::string>& agglomerator_names();      ///< auto, algebraicPair, parallelPair
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::vector<std::string>& l2_window_names();        ///< auto, on, off
 const std::vector<std::string>& precision_names();        ///< double, mixed
@@ -54,12 +61,14 @@ const std::vector<std::string>& transport_names();        ///< auto, nccl, mpi, 
 const std::string& name(Backend backend);
 const std::string& name(TriangularSolve solve);
 const std::string& name(Smoother smoother);
+const std::string& name(Agglomerator agglomerator);
 const std::string& name(L2WindowSetting setting);
 const std::string& name(Precision precision);
 const std::string& name(Transport transport);
 Backend parse_backend(const std::string& text);
 TriangularSolve parse_triangular_solve(const std::string& text);
 Smoother parse_smoother(const std::string& text);
+Agglomerator parse_agglomerator(const std::string& text);
 L2WindowSetting parse_l2_window(const std::string& text);
 Precision parse_precision(const std::string& text);
 Transport parse_transport(const std::string& text);
@@ -71,6 +80,7 @@ struct GamgSettings {
   label n_cells_in_coarsest_level = 10;  ///< agglomerate while the next level keeps at least this many
   int merge_levels = 2;                  ///< pairings per level (groups of about 2^mergeLevels cells)
   Smoother smoother = Smoother::jacobi;
+  Agglomerator agglomerator = Agglomerator::automatic;
   int n_pre_sweeps = 1;                  ///< smoother sweeps before the coarse correction
   int n_post_sweeps = 1;                 ///< after it; must equal n_pre_sweeps
   int n_vcycles = 1;                     ///< V-cycles per application
@@ -96,6 +106,11 @@ void declare_keys(Keys& keys, GamgSettings& g) {
       .max(4);
   keys.enumeration("smoother", g.smoother, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)",
                    smoother_names(), parse_smoother, name);
+  keys.enumeration("agglomerator", g.agglomerator,
+                   "GAMG: how cells are paired: algebraicPair (OpenFOAM's, sequential, on the host), parallelPair "
+                   "(a handshake matching, built on the GPU by the cuda backend on one rank with the jacobi smoother), "
+                   "auto (parallelPair where the GPU builds it, else algebraicPair)",
+                   agglomerator_names(), parse_agglomerator, name);
   keys.add("nPreSweeps", g.n_pre_sweeps, "GAMG: smoother sweeps before the coarse correction (= nPostSweeps)")
       .min(0)
       .max(20);

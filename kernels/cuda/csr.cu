@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -78,6 +79,28 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
     row_ptr_ = DeviceBuffer<int>(std::span<const int>(row_ptr));
     col_ = DeviceBuffer<int>(std::span<const int>(a.col));
     val_ = DeviceBuffer<double>(std::span<const double>(a.values));
+    size_grid();
+  }
+
+  CsrDevice(int n_rows, DeviceBuffer<int> row_ptr, DeviceBuffer<int> col, DeviceBuffer<double> values)
+      : n_rows_(n_rows),
+        lanes_(lanes_for(n_rows > 0 ? static_cast<double>(values.size()) / n_rows : 0.0)),
+        row_ptr_(std::move(row_ptr)),
+        col_(std::move(col)) {
+    if (row_ptr_.size() != static_cast<std::size_t>(n_rows) + 1 || col_.size() != values.size())
+      throw CudaError("csr: row offsets or columns of another size");
+    val_ = std::move(values);
+    size_grid();
+  }
+
+  label n_rows() const override { return n_rows_; }
+  std::int64_t stored_entries() const override { return static_cast<std::int64_t>(val_.size()); }
+  std::size_t footprint_bytes() const override { return row_ptr_.bytes() + col_.bytes() + val_.bytes(); }
+  std::string format_name() const override { return "csr"; }
+  int dot_partial_count() const override { return grid(); }
+
+ private:
+  void size_grid() {
     // --- one wave (launch_grid.cuh) of the kernel for this sub-warp width
     const int rows_per_block = csr_block / lanes_;
     const int blocks = std::max(1, (n_rows_ + rows_per_block - 1) / rows_per_block);
@@ -92,13 +115,6 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
     }
   }
 
-  label n_rows() const override { return n_rows_; }
-  std::int64_t stored_entries() const override { return static_cast<std::int64_t>(val_.size()); }
-  std::size_t footprint_bytes() const override { return row_ptr_.bytes() + col_.bytes() + val_.bytes(); }
-  std::string format_name() const override { return "csr"; }
-  int dot_partial_count() const override { return grid(); }
-
- private:
   /// The power of two at or above mean / 4, in [1, 32].
   static int lanes_for(double mean_row_length) {
     int lanes = 1;
@@ -137,6 +153,11 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
 };
 
 }  // namespace
+
+std::unique_ptr<DeviceSpmv> make_device_csr(int n_rows, DeviceBuffer<int> row_ptr, DeviceBuffer<int> col,
+                                            DeviceBuffer<double> values) {
+  return std::make_unique<CsrDevice>(n_rows, std::move(row_ptr), std::move(col), std::move(values));
+}
 
 const DeviceFormatUnit& device_format_csr() {
   static const DeviceFormatUnit unit{"csr", upload_as<CsrDevice, CsrFormat>};

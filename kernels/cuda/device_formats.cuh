@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_error.hpp"
+#include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/formats/stored_format.hpp"
@@ -34,5 +35,10 @@ template <class Device, class Matrix>
 std::unique_ptr<DeviceSpmv> upload_as(const StoredFormat& format, const FormatParameters&) {
   return std::make_unique<Device>(format.as<Matrix>());
 }
+
+/// "csr" from arrays already on the device (a level GAMG builds there): row offsets (n_rows + 1),
+/// sorted columns and values, taken over. The buffers' addresses stay the SpMV's.
+std::unique_ptr<DeviceSpmv> make_device_csr(int n_rows, DeviceBuffer<int> row_ptr, DeviceBuffer<int> col,
+                                            DeviceBuffer<double> values);
 
 }  // namespace fvmmini::cuda

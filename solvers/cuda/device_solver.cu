@@ -172,8 +172,10 @@ struct DeviceSolver::Impl {
     if (cg_step(s) == CgStep::applied) {
       GamgRanks across;
       if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
+      const bool mapped = prepared->value_map.diag_slot.size() == static_cast<std::size_t>(matrix.n_rows());
       const DevicePreconditionerInput input{matrix, prepared->permutation, s, device.spmv(),
-                                            prepared->position_before_grouping, across, ranks.get()};
+                                            prepared->position_before_grouping, across, ranks.get(),
+                                            mapped ? &prepared->value_map : nullptr};
       preconditioner = find_device_preconditioner(s.preconditioner).make(input);
     }
     if (preconditioner) cg->set_preconditioner(preconditioner.get());

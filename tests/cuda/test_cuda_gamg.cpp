@@ -3,7 +3,9 @@
 // coarse levels in one block below levels of their own kernels); PCG takes the same
 // iterations and reaches the same solution; a value refresh equals a fresh set-up; a new
 // diagonal set on the device (refactor) equals a set-up from that diagonal; a V-cycle from each
-// level runs (fvmmini-dist-bench times them) and from the finest equals an application.
+// level runs (fvmmini-dist-bench times them) and from the finest equals an application. The
+// hierarchy built on the device (parallelPair) is the host's parallelPair hierarchy to the bit,
+// before and after a refresh, and preconditions about as well as the host's algebraicPair.
 
 #include <gtest/gtest.h>
 
@@ -18,7 +20,9 @@
 #include "solvers/cuda/cuda_linear_solver.hpp"
 #include "solvers/cuda/device_solver.hpp"
 #include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/gamg/agglomeration.hpp"
 #include "solvers/preconditioners/gamg/cuda/device_gamg.hpp"
+#include "solvers/preconditioners/gamg/cuda/device_hierarchy.cuh"
 #include "solvers/preconditioners/preconditioner.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
@@ -138,13 +142,114 @@ TEST_F(CudaGamg, ACycleFromEachLevelRunsAndFromTheFinestIsAnApplication) {
   for (label i = 0; i < n; ++i) ASSERT_EQ(cycled[i], applied[i]) << "row " << i;
 }
 
+template <class T>
+std::vector<T> download(const cuda::DeviceBuffer<T>& buffer) {
+  std::vector<T> host(buffer.size());
+  buffer.download(std::span<T>(host));
+  return host;
+}
+
+// Level by level the device's groups (the finest in the operator's numbering), transfers and
+// coarse matrices are the host's parallelPair ones, exactly: the same pairing rules
+// (pair_matching.hpp) and every sum in the host's order. New values on the device refresh the
+// coarse matrices as the host refreshes the same groups.
+TEST_F(CudaGamg, TheDeviceHierarchyIsTheHostsParallelPairToTheBit) {
+  auto cases = matrices();
+  cases.emplace_back("box 40x40x40", test::box_matrix(40, 40, 40, 3));
+  for (const auto& [what, m] : cases)
+    for (const int merge : {1, 2, 3})
+      for (const std::string ordering : {"none", "rcm"}) {
+        const std::string where = what + ", mergeLevels " + std::to_string(merge) + ", " + ordering;
+        const std::string format = ordering == "none" ? "csr" : "staircase";
+        PreparedFormat prepared = prepare_format(m, format, ordering, {});
+        cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+        GamgSettings g;
+        g.merge_levels = merge;
+        g.n_cells_in_coarsest_level = 10;
+        cuda::DeviceHierarchy h(m, prepared.permutation, g, device.spmv().device_values(), prepared.value_map,
+                                nullptr);
+        AgglomerationHierarchy host = agglomerate(m, 10, merge, true);
+        ASSERT_EQ(h.levels(), host.levels()) << where;
+        ASSERT_GE(h.levels(), 3) << where;
+        const auto same_matrices = [&](const std::string& when) {
+          for (int l = 1; l < h.levels(); ++l) {
+            const LduMatrix got = h.download(l, nullptr);
+            const LduMatrix& expected = host.coarse[l - 1];
+            ASSERT_EQ(got.addressing->lower, expected.addressing->lower) << where << when << ", level " << l;
+            ASSERT_EQ(got.addressing->upper, expected.addressing->upper) << where << when << ", level " << l;
+            ASSERT_EQ(got.diag, expected.diag) << where << when << ", level " << l;
+            ASSERT_EQ(got.upper, expected.upper) << where << when << ", level " << l;
+          }
+        };
+        for (int l = 0; l + 1 < h.levels(); ++l) {
+          const Permutation fine = l == 0 ? prepared.permutation : Permutation::identity(h.level(l).n);
+          const Transfer t =
+              make_transfer(host.agglomerations[l], fine, Permutation::identity(h.level(l + 1).n));
+          const cuda::DeviceLevel& d = h.level(l);
+          EXPECT_EQ(download(d.coarse_of), t.coarse_of) << where << ", level " << l;
+          EXPECT_EQ(download(d.group_ptr), t.group_ptr) << where << ", level " << l;
+          EXPECT_EQ(download(d.group_rows), t.group_rows) << where << ", level " << l;
+        }
+        same_matrices("");
+        // --- new values on the same addressing, refreshed on the device
+        const LduMatrix second = test::random_values(m.addressing, 77);
+        refresh_format_values(second, prepared);
+        device.upload_values(prepared.format.values());
+        h.refresh({}, {}, nullptr);
+        refresh_coarse_values(second, host);
+        same_matrices(", refreshed");
+      }
+}
+
+// The bar for the device's hierarchy: PCG iterations within 10 % of the host's
+// algebraicPair hierarchy's, on a uniform box (every face a tie) and a box of random values.
+TEST_F(CudaGamg, ADeviceHierarchyTakesAboutAsManyIterationsAsTheHosts) {
+  for (const auto& [what, m] : std::vector<std::pair<std::string, LduMatrix>>{
+           {"uniform 48^3", [] {
+              LduMatrix u = make_ldu_matrix(test::box_addressing(48, 48, 48));
+              for (double& a : u.upper) a = -1.0;
+              for (double& d : u.diag) d = 6.0;
+              return u;
+            }()},
+           {"random 40^3", test::box_matrix(40, 40, 40, 3)}}) {
+    SolverSettings s = gamg_settings(Smoother::jacobi, 1, Backend::cuda, "staircase");
+    s.ordering = "none";
+    s.tolerance = 0.0;
+    s.rel_tol = 1e-8;
+    const auto b = test::random_vector(m.n_rows(), 5);
+    const auto solve = [&](Agglomerator agglomerator) {
+      s.gamg.agglomerator = agglomerator;
+      auto solver = cuda::make_cuda_linear_solver(m, s);
+      std::vector<double> x(m.n_rows(), 0.0);
+      const SolverPerformance p = solver->solve(x, b, "p");
+      EXPECT_TRUE(p.converged) << what << ", " << name(agglomerator);
+      return std::make_pair(p.iterations, solver->preconditioner_info());
+    };
+    const auto [host_iterations, host_info] = solve(Agglomerator::algebraic_pair);
+    const auto [device_iterations, device_info] = solve(Agglomerator::automatic);
+    EXPECT_LE(device_iterations, 1.1 * host_iterations + 1) << what << ": " << host_iterations << " on the host's";
+    EXPECT_EQ(device_info.grid_levels[1].format, "csr (built on the device)") << what;
+    std::vector<std::string> parts;
+    for (const auto& [part, seconds] : device_info.setup_parts) parts.push_back(part);
+    EXPECT_EQ(parts, (std::vector<std::string>{"fine level", "matching", "coarse faces", "operators", "coefficients",
+                                               "levels"}))
+        << what;
+    EXPECT_EQ(host_info.grid_levels[1].format, "staircase") << what;
+  }
+}
+
 TEST_F(CudaGamg, PcgAgreesWithTheReferenceBackend) {
   for (const auto& [what, m] : matrices())
-    for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
-      const std::string where = what + ", " + name(smoother);
+    for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs})
+      for (const Agglomerator agglomerator : {Agglomerator::algebraic_pair, Agglomerator::parallel_pair}) {
+      // parallelPair with jacobi: the device builds the same hierarchy the reference backend does
+      const std::string where = what + ", " + name(smoother) + ", " + name(agglomerator);
       const auto b = test::random_vector(m.n_rows(), 7);
-      auto reference = make_linear_solver(m, gamg_settings(smoother, 1, Backend::reference, "staircase"));
-      auto device = cuda::make_cuda_linear_solver(m, gamg_settings(smoother, 1, Backend::cuda, "staircase"));
+      SolverSettings s = gamg_settings(smoother, 1, Backend::reference, "staircase");
+      s.gamg.agglomerator = agglomerator;
+      auto reference = make_linear_solver(m, s);
+      s.backend = Backend::cuda;
+      auto device = cuda::make_cuda_linear_solver(m, s);
       std::vector<double> x_ref(m.n_rows(), 0.0), x_dev(m.n_rows(), 0.0);
       const SolverPerformance r = reference->solve(x_ref, b, "p");
       const SolverPerformance d = device->solve(x_dev, b, "p");

@@ -291,6 +291,7 @@ TEST_F(CudaPreconditioner, EveryAppliedUnitHasADeviceTwinThatAgreesWithTheRefere
     EXPECT_EQ(cuda::find_device_preconditioner(unit.name).name, unit.name);
     SolverSettings s;
     s.preconditioner = unit.name;
+    s.gamg.agglomerator = Agglomerator::parallel_pair;  // the same groups on both backends
     s.format = "csr";
     s.ordering = "rcm";
     s.tolerance = 1e-11;

@@ -76,11 +76,45 @@ TEST(Agglomeration, APairingGroupsEveryCellAndHalvesTheLevel) {
   }
 }
 
+// parallelPair (the pairing the device builds): every cell in a group, each group a pair or a
+// pair with the free cells beside it that joined it, or a cell alone; groups numbered by their
+// least row; about half as many groups as cells.
+TEST(Agglomeration, AParallelPairingGroupsEveryCellWithANeighbourAndHalvesTheLevel) {
+  for (const LduMatrix& m : {poisson_box(12), random_matrix(3000, 6, 5), box_matrix(9, 8, 7, 4)}) {
+    const LduAddressing& a = *m.addressing;
+    std::vector<double> weights(m.upper.size());
+    for (std::size_t f = 0; f < weights.size(); ++f) weights[f] = std::abs(m.upper[f]);
+    label n_coarse = 0;
+    const std::vector<label> coarse_of = parallel_pair_agglomerate(a, weights, n_coarse);
+    ASSERT_EQ(coarse_of.size(), static_cast<std::size_t>(a.n_rows));
+    std::vector<label> size(n_coarse, 0), least(n_coarse, a.n_rows), linked(a.n_rows, 0);
+    for (label i = 0; i < a.n_rows; ++i) {
+      ASSERT_GE(coarse_of[i], 0);
+      ASSERT_LT(coarse_of[i], n_coarse);
+      ++size[coarse_of[i]];
+      least[coarse_of[i]] = std::min(least[coarse_of[i]], i);
+    }
+    for (label f = 0; f < a.n_faces(); ++f)
+      if (coarse_of[a.lower[f]] == coarse_of[a.upper[f]]) linked[a.lower[f]] = linked[a.upper[f]] = 1;
+    label paired = 0;
+    for (label i = 0; i < a.n_rows; ++i) {
+      if (size[coarse_of[i]] > 1) EXPECT_TRUE(linked[i]) << "row " << i << " shares no face with its group";
+      paired += size[coarse_of[i]] == 2;
+    }
+    EXPECT_GE(*std::min_element(size.begin(), size.end()), 1);
+    EXPECT_TRUE(std::is_sorted(least.begin(), least.end()));
+    EXPECT_GE(n_coarse, m.n_rows() * 2 / 5);
+    EXPECT_LE(n_coarse, m.n_rows() * 3 / 5);
+    EXPECT_GE(paired, m.n_rows() * 3 / 5) << "cells in groups of two";
+  }
+}
+
 TEST(Agglomeration, EveryLevelNumbersItsGroupsInTheirLeadingRowsOrder) {
   // what lets a level gathered from several ranks be numbered as one rank numbers it
   for (const LduMatrix& m : {poisson_box(12), random_matrix(2000, 6, 3)})
-    for (const int merge : {1, 2, 3}) {
-      AgglomerationHierarchy h = agglomerate(m, 4, merge);
+    for (const int merge : {1, 2, 3})
+      for (const bool parallel : {false, true}) {
+      AgglomerationHierarchy h = agglomerate(m, 4, merge, parallel);
       pad_levels(m, h.levels() + 1, h);
       std::vector<label> group(static_cast<std::size_t>(m.n_rows()));  // finest row -> its group on the level
       for (label i = 0; i < m.n_rows(); ++i) group[i] = i;
@@ -139,8 +173,9 @@ TEST(Agglomeration, RoundingNoiseInTheWeightsDoesNotTearTheRegularPairing) {
 
 TEST(Agglomeration, CoarseMatricesAreTheGalerkinProduct) {
   for (const LduMatrix& m : {box_matrix(7, 6, 5, 4), random_matrix(300, 6, 8)})
-    for (const int merge : {1, 2}) {
-      const AgglomerationHierarchy h = agglomerate(m, 4, merge);
+    for (const int merge : {1, 2})
+      for (const bool parallel : {false, true}) {
+      const AgglomerationHierarchy h = agglomerate(m, 4, merge, parallel);
       ASSERT_GE(h.levels(), 3);
       for (label k = 0; k + 1 < h.levels(); ++k) {
         const LduMatrix& fine = k == 0 ? m : h.coarse[k - 1];
@@ -267,6 +302,19 @@ TEST(Gamg, PcgConvergesInFarFewerIterationsThanJacobi) {
         const int j = iterations(m, jacobi), g = iterations(m, gamg_settings(smoother, 1, 1, "rcm"), format);
         EXPECT_LT(g, ratio * j) << name(smoother) << " " << format << ": GAMG " << g << " against Jacobi " << j;
       }
+}
+
+// parallelPair's hierarchy preconditions about as well as algebraicPair's (the bar: PCG
+// iterations within 10 %), on a uniform box (every face a tie) and an unstructured matrix.
+TEST(Gamg, AParallelPairHierarchyTakesAboutAsManyIterationsAsAlgebraicPair) {
+  for (const LduMatrix& m : {poisson_box(32), box_matrix(24, 22, 20, 3), random_matrix(20000, 6, 9)}) {
+    SolverSettings s = gamg_settings(Smoother::jacobi, 1, 1, "none");
+    s.gamg.agglomerator = Agglomerator::algebraic_pair;
+    const int algebraic = iterations(m, s);
+    s.gamg.agglomerator = Agglomerator::parallel_pair;
+    const int parallel = iterations(m, s);
+    EXPECT_LE(parallel, 1.1 * algebraic + 1) << "parallelPair " << parallel << ", algebraicPair " << algebraic;
+  }
 }
 
 TEST(Gamg, IterationsStayNearlyFlatAsTheMeshIsRefined) {

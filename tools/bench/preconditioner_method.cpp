@@ -62,9 +62,12 @@ void set_preconditioner(const std::string& name, SolverSettings& s) {
         s.gamg.n_vcycles = whole(1, 1, 20);
       } else if (option == "jacobi" || option == "mcsgs") {
         s.gamg.smoother = parse_smoother(option);
+      } else if (option == "algebraicPair" || option == "parallelPair") {
+        s.gamg.agglomerator = parse_agglomerator(option);
       } else {
         throw std::invalid_argument("preconditioner '" + name + "': unknown GAMG option '" + option +
-                                    "' (jacobi, mcsgs, mergeN, sweepsN, vN, coarsestN or scaleX)");
+                                    "' (jacobi, mcsgs, algebraicPair, parallelPair, mergeN, sweepsN, vN, coarsestN or "
+                                    "scaleX)");
       }
     }
   } else if (name.rfind("mcsgs", 0) == 0 && name.size() > 5) {

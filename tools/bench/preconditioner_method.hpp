@@ -12,8 +12,8 @@ namespace fvmmini::bench {
 /// What set_preconditioner reads, for --help.
 inline constexpr const char* preconditioner_method_syntax =
     "CG (none), diagonal, DIC, DIC-cusparse (cusparseSpSV), mcsgs, mcsgsN (N sweeps), "
-    "GAMG[/jacobi|/mcsgs][/mergeN][/sweepsN][/vN][/coarsestN][/scaleX] (smoother, mergeLevels, "
-    "nPre/PostSweeps, nVcycles, nCellsInCoarsestLevel, correctionScale)";
+    "GAMG[/jacobi|/mcsgs][/algebraicPair|/parallelPair][/mergeN][/sweepsN][/vN][/coarsestN][/scaleX] (smoother, "
+    "agglomerator, mergeLevels, nPre/PostSweeps, nVcycles, nCellsInCoarsestLevel, correctionScale)";
 
 /// s's preconditioner (and DIC's triangular solve, mcsgs's sweeps, GAMG's keys) from `name`.
 /// @throws std::invalid_argument naming the part it does not know, or a number out of its key's range

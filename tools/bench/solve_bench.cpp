@@ -76,6 +76,8 @@ Method parse_method(const std::string& text, Backend backend, const std::string&
 
 std::string default_methods(Backend backend) {
   std::string m = "CG,diagonal,DIC:none,DIC:cm,DIC:colour,mcsgs:none,mcsgs:colour,mcsgs2:colour,GAMG,GAMG/mcsgs";
+  // GAMG's other agglomerator beside the backend's own (cuda: parallelPair, built on the device)
+  m += backend == Backend::cuda ? ",GAMG/algebraicPair" : ",GAMG/parallelPair";
   if (backend == Backend::cuda) m += ",DIC-cusparse:none,DIC-cusparse:cm,DIC-cusparse:colour";
   return m;
 }

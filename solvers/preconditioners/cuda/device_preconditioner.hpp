@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "linalg/csr_matrix.hpp"
 #include "linalg/distributed_ldu.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
@@ -55,6 +56,9 @@ struct DevicePreconditionerInput {
   std::span<const label> sequence;  ///< the solve's ordering before a format's grouping
   GamgRanks ranks;                  ///< across ranks: the processor interfaces (empty on one rank)
   DeviceRanks* device_ranks;        ///< across ranks: the solver's (null on one rank)
+  /// The mesh's LDU rows and faces -> slots of spmv's device values (GAMG's device hierarchy
+  /// reads the fine coefficients there); null where the solver has none.
+  const LduToCsrMap* value_map = nullptr;
 };
 
 /// A preconditioner unit's CUDA twin: the unit's name and its set-up on the device.

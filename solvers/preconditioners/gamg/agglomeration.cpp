@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "solvers/preconditioners/gamg/pair_matching.hpp"
+
 namespace fvmmini {
 
 namespace {
@@ -93,6 +95,76 @@ std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector
   return coarse_of;
 }
 
+std::vector<label> parallel_pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights,
+                                             label& n_coarse) {
+  namespace pm = pair_matching;
+  const label n = fine.n_rows;
+  const label n_faces = fine.n_faces();
+  const RowFaces faces = row_faces(fine);
+  const auto other = [&](label f, label cell) { return fine.lower[f] == cell ? fine.upper[f] : fine.lower[f]; };
+  std::vector<std::uint64_t> rank(static_cast<std::size_t>(n_faces)), priority(rank.size());
+  for (label f = 0; f < n_faces; ++f) rank[f] = pm::face_rank(weights[f], fine.lower[f], fine.upper[f]);
+  std::vector<label> partner(static_cast<std::size_t>(n), -1), pick(static_cast<std::size_t>(n), -1);
+  const auto free_cell = [&](label j) { return partner[j] < 0; };
+  // --- the face of `cell` that goes first among those whose other cell passes `eligible`
+  const auto first_face = [&](label cell, auto eligible) {
+    label first = -1;
+    for (label s = faces.ptr[cell]; s < faces.ptr[cell + 1]; ++s) {
+      const label f = faces.faces[s];
+      if (eligible(other(f, cell)) && (first < 0 || pm::before(priority[f], f, priority[first], first))) first = f;
+    }
+    return first;
+  };
+  std::vector<label> place(static_cast<std::size_t>(n), 0);
+  for (int round = 0; round < pm::max_rounds; ++round) {
+    // --- each free cell's place along its line among the free cells (pair_matching.hpp): its
+    // --- nearest lower free neighbour across a face of its own first rank is one step back
+    for (label i = 0; i < n; ++i) {
+      if (!free_cell(i)) continue;
+      std::uint64_t first = 0;
+      for (label s = faces.ptr[i]; s < faces.ptr[i + 1]; ++s)
+        if (free_cell(other(faces.faces[s], i))) first = std::max(first, rank[faces.faces[s]]);
+      label back = -1;
+      for (label s = faces.ptr[i]; s < faces.ptr[i + 1]; ++s) {
+        const label f = faces.faces[s], j = other(f, i);
+        if (free_cell(j) && rank[f] == first && j < i) back = std::max(back, j);
+      }
+      place[i] = back >= 0 ? place[back] + 1 : 0;  // lower cells' places are known first
+    }
+    for (label f = 0; f < n_faces; ++f)
+      priority[f] = pm::face_priority(rank[f], place[std::min(fine.lower[f], fine.upper[f])]);
+    for (label i = 0; i < n; ++i) pick[i] = free_cell(i) ? first_face(i, free_cell) : -1;
+    bool paired = false;
+    for (label i = 0; i < n; ++i) {
+      const label f = pick[i];
+      if (f >= 0 && pick[other(f, i)] == f) {
+        partner[i] = other(f, i);
+        paired = true;
+      }
+    }
+    if (!paired) break;
+  }
+  for (label f = 0; f < n_faces; ++f) priority[f] = pm::face_priority(rank[f], 1);  // joining: by rank
+  // --- a free cell's group: the pair across its heaviest face, or its own; numbered in the
+  // --- order of their least rows
+  std::vector<label> pair_of(static_cast<std::size_t>(n)), least(static_cast<std::size_t>(n), n);
+  for (label i = 0; i < n; ++i) {
+    label target = i;
+    if (partner[i] < 0) {
+      const label f = first_face(i, [&](label j) { return partner[j] >= 0; });
+      if (f >= 0) target = other(f, i);
+    }
+    pair_of[i] = partner[target] >= 0 ? std::min(target, partner[target]) : target;
+    least[pair_of[i]] = std::min(least[pair_of[i]], i);
+  }
+  std::vector<label> coarse_of(static_cast<std::size_t>(n));
+  n_coarse = 0;
+  for (label i = 0; i < n; ++i)
+    if (least[pair_of[i]] == i) coarse_of[i] = n_coarse++;
+  for (label i = 0; i < n; ++i) coarse_of[i] = coarse_of[least[pair_of[i]]];
+  return coarse_of;
+}
+
 Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<label> coarse_of, label n_coarse,
                                      std::vector<double>* face_weights) {
   Agglomeration a;
@@ -164,7 +236,8 @@ void galerkin_values(const LduMatrix& fine, const Agglomeration& a, LduMatrix& c
   }
 }
 
-AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels) {
+AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels,
+                                   bool parallel) {
   if (merge_levels < 1) throw std::invalid_argument("mergeLevels must be at least 1");
   AgglomerationHierarchy h;
   std::vector<double> weights(fine.upper.size());
@@ -182,7 +255,9 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
     int passes = 0;
     for (; passes < merge_levels; ++passes) {
       label n_coarse = 0;
-      std::vector<label> coarse_of = pair_agglomerate(*addressing, weights, forward, n_coarse);
+      if (parallel) forward = true;  // groups numbered by their least row
+      std::vector<label> coarse_of = parallel ? parallel_pair_agglomerate(*addressing, weights, n_coarse)
+                                              : pair_agglomerate(*addressing, weights, forward, n_coarse);
       if (n_coarse < n_cells_in_coarsest_level || n_coarse >= addressing->n_rows) break;
       leading = leading_rows(coarse_of, n_coarse, leading, forward);
       forward = !forward;

@@ -23,6 +23,15 @@ namespace fvmmini {
 std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights, bool forward,
                                     label& n_coarse);
 
+/// One pass of parallelPair (pair_matching.hpp): handshake rounds pair cells across faces each
+/// of them ranks first, a cell left free joins the pair across its heaviest face or stays alone;
+/// groups numbered in the order of their least row. The cuda backend's device pass
+/// (cuda/device_hierarchy.cuh) pairs the same cells.
+/// @param[in] weights one per face, the heavier the stronger the coupling
+/// @return fine row -> coarse row; n_coarse receives the number of groups
+std::vector<label> parallel_pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights,
+                                             label& n_coarse);
+
 /// Fine level -> the next coarser one.
 struct Agglomeration {
   std::vector<label> coarse_of;  ///< fine row -> coarse row
@@ -57,7 +66,9 @@ struct AgglomerationHierarchy {
 /// Agglomerate until the next level would have fewer than n_cells_in_coarsest_level cells or no
 /// fewer cells than the last (OpenFOAM's rule). merge_levels pairings make one level (group sizes
 /// about 2^merge_levels). Face weights are |a_f| of `fine`, summed onto the coarse faces.
-AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels);
+/// @param[in] parallel pair by parallel_pair_agglomerate (else pair_agglomerate, alternating directions)
+AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels,
+                                   bool parallel = false);
 
 /// Levels of one group per row appended until the hierarchy has `levels` levels: across ranks
 /// every rank cycles through the same number of levels, whatever its rows.

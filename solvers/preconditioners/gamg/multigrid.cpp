@@ -23,6 +23,10 @@ std::vector<double> inverse_diagonal(const LduMatrix& m, const Permutation& numb
   return inv;
 }
 
+bool builds_on_device(const GamgSettings& g, bool across_ranks) {
+  return g.agglomerator != Agglomerator::algebraic_pair && g.smoother == Smoother::jacobi && !across_ranks;
+}
+
 label cells_to_gather(const GamgSettings& g, bool cuda) {
   if (g.n_cells_to_gather >= 0) return g.n_cells_to_gather;
   return cuda ? cuda_cells_to_gather : reference_cells_to_gather;
@@ -67,7 +71,8 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
   GamgHierarchy h;
   PartTimer timer;
-  h.agglomeration = agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels);
+  h.agglomeration =
+      agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels, g.agglomerator == Agglomerator::parallel_pair);
   timer.mark("agglomeration");
   label gathered_at = 0;
   if (ranks.across()) {

@@ -40,6 +40,11 @@ constexpr double jacobi_smoother_weight = 0.9;
 constexpr label cuda_cells_to_gather = 200000;
 constexpr label reference_cells_to_gather = 2000;
 
+/// Whether the cuda backend builds GAMG's hierarchy on the device (cuda/device_hierarchy.cuh):
+/// agglomerator parallelPair or auto, the jacobi smoother (mcsgs colours each level on the host),
+/// one rank. Elsewhere the host builds it (agglomerate, with parallelPair where asked).
+bool builds_on_device(const GamgSettings& g, bool across_ranks);
+
 /// nCellsToGather as the backend resolves it.
 label cells_to_gather(const GamgSettings& g, bool cuda);
 

@@ -13,6 +13,7 @@
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/timing.hpp"
 #include "solvers/distributed/cuda/device_ranks.hpp"
+#include "solvers/preconditioners/gamg/cuda/device_hierarchy.cuh"
 #include "solvers/preconditioners/gamg/cuda/multigrid_ops.cuh"
 #include "solvers/preconditioners/gamg/dense_inverse.hpp"
 #include "solvers/preconditioners/gamg/multigrid.hpp"
@@ -25,6 +26,18 @@ std::vector<long long> diagonal_slots(const PreparedFormat& p) {
   std::vector<long long> slots(p.permutation.size());
   for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = p.value_map.diag_slot[p.permutation.new_to_old[i]];
   return slots;
+}
+
+/// The hierarchy on the device where it builds there and has a coarse level; else null.
+std::unique_ptr<DeviceHierarchy> device_hierarchy(const LduMatrix& fine, const Permutation& op,
+                                                  const SolverSettings& s, DeviceSpmv& fine_spmv,
+                                                  const GamgRanks& ranks, const LduToCsrMap* fine_map,
+                                                  cudaStream_t stream) {
+  if (!fine_map || !builds_on_device(s.gamg, ranks.across())) return nullptr;
+  if (s.gamg.n_pre_sweeps != s.gamg.n_post_sweeps || s.gamg.n_vcycles < 1) return nullptr;  // the host's check says why
+  FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's values uploaded
+  auto h = std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), *fine_map, stream);
+  return h->levels() > 1 ? std::move(h) : nullptr;
 }
 
 }  // namespace
@@ -70,20 +83,23 @@ struct DeviceGamg::Impl {
   };
 
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
-       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks)
-      : settings(s.gamg), hierarchy([&] {
+       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks, const LduToCsrMap* fine_map)
+      : settings(s.gamg),
+        device(device_hierarchy(fine, op, s, fine_spmv, r, fine_map, stream.get())),
+        hierarchy([&] {
+          if (device) return GamgHierarchy{};
           r.cells_to_gather = cells_to_gather(s.gamg, true);
           return build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r);
-        }()) {
+        }()),
+        count(device ? device->levels() : hierarchy.levels()) {
     PartTimer timer;  // from the hierarchy's end
     if (hierarchy.across_ranks() && !fine_ranks)
       throw std::invalid_argument("DeviceGamg: across ranks it needs the solver's DeviceRanks");
-    const label count = hierarchy.levels();
     levels.resize(count);
+    if (device) describe_device_levels(s.format);
     for (label l = 0; l < count; ++l) {
       Level& v = levels[l];
-      const LduMatrix& m = hierarchy.matrix(l, fine);
-      v.n = m.n_rows();
+      v.n = device ? device->level(l).n : hierarchy.matrix(l, fine).n_rows();
       if (l > 0) {
         v.x = DeviceBuffer<double>(v.n);
         v.b = DeviceBuffer<double>(v.n);
@@ -94,6 +110,12 @@ struct DeviceGamg::Impl {
       if (l == 0) {
         v.spmv = &fine_spmv;
         v.ranks = fine_ranks;
+      } else if (device) {
+        DeviceLevel& d = device->level(l);
+        v.spmv = d.csr.get();
+        v.diag_slot = DeviceBuffer<long long>(d.slots.diag.size());
+        FVMMINI_CUDA_CHECK(cudaMemcpy(v.diag_slot.data(), d.slots.diag.data(), d.slots.diag.bytes(),
+                                      cudaMemcpyDeviceToDevice));
       } else {
         v.prepared = std::move(hierarchy.prepared[l - 1]);
         v.matrix.emplace(make_device_matrix(v.prepared->format_name, v.prepared->format, v.prepared->parameters));
@@ -109,6 +131,14 @@ struct DeviceGamg::Impl {
       }
       v.ax = DeviceBuffer<double>(v.n);
       if (settings.smoother == Smoother::jacobi) v.inv_diag = DeviceBuffer<double>(v.n);
+      if (device) {  // the transfer the device built, in the operator's numbering
+        DeviceLevel& d = device->level(l);
+        v.coarse_of = std::move(d.coarse_of);
+        v.group_ptr = std::move(d.group_ptr);
+        v.group_rows = std::move(d.group_rows);
+        continue;
+      }
+      const LduMatrix& m = hierarchy.matrix(l, fine);
       if (settings.smoother == Smoother::mcsgs) {
         v.sgs = std::make_unique<DeviceTriangularPreconditioner>(m, hierarchy.numbering[l], multicolour_gauss_seidel,
                                                                  TriangularSolve::levels, 1, nullptr,
@@ -126,7 +156,11 @@ struct DeviceGamg::Impl {
       residual = DeviceBuffer<double>(fine.n_rows());
       correction = DeviceBuffer<double>(fine.n_rows());
     }
-    if (!hierarchy.gathered) {
+    if (device) {
+      coarsest = device->download(count - 1, stream.get());
+      hierarchy.coarsest = invert_coarsest();
+      inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+    } else if (!hierarchy.gathered) {
       coarsest = hierarchy.matrix(count - 1, fine);
       inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
     }
@@ -143,7 +177,10 @@ struct DeviceGamg::Impl {
       gathered = DeviceBuffer<double>(static_cast<std::size_t>(ranks) * width);
     }
     set_up_one_block(fine);
-    upload_level_values(fine);
+    if (device)
+      device_level_values();
+    else
+      upload_level_values(fine);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
     timer.mark("levels");
     if (hierarchy.gathered) {
@@ -151,8 +188,52 @@ struct DeviceGamg::Impl {
       FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
       timer.mark("gathered");
     }
-    setup_parts = hierarchy.setup_parts;
+    setup_parts = device ? device->setup_parts() : hierarchy.setup_parts;
     setup_parts.insert(setup_parts.end(), timer.parts().begin(), timer.parts().end());
+  }
+
+  /// The log's level table for a device hierarchy: the operator's format, csr below, the dense coarsest.
+  void describe_device_levels(const std::string& format) {
+    for (label l = 0; l < count; ++l) {
+      const DeviceLevel& d = device->level(l);
+      hierarchy.grid.push_back({d.n, d.nnz, l == 0 ? format : l + 1 == count ? "dense" : "csr (built on the device)"});
+    }
+  }
+
+  /// The coarsest level's dense inverse from `coarsest` (in its operator numbering).
+  WholeCoarsest invert_coarsest() const {
+    if (!device) return coarsest_solve(coarsest, hierarchy);
+    static const std::vector<ProcessorInterface> no_interfaces;
+    static const std::vector<std::vector<label>> no_rows;
+    return whole_coarsest(coarsest, no_interfaces, no_rows, Communicator::serial(), {});
+  }
+
+  /// A device hierarchy's coefficients from the solver's values: the coarse matrices, each
+  /// level's diagonal and inner share, Jacobi's inverse diagonals, the one-block levels'
+  /// off-diagonals and the coarsest inverse (its matrix a few hundred values, inverted on the host).
+  void device_level_values() {
+    const cudaStream_t s = stream.get();
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's new values uploaded
+    std::vector<double*> diag(count, nullptr), inner(count, nullptr);
+    for (label l = 1; l < count; ++l) {
+      diag[l] = levels[l].diag.data();
+      inner[l] = levels[l].inner.data();
+    }
+    device->refresh(diag, inner, s);
+    device->fine_diagonal(levels[0].ax.data(), s);  // ax: scratch outside a V-cycle
+    for (label l = 0; l + 1 < count; ++l) {
+      Level& v = levels[l];
+      enqueue_set_diagonal(v.n, l == 0 ? v.ax.data() : v.diag.data(), nullptr, nullptr, v.inv_diag.data(), s);
+    }
+    for (label l = one_block.from; l >= 0 && l + 1 < count; ++l) {
+      const DeviceLevel& d = device->level(l);
+      enqueue_without_diagonal(d.n, d.nnz, levels[l].spmv->device_values(), levels[l].diag_slot.data(),
+                               one_block.off[static_cast<std::size_t>(l - one_block.from)].data(), s);
+    }
+    coarsest = device->download(count - 1, s);
+    hierarchy.coarsest = invert_coarsest();
+    inverse.upload(hierarchy.coarsest.inverse, s);
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
   /// The gathered level whole, in the field's format (or the fallback) and ordering, and its GAMG
@@ -182,7 +263,6 @@ struct DeviceGamg::Impl {
   /// block, where no level exchanges halos (one rank, or a gathered level's own GAMG), with the
   /// Jacobi smoother and the coarsest's dense inverse.
   void set_up_one_block(const LduMatrix& fine) {
-    const label count = hierarchy.levels();
     const bool exchanges = hierarchy.across_ranks() && hierarchy.comm->size() > 1;
     if (settings.smoother != Smoother::jacobi || exchanges || hierarchy.gathered || gather_ranks) return;
     label from = 1;
@@ -199,6 +279,21 @@ struct DeviceGamg::Impl {
       o.b = v.b.data();
       o.x = v.x.data();
       if (l == count - 1) break;
+      o.diag = v.diag.data();
+      o.inv_diag = v.inv_diag.data();
+      o.ax = v.ax.data();
+      o.coarse_of = v.coarse_of.data();
+      o.group_ptr = v.group_ptr.data();
+      o.group_rows = v.group_rows.data();
+      hierarchy.grid[l].format = "csr (one block)";  // the log's level table: what runs
+      if (device) {  // its csr's pattern; the off-diagonals a copy of its values (device_level_values)
+        const DeviceLevel& d = device->level(l);
+        o.row_ptr = d.row_ptr;
+        o.col = d.col;
+        one_block.off.emplace_back(static_cast<std::size_t>(d.nnz));
+        o.off = one_block.off.back().data();
+        continue;
+      }
       LduToCsrMap map;
       const CsrMatrix csr = permuted_csr(hierarchy.matrix(l, fine), hierarchy.numbering[l], &map);
       const std::vector<int> row_ptr(csr.row_ptr.begin(), csr.row_ptr.end());  // a few thousand rows
@@ -210,20 +305,13 @@ struct DeviceGamg::Impl {
       o.row_ptr = one_block.row_ptr.back().data();
       o.col = one_block.col.back().data();
       o.off = one_block.off.back().data();
-      o.diag = v.diag.data();
-      o.inv_diag = v.inv_diag.data();
-      o.ax = v.ax.data();
-      o.coarse_of = v.coarse_of.data();
-      o.group_ptr = v.group_ptr.data();
-      o.group_rows = v.group_rows.data();
-      hierarchy.grid[l].format = "csr (one block)";  // the log's level table: what runs
     }
     one_block.levels = DeviceBuffer<OneBlockLevel>(std::span<const OneBlockLevel>(host));
   }
 
   /// The one-block levels' off-diagonals from the host's matrices (their diagonals: Level::diag).
   void upload_one_block_values(const LduMatrix& fine) {
-    for (label l = one_block.from; l >= 0 && l + 1 < hierarchy.levels(); ++l) {
+    for (label l = one_block.from; l >= 0 && l + 1 < count; ++l) {
       const std::size_t k = static_cast<std::size_t>(l - one_block.from);
       std::vector<double>& values = one_block.values[k];
       refresh_csr_values(hierarchy.matrix(l, fine), one_block.maps[k], values);
@@ -236,10 +324,10 @@ struct DeviceGamg::Impl {
   /// Jacobi's inverse diagonals and the groups' inner sums from the host's matrices, into the
   /// buffers the V-cycle reads (their addresses do not change after the set-up).
   void upload_level_values(const LduMatrix& fine) {
-    for (label l = 0; l < hierarchy.levels(); ++l) {
+    for (label l = 0; l < count; ++l) {
       Level& v = levels[l];
       const LduMatrix& m = hierarchy.matrix(l, fine);
-      if (l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi) {
+      if (l + 1 < count && settings.smoother == Smoother::jacobi) {
         // in place: the CG's graphs hold the buffer's address
         const std::vector<double> inv = inverse_diagonal(m, hierarchy.numbering[l]);
         if (v.inv_diag.size() != inv.size()) v.inv_diag = DeviceBuffer<double>(inv.size());
@@ -307,12 +395,11 @@ struct DeviceGamg::Impl {
 
   /// Whether level l's first Jacobi sweep from zero is done by the restriction that fills its b.
   bool starts_in_restriction(label l) const {
-    return l > 0 && l + 1 < hierarchy.levels() && settings.smoother == Smoother::jacobi && settings.n_pre_sweeps > 0;
+    return l > 0 && l + 1 < count && settings.smoother == Smoother::jacobi && settings.n_pre_sweeps > 0;
   }
 
   void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
     Level& v = levels[l];
-    const label count = hierarchy.levels();
     if (one_block.from > 0 && l >= one_block.from && l + 1 < count) {  // the coarsest alone: solve_coarsest
       if (b != v.b.data() || x != v.x.data()) throw std::logic_error("DeviceGamg: a one-block level's own b and x");
       return enqueue_one_block_vcycle(one_block.levels.data() + (l - one_block.from), static_cast<int>(count - 1 - l),
@@ -320,7 +407,7 @@ struct DeviceGamg::Impl {
                                       settings.correction_scale, settings.n_pre_sweeps, starts_in_restriction(l),
                                       status, s);
     }
-    if (l == hierarchy.levels() - 1) return solve_coarsest(v, b, x, status, s);
+    if (l == count - 1) return solve_coarsest(v, b, x, status, s);
     // --- pre-smooth from zero (where the restriction has not)
     if (!starts_in_restriction(l)) {
       if (settings.n_pre_sweeps == 0)
@@ -344,7 +431,10 @@ struct DeviceGamg::Impl {
   }
 
   GamgSettings settings;
-  GamgHierarchy hierarchy;
+  Stream stream;                               ///< the device hierarchy's set-up and refresh
+  std::unique_ptr<DeviceHierarchy> device;     ///< built on the device; null: the host's hierarchy
+  GamgHierarchy hierarchy;                     ///< the host's (a device hierarchy: its grid and coarsest alone)
+  label count = 0;                             ///< levels
   std::vector<Level> levels;
   LduMatrix coarsest;                          ///< not gathered: the coarsest matrix (refactor renews its inverse)
   DeviceBuffer<double> inverse;                ///< WholeCoarsest::inverse
@@ -360,10 +450,10 @@ struct DeviceGamg::Impl {
 
 DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
                        DeviceSpmv& fine_spmv, std::span<const label> sequence, GamgRanks ranks,
-                       DeviceRanks* fine_ranks)
+                       DeviceRanks* fine_ranks, const LduToCsrMap* fine_map)
     : impl_([&] {
         const auto start = std::chrono::steady_clock::now();
-        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks);
+        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks, fine_map);
         impl->setup_seconds = seconds_since(start);
         return impl;
       }()) {}
@@ -383,7 +473,7 @@ void DeviceGamg::apply(const double* r, double* z, const int* status, CUstream_s
   }
 }
 
-int DeviceGamg::levels() const { return static_cast<int>(impl_->hierarchy.levels()); }
+int DeviceGamg::levels() const { return static_cast<int>(impl_->count); }
 
 void DeviceGamg::cycle_from(int level, const double* r, double* z, const int* status, CUstream_st* stream) {
   Impl& m = *impl_;
@@ -396,8 +486,13 @@ void DeviceGamg::cycle_from(int level, const double* r, double* z, const int* st
 void DeviceGamg::refresh(const LduMatrix& matrix) {
   Impl& m = *impl_;
   const auto start = std::chrono::steady_clock::now();
+  if (m.device) {
+    m.device_level_values();
+    m.refresh_seconds = seconds_since(start);
+    return;
+  }
   refresh_gamg_hierarchy(matrix, m.hierarchy);
-  for (label l = 0; l + 1 < m.hierarchy.levels(); ++l) {
+  for (label l = 0; l + 1 < m.count; ++l) {
     Impl::Level& v = m.levels[l];
     const LduMatrix& level = m.hierarchy.matrix(l, matrix);
     if (v.prepared) {
@@ -413,7 +508,7 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
     w.matrix->upload_values(w.prepared.format.values());
     w.gamg->refresh(m.hierarchy.gathered->whole);
   } else {
-    m.coarsest = m.hierarchy.matrix(m.hierarchy.levels() - 1, matrix);
+    m.coarsest = m.hierarchy.matrix(m.count - 1, matrix);
     m.inverse.upload(m.hierarchy.coarsest.inverse);
   }
   m.upload_level_values(matrix);
@@ -422,7 +517,7 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
 
 void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
   Impl& m = *impl_;
-  const label count = m.hierarchy.levels();
+  const label count = m.count;
   const double* d = diagonal;
   for (label l = 0; l < count; ++l) {
     Impl::Level& v = m.levels[l];
@@ -433,7 +528,7 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
       d = v.diag.data();
     }
     if (l == count - 1) break;
-    double* values = v.matrix ? v.matrix->spmv().device_values() : nullptr;
+    double* values = l > 0 ? v.spmv->device_values() : nullptr;
     double* inv_diag = v.sgs ? nullptr : v.inv_diag.data();
     if (values || inv_diag) enqueue_set_diagonal(v.n, d, v.diag_slot.data(), values, inv_diag, stream);
     if (v.sgs) v.sgs->refactor(d, stream);
@@ -455,8 +550,11 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
   std::vector<double> diag_op(m.coarsest.n_rows());
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(diag_op.data(), d, sizeof(double) * diag_op.size(), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
-  permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
-  m.hierarchy.coarsest = coarsest_solve(m.coarsest, m.hierarchy);
+  if (m.device)
+    m.coarsest.diag = diag_op;  // numbered as agglomerated
+  else
+    permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
+  m.hierarchy.coarsest = m.invert_coarsest();
   m.inverse.upload(m.hierarchy.coarsest.inverse, stream);
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
 }

@@ -1,9 +1,10 @@
 #pragma once
-// GAMG on the device: the hierarchy the host sets up (solvers/preconditioners/gamg/multigrid.hpp) uploaded once, every
-// level but the coarsest in its own format with that format's SpMV kernel, the coarsest solved by
-// its dense inverse; with the Jacobi smoother, where no level exchanges a halo, the levels of a
-// few thousand rows and below run as one kernel of one block (their launches cost more than their
-// arithmetic). The whole V-cycle is queued on the CG's stream (and recorded in its graphs), with
+// GAMG on the device: the hierarchy built on the device (device_hierarchy.cuh: parallelPair, one
+// rank, the jacobi smoother; its levels csr) or the one the host sets up
+// (solvers/preconditioners/gamg/multigrid.hpp) uploaded once, every level but the coarsest in its
+// own format with that format's SpMV kernel, the coarsest solved by its dense inverse; with the
+// Jacobi smoother, where no level exchanges a halo, the levels of a few thousand rows and below
+// run as one kernel of one block (their launches cost more than their arithmetic). The whole V-cycle is queued on the CG's stream (and recorded in its graphs), with
 // no host round trip. Across ranks every level's product adds its interfaces' couplings
 // through a DeviceRanks of the level (the solver's transport; NCCL's communicator shared) and the
 // coarsest level gathers every rank's right-hand side for its rows of the whole inverse.
@@ -13,6 +14,7 @@
 #include <memory>
 #include <span>
 
+#include "linalg/csr_matrix.hpp"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/solver_settings.hpp"
@@ -31,17 +33,20 @@ class DeviceGamg final : public DevicePreconditioner {
   /// @param[in] ranks across ranks, the matrix's interfaces (LDU rows) and the ranks
   /// @param[in] fine_ranks across ranks, the solver's DeviceRanks (level 0's halo and the
   ///            transport of the others); must outlive this object
+  /// @param[in] fine_map the mesh's LDU -> slots of fine_spmv's values: with it, where
+  ///            builds_on_device, the hierarchy is built on the device from those values
   /// @throws as build_gamg_hierarchy
   DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv,
-             std::span<const label> sequence = {}, GamgRanks ranks = {}, DeviceRanks* fine_ranks = nullptr);
+             std::span<const label> sequence = {}, GamgRanks ranks = {}, DeviceRanks* fine_ranks = nullptr,
+             const LduToCsrMap* fine_map = nullptr);
   ~DeviceGamg() override;
   DeviceGamg(const DeviceGamg&) = delete;
   DeviceGamg& operator=(const DeviceGamg&) = delete;
 
   /// z = M^-1 r: nVcycles V-cycles from zero, queued on `stream`.
   void apply(const double* r, double* z, const int* status, CUstream_st* stream) override;
-  /// New values: coarse matrices on the host, their values uploaded, smoothers and the coarsest
-  /// inverse renewed.
+  /// New values: coarse matrices on the device from the solver's values (a device hierarchy), or
+  /// on the host and uploaded; smoothers and the coarsest inverse renewed.
   void refresh(const LduMatrix& matrix) override;
   /// A new fine diagonal on the device: the coarse diagonals restricted there, the smoothers
   /// refactored; the coarsest diagonal comes to the host for its inverse (one small copy).

@@ -96,6 +96,11 @@ __global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const l
   }
 }
 
+/// values[slot[i]] = 0 (a level's off-diagonals from a copy of its values).
+__global__ void zero_slots_kernel(int n, const long long* __restrict__ slot, double* __restrict__ values) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) values[slot[i]] = 0.0;
+}
+
 // --- one_block_vcycle: every step a loop of the block over the level's rows, then a barrier
 // --- (no __restrict__ on what the block writes: the barrier, not the read-only cache, orders it)
 
@@ -232,6 +237,15 @@ void enqueue_set_diagonal(int n, const double* d, const long long* slot, double*
                           cudaStream_t stream) {
   set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, d, slot, values, inv_diag);
   FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
+}
+
+void enqueue_without_diagonal(int n, long long entries, const double* values, const long long* diag_slot, double* off,
+                              cudaStream_t stream) {
+  if (entries > 0)
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(off, values, sizeof(double) * entries, cudaMemcpyDeviceToDevice, stream));
+  if (n == 0) return;
+  zero_slots_kernel<<<vector_grid(n), reduce_block, 0, stream>>>(n, diag_slot, off);
+  FVMMINI_CUDA_CHECK_LAUNCH(zero_slots_kernel);
 }
 
 }  // namespace fvmmini::cuda

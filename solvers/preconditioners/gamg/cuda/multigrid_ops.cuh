@@ -82,4 +82,9 @@ void enqueue_one_block_vcycle(const OneBlockLevel* levels, int smoothed, const d
 void enqueue_set_diagonal(int n, const double* d, const long long* slot, double* values, double* inv_diag,
                           cudaStream_t stream);
 
+/// off = values (entries of them) with each of the n rows' diagonal slot zero: a one-block
+/// level's off-diagonals from its csr values.
+void enqueue_without_diagonal(int n, long long entries, const double* values, const long long* diag_slot, double* off,
+                              cudaStream_t stream);
+
 }  // namespace fvmmini::cuda

@@ -100,21 +100,25 @@ __global__ void __launch_bounds__(pattern_block) invert_order(int n, const int* 
 }  // namespace
 
 DevicePattern device_factor_pattern(const LduAddressing& a, const Permutation& op, cudaStream_t stream) {
-  const int n = a.n_rows, faces = a.n_faces();
-  if (op.size() != n) throw std::invalid_argument("device_factor_pattern: a numbering for another row count");
+  if (op.size() != a.n_rows) throw std::invalid_argument("device_factor_pattern: a numbering for another row count");
+  const DeviceBuffer<int> lower(std::span<const int>(a.lower)), upper(std::span<const int>(a.upper));
+  DeviceBuffer<int> old_to_new;
+  if (!op.is_identity()) old_to_new = DeviceBuffer<int>(std::span<const int>(op.old_to_new));
+  return device_factor_pattern(a.n_rows, a.n_faces(), lower.data(), upper.data(),
+                               old_to_new.size() > 0 ? old_to_new.data() : nullptr, stream);
+}
+
+DevicePattern device_factor_pattern(int n, int faces, const int* lower, const int* upper, const int* o2n,
+                                    cudaStream_t stream) {
   DevicePattern p;
   p.n_rows = n;
   p.row_ptr = DeviceBuffer<int>(static_cast<std::size_t>(n) + 1);
   // --- each row's count, then their starts (an exclusive scan over n + 1: the last is the total)
-  const DeviceBuffer<int> lower(std::span<const int>(a.lower)), upper(std::span<const int>(a.upper));
-  DeviceBuffer<int> old_to_new;
-  if (!op.is_identity()) old_to_new = DeviceBuffer<int>(std::span<const int>(op.old_to_new));
-  const int* o2n = old_to_new.size() > 0 ? old_to_new.data() : nullptr;
   DeviceBuffer<int> count(static_cast<std::size_t>(n) + 1);
   one_per_row<<<grid_for(n + 1LL), pattern_block, 0, stream>>>(n, count.data());
   FVMMINI_CUDA_CHECK_LAUNCH(one_per_row);
   if (faces > 0) {
-    count_entries<<<grid_for(faces), pattern_block, 0, stream>>>(faces, lower.data(), upper.data(), o2n, count.data());
+    count_entries<<<grid_for(faces), pattern_block, 0, stream>>>(faces, lower, upper, o2n, count.data());
     FVMMINI_CUDA_CHECK_LAUNCH(count_entries);
   }
   std::size_t scan_bytes = 0;
@@ -133,7 +137,7 @@ DevicePattern device_factor_pattern(const LduAddressing& a, const Permutation& o
                                                             p.face.data());
   FVMMINI_CUDA_CHECK_LAUNCH(place_diagonal);
   if (faces > 0) {
-    place_faces<<<grid_for(faces), pattern_block, 0, stream>>>(faces, lower.data(), upper.data(), o2n, count.data(),
+    place_faces<<<grid_for(faces), pattern_block, 0, stream>>>(faces, lower, upper, o2n, count.data(),
                                                                p.col.data(), p.face.data());
     FVMMINI_CUDA_CHECK_LAUNCH(place_faces);
   }

@@ -29,6 +29,10 @@ struct DevicePattern {
 /// from the faces, then sorted by column (ties, two faces between one pair of cells, by face).
 /// Its order is left empty (index order). Synchronises `stream`.
 DevicePattern device_factor_pattern(const LduAddressing& addressing, const Permutation& op, cudaStream_t stream);
+/// The same from an addressing already on the device (lower and upper of `faces` faces, old_to_new
+/// null for the identity), as GAMG's device hierarchy builds its levels.
+DevicePattern device_factor_pattern(int n_rows, int faces, const int* lower, const int* upper, const int* old_to_new,
+                                    cudaStream_t stream);
 
 /// The pattern on the host (tests compare it with factor_pattern's).
 FactorPattern download(const DevicePattern& pattern);

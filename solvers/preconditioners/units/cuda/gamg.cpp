@@ -1,4 +1,5 @@
-// "GAMG" on the cuda backend: the host's hierarchy uploaded, the V-cycle queued on the device.
+// "GAMG" on the cuda backend: the hierarchy built on the device (parallelPair, one rank, jacobi) or
+// the host's uploaded, the V-cycle queued on the device.
 
 #include <memory>
 
@@ -12,7 +13,7 @@ const DevicePreconditionerUnit& device_preconditioner_gamg() {
       .name = "GAMG",
       .make = [](const DevicePreconditionerInput& in) -> std::unique_ptr<DevicePreconditioner> {
         return std::make_unique<DeviceGamg>(in.matrix, in.op, in.settings, in.spmv, in.sequence, in.ranks,
-                                            in.device_ranks);
+                                            in.device_ranks, in.value_map);
       },
   };
   return unit;
