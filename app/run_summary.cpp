@@ -85,6 +85,7 @@ void RunSummary::set_preconditioner(const std::string& field, const Precondition
     entry["setupSeconds"] = info.setup_seconds;
     for (const auto& [part, seconds] : info.setup_parts) entry["setupParts"][part] = seconds;
     if (info.refresh_seconds > 0.0) entry["refreshSeconds"] = info.refresh_seconds;  // a host-timed refresh only
+    for (const auto& [part, seconds] : info.refresh_parts) entry["refreshParts"][part] = seconds;
   }
   if (info.levels > 0) {
     const auto [smallest, largest] = std::minmax_element(info.level_sizes.begin(), info.level_sizes.end());

@@ -218,6 +218,8 @@ struct PreconditionerInfo {
   /// The set-up's parts in the order they ran, seconds each (where the set-up times them).
   std::vector<std::pair<std::string, double>> setup_parts;
   double refresh_seconds = 0.0;  ///< the last value refresh (new factor, no new analysis)
+  /// The last refresh's parts in the order they ran (where it times them: GAMG's).
+  std::vector<std::pair<std::string, double>> refresh_parts;
   label colours = 0;           ///< mcsgs, and DIC on a multicolour schedule (0: none)
   label levels = 0;            ///< dependency levels of the triangular solves (0: none)
   std::vector<label> level_sizes;  ///< rows per level, in solve order

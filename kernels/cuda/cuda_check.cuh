@@ -12,7 +12,8 @@ namespace fvmmini::cuda::detail {
 
 [[noreturn]] inline void throw_cuda(cudaError_t code, const char* call, const char* file, int line) {
   throw CudaError(std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") in " +
-                  call + " at " + file + ":" + std::to_string(line));
+                      call + " at " + file + ":" + std::to_string(line),
+                  code == cudaErrorMemoryAllocation);
 }
 
 [[noreturn]] inline void throw_cusparse(cusparseStatus_t code, const char* call, const char* file, int line) {

@@ -223,6 +223,7 @@ TEST_F(CudaGamg, ADeviceHierarchyTakesAboutAsManyIterationsAsTheHosts) {
       std::vector<double> x(m.n_rows(), 0.0);
       const SolverPerformance p = solver->solve(x, b, "p");
       EXPECT_TRUE(p.converged) << what << ", " << name(agglomerator);
+      solver->update_coefficients(m);  // a refresh, timed in parts
       return std::make_pair(p.iterations, solver->preconditioner_info());
     };
     const auto [host_iterations, host_info] = solve(Agglomerator::algebraic_pair);
@@ -235,6 +236,14 @@ TEST_F(CudaGamg, ADeviceHierarchyTakesAboutAsManyIterationsAsTheHosts) {
                                                "levels"}))
         << what;
     EXPECT_EQ(host_info.grid_levels[1].format, "staircase") << what;
+    const auto refresh_parts = [](const PreconditionerInfo& info) {
+      std::vector<std::string> names;
+      for (const auto& [part, seconds] : info.refresh_parts) names.push_back(part);
+      return names;
+    };
+    EXPECT_EQ(refresh_parts(device_info), (std::vector<std::string>{"coefficients", "smoothers", "coarsest"})) << what;
+    EXPECT_EQ(refresh_parts(host_info), (std::vector<std::string>{"coarse matrices", "operators", "smoothers"}))
+        << what;
   }
 }
 

@@ -396,6 +396,11 @@ TEST(Gamg, TheDescribeLineAndInfoGiveTheHierarchy) {
   EXPECT_NE(line.find("GAMG (levels "), std::string::npos) << line;
   EXPECT_NE(line.find(" ms: agglomeration "), std::string::npos) << line;
   EXPECT_NE(line.find("level  0:       4096 cells"), std::string::npos) << line;
+  // --- a refresh timed in parts too
+  solver->update_coefficients(m);
+  names.clear();
+  for (const auto& [part, seconds] : solver->preconditioner_info().refresh_parts) names.push_back(part);
+  EXPECT_EQ(names, (std::vector<std::string>{"coarse matrices", "operators", "smoothers"}));
 }
 
 TEST(Gamg, UnequalSweepsAndAnIndefiniteMatrixAreClearErrors) {

@@ -134,15 +134,15 @@ std::vector<label> parallel_pair_agglomerate(const LduAddressing& fine, const st
     for (label f = 0; f < n_faces; ++f)
       priority[f] = pm::face_priority(rank[f], place[std::min(fine.lower[f], fine.upper[f])]);
     for (label i = 0; i < n; ++i) pick[i] = free_cell(i) ? first_face(i, free_cell) : -1;
-    bool paired = false;
+    long long paired = 0;
     for (label i = 0; i < n; ++i) {
       const label f = pick[i];
       if (f >= 0 && pick[other(f, i)] == f) {
         partner[i] = other(f, i);
-        paired = true;
+        ++paired;
       }
     }
-    if (!paired) break;
+    if (pm::last_round(paired, n)) break;
   }
   for (label f = 0; f < n_faces; ++f) priority[f] = pm::face_priority(rank[f], 1);  // joining: by rank
   // --- a free cell's group: the pair across its heaviest face, or its own; numbered in the

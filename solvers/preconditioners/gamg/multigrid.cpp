@@ -233,18 +233,25 @@ void HostGamg::refresh_diagonals(const LduMatrix& fine) {
 }
 
 void HostGamg::refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces) {
+  PartTimer timer;
   refresh_gamg_hierarchy(fine, hierarchy_, interfaces);
+  timer.mark("coarse matrices");
   for (label l = 0; l + 1 < hierarchy_.levels(); ++l) {
     const LduMatrix& m = hierarchy_.matrix(l, fine);
     if (levels_[l].op) levels_[l].op->refresh_values(m);
     if (levels_[l].across) levels_[l].across->refresh_interfaces(hierarchy_.interfaces(l));
-    if (levels_[l].sgs) refresh_triangular_factor(m, *levels_[l].sgs);
   }
+  timer.mark("operators");
+  for (label l = 0; l + 1 < hierarchy_.levels(); ++l)
+    if (levels_[l].sgs) refresh_triangular_factor(hierarchy_.matrix(l, fine), *levels_[l].sgs);
   refresh_diagonals(fine);
+  timer.mark("smoothers");
   if (whole_) {
     whole_->op->refresh_values(hierarchy_.gathered->whole);
     whole_->gamg->refresh(hierarchy_.gathered->whole);
+    timer.mark("gathered");
   }
+  refresh_parts_ = timer.parts();
 }
 
 void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {

@@ -158,6 +158,9 @@ class HostGamg {
   /// The hierarchy's set-up parts, then this backend's: levels (operators, smoothers) and, where
   /// there is one, gathered (the gathered level whole and its GAMG).
   const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
+  /// The last refresh's parts: coarse matrices (and interfaces, the coarsest solve), operators,
+  /// smoothers, and the gathered level's where there is one.
+  const std::vector<std::pair<std::string, double>>& refresh_parts() const { return refresh_parts_; }
   const GamgSettings& settings() const { return settings_; }
   /// One V-cycle from `level` down: level 0's is apply()'s first cycle (of r into z); a coarser
   /// level's runs on that level's own right-hand side and correction (what the last cycle left
@@ -187,6 +190,7 @@ class HostGamg {
   std::vector<double> gathered_;               ///< across ranks: the coarsest right-hand sides of all ranks
   std::unique_ptr<Gathered> whole_;            ///< the GAMG of the gathered level (hierarchy().gathered)
   std::vector<std::pair<std::string, double>> setup_parts_;
+  std::vector<std::pair<std::string, double>> refresh_parts_;
 };
 
 /// The grid levels of a hierarchy whose last level is gathered, with the gathered level's own

@@ -33,8 +33,14 @@
 
 namespace fvmmini::pair_matching {
 
-/// Handshake rounds at most; a round that pairs nobody ends them early (the next would pair nobody).
+/// Handshake rounds at most; a round that pairs fewer than one cell in round_share_end of the
+/// level's is the last (on the polyhedral-like 100^3 matrix the rounds after such a round paired
+/// 8 cells of 500 000; the cells they leave free join pairs).
 constexpr int max_rounds = 16;
+constexpr int round_share_end = 100;
+
+/// Whether a round that paired `paired` cells of a level of n is the last.
+FVMMINI_PAIR_HD inline bool last_round(long long paired, long long n) { return paired * round_share_end < n; }
 
 /// A face's rank by 1 and 2 (63 bits) between cells a and b, of weight `weight` (|coefficient|,
 /// whose bit pattern orders as the numbers do).

@@ -25,6 +25,7 @@ class GamgMethod final : public PreconditionerMethod {
     info.grid_levels = gamg_.hierarchy().grid;
     info.smoother = name(gamg_.settings().smoother);
     info.setup_parts = gamg_.setup_parts();
+    info.refresh_parts = gamg_.refresh_parts();
   }
   HostGamg* gamg() override { return &gamg_; }
 

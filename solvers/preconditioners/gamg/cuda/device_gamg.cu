@@ -28,16 +28,27 @@ std::vector<long long> diagonal_slots(const PreparedFormat& p) {
   return slots;
 }
 
-/// The hierarchy on the device where it builds there and has a coarse level; else null.
+/// The hierarchy on the device where it builds there and has a coarse level; else null. A build
+/// the device lacks the memory for (its transients peak on the finest level: its addressing,
+/// pattern and sorts) gives way to the host's, which needs less at once; `given_up` receives its
+/// seconds.
 std::unique_ptr<DeviceHierarchy> device_hierarchy(const LduMatrix& fine, const Permutation& op,
                                                   const SolverSettings& s, DeviceSpmv& fine_spmv,
                                                   const GamgRanks& ranks, const LduToCsrMap* fine_map,
-                                                  cudaStream_t stream) {
+                                                  cudaStream_t stream, double& given_up) {
   if (!fine_map || !builds_on_device(s.gamg, ranks.across())) return nullptr;
   if (s.gamg.n_pre_sweeps != s.gamg.n_post_sweeps || s.gamg.n_vcycles < 1) return nullptr;  // the host's check says why
   FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's values uploaded
-  auto h = std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), *fine_map, stream);
-  return h->levels() > 1 ? std::move(h) : nullptr;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    auto h = std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), *fine_map, stream);
+    return h->levels() > 1 ? std::move(h) : nullptr;
+  } catch (const CudaError& e) {
+    if (!e.out_of_memory()) throw;
+    cudaGetLastError();  // an allocation's failure leaves the context usable
+    given_up = seconds_since(start);
+    return nullptr;
+  }
 }
 
 }  // namespace
@@ -85,7 +96,7 @@ struct DeviceGamg::Impl {
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
        std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks, const LduToCsrMap* fine_map)
       : settings(s.gamg),
-        device(device_hierarchy(fine, op, s, fine_spmv, r, fine_map, stream.get())),
+        device(device_hierarchy(fine, op, s, fine_spmv, r, fine_map, stream.get(), device_out_of_memory)),
         hierarchy([&] {
           if (device) return GamgHierarchy{};
           r.cells_to_gather = cells_to_gather(s.gamg, true);
@@ -188,7 +199,9 @@ struct DeviceGamg::Impl {
       FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
       timer.mark("gathered");
     }
-    setup_parts = device ? device->setup_parts() : hierarchy.setup_parts;
+    if (device_out_of_memory > 0.0) setup_parts.emplace_back("device build (out of memory)", device_out_of_memory);
+    const auto& hierarchy_parts = device ? device->setup_parts() : hierarchy.setup_parts;
+    setup_parts.insert(setup_parts.end(), hierarchy_parts.begin(), hierarchy_parts.end());
     setup_parts.insert(setup_parts.end(), timer.parts().begin(), timer.parts().end());
   }
 
@@ -211,15 +224,22 @@ struct DeviceGamg::Impl {
   /// A device hierarchy's coefficients from the solver's values: the coarse matrices, each
   /// level's diagonal and inner share, Jacobi's inverse diagonals, the one-block levels'
   /// off-diagonals and the coarsest inverse (its matrix a few hundred values, inverted on the host).
-  void device_level_values() {
+  /// @param[in,out] timer where to mark the parts (coefficients, smoothers, coarsest), or null
+  void device_level_values(PartTimer* timer = nullptr) {
     const cudaStream_t s = stream.get();
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's new values uploaded
+    const auto mark = [&](const char* part) {
+      if (!timer) return;
+      FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
+      timer->mark(part);
+    };
     std::vector<double*> diag(count, nullptr), inner(count, nullptr);
     for (label l = 1; l < count; ++l) {
       diag[l] = levels[l].diag.data();
       inner[l] = levels[l].inner.data();
     }
     device->refresh(diag, inner, s);
+    mark("coefficients");
     device->fine_diagonal(levels[0].ax.data(), s);  // ax: scratch outside a V-cycle
     for (label l = 0; l + 1 < count; ++l) {
       Level& v = levels[l];
@@ -230,10 +250,12 @@ struct DeviceGamg::Impl {
       enqueue_without_diagonal(d.n, d.nnz, levels[l].spmv->device_values(), levels[l].diag_slot.data(),
                                one_block.off[static_cast<std::size_t>(l - one_block.from)].data(), s);
     }
+    mark("smoothers");
     coarsest = device->download(count - 1, s);
     hierarchy.coarsest = invert_coarsest();
     inverse.upload(hierarchy.coarsest.inverse, s);
     FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
+    mark("coarsest");
   }
 
   /// The gathered level whole, in the field's format (or the fallback) and ordering, and its GAMG
@@ -431,6 +453,7 @@ struct DeviceGamg::Impl {
   }
 
   GamgSettings settings;
+  double device_out_of_memory = 0.0;           ///< seconds of a device build given up for want of memory
   Stream stream;                               ///< the device hierarchy's set-up and refresh
   std::unique_ptr<DeviceHierarchy> device;     ///< built on the device; null: the host's hierarchy
   GamgHierarchy hierarchy;                     ///< the host's (a device hierarchy: its grid and coarsest alone)
@@ -445,6 +468,7 @@ struct DeviceGamg::Impl {
   OneBlock one_block;                          ///< the coarse levels in one kernel
   DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
   double setup_seconds = 0.0, refresh_seconds = 0.0;
+  std::vector<std::pair<std::string, double>> refresh_parts;  ///< the last refresh's
   std::vector<std::pair<std::string, double>> setup_parts;  ///< the hierarchy's, then levels[, gathered]
 };
 
@@ -486,22 +510,26 @@ void DeviceGamg::cycle_from(int level, const double* r, double* z, const int* st
 void DeviceGamg::refresh(const LduMatrix& matrix) {
   Impl& m = *impl_;
   const auto start = std::chrono::steady_clock::now();
+  PartTimer timer;
   if (m.device) {
-    m.device_level_values();
+    m.device_level_values(&timer);
     m.refresh_seconds = seconds_since(start);
+    m.refresh_parts = timer.parts();
     return;
   }
   refresh_gamg_hierarchy(matrix, m.hierarchy);
+  timer.mark("coarse matrices");
   for (label l = 0; l + 1 < m.count; ++l) {
     Impl::Level& v = m.levels[l];
-    const LduMatrix& level = m.hierarchy.matrix(l, matrix);
     if (v.prepared) {
-      refresh_format_values(level, *v.prepared);
+      refresh_format_values(m.hierarchy.matrix(l, matrix), *v.prepared);
       v.matrix->upload_values(v.prepared->format.values());
     }
-    if (v.sgs) v.sgs->refresh(level);
     if (v.own_ranks) v.own_ranks->refresh_coefficients(in_operator_rows(m.hierarchy.interfaces(l), m.hierarchy.numbering[l]));
   }
+  timer.mark("operators");
+  for (label l = 0; l + 1 < m.count; ++l)
+    if (m.levels[l].sgs) m.levels[l].sgs->refresh(m.hierarchy.matrix(l, matrix));
   if (m.whole) {
     Impl::Whole& w = *m.whole;
     refresh_format_values(m.hierarchy.gathered->whole, w.prepared);
@@ -512,7 +540,10 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
     m.inverse.upload(m.hierarchy.coarsest.inverse);
   }
   m.upload_level_values(matrix);
+  FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+  timer.mark("smoothers");
   m.refresh_seconds = seconds_since(start);
+  m.refresh_parts = timer.parts();
 }
 
 void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
@@ -570,6 +601,7 @@ PreconditionerInfo DeviceGamg::info(std::int64_t) const {
   i.setup_seconds = m.setup_seconds;
   i.setup_parts = m.setup_parts;
   i.refresh_seconds = m.refresh_seconds;
+  i.refresh_parts = m.refresh_parts;
   i.grid_levels = m.hierarchy.grid;
   i.smoother = name(m.settings.smoother);
   return i;

@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(block)
   const int j = lower[f] == i ? upper[f] : lower[f];
   if (pick[j] == f) {
     partner[i] = j;
-    *paired = 1;
+    atomicAdd(paired, 1);
   }
 }
 
@@ -432,7 +432,7 @@ DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, 
     FVMMINI_CUDA_CHECK(cudaMemsetAsync(flag.data(), 0, sizeof(int), s));
     FVMMINI_LAUNCH(pick_faces, g.n, s, g.n, g.row_ptr, g.col, g.face, priority.data(), partner.data(), pick.data());
     FVMMINI_LAUNCH(handshake, g.n, s, g.n, pick.data(), g.lower, g.upper, partner.data(), flag.data());
-    if (read_int(flag.data(), s) == 0) break;
+    if (pm::last_round(read_int(flag.data(), s), g.n)) break;
   }
   FVMMINI_LAUNCH(face_priorities, g.faces, s, g.faces, rank.data(), g.lower, g.upper, nullptr, priority.data());
   DeviceBuffer<int> pair_of(g.n), least(g.n), leads(static_cast<std::size_t>(g.n) + 1),
@@ -530,8 +530,9 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
   static_assert(sizeof(long long) == sizeof(std::int64_t));
   fine_slots_.diag = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
   copy_to_device(fine_slots_.diag.data(), fine_map.diag_slot.data(), fine_slots_.diag.bytes());
+  // an LduMatrix holds one coefficient a face (symmetric): its a_{u,l} are read through the
+  // upper slots, and the lower ones stay on the host (an asymmetric matrix uploads them too)
   fine_slots_.upper = DeviceBuffer<int>(std::span<const int>(narrow(fine_map.upper_slot)));
-  fine_slots_.lower = DeviceBuffer<int>(std::span<const int>(narrow(fine_map.lower_slot)));
   DeviceBuffer<int> lower0(std::span<const int>(a.lower)), upper0(std::span<const int>(a.upper));
   DeviceBuffer<int> new_to_old(std::span<const int>(op.new_to_old));
   fine_diag_op_ = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
@@ -617,8 +618,9 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
       scan(count.data(), gm.run_ptr.data(), runs + 1, false, s);
       gm.to_upper = DeviceBuffer<int>(std::max(level.faces, 1));
       gm.to_lower = DeviceBuffer<int>(std::max(level.faces, 1));
+      const int* lower_slot = fs.lower.size() > 0 ? fs.lower.data() : fs.upper.data();  // symmetric: the upper's
       FVMMINI_LAUNCH(run_sources, level.faces, s, level.faces, key.data(), sorted.data(), faces.count, level.lower,
-                     coarse_of.data(), c.lower.data(), fs.upper.data(), fs.lower.data(), gm.to_upper.data(),
+                     coarse_of.data(), c.lower.data(), fs.upper.data(), lower_slot, gm.to_upper.data(),
                      gm.to_lower.data());
     }
     // each group's rows ascending: their diagonals' slots, and in the operator's numbering the transfer

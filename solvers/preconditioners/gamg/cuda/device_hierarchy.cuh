@@ -33,7 +33,7 @@ namespace fvmmini::cuda {
 struct DeviceSlots {
   DeviceBuffer<long long> diag;  ///< per row (the operator's numbering on level 0)
   DeviceBuffer<int> upper;       ///< per face: a_{lower, upper}
-  DeviceBuffer<int> lower;       ///< per face: a_{upper, lower}
+  DeviceBuffer<int> lower;       ///< per face: a_{upper, lower} (empty: the upper's, a symmetric matrix)
 };
 
 /// Level l -> l + 1's coefficients: each coarse face sums a run of fine coefficients (fine faces
