@@ -78,35 +78,36 @@ TEST(Agglomeration, APairingGroupsEveryCellAndHalvesTheLevel) {
 
 // parallelPair (the pairing the device builds): every cell in a group, each group a pair or a
 // pair with the free cells beside it that joined it, or a cell alone; groups numbered by their
-// least row; about half as many groups as cells.
+// least row; about half as many groups as cells; ties to the nearer cells or the farther.
 TEST(Agglomeration, AParallelPairingGroupsEveryCellWithANeighbourAndHalvesTheLevel) {
-  for (const LduMatrix& m : {poisson_box(12), random_matrix(3000, 6, 5), box_matrix(9, 8, 7, 4)}) {
-    const LduAddressing& a = *m.addressing;
-    std::vector<double> weights(m.upper.size());
-    for (std::size_t f = 0; f < weights.size(); ++f) weights[f] = std::abs(m.upper[f]);
-    label n_coarse = 0;
-    const std::vector<label> coarse_of = parallel_pair_agglomerate(a, weights, n_coarse);
-    ASSERT_EQ(coarse_of.size(), static_cast<std::size_t>(a.n_rows));
-    std::vector<label> size(n_coarse, 0), least(n_coarse, a.n_rows), linked(a.n_rows, 0);
-    for (label i = 0; i < a.n_rows; ++i) {
-      ASSERT_GE(coarse_of[i], 0);
-      ASSERT_LT(coarse_of[i], n_coarse);
-      ++size[coarse_of[i]];
-      least[coarse_of[i]] = std::min(least[coarse_of[i]], i);
+  for (const LduMatrix& m : {poisson_box(12), random_matrix(3000, 6, 5), box_matrix(9, 8, 7, 4)})
+    for (const bool nearer_first : {true, false}) {
+      const LduAddressing& a = *m.addressing;
+      std::vector<double> weights(m.upper.size());
+      for (std::size_t f = 0; f < weights.size(); ++f) weights[f] = std::abs(m.upper[f]);
+      label n_coarse = 0;
+      const std::vector<label> coarse_of = parallel_pair_agglomerate(a, weights, nearer_first, n_coarse);
+      ASSERT_EQ(coarse_of.size(), static_cast<std::size_t>(a.n_rows));
+      std::vector<label> size(n_coarse, 0), least(n_coarse, a.n_rows), linked(a.n_rows, 0);
+      for (label i = 0; i < a.n_rows; ++i) {
+        ASSERT_GE(coarse_of[i], 0);
+        ASSERT_LT(coarse_of[i], n_coarse);
+        ++size[coarse_of[i]];
+        least[coarse_of[i]] = std::min(least[coarse_of[i]], i);
+      }
+      for (label f = 0; f < a.n_faces(); ++f)
+        if (coarse_of[a.lower[f]] == coarse_of[a.upper[f]]) linked[a.lower[f]] = linked[a.upper[f]] = 1;
+      label paired = 0;
+      for (label i = 0; i < a.n_rows; ++i) {
+        if (size[coarse_of[i]] > 1) EXPECT_TRUE(linked[i]) << "row " << i << " shares no face with its group";
+        paired += size[coarse_of[i]] == 2;
+      }
+      EXPECT_GE(*std::min_element(size.begin(), size.end()), 1);
+      EXPECT_TRUE(std::is_sorted(least.begin(), least.end()));
+      EXPECT_GE(n_coarse, m.n_rows() * 2 / 5);
+      EXPECT_LE(n_coarse, m.n_rows() * 3 / 5);
+      EXPECT_GE(paired, m.n_rows() * 3 / 5) << "cells in groups of two";
     }
-    for (label f = 0; f < a.n_faces(); ++f)
-      if (coarse_of[a.lower[f]] == coarse_of[a.upper[f]]) linked[a.lower[f]] = linked[a.upper[f]] = 1;
-    label paired = 0;
-    for (label i = 0; i < a.n_rows; ++i) {
-      if (size[coarse_of[i]] > 1) EXPECT_TRUE(linked[i]) << "row " << i << " shares no face with its group";
-      paired += size[coarse_of[i]] == 2;
-    }
-    EXPECT_GE(*std::min_element(size.begin(), size.end()), 1);
-    EXPECT_TRUE(std::is_sorted(least.begin(), least.end()));
-    EXPECT_GE(n_coarse, m.n_rows() * 2 / 5);
-    EXPECT_LE(n_coarse, m.n_rows() * 3 / 5);
-    EXPECT_GE(paired, m.n_rows() * 3 / 5) << "cells in groups of two";
-  }
 }
 
 TEST(Agglomeration, EveryLevelNumbersItsGroupsInTheirLeadingRowsOrder) {
@@ -114,23 +115,24 @@ TEST(Agglomeration, EveryLevelNumbersItsGroupsInTheirLeadingRowsOrder) {
   for (const LduMatrix& m : {poisson_box(12), random_matrix(2000, 6, 3)})
     for (const int merge : {1, 2, 3})
       for (const bool parallel : {false, true}) {
-      AgglomerationHierarchy h = agglomerate(m, 4, merge, parallel);
-      pad_levels(m, h.levels() + 1, h);
-      std::vector<label> group(static_cast<std::size_t>(m.n_rows()));  // finest row -> its group on the level
-      for (label i = 0; i < m.n_rows(); ++i) group[i] = i;
-      for (std::size_t l = 0; l < h.agglomerations.size(); ++l) {
-        SCOPED_TRACE("mergeLevels " + std::to_string(merge) + ", level " + std::to_string(l + 1));
-        const Agglomeration& a = h.agglomerations[l];
-        for (label& g : group) g = a.coarse_of[g];
-        ASSERT_EQ(static_cast<label>(a.leading_row.size()), a.coarse->n_rows);
-        for (label c = 0; c < a.coarse->n_rows; ++c) {
-          EXPECT_EQ(group[a.leading_row[c]], c);  // a row of its own group
-          if (c > 0) {
-            EXPECT_LT(a.leading_row[c - 1], a.leading_row[c]);
+        AgglomerationHierarchy h = agglomerate(m, 4, merge, parallel);
+        pad_levels(m, h.levels() + 1, h);
+        std::vector<label> group(static_cast<std::size_t>(m.n_rows()));  // finest row -> its group on the level
+        for (label i = 0; i < m.n_rows(); ++i) group[i] = i;
+        for (std::size_t l = 0; l < h.agglomerations.size(); ++l) {
+          SCOPED_TRACE("mergeLevels " + std::to_string(merge) + (parallel ? ", parallelPair" : "") + ", level " +
+                       std::to_string(l + 1));
+          const Agglomeration& a = h.agglomerations[l];
+          for (label& g : group) g = a.coarse_of[g];
+          ASSERT_EQ(static_cast<label>(a.leading_row.size()), a.coarse->n_rows);
+          for (label c = 0; c < a.coarse->n_rows; ++c) {
+            EXPECT_EQ(group[a.leading_row[c]], c);  // a row of its own group
+            if (c > 0) {
+              EXPECT_LT(a.leading_row[c - 1], a.leading_row[c]);
+            }
           }
         }
       }
-    }
 }
 
 TEST(Agglomeration, TheCoarseAddressingIsTheSameOnOneThreadAsOnSeveral) {
@@ -175,29 +177,29 @@ TEST(Agglomeration, CoarseMatricesAreTheGalerkinProduct) {
   for (const LduMatrix& m : {box_matrix(7, 6, 5, 4), random_matrix(300, 6, 8)})
     for (const int merge : {1, 2})
       for (const bool parallel : {false, true}) {
-      const AgglomerationHierarchy h = agglomerate(m, 4, merge, parallel);
-      ASSERT_GE(h.levels(), 3);
-      for (label k = 0; k + 1 < h.levels(); ++k) {
-        const LduMatrix& fine = k == 0 ? m : h.coarse[k - 1];
-        const LduMatrix& coarse = h.coarse[k];
-        const auto& coarse_of = h.agglomerations[k].coarse_of;
-        // --- R A R^T densely, R_ci = 1 when fine row i is in group c
-        const std::size_t n = fine.n_rows(), nc = coarse.n_rows();
-        const std::vector<double> a = dense(fine);
-        std::vector<double> rar(nc * nc, 0.0);
-        for (std::size_t i = 0; i < n; ++i)
-          for (std::size_t j = 0; j < n; ++j) rar[coarse_of[i] * nc + coarse_of[j]] += a[i * n + j];
-        const std::vector<double> got = dense(coarse);
-        for (std::size_t e = 0; e < nc * nc; ++e)
-          ASSERT_NEAR(got[e], rar[e], 1e-12 * (1.0 + std::abs(rar[e]))) << "level " << k + 1 << " entry " << e;
-        // faces sorted by (lower, upper), each pair once
-        for (label f = 1; f < coarse.addressing->n_faces(); ++f)
-          ASSERT_LT(std::make_pair(coarse.lower_addr()[f - 1], coarse.upper_addr()[f - 1]),
-                    std::make_pair(coarse.lower_addr()[f], coarse.upper_addr()[f]));
+        const AgglomerationHierarchy h = agglomerate(m, 4, merge, parallel);
+        ASSERT_GE(h.levels(), 3);
+        for (label k = 0; k + 1 < h.levels(); ++k) {
+          const LduMatrix& fine = k == 0 ? m : h.coarse[k - 1];
+          const LduMatrix& coarse = h.coarse[k];
+          const auto& coarse_of = h.agglomerations[k].coarse_of;
+          // --- R A R^T densely, R_ci = 1 when fine row i is in group c
+          const std::size_t n = fine.n_rows(), nc = coarse.n_rows();
+          const std::vector<double> a = dense(fine);
+          std::vector<double> rar(nc * nc, 0.0);
+          for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) rar[coarse_of[i] * nc + coarse_of[j]] += a[i * n + j];
+          const std::vector<double> got = dense(coarse);
+          for (std::size_t e = 0; e < nc * nc; ++e)
+            ASSERT_NEAR(got[e], rar[e], 1e-12 * (1.0 + std::abs(rar[e]))) << "level " << k + 1 << " entry " << e;
+          // faces sorted by (lower, upper), each pair once
+          for (label f = 1; f < coarse.addressing->n_faces(); ++f)
+            ASSERT_LT(std::make_pair(coarse.lower_addr()[f - 1], coarse.upper_addr()[f - 1]),
+                      std::make_pair(coarse.lower_addr()[f], coarse.upper_addr()[f]));
+        }
+        // OpenFOAM's rule: the coarsest keeps at least nCellsInCoarsestLevel cells
+        EXPECT_GE(h.coarse.back().n_rows(), 4);
       }
-      // OpenFOAM's rule: the coarsest keeps at least nCellsInCoarsestLevel cells
-      EXPECT_GE(h.coarse.back().n_rows(), 4);
-    }
 }
 
 TEST(Agglomeration, ARefreshRecomputesTheCoarseValues) {

@@ -96,14 +96,14 @@ std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector
 }
 
 std::vector<label> parallel_pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights,
-                                             label& n_coarse) {
+                                             bool nearer_first, label& n_coarse) {
   namespace pm = pair_matching;
   const label n = fine.n_rows;
   const label n_faces = fine.n_faces();
   const RowFaces faces = row_faces(fine);
   const auto other = [&](label f, label cell) { return fine.lower[f] == cell ? fine.upper[f] : fine.lower[f]; };
   std::vector<std::uint64_t> rank(static_cast<std::size_t>(n_faces)), priority(rank.size());
-  for (label f = 0; f < n_faces; ++f) rank[f] = pm::face_rank(weights[f], fine.lower[f], fine.upper[f]);
+  for (label f = 0; f < n_faces; ++f) rank[f] = pm::face_rank(weights[f], fine.lower[f], fine.upper[f], nearer_first);
   std::vector<label> partner(static_cast<std::size_t>(n), -1), pick(static_cast<std::size_t>(n), -1);
   const auto free_cell = [&](label j) { return partner[j] < 0; };
   // --- the face of `cell` that goes first among those whose other cell passes `eligible`
@@ -255,11 +255,10 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
     int passes = 0;
     for (; passes < merge_levels; ++passes) {
       label n_coarse = 0;
-      if (parallel) forward = true;  // groups numbered by their least row
-      std::vector<label> coarse_of = parallel ? parallel_pair_agglomerate(*addressing, weights, n_coarse)
+      std::vector<label> coarse_of = parallel ? parallel_pair_agglomerate(*addressing, weights, forward, n_coarse)
                                               : pair_agglomerate(*addressing, weights, forward, n_coarse);
       if (n_coarse < n_cells_in_coarsest_level || n_coarse >= addressing->n_rows) break;
-      leading = leading_rows(coarse_of, n_coarse, leading, forward);
+      leading = leading_rows(coarse_of, n_coarse, leading, forward || parallel);  // parallel: by least rows
       forward = !forward;
       Agglomeration pass = agglomerate_addressing(*addressing, std::move(coarse_of), n_coarse, &weights);
       pass.leading_row = leading;

@@ -28,9 +28,10 @@ std::vector<label> pair_agglomerate(const LduAddressing& fine, const std::vector
 /// groups numbered in the order of their least row. The cuda backend's device pass
 /// (cuda/device_hierarchy.cuh) pairs the same cells.
 /// @param[in] weights one per face, the heavier the stronger the coupling
+/// @param[in] nearer_first ties to the nearer cells (else the farther: pair_matching.hpp)
 /// @return fine row -> coarse row; n_coarse receives the number of groups
 std::vector<label> parallel_pair_agglomerate(const LduAddressing& fine, const std::vector<double>& weights,
-                                             label& n_coarse);
+                                             bool nearer_first, label& n_coarse);
 
 /// Fine level -> the next coarser one.
 struct Agglomeration {

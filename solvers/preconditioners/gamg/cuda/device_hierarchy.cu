@@ -41,9 +41,9 @@ __global__ void __launch_bounds__(block)
 
 __global__ void __launch_bounds__(block)
     face_ranks(int faces, const double* __restrict__ weight, const int* __restrict__ lower,
-               const int* __restrict__ upper, std::uint64_t* __restrict__ rank) {
+               const int* __restrict__ upper, bool nearer_first, std::uint64_t* __restrict__ rank) {
   const int f = blockIdx.x * blockDim.x + threadIdx.x;
-  if (f < faces) rank[f] = pm::face_rank(weight[f], lower[f], upper[f]);
+  if (f < faces) rank[f] = pm::face_rank(weight[f], lower[f], upper[f], nearer_first);
 }
 
 /// A free cell's step back along its line among the free cells: its nearest lower free neighbour
@@ -408,11 +408,12 @@ struct Graph {
   const int* face = nullptr;
 };
 
-/// One pairing pass over `g` (pair_matching.hpp): the groups' numbers by row; n_coarse receives
-/// their count.
-DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, int& n_coarse, cudaStream_t s) {
+/// One pairing pass over `g` (pair_matching.hpp; ties to the nearer cells or the farther): the
+/// groups' numbers by row; n_coarse receives their count.
+DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, bool nearer_first, int& n_coarse,
+                            cudaStream_t s) {
   DeviceBuffer<std::uint64_t> rank(std::max(g.faces, 1)), priority(std::max(g.faces, 1));
-  FVMMINI_LAUNCH(face_ranks, g.faces, s, g.faces, weight.data(), g.lower, g.upper, rank.data());
+  FVMMINI_LAUNCH(face_ranks, g.faces, s, g.faces, weight.data(), g.lower, g.upper, nearer_first, rank.data());
   DeviceBuffer<int> partner(g.n), pick(g.n), flag(1);
   DeviceBuffer<int> back(g.n), place(g.n), back_out(g.n), place_out(g.n);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(partner.data(), 0xff, partner.bytes(), s));
@@ -546,6 +547,7 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
   Graph level{n0, faces0, lower0.data(), upper0.data(), pattern.row_ptr.data(), pattern.col.data(),
               pattern.face.data()};
   DeviceBuffer<int> level_face = std::move(pattern.face);  // the level's pattern's faces (pass 0 walks them)
+  bool nearer_first = true;
   mark(fine_level);
   while (true) {
     const int l = levels() - 1;
@@ -563,7 +565,7 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
                   pass_pattern.col.data(), pass_pattern.face.data()};
       }
       int count = 0;
-      DeviceBuffer<int> pass_groups = pair_pass(g, weight, count, s);
+      DeviceBuffer<int> pass_groups = pair_pass(g, weight, nearer_first, count, s);
       mark(matching);
       if (count < settings.n_cells_in_coarsest_level || count >= g.n) break;
       CoarseFaces next = coarse_faces(g, pass_groups.data(), count, weight, s);
@@ -575,6 +577,7 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
         FVMMINI_LAUNCH(compose_faces, level.faces, s, level.faces, next.face_map.data(), pass_groups.data(),
                        face_map.data());
       }
+      nearer_first = !nearer_first;  // as algebraicPair alternates its direction, pass by pass
       weight = std::move(next.weight);
       faces = std::move(next);
       n_coarse = count;
