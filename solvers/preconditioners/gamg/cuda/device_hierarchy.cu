@@ -25,6 +25,7 @@ namespace {
 static_assert(std::is_same_v<label, int>, "a label is the device's int");
 
 constexpr int block = 256;
+constexpr int jumps_between_looks = 4;  ///< list ranking: lines of up to 16 cells between two looks
 
 int grid_for(long long units) { return static_cast<int>((units + block - 1) / block); }
 
@@ -66,7 +67,8 @@ __global__ void __launch_bounds__(block)
   steps[i] = b >= 0 ? 1 : 0;
 }
 
-/// One round of list ranking (pointer jumping): steps to the line's start, doubled reach.
+/// One round of list ranking (pointer jumping): steps to the line's start, doubled reach; *more
+/// set where a cell's line goes on past its new reach.
 __global__ void __launch_bounds__(block)
     jump(int n, const int* __restrict__ back, const int* __restrict__ steps, int* __restrict__ back_out,
          int* __restrict__ steps_out, int* __restrict__ more) {
@@ -422,10 +424,14 @@ DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, 
     FVMMINI_LAUNCH(line_back, g.n, s, g.n, g.row_ptr, g.col, g.face, rank.data(), partner.data(), back.data(),
                    place.data());
     for (bool more = g.n > 0; more;) {
-      FVMMINI_CUDA_CHECK(cudaMemsetAsync(flag.data(), 0, sizeof(int), s));
-      FVMMINI_LAUNCH(jump, g.n, s, g.n, back.data(), place.data(), back_out.data(), place_out.data(), flag.data());
-      std::swap(back, back_out);
-      std::swap(place, place_out);
+      // a few jumps between looks at the flag (a jump past the lines' starts changes nothing): a
+      // look costs a synchronisation, about what a jump over the whole level does
+      for (int k = 0; k < jumps_between_looks; ++k) {
+        if (k + 1 == jumps_between_looks) FVMMINI_CUDA_CHECK(cudaMemsetAsync(flag.data(), 0, sizeof(int), s));
+        FVMMINI_LAUNCH(jump, g.n, s, g.n, back.data(), place.data(), back_out.data(), place_out.data(), flag.data());
+        std::swap(back, back_out);
+        std::swap(place, place_out);
+      }
       more = read_int(flag.data(), s) != 0;
     }
     FVMMINI_LAUNCH(face_priorities, g.faces, s, g.faces, rank.data(), g.lower, g.upper, place.data(), priority.data());
