@@ -310,7 +310,8 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   EXPECT_DOUBLE_EQ(solves["p"]["preconditioner"]["spmvPerApplication"].get<double>(), 1.25);
   EXPECT_DOUBLE_EQ(solves["U"]["preconditioner"]["setupSeconds"].get<double>(), 0.25);
   EXPECT_EQ(solves["U"]["preconditioner"]["setupParts"], nlohmann::json({{"agglomeration", 0.125}, {"levels", 0.0625}}));
-  EXPECT_EQ(solves["U"]["preconditioner"]["refreshParts"], nlohmann::json({{"coefficients", 0.25}, {"coarsest", 0.125}}));
+  EXPECT_EQ(solves["U"]["preconditioner"]["refreshParts"],
+            nlohmann::json({{"coefficients", 0.25}, {"coarsest", 0.125}}));
   EXPECT_EQ(solves["U"]["preconditioner"]["gridLevels"].size(), 2u);
   EXPECT_EQ(solves["T"]["preconditioner"], nlohmann::json({{"name", "none"}}));
   EXPECT_EQ(solves["T"]["solves"], 2);

@@ -232,7 +232,8 @@ int run(const Options& o) {
         for (const auto& [part, seconds] : info.setup_parts) row["preconditioner_setup_parts_ms"][part] = 1e3 * seconds;
         row["refresh_ms"] = 1e3 * refresh;
         row["preconditioner_refresh_ms"] = 1e3 * info.refresh_seconds;
-        for (const auto& [part, seconds] : info.refresh_parts) row["preconditioner_refresh_parts_ms"][part] = 1e3 * seconds;
+        for (const auto& [part, seconds] : info.refresh_parts)
+          row["preconditioner_refresh_parts_ms"][part] = 1e3 * seconds;
         if (!info.grid_levels.empty()) {
           row["grid_levels"] = static_cast<int>(info.grid_levels.size());
           row["operator_complexity"] = info.operator_complexity();

@@ -51,10 +51,10 @@ std::vector<LevelSize> coarse_levels(const SolverSettings& s, label n, std::int6
 const PreconditionerUnit& preconditioner_unit_gamg() {
   static const PreconditionerUnit unit{
       .name = "GAMG",
-      .summary = "aggregation multigrid V-cycles (OpenFOAM's pairwise agglomeration)",
+      .summary = "aggregation multigrid V-cycles (pairwise agglomeration: OpenFOAM's, or a handshake built on the GPU)",
       .cg_step = CgStep::applied,
-      .keys = {"nCellsInCoarsestLevel", "mergeLevels", "smoother", "nPreSweeps", "nPostSweeps", "nVcycles",
-               "nCellsToGather", "correctionScale"},
+      .keys = {"nCellsInCoarsestLevel", "mergeLevels", "smoother", "agglomerator", "nPreSweeps", "nPostSweeps",
+               "nVcycles", "nCellsToGather", "correctionScale"},
       .make = [](const PreconditionerInput& in) -> std::unique_ptr<PreconditionerMethod> {
         return std::make_unique<GamgMethod>(in);
       },

@@ -4,10 +4,11 @@
 // (solvers/preconditioners/gamg/multigrid.hpp) uploaded once, every level but the coarsest in its
 // own format with that format's SpMV kernel, the coarsest solved by its dense inverse; with the
 // Jacobi smoother, where no level exchanges a halo, the levels of a few thousand rows and below
-// run as one kernel of one block (their launches cost more than their arithmetic). The whole V-cycle is queued on the CG's stream (and recorded in its graphs), with
-// no host round trip. Across ranks every level's product adds its interfaces' couplings
-// through a DeviceRanks of the level (the solver's transport; NCCL's communicator shared) and the
-// coarsest level gathers every rank's right-hand side for its rows of the whole inverse.
+// run as one kernel of one block (their launches cost more than their arithmetic). The whole
+// V-cycle is queued on the CG's stream (and recorded in its graphs), with no host round trip.
+// Across ranks every level's product adds its interfaces' couplings through a DeviceRanks of the
+// level (the solver's transport; NCCL's communicator shared) and the coarsest level gathers every
+// rank's right-hand side for its rows of the whole inverse.
 // Plain C++ interface.
 
 #include <cstdint>

@@ -88,7 +88,8 @@ __global__ void __launch_bounds__(block)
 /// place null: every lower cell at an even place (joining goes by rank).
 __global__ void __launch_bounds__(block)
     face_priorities(int faces, const std::uint64_t* __restrict__ rank, const int* __restrict__ lower,
-                    const int* __restrict__ upper, const int* __restrict__ place, std::uint64_t* __restrict__ priority) {
+                    const int* __restrict__ upper, const int* __restrict__ place,
+                    std::uint64_t* __restrict__ priority) {
   const int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f < faces) priority[f] = pm::face_priority(rank[f], place ? place[min(lower[f], upper[f])] : 1);
 }
@@ -311,7 +312,8 @@ __global__ void __launch_bounds__(block)
 
 __global__ void __launch_bounds__(block)
     galerkin_faces(int n_faces, const int* __restrict__ run_ptr, const int* __restrict__ to_upper,
-                   const int* __restrict__ to_lower, const double* __restrict__ fine, const int* __restrict__ upper_slot,
+                   const int* __restrict__ to_lower, const double* __restrict__ fine,
+                   const int* __restrict__ upper_slot,
                    const int* __restrict__ lower_slot, double* __restrict__ coarse, bool symmetric) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= n_faces) return;
@@ -666,7 +668,9 @@ void DeviceHierarchy::refresh(const std::vector<double*>& diag, const std::vecto
     DeviceLevel& c = levels_[l + 1];
     const double* fine = l == 0 ? fine_values_ : levels_[l].csr->device_values();
     double* coarse = c.csr->device_values();
-    const auto at = [&](const std::vector<double*>& v) { return static_cast<std::size_t>(l + 1) < v.size() ? v[l + 1] : nullptr; };
+    const auto at = [&](const std::vector<double*>& v) {
+      return static_cast<std::size_t>(l + 1) < v.size() ? v[l + 1] : nullptr;
+    };
     FVMMINI_LAUNCH(galerkin_faces, gm.n_coarse_faces, s, gm.n_coarse_faces, gm.run_ptr.data(), gm.to_upper.data(),
                    gm.to_lower.data(), fine, c.slots.upper.data(), c.slots.lower.data(), coarse, true);
     FVMMINI_LAUNCH(galerkin_rows, gm.n_coarse, s, gm.n_coarse, gm.row_ptr.data(), gm.row_diag.data(),
@@ -676,7 +680,8 @@ void DeviceHierarchy::refresh(const std::vector<double*>& diag, const std::vecto
 }
 
 LduMatrix DeviceHierarchy::download(int level, cudaStream_t s) {
-  if (level < 1 || level >= levels()) throw std::out_of_range("DeviceHierarchy::download: no coarse level " + std::to_string(level));
+  if (level < 1 || level >= levels())
+    throw std::out_of_range("DeviceHierarchy::download: no coarse level " + std::to_string(level));
   DeviceLevel& c = levels_[level];
   auto addressing = std::make_shared<LduAddressing>();
   addressing->n_rows = c.n;
