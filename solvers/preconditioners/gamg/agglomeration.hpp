@@ -1,7 +1,8 @@
 #pragma once
 // The hierarchy of an aggregation multigrid in OpenFOAM's GAMG style: cells are agglomerated in
 // pairs across their strongest faces (pairGAMGAgglomeration's algorithm, on the weights |a_f| of
-// the algebraicPair agglomerator), the transfer between levels is piecewise constant, and each
+// the algebraicPair agglomerator, or parallelPair's handshake on the same weights, which the
+// device builds too), the transfer between levels is piecewise constant, and each
 // coarse matrix is the Galerkin product R A R^T formed by summing face coefficients, so every
 // coarse level is again an LDU matrix. The agglomeration is made once per mesh, from the first
 // matrix; new values refresh only the coarse coefficients.

@@ -5,7 +5,8 @@
 // coarsest level is solved directly. One application is n_vcycles symmetric V-cycles from zero,
 // so the preconditioner is a fixed symmetric positive definite operator and CG stays valid.
 // The reference backend applies it here; the cuda backend uploads the same hierarchy
-// (solvers/preconditioners/gamg/cuda/device_gamg.hpp). Across ranks each rank agglomerates its own rows and every
+// (solvers/preconditioners/gamg/cuda/device_gamg.hpp), or builds its own on the device where
+// builds_on_device (cuda/device_hierarchy.cuh). Across ranks each rank agglomerates its own rows and every
 // level keeps its processor interfaces (solvers/preconditioners/gamg/rank_interfaces.hpp): the smoothers'
 // and residuals' products couple the ranks on every level, and the coarsest level is solved
 // whole, so the V-cycle is one preconditioner of the whole matrix, not one per rank's block.
