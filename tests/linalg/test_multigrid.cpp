@@ -110,6 +110,30 @@ TEST(Agglomeration, AParallelPairingGroupsEveryCellWithANeighbourAndHalvesTheLev
     }
 }
 
+// On a uniform box every face is a tie: parallelPair pairs every cell with its x neighbour when
+// ties go to the nearer cells (a level's first pass) and with its z neighbour when they go to the
+// farther (its second), aligned from each row's start even where a row is odd.
+TEST(Agglomeration, AParallelPairingOfAUniformBoxPairsAlongXOrZ) {
+  const label nx = 7, ny = 6, nz = 8;  // x rows of odd length
+  LduMatrix m = make_ldu_matrix(box_addressing(nx, ny, nz));
+  for (auto& u : m.upper) u = -1.0;
+  for (auto& d : m.diag) d = 6.0;
+  const std::vector<double> weights(m.upper.size(), 1.0);
+  for (const bool nearer_first : {true, false}) {
+    label n_coarse = 0;
+    const std::vector<label> coarse_of = parallel_pair_agglomerate(*m.addressing, weights, nearer_first, n_coarse);
+    const label stride = nearer_first ? 1 : nx * ny;
+    for (label k = 0; k < nz; ++k)
+      for (label j = 0; j < ny; ++j)
+        for (label i = 0; i < nx; ++i) {
+          const label cell = i + nx * (j + ny * k), along = nearer_first ? i : k, length = nearer_first ? nx : nz;
+          if (along + 1 == length && length % 2 == 1) continue;  // a row's odd last cell pairs otherwise
+          const label partner = along % 2 == 0 ? cell + stride : cell - stride;
+          EXPECT_EQ(coarse_of[cell], coarse_of[partner]) << (nearer_first ? "x" : "z") << " cell " << cell;
+        }
+  }
+}
+
 TEST(Agglomeration, EveryLevelNumbersItsGroupsInTheirLeadingRowsOrder) {
   // what lets a level gathered from several ranks be numbered as one rank numbers it
   for (const LduMatrix& m : {poisson_box(12), random_matrix(2000, 6, 3)})
