@@ -4,8 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
 
@@ -83,6 +85,36 @@ void parallel_copy(char* to, const char* from, std::size_t bytes) {
   }
 }
 
+/// A staged upload of `bytes`: fill(chunk, offset, n) writes the device's bytes [offset, offset + n)
+/// into a pinned chunk (from one thread, itself spread over the OpenMP threads), while the other
+/// chunk is in flight. The caller holds staging_mutex, and staging() is usable.
+template <class Fill>
+void staged_upload(char* to, std::size_t bytes, Fill fill) {
+  FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the staging stream would not wait for queued work
+  Staging& s = staging();
+  for (std::size_t offset = 0, k = 0; offset < bytes; offset += chunk_bytes, ++k) {
+    const std::size_t n = std::min(chunk_bytes, bytes - offset);
+    const int b = static_cast<int>(k % 2);
+    FVMMINI_CUDA_CHECK(cudaEventSynchronize(s.done(b)));  // the chunk's previous copy has left it
+    fill(s.chunk(b), offset, n);
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(to + offset, s.chunk(b), n, cudaMemcpyHostToDevice, s.stream()));
+    FVMMINI_CUDA_CHECK(cudaEventRecord(s.done(b), s.stream()));
+  }
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s.stream()));
+}
+
+/// Whether from[0..count) fit in 32 bits; to[k] = from[k] where they do.
+bool narrow(std::int32_t* to, const std::int64_t* from, std::size_t count) {
+  const auto n = static_cast<std::int64_t>(count);
+  bool fits = true;
+#pragma omp parallel for schedule(static) reduction(&& : fits)
+  for (std::int64_t k = 0; k < n; ++k) {
+    fits = fits && from[k] >= INT32_MIN && from[k] <= INT32_MAX;
+    to[k] = static_cast<std::int32_t>(from[k]);
+  }
+  return fits;
+}
+
 }  // namespace
 
 bool staged_transfer(std::size_t bytes) { return bytes >= staged_from; }
@@ -98,19 +130,30 @@ void copy_to_device(void* device, const void* host, std::size_t bytes) {
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may return before it lands
     return;
   }
-  FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the staging stream would not wait for queued work
-  Staging& s = staging();
   const char* from = static_cast<const char*>(host);
-  char* to = static_cast<char*>(device);
-  for (std::size_t offset = 0, k = 0; offset < bytes; offset += chunk_bytes, ++k) {
-    const std::size_t n = std::min(chunk_bytes, bytes - offset);
-    const int b = static_cast<int>(k % 2);
-    FVMMINI_CUDA_CHECK(cudaEventSynchronize(s.done(b)));  // the chunk's previous copy has left it
-    parallel_copy(s.chunk(b), from + offset, n);
-    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(to + offset, s.chunk(b), n, cudaMemcpyHostToDevice, s.stream()));
-    FVMMINI_CUDA_CHECK(cudaEventRecord(s.done(b), s.stream()));
+  staged_upload(static_cast<char*>(device), bytes,
+                [&](char* chunk, std::size_t offset, std::size_t n) { parallel_copy(chunk, from + offset, n); });
+}
+
+bool copy_narrowed_to_device(std::int32_t* device, const std::int64_t* host, std::size_t count) {
+  const std::size_t bytes = count * sizeof(std::int32_t);
+  if (bytes == 0) return true;
+  std::unique_lock lock(staging_mutex, std::defer_lock);
+  if (staged_transfer(bytes)) lock.lock();
+  if (!lock.owns_lock() || !staging().usable()) {
+    std::vector<std::int32_t> narrowed(count);
+    if (!narrow(narrowed.data(), host, count)) return false;
+    FVMMINI_CUDA_CHECK(cudaMemcpy(device, narrowed.data(), bytes, cudaMemcpyHostToDevice));
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may return before it lands
+    return true;
   }
-  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s.stream()));
+  bool fits = true;
+  staged_upload(reinterpret_cast<char*>(device), bytes, [&](char* chunk, std::size_t offset, std::size_t n) {
+    static_assert(chunk_bytes % sizeof(std::int32_t) == 0);
+    fits = narrow(reinterpret_cast<std::int32_t*>(chunk), host + offset / sizeof(std::int32_t),
+                  n / sizeof(std::int32_t)) && fits;
+  });
+  return fits;
 }
 
 void copy_to_host(void* host, const void* device, std::size_t bytes) {

@@ -168,6 +168,7 @@ TEST_F(CudaGamg, TheDeviceHierarchyIsTheHostsParallelPairToTheBit) {
         g.n_cells_in_coarsest_level = 10;
         cuda::DeviceHierarchy h(m, prepared.permutation, g, device.spmv().device_values(), prepared.value_map,
                                 nullptr);
+        h.refresh({}, {}, nullptr);
         AgglomerationHierarchy host = agglomerate(m, 10, merge, true);
         ASSERT_EQ(h.levels(), host.levels()) << where;
         ASSERT_GE(h.levels(), 3) << where;

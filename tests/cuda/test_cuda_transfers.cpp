@@ -45,6 +45,29 @@ TEST_F(CudaTransfers, EveryByteArrivesBothWaysStagedOrNot) {
   }
 }
 
+TEST_F(CudaTransfers, ANarrowedUploadArrivesStagedOrNotAndRefusesAValuePast32Bits) {
+  const std::size_t chunk = cuda::transfer_chunk_bytes() / sizeof(std::int32_t);
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, chunk, 2 * chunk + 12345}) {
+    const auto bits = pattern(n, n + 1);
+    std::vector<std::int64_t> sent(n);  // every 32-bit value, both ends included
+    for (std::size_t k = 0; k < n; ++k) sent[k] = static_cast<std::int64_t>(bits[k] >> 32) - (std::int64_t{1} << 31);
+    sent[0] = -(std::int64_t{1} << 31);
+    if (n > 1) sent[1] = (std::int64_t{1} << 31) - 1;
+    cuda::DeviceBuffer<std::int32_t> device(n);
+    FVMMINI_CUDA_CHECK(cudaMemset(device.data(), 0xff, device.bytes()));
+    ASSERT_TRUE(cuda::copy_narrowed_to_device(device.data(), sent.data(), n)) << n;
+    std::vector<std::int32_t> back(n, 0);
+    FVMMINI_CUDA_CHECK(cudaMemcpy(back.data(), device.data(), device.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<std::int32_t> expected(sent.begin(), sent.end());
+    EXPECT_EQ(back, expected) << n << " values";
+    // --- one value past 32 bits, in the last chunk
+    sent[n - 1] = std::int64_t{1} << 31;
+    EXPECT_FALSE(cuda::copy_narrowed_to_device(device.data(), sent.data(), n)) << n;
+    sent[n - 1] = -(std::int64_t{1} << 31) - 1;
+    EXPECT_FALSE(cuda::copy_narrowed_to_device(device.data(), sent.data(), n)) << n;
+  }
+}
+
 TEST_F(CudaTransfers, AStagedUploadWaitsForQueuedKernelsOnOtherStreams) {
   // a memset queued on a non-blocking stream over the buffer must land before the upload, not after
   const std::size_t n = 2 * cuda::transfer_chunk_bytes() / sizeof(std::uint64_t) + 7;

@@ -168,9 +168,8 @@ struct DeviceGamg::Impl {
       correction = DeviceBuffer<double>(fine.n_rows());
     }
     if (device) {
-      coarsest = device->download(count - 1, stream.get());
-      hierarchy.coarsest = invert_coarsest();
-      inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
+      timer.mark("levels");
+      device_coefficients(&timer);
     } else if (!hierarchy.gathered) {
       coarsest = hierarchy.matrix(count - 1, fine);
       inverse = DeviceBuffer<double>(std::span<const double>(hierarchy.coarsest.inverse));
@@ -189,11 +188,11 @@ struct DeviceGamg::Impl {
     }
     set_up_one_block(fine);
     if (device)
-      device_level_values();
+      device_smoothers(nullptr);
     else
       upload_level_values(fine);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
-    timer.mark("levels");
+    timer.mark(device ? "smoothers" : "levels");
     if (hierarchy.gathered) {
       set_up_whole(s);
       FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
@@ -221,25 +220,33 @@ struct DeviceGamg::Impl {
     return whole_coarsest(coarsest, no_interfaces, no_rows, Communicator::serial(), {});
   }
 
-  /// A device hierarchy's coefficients from the solver's values: the coarse matrices, each
-  /// level's diagonal and inner share, Jacobi's inverse diagonals, the one-block levels'
-  /// off-diagonals and the coarsest inverse (its matrix a few hundred values, inverted on the host).
-  /// @param[in,out] timer where to mark the parts (coefficients, smoothers, coarsest), or null
-  void device_level_values(PartTimer* timer = nullptr) {
+  /// A device hierarchy's coefficients from the solver's values: the coarse matrices, each level's
+  /// diagonal and inner share, and the coarsest's dense inverse (its matrix a few hundred values,
+  /// inverted on the host).
+  /// @param[in,out] timer where to mark the parts (coefficients, coarsest), or null
+  void device_coefficients(PartTimer* timer) {
     const cudaStream_t s = stream.get();
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's new values uploaded
-    const auto mark = [&](const char* part) {
-      if (!timer) return;
-      FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
-      timer->mark(part);
-    };
     std::vector<double*> diag(count, nullptr), inner(count, nullptr);
     for (label l = 1; l < count; ++l) {
       diag[l] = levels[l].diag.data();
       inner[l] = levels[l].inner.data();
     }
     device->refresh(diag, inner, s);
-    mark("coefficients");
+    mark(timer, "coefficients");
+    coarsest = device->download(count - 1, s);
+    hierarchy.coarsest = invert_coarsest();
+    if (inverse.size() != hierarchy.coarsest.inverse.size())
+      inverse = DeviceBuffer<double>(hierarchy.coarsest.inverse.size());
+    inverse.upload(hierarchy.coarsest.inverse, s);
+    mark(timer, "coarsest");
+  }
+
+  /// Jacobi's inverse diagonals and the one-block levels' off-diagonals from a device hierarchy's
+  /// coefficients.
+  /// @param[in,out] timer where to mark the part (smoothers), or null
+  void device_smoothers(PartTimer* timer) {
+    const cudaStream_t s = stream.get();
     device->fine_diagonal(levels[0].ax.data(), s);  // ax: scratch outside a V-cycle
     for (label l = 0; l + 1 < count; ++l) {
       Level& v = levels[l];
@@ -250,12 +257,14 @@ struct DeviceGamg::Impl {
       enqueue_without_diagonal(d.n, d.nnz, levels[l].spmv->device_values(), levels[l].diag_slot.data(),
                                one_block.off[static_cast<std::size_t>(l - one_block.from)].data(), s);
     }
-    mark("smoothers");
-    coarsest = device->download(count - 1, s);
-    hierarchy.coarsest = invert_coarsest();
-    inverse.upload(hierarchy.coarsest.inverse, s);
-    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
-    mark("coarsest");
+    mark(timer, "smoothers");
+  }
+
+  /// The stream's work so far marked as the timer's part (none: nothing waited for).
+  void mark(PartTimer* timer, const char* part) {
+    if (!timer) return;
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    timer->mark(part);
   }
 
   /// The gathered level whole, in the field's format (or the fallback) and ordering, and its GAMG
@@ -308,7 +317,7 @@ struct DeviceGamg::Impl {
       o.group_ptr = v.group_ptr.data();
       o.group_rows = v.group_rows.data();
       hierarchy.grid[l].format = "csr (one block)";  // the log's level table: what runs
-      if (device) {  // its csr's pattern; the off-diagonals a copy of its values (device_level_values)
+      if (device) {  // its csr's pattern; the off-diagonals a copy of its values (device_smoothers)
         const DeviceLevel& d = device->level(l);
         o.row_ptr = d.row_ptr;
         o.col = d.col;
@@ -512,7 +521,8 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
   const auto start = std::chrono::steady_clock::now();
   PartTimer timer;
   if (m.device) {
-    m.device_level_values(&timer);
+    m.device_coefficients(&timer);
+    m.device_smoothers(&timer);
     m.refresh_seconds = seconds_since(start);
     m.refresh_parts = timer.parts();
     return;

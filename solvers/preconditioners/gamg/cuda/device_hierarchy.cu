@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -85,25 +84,18 @@ __global__ void __launch_bounds__(block)
   if (back[b] >= 0) *more = 1;
 }
 
-/// place null: every lower cell at an even place (joining goes by rank).
-__global__ void __launch_bounds__(block)
-    face_priorities(int faces, const std::uint64_t* __restrict__ rank, const int* __restrict__ lower,
-                    const int* __restrict__ upper, const int* __restrict__ place,
-                    std::uint64_t* __restrict__ priority) {
-  const int f = blockIdx.x * blockDim.x + threadIdx.x;
-  if (f < faces) priority[f] = pm::face_priority(rank[f], place ? place[min(lower[f], upper[f])] : 1);
-}
-
-/// The face that goes first among a row's faces whose other cell passes `eligible`; -1 if none.
+/// The face that goes first among row i's faces whose other cell passes `eligible`; -1 if none.
+/// A face's priority (pair_matching.hpp) is its rank and, with `place` not null, its lower cell's
+/// place along its line (null: every place odd, as after the rounds).
 template <class Eligible>
-__device__ int first_face(int i, const int* row_ptr, const int* col, const int* face, const std::uint64_t* priority,
-                          Eligible eligible) {
+__device__ int first_face(int i, const int* row_ptr, const int* col, const int* face, const std::uint64_t* rank,
+                          const int* place, Eligible eligible) {
   int pick = -1;
   std::uint64_t best = 0;
   for (int s = row_ptr[i]; s < row_ptr[i + 1]; ++s) {
-    const int f = face[s];
-    if (f < 0 || !eligible(col[s])) continue;
-    const std::uint64_t p = priority[f];
+    const int f = face[s], j = col[s];
+    if (f < 0 || !eligible(j)) continue;
+    const std::uint64_t p = pm::face_priority(rank[f], place ? place[min(i, j)] : 1);
     if (pick < 0 || pm::before(p, f, best, pick)) {
       pick = f;
       best = p;
@@ -114,11 +106,13 @@ __device__ int first_face(int i, const int* row_ptr, const int* col, const int* 
 
 __global__ void __launch_bounds__(block)
     pick_faces(int n, const int* __restrict__ row_ptr, const int* __restrict__ col, const int* __restrict__ face,
-               const std::uint64_t* __restrict__ priority, const int* __restrict__ partner, int* __restrict__ pick) {
+               const std::uint64_t* __restrict__ rank, const int* __restrict__ place, const int* __restrict__ partner,
+               int* __restrict__ pick) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  pick[i] = partner[i] >= 0 ? -1
-                            : first_face(i, row_ptr, col, face, priority, [&](int j) { return partner[j] < 0; });
+  pick[i] = partner[i] >= 0
+                ? -1
+                : first_face(i, row_ptr, col, face, rank, place, [&](int j) { return partner[j] < 0; });
 }
 
 __global__ void __launch_bounds__(block)
@@ -139,14 +133,14 @@ __global__ void __launch_bounds__(block)
 /// its own) and, by atomicMin, each group's least row.
 __global__ void __launch_bounds__(block)
     join_pairs(int n, const int* __restrict__ row_ptr, const int* __restrict__ col, const int* __restrict__ face,
-               const std::uint64_t* __restrict__ priority, const int* __restrict__ partner,
+               const std::uint64_t* __restrict__ rank, const int* __restrict__ partner,
                const int* __restrict__ lower, const int* __restrict__ upper, int* __restrict__ pair_of,
                int* __restrict__ least) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int target = i;
   if (partner[i] < 0) {
-    const int f = first_face(i, row_ptr, col, face, priority, [&](int j) { return partner[j] >= 0; });
+    const int f = first_face(i, row_ptr, col, face, rank, nullptr, [&](int j) { return partner[j] >= 0; });
     if (f >= 0) target = lower[f] == i ? upper[f] : lower[f];
   }
   const int p = partner[target] >= 0 ? min(target, partner[target]) : target;
@@ -254,8 +248,9 @@ __global__ void __launch_bounds__(block)
   atomicAdd(count + k, 1);
 }
 
-/// Per run entry, the fine slots of what adds to the coarse a_{l,u} and a_{u,l}: a fine face whose
-/// lower cell is in the coarse face's upper group adds its coefficients the other way round.
+/// Per run entry, the fine slots of what adds to the coarse a_{l,u} and a_{u,l} (to_lower null: a
+/// symmetric matrix's a_{u,l} is its a_{l,u}): a fine face whose lower cell is in the coarse face's
+/// upper group adds its coefficients the other way round.
 __global__ void __launch_bounds__(block)
     run_sources(int m, const int* __restrict__ key, const int* __restrict__ sorted_face, int n_coarse_faces,
                 const int* __restrict__ lower, const int* __restrict__ coarse_of, const int* __restrict__ c_lower,
@@ -266,7 +261,7 @@ __global__ void __launch_bounds__(block)
   const int f = sorted_face[k];
   const bool turned = key[k] < n_coarse_faces && coarse_of[lower[f]] != c_lower[key[k]];
   to_upper[k] = turned ? lower_slot[f] : upper_slot[f];
-  to_lower[k] = turned ? upper_slot[f] : lower_slot[f];
+  if (to_lower) to_lower[k] = turned ? upper_slot[f] : lower_slot[f];
 }
 
 __global__ void __launch_bounds__(block)
@@ -416,13 +411,13 @@ struct Graph {
 /// groups' numbers by row; n_coarse receives their count.
 DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, bool nearer_first, int& n_coarse,
                             cudaStream_t s) {
-  DeviceBuffer<std::uint64_t> rank(std::max(g.faces, 1)), priority(std::max(g.faces, 1));
+  DeviceBuffer<std::uint64_t> rank(std::max(g.faces, 1));
   FVMMINI_LAUNCH(face_ranks, g.faces, s, g.faces, weight.data(), g.lower, g.upper, nearer_first, rank.data());
   DeviceBuffer<int> partner(g.n), pick(g.n), flag(1);
   DeviceBuffer<int> back(g.n), place(g.n), back_out(g.n), place_out(g.n);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(partner.data(), 0xff, partner.bytes(), s));
   for (int round = 0; round < pm::max_rounds; ++round) {
-    // --- the free cells' places along their lines (list ranking), the faces' priorities
+    // --- the free cells' places along their lines (list ranking)
     FVMMINI_LAUNCH(line_back, g.n, s, g.n, g.row_ptr, g.col, g.face, rank.data(), partner.data(), back.data(),
                    place.data());
     for (bool more = g.n > 0; more;) {
@@ -436,19 +431,18 @@ DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, 
       }
       more = read_int(flag.data(), s) != 0;
     }
-    FVMMINI_LAUNCH(face_priorities, g.faces, s, g.faces, rank.data(), g.lower, g.upper, place.data(), priority.data());
     // --- the handshake
     FVMMINI_CUDA_CHECK(cudaMemsetAsync(flag.data(), 0, sizeof(int), s));
-    FVMMINI_LAUNCH(pick_faces, g.n, s, g.n, g.row_ptr, g.col, g.face, priority.data(), partner.data(), pick.data());
+    FVMMINI_LAUNCH(pick_faces, g.n, s, g.n, g.row_ptr, g.col, g.face, rank.data(), place.data(), partner.data(),
+                   pick.data());
     FVMMINI_LAUNCH(handshake, g.n, s, g.n, pick.data(), g.lower, g.upper, partner.data(), flag.data());
     if (pm::last_round(read_int(flag.data(), s), g.n)) break;
   }
-  FVMMINI_LAUNCH(face_priorities, g.faces, s, g.faces, rank.data(), g.lower, g.upper, nullptr, priority.data());
   DeviceBuffer<int> pair_of(g.n), least(g.n), leads(static_cast<std::size_t>(g.n) + 1),
       number(static_cast<std::size_t>(g.n) + 1);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(least.data(), 0x7f, least.bytes(), s));  // past every row
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(leads.data() + g.n, 0, sizeof(int), s));
-  FVMMINI_LAUNCH(join_pairs, g.n, s, g.n, g.row_ptr, g.col, g.face, priority.data(), partner.data(), g.lower, g.upper,
+  FVMMINI_LAUNCH(join_pairs, g.n, s, g.n, g.row_ptr, g.col, g.face, rank.data(), partner.data(), g.lower, g.upper,
                  pair_of.data(), least.data());
   FVMMINI_LAUNCH(group_leads, g.n, s, g.n, pair_of.data(), least.data(), leads.data());
   scan(leads.data(), number.data(), g.n + 1, false, s);
@@ -507,9 +501,9 @@ void group_rows(int n, const int* coarse_of, int n_coarse, DeviceBuffer<int>& gr
 DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, const GamgSettings& settings,
                                  const double* fine_values, const LduToCsrMap& fine_map, cudaStream_t s)
     : fine_values_(fine_values) {
-  enum Part { fine_level, matching, coarse, operators, coefficients };
+  enum Part { fine_level, matching, coarse, operators };
   std::vector<std::pair<std::string, double>> parts{
-      {"fine level", 0.0}, {"matching", 0.0}, {"coarse faces", 0.0}, {"operators", 0.0}, {"coefficients", 0.0}};
+      {"fine level", 0.0}, {"matching", 0.0}, {"coarse faces", 0.0}, {"operators", 0.0}};
   auto last = std::chrono::steady_clock::now();
   const auto mark = [&](Part part) {  // the stream's work so far is the part's
     FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -524,24 +518,14 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
       fine_map.diag_slot.size() != static_cast<std::size_t>(n0))
     throw std::invalid_argument("DeviceHierarchy: the fine value map is not the matrix's");
   // --- the fine level: its addressing (mesh numbering) and where the solver's format keeps its values
-  const auto narrow = [](const std::vector<std::int64_t>& slots) {
-    std::vector<int> out(slots.size());
-    const auto count = static_cast<std::int64_t>(slots.size());
-    bool fits = true;
-#pragma omp parallel for schedule(static) reduction(&& : fits)
-    for (std::int64_t k = 0; k < count; ++k) {
-      fits = fits && slots[k] <= std::numeric_limits<int>::max();
-      out[k] = static_cast<int>(slots[k]);
-    }
-    if (!fits) throw std::invalid_argument("DeviceHierarchy: the fine format holds 2^31 values or more");
-    return out;
-  };
   static_assert(sizeof(long long) == sizeof(std::int64_t));
   fine_slots_.diag = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
   copy_to_device(fine_slots_.diag.data(), fine_map.diag_slot.data(), fine_slots_.diag.bytes());
   // an LduMatrix holds one coefficient a face (symmetric): its a_{u,l} are read through the
   // upper slots, and the lower ones stay on the host (an asymmetric matrix uploads them too)
-  fine_slots_.upper = DeviceBuffer<int>(std::span<const int>(narrow(fine_map.upper_slot)));
+  fine_slots_.upper = DeviceBuffer<int>(static_cast<std::size_t>(faces0));
+  if (!copy_narrowed_to_device(fine_slots_.upper.data(), fine_map.upper_slot.data(), fine_slots_.upper.size()))
+    throw std::invalid_argument("DeviceHierarchy: the fine format holds 2^31 values or more");
   DeviceBuffer<int> lower0(std::span<const int>(a.lower)), upper0(std::span<const int>(a.upper));
   DeviceBuffer<int> new_to_old(std::span<const int>(op.new_to_old));
   fine_diag_op_ = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
@@ -628,11 +612,11 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
       gm.run_ptr = DeviceBuffer<int>(static_cast<std::size_t>(runs) + 1);
       scan(count.data(), gm.run_ptr.data(), runs + 1, false, s);
       gm.to_upper = DeviceBuffer<int>(std::max(level.faces, 1));
-      gm.to_lower = DeviceBuffer<int>(std::max(level.faces, 1));
-      const int* lower_slot = fs.lower.size() > 0 ? fs.lower.data() : fs.upper.data();  // symmetric: the upper's
+      if (!symmetric_) gm.to_lower = DeviceBuffer<int>(std::max(level.faces, 1));
+      const int* lower_slot = symmetric_ ? fs.upper.data() : fs.lower.data();
       FVMMINI_LAUNCH(run_sources, level.faces, s, level.faces, key.data(), sorted.data(), faces.count, level.lower,
                      coarse_of.data(), c.lower.data(), fs.upper.data(), lower_slot, gm.to_upper.data(),
-                     gm.to_lower.data());
+                     symmetric_ ? nullptr : gm.to_lower.data());
     }
     // each group's rows ascending: their diagonals' slots, and in the operator's numbering the transfer
     DeviceBuffer<int> rows;
@@ -657,8 +641,6 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
     mark(operators);
     if (passes < settings.merge_levels) break;
   }
-  refresh({}, {}, s);
-  mark(coefficients);
   setup_parts_ = std::move(parts);
 }
 
@@ -672,10 +654,10 @@ void DeviceHierarchy::refresh(const std::vector<double*>& diag, const std::vecto
       return static_cast<std::size_t>(l + 1) < v.size() ? v[l + 1] : nullptr;
     };
     FVMMINI_LAUNCH(galerkin_faces, gm.n_coarse_faces, s, gm.n_coarse_faces, gm.run_ptr.data(), gm.to_upper.data(),
-                   gm.to_lower.data(), fine, c.slots.upper.data(), c.slots.lower.data(), coarse, true);
+                   gm.to_lower.data(), fine, c.slots.upper.data(), c.slots.lower.data(), coarse, symmetric_);
     FVMMINI_LAUNCH(galerkin_rows, gm.n_coarse, s, gm.n_coarse, gm.row_ptr.data(), gm.row_diag.data(),
                    gm.run_ptr.data() + gm.n_coarse_faces, gm.to_upper.data(), gm.to_lower.data(), fine,
-                   c.slots.diag.data(), coarse, at(diag), at(inner), true);
+                   c.slots.diag.data(), coarse, at(diag), at(inner), symmetric_);
   }
 }
 

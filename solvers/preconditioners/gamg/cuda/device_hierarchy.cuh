@@ -42,6 +42,7 @@ struct DeviceGalerkin {
   int n_coarse = 0, n_coarse_faces = 0;
   DeviceBuffer<int> run_ptr;  ///< coarse faces, then coarse rows' inner faces: n_coarse_faces + n_coarse + 1
   DeviceBuffer<int> to_upper, to_lower;  ///< per run entry: the fine slots adding to a_{l,u} / a_{u,l}
+                                         ///< (to_lower empty for a symmetric matrix)
   DeviceBuffer<int> row_ptr;             ///< coarse rows + 1, into row_diag
   DeviceBuffer<long long> row_diag;      ///< per fine row of each group, ascending: its diagonal's slot
 };
@@ -64,7 +65,8 @@ struct DeviceLevel {
 class DeviceHierarchy {
  public:
   /// Agglomerate the operator's matrix on the device (settings: nCellsInCoarsestLevel,
-  /// mergeLevels) and compute every coarse level's coefficients.
+  /// mergeLevels) and make every coarse level's pattern and Galerkin map; refresh() computes
+  /// their coefficients.
   /// @param[in] fine the mesh's LDU (its addressing is uploaded; values are read on the device)
   /// @param[in] op the operator's numbering (new -> old mesh rows)
   /// @param[in] fine_values the operator's values on the device (the solver's format)
@@ -89,11 +91,12 @@ class DeviceHierarchy {
 
   /// The set-up's time by part: fine level (its addressing and value slots uploaded, its
   /// pattern), matching, coarse faces, operators (each coarse level's csr, transfer and Galerkin
-  /// map), coefficients (the first refresh).
+  /// map).
   const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
 
  private:
   const double* fine_values_;
+  bool symmetric_ = true;                  ///< a_{u,l} == a_{l,u}: no lower slots or to_lower maps
   DeviceSlots fine_slots_;                 ///< mesh rows and faces -> fine_values
   DeviceBuffer<long long> fine_diag_op_;   ///< operator row -> its diagonal's slot
   std::vector<DeviceLevel> levels_;
