@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <utility>
 
@@ -13,7 +14,8 @@
 
 namespace fvmmini::cuda {
 
-/// n elements of T in device memory (plain cudaMalloc, never managed memory).
+/// n elements of T in device memory (cudaMalloc, or stream-ordered from the device's pool; never
+/// managed memory).
 template <class T>
 class DeviceBuffer {
  public:
@@ -21,24 +23,41 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t n) : size_(n) {
     if (n > 0) FVMMINI_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(T)));
   }
+  /// Scratch allocated in `stream`'s order from the device's memory pool and freed in it, for a
+  /// build that makes and drops many buffers (a cudaFree waits for the whole device). The stream
+  /// must outlive the buffer; see RetainedPool.
+  DeviceBuffer(std::size_t n, cudaStream_t stream) : size_(n), stream_(stream), ordered_(true) {
+    if (n > 0) FVMMINI_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), n * sizeof(T), stream));
+  }
   /// Allocate and copy the host data (synchronous).
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        stream_(o.stream_),
+        ordered_(std::exchange(o.ordered_, false)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(size_, o.size_);
+    std::swap(stream_, o.stream_);
+    std::swap(ordered_, o.ordered_);
     return *this;
   }
   ~DeviceBuffer() {
-    if (data_) cudaFree(data_);
+    if (data_ && ordered_)
+      cudaFreeAsync(data_, stream_);
+    else if (data_)
+      cudaFree(data_);
   }
 
   T* data() { return data_; }
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
+  /// Whether allocated in a stream's order (scratch).
+  bool stream_ordered() const { return ordered_; }
   /// Gives the memory up unfreed (other processes may still map it: PeerExchange on an error path).
   void release() {
     data_ = nullptr;
@@ -64,6 +83,35 @@ class DeviceBuffer {
  private:
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  cudaStream_t stream_ = nullptr;
+  bool ordered_ = false;
+};
+
+/// While alive, the current device's memory pool keeps what stream-ordered buffers free on
+/// `stream` (by default it returns them to the driver at every synchronisation, and the next
+/// allocation maps them again); at the end the stream is waited for and the pool emptied.
+class RetainedPool {
+ public:
+  explicit RetainedPool(cudaStream_t stream) : stream_(stream) {
+    int device = 0;
+    FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
+    FVMMINI_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device));
+    FVMMINI_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold_));
+    std::uint64_t keep = ~std::uint64_t{0};
+    FVMMINI_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
+  RetainedPool(const RetainedPool&) = delete;
+  RetainedPool& operator=(const RetainedPool&) = delete;
+  ~RetainedPool() {  // on an error path too: what failed is reported by the throw already under way
+    cudaStreamSynchronize(stream_);
+    cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold_);
+    cudaMemPoolTrimTo(pool_, 0);
+  }
+
+ private:
+  cudaStream_t stream_;
+  cudaMemPool_t pool_ = nullptr;
+  std::uint64_t threshold_ = 0;
 };
 
 /// n elements of T in page-locked host memory (for asynchronous reads of device scalars).

@@ -1,5 +1,6 @@
 // Host <-> device copies (kernels/cuda/host_transfer): the staged path over several pinned chunks
-// and a part-filled last one, against the bytes sent, into poisoned memory both ways.
+// and a part-filled last one, against the bytes sent, into poisoned memory both ways; and the
+// stream-ordered scratch buffers (kernels/cuda/device_memory) a build makes and drops.
 
 #include <gtest/gtest.h>
 
@@ -80,6 +81,45 @@ TEST_F(CudaTransfers, AStagedUploadWaitsForQueuedKernelsOnOtherStreams) {
   std::vector<std::uint64_t> back(n, 0);
   device.download(back);
   EXPECT_EQ(std::memcmp(back.data(), sent.data(), device.bytes()), 0);
+}
+
+TEST_F(CudaTransfers, StreamOrderedScratchHoldsItsDataAndThePoolIsEmptiedAfterTheBuild) {
+  cudaMemPool_t pool = nullptr;
+  int device = 0;
+  FVMMINI_CUDA_CHECK(cudaGetDevice(&device));
+  FVMMINI_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  const auto attribute = [&](cudaMemPoolAttr which) {
+    std::uint64_t value = 0;
+    FVMMINI_CUDA_CHECK(cudaMemPoolGetAttribute(pool, which, &value));
+    return value;
+  };
+  const std::uint64_t threshold = attribute(cudaMemPoolAttrReleaseThreshold);
+  cuda::Stream stream;
+  const std::size_t n = 3 * cuda::transfer_chunk_bytes() / sizeof(std::uint64_t) + 5;
+  const auto sent = pattern(n, 9);
+  {
+    const cuda::RetainedPool retained(stream.get());
+    EXPECT_EQ(attribute(cudaMemPoolAttrReleaseThreshold), ~std::uint64_t{0});
+    for (int round = 0; round < 3; ++round) {  // made and dropped, as a build's passes do
+      cuda::DeviceBuffer<std::uint64_t> scratch(n, stream.get());
+      EXPECT_TRUE(scratch.stream_ordered());
+      cuda::DeviceBuffer<std::uint64_t> moved = std::move(scratch);
+      EXPECT_TRUE(moved.stream_ordered());
+      EXPECT_FALSE(scratch.stream_ordered());
+      FVMMINI_CUDA_CHECK(cudaMemsetAsync(moved.data(), 0xff, moved.bytes(), stream.get()));
+      FVMMINI_CUDA_CHECK(cudaMemcpyAsync(moved.data(), sent.data(), moved.bytes(), cudaMemcpyHostToDevice,
+                                         stream.get()));
+      std::vector<std::uint64_t> back(n, 0);
+      FVMMINI_CUDA_CHECK(cudaMemcpyAsync(back.data(), moved.data(), moved.bytes(), cudaMemcpyDeviceToHost,
+                                         stream.get()));
+      stream.synchronize();
+      EXPECT_EQ(std::memcmp(back.data(), sent.data(), moved.bytes()), 0) << "round " << round;
+    }
+    stream.synchronize();
+    EXPECT_GE(attribute(cudaMemPoolAttrReservedMemCurrent), n * sizeof(std::uint64_t)) << "kept between rounds";
+  }
+  EXPECT_EQ(attribute(cudaMemPoolAttrReleaseThreshold), threshold);
+  EXPECT_EQ(attribute(cudaMemPoolAttrReservedMemCurrent), 0u) << "emptied after the build";
 }
 
 }  // namespace

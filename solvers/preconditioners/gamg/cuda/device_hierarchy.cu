@@ -56,11 +56,18 @@ __global__ void __launch_bounds__(block)
   if (i >= n) return;
   int b = -1;
   if (partner[i] < 0) {
-    std::uint64_t first = 0;
-    for (int s = row_ptr[i]; s < row_ptr[i + 1]; ++s)
-      if (face[s] >= 0 && partner[col[s]] < 0) first = max(first, rank[face[s]]);
-    for (int s = row_ptr[i]; s < row_ptr[i + 1]; ++s)
-      if (face[s] >= 0 && partner[col[s]] < 0 && rank[face[s]] == first && col[s] < i) b = max(b, col[s]);
+    std::uint64_t first = 0;  // a rank is at least 1 (pair_matching.hpp)
+    for (int s = row_ptr[i]; s < row_ptr[i + 1]; ++s) {
+      const int f = face[s], j = col[s];
+      if (f < 0 || partner[j] >= 0) continue;
+      const std::uint64_t r = rank[f];
+      if (r > first) {
+        first = r;
+        b = j < i ? j : -1;
+      } else if (r == first && j < i) {
+        b = max(b, j);
+      }
+    }
   }
   back[i] = b;
   steps[i] = b >= 0 ? 1 : 0;
@@ -356,12 +363,13 @@ int bits_for(std::uint64_t largest) { return std::max(1, static_cast<int>(std::b
 template <class Key>
 void sort_pairs(DeviceBuffer<Key>& keys, DeviceBuffer<int>& values, int count, int end_bit, cudaStream_t s) {
   if (count == 0) return;
-  DeviceBuffer<Key> keys_out(keys.size());
-  DeviceBuffer<int> values_out(values.size());
+  DeviceBuffer<Key> keys_out(keys.size(), s);
+  DeviceBuffer<int> values_out = values.stream_ordered() ? DeviceBuffer<int>(values.size(), s)
+                                                         : DeviceBuffer<int>(values.size());
   std::size_t bytes = 0;
   FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys.data(), keys_out.data(), values.data(),
                                                      values_out.data(), count, 0, end_bit, s));
-  DeviceBuffer<char> temp(std::max<std::size_t>(bytes, 1));
+  DeviceBuffer<char> temp(std::max<std::size_t>(bytes, 1), s);
   FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keys.data(), keys_out.data(), values.data(),
                                                      values_out.data(), count, 0, end_bit, s));
   keys = std::move(keys_out);
@@ -375,7 +383,7 @@ void scan(const int* in, int* out, int count, bool inclusive, cudaStream_t s) {
     FVMMINI_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, count, s));
   else
     FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, count, s));
-  DeviceBuffer<char> temp(std::max<std::size_t>(bytes, 1));
+  DeviceBuffer<char> temp(std::max<std::size_t>(bytes, 1), s);
   if (inclusive)
     FVMMINI_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), bytes, in, out, count, s));
   else
@@ -411,10 +419,10 @@ struct Graph {
 /// groups' numbers by row; n_coarse receives their count.
 DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, bool nearer_first, int& n_coarse,
                             cudaStream_t s) {
-  DeviceBuffer<std::uint64_t> rank(std::max(g.faces, 1));
+  DeviceBuffer<std::uint64_t> rank(std::max(g.faces, 1), s);
   FVMMINI_LAUNCH(face_ranks, g.faces, s, g.faces, weight.data(), g.lower, g.upper, nearer_first, rank.data());
-  DeviceBuffer<int> partner(g.n), pick(g.n), flag(1);
-  DeviceBuffer<int> back(g.n), place(g.n), back_out(g.n), place_out(g.n);
+  DeviceBuffer<int> partner(g.n, s), pick(g.n, s), flag(1, s);
+  DeviceBuffer<int> back(g.n, s), place(g.n, s), back_out(g.n, s), place_out(g.n, s);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(partner.data(), 0xff, partner.bytes(), s));
   for (int round = 0; round < pm::max_rounds; ++round) {
     // --- the free cells' places along their lines (list ranking)
@@ -438,8 +446,8 @@ DeviceBuffer<int> pair_pass(const Graph& g, const DeviceBuffer<double>& weight, 
     FVMMINI_LAUNCH(handshake, g.n, s, g.n, pick.data(), g.lower, g.upper, partner.data(), flag.data());
     if (pm::last_round(read_int(flag.data(), s), g.n)) break;
   }
-  DeviceBuffer<int> pair_of(g.n), least(g.n), leads(static_cast<std::size_t>(g.n) + 1),
-      number(static_cast<std::size_t>(g.n) + 1);
+  DeviceBuffer<int> pair_of(g.n, s), least(g.n, s), leads(static_cast<std::size_t>(g.n) + 1, s),
+      number(static_cast<std::size_t>(g.n) + 1, s);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(least.data(), 0x7f, least.bytes(), s));  // past every row
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(leads.data() + g.n, 0, sizeof(int), s));
   FVMMINI_LAUNCH(join_pairs, g.n, s, g.n, g.row_ptr, g.col, g.face, rank.data(), partner.data(), g.lower, g.upper,
@@ -465,8 +473,8 @@ CoarseFaces coarse_faces(const Graph& g, const int* coarse_of, int n_coarse, con
   CoarseFaces c;
   const int m = g.faces;
   c.face_map = DeviceBuffer<int>(m);
-  DeviceBuffer<std::uint64_t> key(std::max(m, 1));
-  DeviceBuffer<int> sorted(std::max(m, 1)), head(std::max(m, 1)), number(std::max(m, 1));
+  DeviceBuffer<std::uint64_t> key(std::max(m, 1), s);
+  DeviceBuffer<int> sorted(std::max(m, 1), s), head(std::max(m, 1), s), number(std::max(m, 1), s);
   const auto nc = static_cast<std::uint64_t>(n_coarse);
   FVMMINI_LAUNCH(group_pair_keys, m, s, m, g.lower, g.upper, coarse_of, nc, key.data(), sorted.data());
   sort_pairs(key, sorted, m, bits_for(nc * nc), s);
@@ -475,7 +483,7 @@ CoarseFaces coarse_faces(const Graph& g, const int* coarse_of, int n_coarse, con
   c.count = m > 0 ? read_int(number.data() + m - 1, s) : 0;
   c.lower = DeviceBuffer<int>(c.count);
   c.upper = DeviceBuffer<int>(c.count);
-  DeviceBuffer<int> run_ptr(static_cast<std::size_t>(c.count) + 1);
+  DeviceBuffer<int> run_ptr(static_cast<std::size_t>(c.count) + 1, s);
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(run_ptr.data(), 0, run_ptr.bytes(), s));
   FVMMINI_LAUNCH(place_coarse_faces, m, s, m, key.data(), sorted.data(), head.data(), number.data(), nc, g.lower,
                  coarse_of, c.lower.data(), c.upper.data(), run_ptr.data(), c.face_map.data());
@@ -487,7 +495,7 @@ CoarseFaces coarse_faces(const Graph& g, const int* coarse_of, int n_coarse, con
 /// Rows sorted by their group (each group's rows ascending) and each group's start.
 void group_rows(int n, const int* coarse_of, int n_coarse, DeviceBuffer<int>& group_ptr, DeviceBuffer<int>& rows,
                 cudaStream_t s) {
-  DeviceBuffer<int> key(std::max(n, 1)), count(static_cast<std::size_t>(n_coarse) + 1);
+  DeviceBuffer<int> key(std::max(n, 1), s), count(static_cast<std::size_t>(n_coarse) + 1, s);
   rows = DeviceBuffer<int>(std::max(n, 1));
   FVMMINI_CUDA_CHECK(cudaMemsetAsync(count.data(), 0, count.bytes(), s));
   FVMMINI_LAUNCH(iota_rows, n, s, n, coarse_of, key.data(), rows.data(), count.data());
@@ -501,6 +509,7 @@ void group_rows(int n, const int* coarse_of, int n_coarse, DeviceBuffer<int>& gr
 DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, const GamgSettings& settings,
                                  const double* fine_values, const LduToCsrMap& fine_map, cudaStream_t s)
     : fine_values_(fine_values) {
+  const RetainedPool pool(s);  // the build's scratch comes and goes in the stream's order
   enum Part { fine_level, matching, coarse, operators };
   std::vector<std::pair<std::string, double>> parts{
       {"fine level", 0.0}, {"matching", 0.0}, {"coarse faces", 0.0}, {"operators", 0.0}};
@@ -603,8 +612,8 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
     gm.n_coarse_faces = faces.count;
     const int runs = faces.count + c.n;
     {
-      DeviceBuffer<int> key(std::max(level.faces, 1)), sorted(std::max(level.faces, 1)),
-          count(static_cast<std::size_t>(runs) + 1);
+      DeviceBuffer<int> key(std::max(level.faces, 1), s), sorted(std::max(level.faces, 1), s),
+          count(static_cast<std::size_t>(runs) + 1, s);
       FVMMINI_CUDA_CHECK(cudaMemsetAsync(count.data(), 0, count.bytes(), s));
       FVMMINI_LAUNCH(run_keys, level.faces, s, level.faces, face_map.data(), faces.count, key.data(), sorted.data(),
                      count.data());
