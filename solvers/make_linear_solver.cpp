@@ -68,8 +68,8 @@ class ReferenceSolver final : public LinearSolver {
     return perf;
   }
   /// All k systems in one solve where the Krylov method solves them together (CG: the format has a
-  /// multi-vector SpMV and the preconditioner is fused; each system as solve() gives it, bit for
-  /// bit); else one solve after another.
+  /// multi-vector SpMV and the preconditioner is fused or takes the k vectors together; each system
+  /// as solve() gives it, bit for bit); else one solve after another.
   std::vector<SolverPerformance> solve_block(std::span<const std::span<double>> x,
                                              std::span<const std::span<const double>> b,
                                              std::span<const std::string> fields) override {
@@ -86,7 +86,7 @@ class ReferenceSolver final : public LinearSolver {
         x_block_[static_cast<std::size_t>(i) * k + j] = x[j][p.new_to_old[i]];
         b_block_[static_cast<std::size_t>(i) * k + j] = b[j][p.new_to_old[i]];
       }
-    std::vector<SolverPerformance> perf = krylov_->solve_block(*op_, k, x_block_, b_block_, settings_);
+    std::vector<SolverPerformance> perf = krylov_->solve_block(*op_, k, x_block_, b_block_, settings_, preconditioner_);
     for (int j = 0; j < k; ++j) {
       for (label i = 0; i < n; ++i) x[j][p.new_to_old[i]] = x_block_[static_cast<std::size_t>(i) * k + j];
       perf[j].field = fields[j];
@@ -95,7 +95,7 @@ class ReferenceSolver final : public LinearSolver {
   }
   /// Not across ranks: the reference backend solves a rank's systems one after another there.
   bool solves_together(int k) const override {
-    return !distributed_ && krylov_->solves_together(*op_, settings_, k);
+    return !distributed_ && krylov_->solves_together(*op_, settings_, preconditioner_, k);
   }
   void update_coefficients(const LduMatrix& m) override {
     op_->refresh_values(m);

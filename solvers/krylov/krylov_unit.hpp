@@ -28,12 +28,16 @@ class KrylovMethod {
   virtual SolverPerformance solve(const HostOperator& a, std::span<double> x, std::span<const double> b,
                                   const SolverSettings& settings, HostPreconditioner& preconditioner) = 0;
   /// Whether solve_block solves k systems of one operator together (one multi-vector SpMV an
-  /// iteration); false: the caller solves them one by one.
-  virtual bool solves_together(const HostOperator&, const SolverSettings&, int /*k*/) const { return false; }
+  /// iteration, the preconditioner applied to all k); false: the caller solves them one by one.
+  virtual bool solves_together(const HostOperator&, const SolverSettings&, const HostPreconditioner&,
+                               int /*k*/) const {
+    return false;
+  }
   /// k systems at once, x and b holding the k vectors interleaved by row (linalg/block_vectors.hpp).
-  /// @pre solves_together(a, settings, k)
+  /// @pre solves_together(a, settings, preconditioner, k)
   virtual std::vector<SolverPerformance> solve_block(const HostOperator&, int, std::span<double>,
-                                                     std::span<const double>, const SolverSettings&) {
+                                                     std::span<const double>, const SolverSettings&,
+                                                     HostPreconditioner&) {
     throw std::logic_error("this Krylov method solves one system at a time");
   }
 };

@@ -15,7 +15,7 @@ void CgWorkspace::resize(label n) {
 }
 
 void BlockCgWorkspace::resize(label n, int k) {
-  for (auto* v : {&r, &p, &q}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
+  for (auto* v : {&r, &p, &q, &z}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
   for (auto* v : {&row_sums, &inv_diag}) v->assign(n, 0.0);
 }
 
@@ -159,6 +159,51 @@ void iterate_in_one_pass(const HostOperator& a, std::span<double> x, bool jacobi
   }
 }
 
+// iterate_preconditioned for k systems together, M^-1 applied to the block: each running system
+// as iterate_preconditioned takes it alone; a stopped one keeps alpha and beta zero.
+void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double> x, HostPreconditioner& m,
+                                  const CgStop& stop, const ops::BlockScalars& norm_factor, std::vector<bool>& running,
+                                  BlockCgWorkspace& w, std::vector<SolverPerformance>& perf) {
+  // --- P = M^-1 R; rz_j = r_j . p_j
+  m.apply_block(a, k, w.r, w.p);
+  ops::BlockScalars rz = ops::block_dot(k, w.r, w.p);
+  for (int j = 0; j < k; ++j)
+    if (running[j]) check_curvature(CgStatus::preconditioner_breakdown, rz[j], perf[j]);
+  while (std::find(running.begin(), running.end(), true) != running.end()) {
+    // --- Q = A P; alpha_j = rz_j / p_j . q_j
+    a.multiply_block(k, w.p, w.q);
+    const ops::BlockScalars pq = ops::block_dot(k, w.p, w.q);
+    ops::BlockScalars alpha{}, beta{};
+    for (int j = 0; j < k; ++j)
+      if (running[j]) {
+        check_curvature(CgStatus::breakdown, pq[j], perf[j]);
+        alpha[j] = rz[j] / pq[j];
+      }
+
+    // --- r_j -= alpha_j q_j; residuals
+    ops::BlockScalars unused{};
+    const ops::BlockScalars norms = ops::block_residual_update(k, alpha, w.q, {}, w.r, unused);
+    std::vector<bool> stopping(k, false);
+    for (int j = 0; j < k; ++j)
+      if (running[j] && finish_iteration(norms[j] / norm_factor[j], stop, perf[j])) {
+        stopping[j] = true;  // x_j += alpha_j p_j below, its last step
+        perf[j].converged = cg_converged(perf[j].final_residual, perf[j].initial_residual, stop);
+      }
+
+    // --- Z = M^-1 R; beta_j = r_j . z_j / rz_j; X += alpha P; P = Z + beta P
+    m.apply_block(a, k, w.r, w.z);
+    const ops::BlockScalars rz_new = ops::block_dot(k, w.r, w.z);
+    for (int j = 0; j < k; ++j)
+      if (running[j] && !stopping[j]) {
+        check_curvature(CgStatus::preconditioner_breakdown, rz_new[j], perf[j]);
+        beta[j] = rz_new[j] / rz[j];
+        rz[j] = rz_new[j];
+      }
+    ops::block_solution_and_direction_update(k, alpha, beta, w.z, {}, w.p, x);
+    for (int j = 0; j < k; ++j) running[j] = running[j] && !stopping[j];
+  }
+}
+
 }  // namespace
 
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
@@ -209,9 +254,11 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
 
 std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, std::span<double> x,
                                                   std::span<const double> b, const SolverSettings& s,
-                                                  BlockCgWorkspace& w) {
-  if (cg_step(s) == CgStep::applied)
-    throw std::invalid_argument("reference_block_cg: preconditioner " + s.preconditioner + " (none or diagonal only)");
+                                                  BlockCgWorkspace& w, HostPreconditioner* m) {
+  const bool applied = cg_step(s) == CgStep::applied;
+  if (applied && (!m || m->unit().name != find_preconditioner(s.preconditioner).name || !m->applies_block(a, k)))
+    throw std::invalid_argument("reference_block_cg: preconditioner " + s.preconditioner +
+                                " does not take " + std::to_string(k) + " vectors together here");
   if (!a.has_multiply_block())
     throw std::invalid_argument("reference_block_cg: format '" + a.format_name() + "' has no multi-vector SpMV");
   const label n = a.n_rows();
@@ -245,6 +292,10 @@ std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, 
     if (!running[j]) perf[j].converged = status == CgStatus::converged;
   }
 
+  if (applied) {
+    iterate_block_preconditioned(a, k, x, *m, stop, norm_factor, running, w, perf);
+    return perf;
+  }
   // --- P = M^-1 R; rz_j = r_j . p_j
   ops::BlockScalars rz;
   if (jacobi) {

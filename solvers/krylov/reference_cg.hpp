@@ -37,22 +37,24 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
 /// Work vectors of reference_block_cg: k n values each, interleaved by row; row_sums and inv_diag n.
 struct BlockCgWorkspace {
   std::vector<double> r, p, q, row_sums, inv_diag;
+  std::vector<double> z;  ///< M^-1 R, for a preconditioner applied to the block (GAMG)
   void resize(label n, int k);
 };
 
 /// k systems A x_j = b_j with one operator at once (the velocity components of one momentum
-/// matrix): CG or Jacobi-PCG (preconditioner none or diagonal) on each, x and b holding the k
-/// vectors interleaved by row (x[i * k + j]), one multi-vector SpMV per iteration for all of them
-/// (HostOperator::multiply_block). Each system has its own alpha and beta and stops by
-/// reference_cg's rules on its own residual; one that has stopped is left as it is (alpha and beta
-/// zero) while the others go on. Each result is reference_cg's on that system alone: the same
-/// iterations, residuals and solution, bit for bit.
+/// matrix): CG or Jacobi-PCG (preconditioner none or diagonal), or PCG with a set-up
+/// `preconditioner` that takes the k vectors together (HostPreconditioner::applies_block: GAMG) on
+/// each, x and b holding the k vectors interleaved by row (x[i * k + j]), one multi-vector SpMV per
+/// iteration for all of them (HostOperator::multiply_block). Each system has its own alpha and beta
+/// and stops by reference_cg's rules on its own residual; one that has stopped is left as it is
+/// (alpha and beta zero) while the others go on. Each result is reference_cg's on that system
+/// alone: the same iterations, residuals and solution, bit for bit.
 /// @param[in,out] x initial guesses in, solutions out
 /// @return the k performance records, in order
-/// @throws as reference_cg, for the first system that fails; std::invalid_argument for another
-///         preconditioner or an operator without a multi-vector SpMV
+/// @throws as reference_cg, for the first system that fails; std::invalid_argument for a
+///         preconditioner that does not take the block or an operator without a multi-vector SpMV
 std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, std::span<double> x,
                                                   std::span<const double> b, const SolverSettings& settings,
-                                                  BlockCgWorkspace& work);
+                                                  BlockCgWorkspace& work, HostPreconditioner* preconditioner = nullptr);
 
 }  // namespace fvmmini

@@ -31,6 +31,10 @@ void HostPreconditioner::apply(const HostOperator& a, std::span<const double> r,
   method_->apply(a, r, z);
 }
 
+void HostPreconditioner::apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z) {
+  method_->apply_block(a, k, r, z);
+}
+
 PreconditionerInfo HostPreconditioner::info(std::int64_t nnz) const {
   PreconditionerInfo i;
   i.name = unit_->name;

@@ -48,6 +48,11 @@ class HostPreconditioner {
   /// z = M^-1 r in the operator's numbering; `a` is the operator (across ranks its local_block()
   /// is the rank's block). @pre applied()
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z);
+  /// Whether apply_block takes k vectors together (GAMG with the jacobi smoother on one rank).
+  bool applies_block(const HostOperator& a, int k) const { return method_ && method_->applies_block(a, k); }
+  /// Z = M^-1 R for k vectors interleaved by row, each vector's as apply() gives it, bit for bit.
+  /// @pre applies_block(a, k)
+  void apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z);
 
   /// Set-up and refresh times, levels, colours and the modelled cost of one application.
   /// @param[in] nnz the operator's nonzeros (for the SpMV it is compared with)

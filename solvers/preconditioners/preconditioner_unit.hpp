@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ class PreconditionerMethod {
   virtual ~PreconditionerMethod() = default;
   /// z = M^-1 r; `a` is the operator (across ranks too: its local_block() is the rank's block).
   virtual void apply(const HostOperator& a, std::span<const double> r, std::span<double> z) = 0;
+  /// Whether apply_block takes k vectors together (the matrices read once for all of them).
+  virtual bool applies_block(const HostOperator& /*a*/, int /*k*/) const { return false; }
+  /// Z = M^-1 R for k vectors interleaved by row (linalg/block_vectors.hpp), vector j's as apply()
+  /// gives it, bit for bit. @pre applies_block(a, k)
+  virtual void apply_block(const HostOperator& /*a*/, int k, std::span<const double> /*r*/, std::span<double> /*z*/) {
+    throw std::logic_error("this preconditioner takes one vector at a time, not " + std::to_string(k));
+  }
   /// New values on the same addressing: no new analysis. interfaces: across ranks, their new
   /// coefficients (null: unchanged).
   virtual void refresh(const LduMatrix& matrix, const std::vector<ProcessorInterface>* interfaces) = 0;

@@ -1,7 +1,8 @@
 // Several right-hand sides with one matrix on the reference backend: the multi-vector SpMV of each
 // format that has one gives each vector the one-vector product bit for bit, and the block CG gives
 // each system what reference_cg gives it alone (iterations, residuals, solution, bit for bit),
-// including systems that stop at different iterations or at the start.
+// including systems that stop at different iterations or at the start, with the fused Jacobi and
+// with GAMG's V-cycle applied to the block.
 
 #include <gtest/gtest.h>
 
@@ -76,13 +77,21 @@ TEST(BlockCg, EachSystemIsReferenceCgOnItsOwnBitForBit) {
   const LduMatrix m = test::box_matrix(16, 14, 12, 43);
   const label n = m.n_rows();
   for (const BlockCase& c : block_cases)
-    for (const char* preconditioner : {"none", "diagonal"})
+    for (const char* preconditioner : {"none", "diagonal", "GAMG"})
       for (int k = 2; k <= max_block_vectors; ++k) {
         SCOPED_TRACE(c.format + " / " + c.ordering + " / " + preconditioner + " / k " + std::to_string(k));
         auto op = make_reference_operator(m, prepare_format(m, c.format, c.ordering, {}));
         SolverSettings s;
         s.preconditioner = parse_preconditioner(preconditioner);
         s.tolerance = 1e-10;
+        s.format = c.format;  // GAMG's levels: the field's format and ordering
+        s.ordering = c.ordering;
+        s.gamg.n_cells_in_coarsest_level = 20;
+        s.gamg.n_vcycles = k == 3 ? 2 : 1;
+        const PreparedFormat& prepared = op->prepared();
+        HostPreconditioner gamg(m, prepared.permutation, s, prepared.position_before_grouping);
+        HostPreconditioner* pc = gamg.applied() ? &gamg : nullptr;
+        if (pc) ASSERT_TRUE(pc->applies_block(*op, k));
         // --- systems that stop apart: one from a guess near its solution, one from zero, and (k = 3)
         //     one whose guess already solves it
         std::vector<std::vector<double>> b, x0;
@@ -99,12 +108,12 @@ TEST(BlockCg, EachSystemIsReferenceCgOnItsOwnBitForBit) {
         }
         std::vector<double> x = interleave(x0);
         BlockCgWorkspace work;
-        const std::vector<SolverPerformance> block = reference_block_cg(*op, k, x, interleave(b), s, work);
+        const std::vector<SolverPerformance> block = reference_block_cg(*op, k, x, interleave(b), s, work, pc);
         ASSERT_EQ(block.size(), static_cast<std::size_t>(k));
         for (int j = 0; j < k; ++j) {
           std::vector<double> xj = x0[j];
           CgWorkspace single_work;
-          const SolverPerformance single = reference_cg(*op, xj, b[j], s, single_work);
+          const SolverPerformance single = reference_cg(*op, xj, b[j], s, single_work, pc);
           EXPECT_EQ(block[j].iterations, single.iterations) << j;
           EXPECT_EQ(block[j].initial_residual, single.initial_residual) << j;
           EXPECT_EQ(block[j].final_residual, single.final_residual) << j;
@@ -120,18 +129,20 @@ TEST(BlockCg, EachSystemIsReferenceCgOnItsOwnBitForBit) {
 }
 
 TEST(BlockCg, TheReferenceSolverSolvesComponentsTogetherAsItSolvesEachAlone) {
-  // --- mesh order in and out, an ordering in between; a preconditioner without a block CG (DIC)
-  //     solves one by one; the records carry the field names
+  // --- mesh order in and out, an ordering in between; a preconditioner without a block CG (DIC,
+  //     GAMG with mcsgs) solves one by one; the records carry the field names
   const LduMatrix m = test::box_matrix(12, 10, 9, 45);
   const label n = m.n_rows();
-  for (const char* preconditioner : {"diagonal", "DIC"}) {
+  for (const std::string preconditioner : {"diagonal", "DIC", "GAMG", "GAMG/mcsgs"}) {
     SolverSettings s;
     s.backend = Backend::reference;
     s.format = "staircase";
     s.ordering = "rcm";
-    s.preconditioner = parse_preconditioner(preconditioner);
+    s.preconditioner = parse_preconditioner(preconditioner.substr(0, preconditioner.find('/')));
+    if (preconditioner == "GAMG/mcsgs") s.gamg.smoother = Smoother::mcsgs;
     s.tolerance = 1e-9;
     auto solver = make_linear_solver(m, s);
+    EXPECT_EQ(solver->solves_together(2), preconditioner == "diagonal" || preconditioner == "GAMG") << preconditioner;
     std::vector<std::vector<double>> x(2, std::vector<double>(n, 0.0)), b{test::random_vector(n, 80), test::random_vector(n, 81)};
     std::vector<std::vector<double>> x_alone = x;
     const std::vector<std::string> fields{"Ux", "Uy"};
@@ -159,6 +170,12 @@ TEST(BlockCg, OtherPreconditionersAndFormatsWithoutItAreRefused) {
   auto csr = make_reference_operator(m, prepare_format(m, "csr", "none", {}));
   s.preconditioner = "DIC";
   EXPECT_THROW(reference_block_cg(*csr, 2, x, b, s, work), std::invalid_argument);
+  s.preconditioner = "GAMG";  // not set up
+  EXPECT_THROW(reference_block_cg(*csr, 2, x, b, s, work), std::invalid_argument);
+  s.gamg.smoother = Smoother::mcsgs;  // set up, but its smoother takes one vector at a time
+  HostPreconditioner mcsgs(m, csr->prepared().permutation, s);
+  EXPECT_FALSE(mcsgs.applies_block(*csr, 2));
+  EXPECT_THROW(reference_block_cg(*csr, 2, x, b, s, work, &mcsgs), std::invalid_argument);
   s.preconditioner = "diagonal";
   auto coo = make_reference_operator(m, prepare_format(m, "coo", "none", {}));
   EXPECT_FALSE(coo->has_multiply_block());

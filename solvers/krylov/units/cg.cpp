@@ -1,6 +1,7 @@
 // "CG": conjugate gradients (Hestenes & Stiefel 1952) for symmetric positive definite matrices,
 // flat and annotated in the manner of HPCG (krylov/reference_cg.hpp); k systems of one operator
-// together where the preconditioner is fused and the format has a multi-vector SpMV.
+// together where the format has a multi-vector SpMV and the preconditioner is fused or takes the
+// k vectors together (GAMG).
 
 #include <memory>
 
@@ -19,12 +20,15 @@ class CgMethod final : public KrylovMethod {
                           const SolverSettings& settings, HostPreconditioner& preconditioner) override {
     return reference_cg(a, x, b, settings, work_, &preconditioner);
   }
-  bool solves_together(const HostOperator& a, const SolverSettings& settings, int k) const override {
-    return k >= 2 && k <= max_block_vectors && cg_step(settings) != CgStep::applied && a.has_multiply_block();
+  bool solves_together(const HostOperator& a, const SolverSettings& settings, const HostPreconditioner& preconditioner,
+                       int k) const override {
+    return k >= 2 && k <= max_block_vectors && a.has_multiply_block() &&
+           (cg_step(settings) != CgStep::applied || preconditioner.applies_block(a, k));
   }
   std::vector<SolverPerformance> solve_block(const HostOperator& a, int k, std::span<double> x,
-                                             std::span<const double> b, const SolverSettings& settings) override {
-    return reference_block_cg(a, k, x, b, settings, block_work_);
+                                             std::span<const double> b, const SolverSettings& settings,
+                                             HostPreconditioner& preconditioner) override {
+    return reference_block_cg(a, k, x, b, settings, block_work_, &preconditioner);
   }
 
  private:

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "kernels/reference/vector_ops.hpp"
+#include "linalg/block_vectors.hpp"
 #include "linalg/timing.hpp"
 #include "solvers/distributed/distributed_operator.hpp"
 #include "solvers/preconditioners/gamg/dense_inverse.hpp"
@@ -143,12 +144,13 @@ void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& h,
 // --- the reference backend's V-cycle
 
 struct HostGamg::Level {
+  label n = 0;                            ///< rows
   std::unique_ptr<ReferenceOperator> op;  ///< levels 1 .. coarsest - 1
   std::unique_ptr<DistributedOperator> across;  ///< op coupled to the other ranks (levels 1 .. coarsest - 1)
   std::optional<TriangularFactor> sgs;    ///< smoother mcsgs
   std::vector<double> inv_diag;           ///< smoother jacobi, the operator's numbering
-  std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side
-  std::vector<double> ax;                 ///< A x; mcsgs's forward sums t before it
+  std::vector<double> x, b;               ///< levels >= 1: the cycle's solution and right-hand side (k_ vectors)
+  std::vector<double> ax;                 ///< A x (k_ vectors); mcsgs's forward sums t before it
   std::vector<double> z;                  ///< across ranks, mcsgs's correction
 };
 
@@ -183,6 +185,7 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
     Level& v = levels_[l];
     const LduMatrix& m = hierarchy_.matrix(l, fine);
     const label n = m.n_rows();
+    v.n = n;
     if (l > 0) {
       v.x.resize(n);
       v.b.resize(n);
@@ -254,56 +257,88 @@ void HostGamg::refresh(const LduMatrix& fine, const std::vector<ProcessorInterfa
   refresh_parts_ = timer.parts();
 }
 
-void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) {
+void HostGamg::apply(const HostOperator& a, std::span<const double> r, std::span<double> z) { vcycles(a, 1, r, z); }
+
+bool HostGamg::applies_block(const HostOperator& a, int k) const {
+  if (k < 1 || k > max_block_vectors || settings_.smoother != Smoother::jacobi || hierarchy_.across_ranks() ||
+      !a.has_multiply_block())
+    return false;
+  for (const Level& v : levels_)
+    if (v.op && !v.op->has_multiply_block()) return false;
+  return true;
+}
+
+void HostGamg::apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z) {
+  if (!applies_block(a, k)) throw std::logic_error("HostGamg::apply_block: not for " + std::to_string(k) + " vectors here");
+  vcycles(a, k, r, z);
+}
+
+void HostGamg::vcycles(const HostOperator& a, int k, std::span<const double> r, std::span<double> z) {
   fine_op_ = &a;
+  k_ = k;
   cycle(0, r, z);
   if (settings_.n_vcycles == 1) return;
   // --- each further V-cycle corrects from the residual: z += B (r - A z)
   residual_.resize(r.size());
   correction_.resize(r.size());
-  for (int k = 1; k < settings_.n_vcycles; ++k) {
-    a.multiply(z, residual_);
+  for (int cycle_count = 1; cycle_count < settings_.n_vcycles; ++cycle_count) {
+    multiply(0, z, residual_);
     reference::residual(r, residual_, residual_);
     cycle(0, residual_, correction_);
     reference::axpy(1.0, correction_, z);
   }
 }
 
+std::span<double> HostGamg::vectors(label l, std::vector<double>& v) {
+  const auto size = static_cast<std::size_t>(levels_[l].n) * k_;
+  if (v.size() < size) v.resize(size);
+  return std::span<double>(v).first(size);
+}
+
+void HostGamg::multiply(label l, std::span<const double> x, std::span<double> y) const {
+  if (k_ == 1)
+    op(l).multiply(x, y);
+  else
+    op(l).multiply_block(k_, x, y);
+}
+
 void HostGamg::cycle_from(const HostOperator& a, label level, std::span<const double> r, std::span<double> z) {
   if (level < 0 || level >= hierarchy_.levels())
     throw std::out_of_range("HostGamg::cycle_from: no level " + std::to_string(level));
   fine_op_ = &a;
+  k_ = 1;
   if (level == 0) return cycle(0, r, z);
   Level& v = levels_[level];
-  cycle(level, v.b, v.x);
+  cycle(level, vectors(level, v.b), vectors(level, v.x));
 }
 
 void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
   if (l == hierarchy_.levels() - 1) return solve_coarsest(b, x);
   Level& v = levels_[l];
-  Level& coarse = levels_[l + 1];
-  // --- pre-smooth from zero, restrict the residual (A x into v.ax), correct from the coarse
+  const std::span<double> ax = vectors(l, v.ax), coarse_b = vectors(l + 1, levels_[l + 1].b),
+                          coarse_x = vectors(l + 1, levels_[l + 1].x);
+  // --- pre-smooth from zero, restrict the residual (A x into ax), correct from the coarse
   // level, post-smooth
   const bool in_place = v.sgs && !hierarchy_.across_ranks();
   if (settings_.n_pre_sweeps == 0) {
     std::fill(x.begin(), x.end(), 0.0);
-    std::fill(v.ax.begin(), v.ax.end(), 0.0);
+    std::fill(ax.begin(), ax.end(), 0.0);
   } else if (in_place) {
     // Gauss-Seidel in place: after a sweep A x costs the lower triangle alone
-    reference::sgs_sweep(*v.sgs, b, x, v.ax, true);
-    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
-    reference::sgs_multiply(*v.sgs, v.ax, x, v.ax);
+    reference::sgs_sweep(*v.sgs, b, x, ax, true);
+    for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) reference::sgs_sweep(*v.sgs, b, x, ax, false);
+    reference::sgs_multiply(*v.sgs, ax, x, ax);
   } else {
     start(l, b, x);
     for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) correct(l, b, x);
-    op(l).multiply(x, v.ax);
+    multiply(l, x, ax);
   }
-  reference::restrict_residual(hierarchy_.transfers[l], b, v.ax, coarse.b);
-  cycle(l + 1, coarse.b, coarse.x);
-  reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse.x, x);
+  reference::restrict_residual(hierarchy_.transfers[l], b, ax, coarse_b, k_);
+  cycle(l + 1, coarse_b, coarse_x);
+  reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse_x, x, k_);
   for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) {
     if (in_place)
-      reference::sgs_sweep(*v.sgs, b, x, v.ax, false);
+      reference::sgs_sweep(*v.sgs, b, x, ax, false);
     else
       correct(l, b, x);
   }
@@ -319,16 +354,17 @@ void HostGamg::start(label l, std::span<const double> b, std::span<double> x) {
   if (v.sgs)
     reference::triangular_apply(*v.sgs, b, x);
   else
-    reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x);
+    reference::jacobi_start(jacobi_smoother_weight, v.inv_diag, b, x, k_);
 }
 
 void HostGamg::correct(label l, std::span<const double> b, std::span<double> x) {
   // --- x += M^-1 (b - A x), A x across the ranks
   Level& v = levels_[l];
-  op(l).multiply(x, v.ax);
-  if (!v.sgs) return reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, v.ax, x);
-  reference::residual(b, v.ax, v.ax);
-  reference::triangular_apply(*v.sgs, v.ax, v.z);
+  const std::span<double> ax = vectors(l, v.ax);
+  multiply(l, x, ax);
+  if (!v.sgs) return reference::jacobi_correct(jacobi_smoother_weight, v.inv_diag, b, ax, x, k_);
+  reference::residual(b, ax, ax);
+  reference::triangular_apply(*v.sgs, ax, v.z);
   reference::axpy(1.0, v.z, x);
 }
 
@@ -349,7 +385,7 @@ void HostGamg::solve_coarsest(std::span<const double> b, std::span<double> x) {
     return;
   }
   const WholeCoarsest& c = hierarchy_.coarsest;
-  if (c.ranks == 1) return reference::dense_multiply(c.inverse, b, x);
+  if (c.ranks == 1) return reference::dense_multiply(c.inverse, b, x, k_);
   // --- every rank's right-hand side, then this rank's rows of the inverse
   gather_coarsest(b, c.width);
   reference::dense_multiply(c.inverse, gathered_, x);

@@ -152,6 +152,12 @@ class HostGamg {
   /// z = M^-1 r: n_vcycles V-cycles from zero; `a` is the level-0 operator (across ranks the
   /// distributed one).
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z);
+  /// Whether apply_block takes k vectors together: the jacobi smoother on one rank, every level's
+  /// format with a multi-vector SpMV (each level's matrix read once a step for all k).
+  bool applies_block(const HostOperator& a, int k) const;
+  /// Z = M^-1 R for k vectors interleaved by row (linalg/block_vectors.hpp): vector j's is apply()'s
+  /// of vector j, bit for bit. @pre applies_block(a, k)
+  void apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z);
   /// New values on the same addressing: coarse matrices, formats, smoothers, the coarsest inverse.
   /// @param[in] interfaces across ranks, the finest level's new interfaces (null: unchanged)
   void refresh(const LduMatrix& fine, const std::vector<ProcessorInterface>* interfaces = nullptr);
@@ -171,12 +177,18 @@ class HostGamg {
  private:
   struct Level;
   struct Gathered;
+  /// n_vcycles V-cycles of k vectors (b, x of k n values: the level's own buffers hold k_ vectors)
+  void vcycles(const HostOperator& a, int k, std::span<const double> r, std::span<double> z);
   void cycle(label level, std::span<const double> b, std::span<double> x);
   /// x += M^-1 (b - A x): a Jacobi sweep, or across ranks a symmetric Gauss-Seidel one
   void correct(label level, std::span<const double> b, std::span<double> x);
   /// x = M^-1 b (the first sweep from zero)
   void start(label level, std::span<const double> b, std::span<double> x);
   void solve_coarsest(std::span<const double> b, std::span<double> x);
+  /// y = A x on the level for the k_ vectors of x
+  void multiply(label level, std::span<const double> x, std::span<double> y) const;
+  /// The level's buffer v, k_ vectors long.
+  std::span<double> vectors(label level, std::vector<double>& v);
   /// gathered_ = every rank's coarsest right-hand side, padded to `width` values a rank
   void gather_coarsest(std::span<const double> b, label width);
   const HostOperator& op(label level) const;  ///< level 0's is the solver's
@@ -186,6 +198,7 @@ class HostGamg {
   GamgHierarchy hierarchy_;
   std::vector<Level> levels_;
   const HostOperator* fine_op_ = nullptr;  ///< level 0's operator during apply
+  int k_ = 1;                                  ///< the vectors the running V-cycle takes together
   std::vector<double> residual_, correction_;  ///< level 0, V-cycles after the first
   std::vector<double> padded_;                 ///< across ranks: this rank's coarsest right-hand side, padded
   std::vector<double> gathered_;               ///< across ranks: the coarsest right-hand sides of all ranks

@@ -18,6 +18,10 @@ class GamgMethod final : public PreconditionerMethod {
   explicit GamgMethod(const PreconditionerInput& in)
       : gamg_(in.matrix, in.op, in.settings, in.sequence, in.ranks) {}
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z) override { gamg_.apply(a, r, z); }
+  bool applies_block(const HostOperator& a, int k) const override { return gamg_.applies_block(a, k); }
+  void apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z) override {
+    gamg_.apply_block(a, k, r, z);
+  }
   void refresh(const LduMatrix& matrix, const std::vector<ProcessorInterface>* interfaces) override {
     gamg_.refresh(matrix, interfaces);
   }
