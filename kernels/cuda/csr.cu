@@ -3,6 +3,8 @@
 // predicated loads so they are in flight together, and a shuffle tree adds them. Measured on an
 // H200 (200^3 box, 7 entries a row): W = 2 moved 3.3 TB/s, W = 8 (a lane per entry) 2.3 TB/s.
 // Plain read-only loads: a sector is shared by neighbouring sub-warps, so no evict-first hint.
+// On K vectors interleaved by row (apply_block) a lane keeps K sums: the device hierarchy's
+// coarse levels of GAMG are csr, and its V-cycle on the momentum's components reads them once.
 
 #include <algorithm>
 #include <limits>
@@ -13,6 +15,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_formats.cuh"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/ell_slice.cuh"
 #include "kernels/cuda/launch_grid.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "linalg/formats/csr_format.hpp"
@@ -26,8 +29,8 @@ constexpr int kPerLane = 4;  ///< entries a lane loads at once (the sub-warp wid
 
 /// One sub-warp of W lanes per row, the block stepping through the rows in a grid-stride loop
 /// (a bounded grid keeps the fused dot product's partials few); with partials, also the
-/// block's sum of x_row * y_row.
-template <int W, bool kDot>
+/// block's sum of x_row * y_row (per vector: K vectors interleaved by row).
+template <int W, bool kDot, int K = 1>
 __global__ void __launch_bounds__(csr_block) csr_spmv_kernel(int n_rows, const int* __restrict__ row_ptr,
                                                              const int* __restrict__ col,
                                                              const double* __restrict__ val,
@@ -35,10 +38,10 @@ __global__ void __launch_bounds__(csr_block) csr_spmv_kernel(int n_rows, const i
                                                              double* __restrict__ partials) {
   constexpr int rows_per_block = csr_block / W;
   const int lane = threadIdx.x % W;
-  double dot = 0.0;
+  Sums<K> dot{};
   for (int first = blockIdx.x * rows_per_block; first < n_rows; first += gridDim.x * rows_per_block) {
     const int row = first + threadIdx.x / W;
-    double sum = 0.0;
+    double sum[K] = {};
     if (row < n_rows) {
       const int end = row_ptr[row + 1];
       // --- kPerLane entries per lane at a time, loads predicated rather than looped, so all of a
@@ -54,18 +57,25 @@ __global__ void __launch_bounds__(csr_block) csr_spmv_kernel(int n_rows, const i
         }
 #pragma unroll
         for (int j = 0; j < kPerLane; ++j)
-          if (c[j] >= 0) sum += v[j] * __ldg(x + c[j]);
+          if (c[j] >= 0)
+#pragma unroll
+            for (int q = 0; q < K; ++q) sum[q] += v[j] * __ldg(x + static_cast<long long>(c[j]) * K + q);
       }
     }
     // --- y_row = sum over the W lanes (fixed shuffle tree)
 #pragma unroll
-    for (int offset = W / 2; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset, W);
-    if (lane == 0 && row < n_rows) {
-      y[row] = sum;
-      if constexpr (kDot) dot += sum * x[row];
-    }
+    for (int q = 0; q < K; ++q)
+#pragma unroll
+      for (int offset = W / 2; offset > 0; offset >>= 1) sum[q] += __shfl_down_sync(0xffffffffu, sum[q], offset, W);
+    if (lane == 0 && row < n_rows)
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        const long long at = static_cast<long long>(row) * K + q;
+        y[at] = sum[q];
+        if constexpr (kDot) dot.v[q] += sum[q] * x[at];
+      }
   }
-  if constexpr (kDot) write_block_partials<1>(Sums<1>{{dot}}, partials, gridDim.x, blockIdx.x);
+  if constexpr (kDot) write_block_partials<K>(dot, partials, gridDim.x, blockIdx.x);
 }
 
 class CsrDevice final : public FusedDotSpmv<CsrDevice> {
@@ -98,6 +108,11 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
   std::size_t footprint_bytes() const override { return row_ptr_.bytes() + col_.bytes() + val_.bytes(); }
   std::string format_name() const override { return "csr"; }
   int dot_partial_count() const override { return grid(); }
+  int max_block() const override { return max_ell_block; }
+  void apply_block(int k, const double* x, double* y, double* partials, cudaStream_t stream) override {
+    if (!run_block(k, partials != nullptr, [&]<bool kDot, int K>() { launch<kDot, K>(x, y, partials, stream); }))
+      DeviceSpmv::apply_block(k, x, y, partials, stream);
+  }
 
  private:
   void size_grid() {
@@ -124,11 +139,12 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
 
   int grid() const { return grid_; }
 
-  template <bool kDot>
+  template <bool kDot, int K = 1>
   void launch(const double* x, double* y, double* partials, cudaStream_t stream) {
     if (n_rows_ == 0) {
       // --- no rows, no launch; the partials still sum to the (zero) dot product
-      if constexpr (kDot) FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * dot_partial_count(), stream));
+      if constexpr (kDot)
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(partials, 0, sizeof(double) * K * dot_partial_count(), stream));
       return;
     }
     const int g = grid();
@@ -136,12 +152,12 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
       kernel<<<g, csr_block, 0, stream>>>(n_rows_, row_ptr_.data(), col_.data(), val_.data(), x, y, partials);
     };
     switch (lanes_) {
-      case 1: args(csr_spmv_kernel<1, kDot>); break;
-      case 2: args(csr_spmv_kernel<2, kDot>); break;
-      case 4: args(csr_spmv_kernel<4, kDot>); break;
-      case 8: args(csr_spmv_kernel<8, kDot>); break;
-      case 16: args(csr_spmv_kernel<16, kDot>); break;
-      default: args(csr_spmv_kernel<32, kDot>); break;
+      case 1: args(csr_spmv_kernel<1, kDot, K>); break;
+      case 2: args(csr_spmv_kernel<2, kDot, K>); break;
+      case 4: args(csr_spmv_kernel<4, kDot, K>); break;
+      case 8: args(csr_spmv_kernel<8, kDot, K>); break;
+      case 16: args(csr_spmv_kernel<16, kDot, K>); break;
+      default: args(csr_spmv_kernel<32, kDot, K>); break;
     }
     FVMMINI_CUDA_CHECK_LAUNCH(csr_spmv_kernel);
   }

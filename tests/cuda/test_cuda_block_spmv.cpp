@@ -48,7 +48,9 @@ TEST_F(CudaBlockSpmv, EachVectorOfTheBlockMatchesTheFaceLoopAndItsDot) {
   const std::vector<BlockCase> cases{{"staircase", "rcm", {}},
                                      {"staircase", "staircase", with("sliceHeight", 64.0)},
                                      {"sell", "rcm", {}},
-                                     {"sell", "none", with("chunkSize", 4.0)}};
+                                     {"sell", "none", with("chunkSize", 4.0)},
+                                     {"csr", "none", {}},
+                                     {"csr", "rcm", {}}};
   for (const LduMatrix& m : matrices)
     for (const BlockCase& c : cases)
       for (int k = 2; k <= 3; ++k) {
@@ -94,7 +96,7 @@ TEST_F(CudaBlockSpmv, AFormatWithoutItOrTooManyVectorsIsAClearError) {
   const LduMatrix m = test::box_matrix(8, 8, 8, 33);
   const std::vector<double> x(static_cast<std::size_t>(m.n_rows()) * 2, 1.0);
   std::vector<double> y(x.size());
-  for (const BlockCase& c : {BlockCase{"csr", "none", {}}, BlockCase{"staircase", "rcm", with("launch", std::string("groups"))}}) {
+  for (const BlockCase& c : {BlockCase{"coo", "none", {}}, BlockCase{"staircase", "rcm", with("launch", std::string("groups"))}}) {
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepare_format(m, c.format, c.ordering, c.parameters));
     EXPECT_EQ(device.max_block(), 1) << c.format;
     EXPECT_THROW(device.multiply_block(2, x, y), cuda::CudaError) << c.format;
@@ -113,7 +115,7 @@ TEST_F(CudaBlockSpmv, TheBlockCgSolvesEachSystemAsItsOwnSolveDoes) {
   // --- systems that stop apart (a guess near its solution, one from zero, one solved at the start)
   const LduMatrix m = test::box_matrix(20, 18, 16, 34);
   const label n = m.n_rows();
-  for (const char* format : {"staircase", "sell"})
+  for (const char* format : {"staircase", "sell", "csr"})
     for (const char* preconditioner : {"none", "diagonal"})
       for (int k = 2; k <= 3; ++k) {
         SCOPED_TRACE(std::string(format) + " / " + preconditioner + " / k " + std::to_string(k));

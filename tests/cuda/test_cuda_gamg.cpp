@@ -3,7 +3,8 @@
 // coarse levels in one block below levels of their own kernels); PCG takes the same
 // iterations and reaches the same solution; a value refresh equals a fresh set-up; a new
 // diagonal set on the device (refactor) equals a set-up from that diagonal; a V-cycle from each
-// level runs (fvmmini-dist-bench times them) and from the finest equals an application. The
+// level runs (fvmmini-dist-bench times them) and from the finest equals an application; the
+// V-cycle of several vectors at once gives each vector the host's V-cycle of it. The
 // hierarchy built on the device (parallelPair) is the host's parallelPair hierarchy to the bit,
 // before and after a refresh, and preconditions about as well as the host's algebraicPair.
 
@@ -16,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/device_spmv.cuh"
+#include "linalg/block_vectors.hpp"
 #include "registry/format_registry.hpp"
 #include "solvers/cuda/cuda_linear_solver.hpp"
 #include "solvers/cuda/device_solver.hpp"
@@ -110,6 +112,77 @@ TEST_F(CudaGamg, OneApplicationEqualsTheHostVcycle) {
               << where;
           EXPECT_LE(parts_seconds, info.setup_seconds) << where;
         }
+}
+
+// The V-cycle on k vectors at once (the momentum's components, interleaved by row): vector j of
+// the block is the host's V-cycle of vector j, on the host's hierarchy uploaded (csr or staircase
+// levels) and on the one built on the device (csr levels), the coarse levels in one block below
+// the large ones, with 1 and 2 V-cycles and 0 to 2 sweeps.
+TEST_F(CudaGamg, AVcycleOfSeveralVectorsIsEachVectorsOwn) {
+  auto cases = matrices();
+  cases.emplace_back("box 40x40x40", test::box_matrix(40, 40, 40, 3));
+  for (const auto& [what, m] : cases)
+    for (const bool built_on_device : {false, true})
+      for (const std::string format : {"csr", "staircase"})
+        for (const int vcycles : {1, 2})
+          for (const int sweeps : {1, 0, 2})
+            for (int k = 2; k <= max_block_vectors; ++k) {
+              if (sweeps != 1 && (vcycles != 1 || k != 3)) continue;
+              const std::string where = what + (built_on_device ? ", built on the device, " : ", the host's, ") +
+                                        format + ", " + std::to_string(vcycles) + " cycles, " +
+                                        std::to_string(sweeps) + " sweeps, k " + std::to_string(k);
+              SolverSettings s = gamg_settings(Smoother::jacobi, vcycles, Backend::cuda, format);
+              s.gamg.n_pre_sweeps = s.gamg.n_post_sweeps = sweeps;
+              s.gamg.agglomerator = built_on_device ? Agglomerator::parallel_pair : Agglomerator::algebraic_pair;
+              PreparedFormat prepared = prepare_format(m, format, s.ordering, s.format_parameters);
+              const Permutation op = prepared.permutation;
+              auto host_op = make_reference_operator(m, prepared);
+              HostPreconditioner host(m, op, s, prepared.position_before_grouping);
+              cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+              cuda::DeviceGamg gamg(m, op, s, device.spmv(), prepared.position_before_grouping, {}, nullptr,
+                                    built_on_device ? &prepared.value_map : nullptr);
+              bool matched = false;  // the device build's part
+              for (const auto& [part, seconds] : gamg.info(0).setup_parts) matched = matched || part == "matching";
+              EXPECT_EQ(matched, built_on_device) << where;
+              ASSERT_TRUE(gamg.applies_block(k)) << where;
+              EXPECT_THROW(gamg.apply_block(k, nullptr, nullptr, nullptr, nullptr), std::logic_error) << where;
+              gamg.reserve_block();
+              // --- k right-hand sides interleaved; the host's V-cycle of each
+              const label n = m.n_rows();
+              const auto values = static_cast<std::size_t>(n) * k;
+              std::vector<double> r(values), z(values);
+              std::vector<std::vector<double>> z_host(k, std::vector<double>(n, std::nan("")));
+              for (int j = 0; j < k; ++j) {
+                const auto rj = test::random_vector(n, 40 + j);
+                for (label i = 0; i < n; ++i) r[static_cast<std::size_t>(i) * k + j] = rj[i];
+                host.apply(*host_op, rj, z_host[j]);
+              }
+              // --- the device's block, its output poisoned
+              double *dr = nullptr, *dz = nullptr;
+              ASSERT_EQ(cudaMalloc(&dr, values * sizeof(double)), cudaSuccess);
+              ASSERT_EQ(cudaMalloc(&dz, values * sizeof(double)), cudaSuccess);
+              ASSERT_EQ(cudaMemcpy(dr, r.data(), values * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+              ASSERT_EQ(cudaMemset(dz, 0xff, values * sizeof(double)), cudaSuccess);  // NaN
+              gamg.apply_block(k, dr, dz, nullptr, nullptr);
+              ASSERT_EQ(cudaMemcpy(z.data(), dz, values * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+              cudaFree(dr);
+              cudaFree(dz);
+              for (int j = 0; j < k; ++j) {
+                const double scale = max_abs(z_host[j]);
+                for (label i = 0; i < n; ++i)
+                  ASSERT_NEAR(z[static_cast<std::size_t>(i) * k + j], z_host[j][i], 1e-11 * scale)
+                      << where << ", vector " << j << ", row " << i;
+              }
+            }
+  // --- the mcsgs smoother takes one vector at a time
+  const LduMatrix m = test::box_matrix(10, 10, 10, 3);
+  SolverSettings s = gamg_settings(Smoother::mcsgs, 1, Backend::cuda, "csr");
+  PreparedFormat prepared = prepare_format(m, "csr", s.ordering, s.format_parameters);
+  cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
+  cuda::DeviceGamg gamg(m, prepared.permutation, s, device.spmv(), prepared.position_before_grouping);
+  EXPECT_FALSE(gamg.applies_block(2));
+  gamg.reserve_block();
+  EXPECT_THROW(gamg.apply_block(2, nullptr, nullptr, nullptr, nullptr), std::logic_error);
 }
 
 TEST_F(CudaGamg, ACycleFromEachLevelRunsAndFromTheFinestIsAnApplication) {

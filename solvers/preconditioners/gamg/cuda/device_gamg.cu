@@ -10,6 +10,7 @@
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/device_spmv.cuh"
+#include "linalg/block_vectors.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/timing.hpp"
 #include "solvers/distributed/cuda/device_ranks.hpp"
@@ -68,6 +69,11 @@ struct DeviceGamg::Impl {
     DeviceBuffer<int> coarse_of, group_ptr, group_rows;  ///< the transfer to the next level
     DeviceBuffer<long long> diag_slot;       ///< operator row -> its diagonal in the format's values
     DeviceBuffer<double> diag, inner;        ///< levels >= 1: diagonal; twice the inner faces of each group
+    DeviceBuffer<double> xk, bk, axk;        ///< reserve_block: x, b (levels >= 1) and ax of several vectors
+
+    double* x_of(int k) { return k == 1 ? x.data() : xk.data(); }
+    double* b_of(int k) { return k == 1 ? b.data() : bk.data(); }
+    double* ax_of(int k) { return k == 1 ? ax.data() : axk.data(); }
   };
 
   /// The gathered level whole on this rank (hierarchy.gathered), in its format, and its GAMG.
@@ -91,6 +97,7 @@ struct DeviceGamg::Impl {
     std::vector<DeviceBuffer<int>> row_ptr, col;
     std::vector<DeviceBuffer<double>> off;
     DeviceBuffer<OneBlockLevel> levels;            ///< from `from` to the coarsest
+    DeviceBuffer<OneBlockLevel> block_levels;      ///< the same on the levels' buffers of several vectors
   };
 
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
@@ -381,11 +388,52 @@ struct DeviceGamg::Impl {
 
   // --- the V-cycle
 
-  /// y = A x on the level, across ranks with its interfaces' couplings.
-  void multiply(Level& v, const double* x, double* y, cudaStream_t s) {
+  /// y = A x on the level, across ranks with its interfaces' couplings; k vectors (one rank).
+  void multiply(Level& v, const double* x, double* y, cudaStream_t s, int k = 1) {
+    if (k > 1) return v.spmv->apply_block(k, x, y, nullptr, s);
     if (v.ranks) v.ranks->start_halo(x, s);
     v.spmv->apply(x, y, s);
     if (v.ranks) v.ranks->finish_halo(y, s);
+  }
+
+  /// Whether the V-cycle takes k vectors together: the jacobi smoother, no level exchanging a halo
+  /// or gathered, every level's format with a multi-vector SpMV of k.
+  bool applies_block(int k) const {
+    if (k < 1 || k > max_block_vectors || settings.smoother != Smoother::jacobi || gather_ranks || whole) return false;
+    for (label l = 0; l + 1 < count; ++l)
+      if (levels[l].ranks || levels[l].spmv->max_block() < k) return false;
+    return true;
+  }
+
+  /// The levels' buffers of max_block_vectors vectors (and the one-block levels' view of them).
+  void reserve_block() {
+    if (blocked) return;
+    const auto k = static_cast<std::size_t>(max_block_vectors);
+    for (label l = 0; l < count; ++l) {
+      Level& v = levels[l];
+      const auto values = static_cast<std::size_t>(v.n) * k;
+      if (l > 0) {
+        v.xk = DeviceBuffer<double>(values);
+        v.bk = DeviceBuffer<double>(values);
+      }
+      if (l + 1 < count) v.axk = DeviceBuffer<double>(values);
+    }
+    if (settings.n_vcycles > 1) {
+      residual_k = DeviceBuffer<double>(static_cast<std::size_t>(levels[0].n) * k);
+      correction_k = DeviceBuffer<double>(residual_k.size());
+    }
+    if (one_block.from > 0) {
+      std::vector<OneBlockLevel> host(static_cast<std::size_t>(count - one_block.from));
+      one_block.levels.download(std::span<OneBlockLevel>(host));
+      for (label l = one_block.from; l < count; ++l) {
+        OneBlockLevel& o = host[static_cast<std::size_t>(l - one_block.from)];
+        o.b = levels[l].bk.data();
+        o.x = levels[l].xk.data();
+        if (l + 1 < count) o.ax = levels[l].axk.data();
+      }
+      one_block.block_levels = DeviceBuffer<OneBlockLevel>(std::span<const OneBlockLevel>(host));
+    }
+    blocked = true;
   }
 
   /// x = the coarsest level's solution: this rank's rows of the whole inverse times every rank's
@@ -412,8 +460,12 @@ struct DeviceGamg::Impl {
     enqueue_dense_multiply(v.n, c.ranks * c.width, inverse.data(), all, x, status, s);
   }
 
-  void correct(Level& v, const double* b, double* x, const int* status, cudaStream_t s) {
+  void correct(Level& v, const double* b, double* x, const int* status, cudaStream_t s, int k = 1) {
     // x += M^-1 (b - A x)
+    if (k > 1) {
+      multiply(v, x, v.axk.data(), s, k);
+      return enqueue_jacobi_correct(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, v.axk.data(), x, status, s, k);
+    }
     multiply(v, x, v.ax.data(), s);
     if (v.sgs) {
       enqueue_residual(v.n, b, v.ax.data(), v.ax.data(), status, s);
@@ -429,36 +481,41 @@ struct DeviceGamg::Impl {
     return l > 0 && l + 1 < count && settings.smoother == Smoother::jacobi && settings.n_pre_sweeps > 0;
   }
 
-  void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s) {
+  /// One V-cycle from level l on k vectors (k > 1: the levels' block buffers, reserve_block).
+  void cycle(label l, const double* b, double* x, const int* status, cudaStream_t s, int k = 1) {
     Level& v = levels[l];
     if (one_block.from > 0 && l >= one_block.from && l + 1 < count) {  // the coarsest alone: solve_coarsest
-      if (b != v.b.data() || x != v.x.data()) throw std::logic_error("DeviceGamg: a one-block level's own b and x");
-      return enqueue_one_block_vcycle(one_block.levels.data() + (l - one_block.from), static_cast<int>(count - 1 - l),
+      if (b != v.b_of(k) || x != v.x_of(k)) throw std::logic_error("DeviceGamg: a one-block level's own b and x");
+      const DeviceBuffer<OneBlockLevel>& view = k == 1 ? one_block.levels : one_block.block_levels;
+      return enqueue_one_block_vcycle(view.data() + (l - one_block.from), static_cast<int>(count - 1 - l),
                                       inverse.data(), static_cast<int>(levels[count - 1].n), jacobi_smoother_weight,
                                       settings.correction_scale, settings.n_pre_sweeps, starts_in_restriction(l),
-                                      status, s);
+                                      status, s, k);
     }
-    if (l == count - 1) return solve_coarsest(v, b, x, status, s);
+    if (l == count - 1) {
+      if (k == 1) return solve_coarsest(v, b, x, status, s);
+      return enqueue_dense_multiply(static_cast<int>(v.n), static_cast<int>(v.n), inverse.data(), b, x, status, s, k);
+    }
     // --- pre-smooth from zero (where the restriction has not)
     if (!starts_in_restriction(l)) {
       if (settings.n_pre_sweeps == 0)
-        FVMMINI_CUDA_CHECK(cudaMemsetAsync(x, 0, sizeof(double) * v.n, s));
+        FVMMINI_CUDA_CHECK(cudaMemsetAsync(x, 0, sizeof(double) * v.n * k, s));
       else if (v.sgs)
         v.sgs->apply(b, x, status, s);
       else
-        enqueue_jacobi_start(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, x, status, s);
+        enqueue_jacobi_start(v.n, jacobi_smoother_weight, v.inv_diag.data(), b, x, status, s, k);
     }
-    for (int sweep = 1; sweep < settings.n_pre_sweeps; ++sweep) correct(v, b, x, status, s);
+    for (int sweep = 1; sweep < settings.n_pre_sweeps; ++sweep) correct(v, b, x, status, s, k);
     // --- restrict the residual, correct from the coarser level, post-smooth
     Level& next = levels[l + 1];
-    multiply(v, x, v.ax.data(), s);
+    multiply(v, x, v.ax_of(k), s, k);
     const bool start = starts_in_restriction(l + 1);
-    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax.data(), next.b.data(), status, s,
+    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax_of(k), next.b_of(k), status, s,
                               jacobi_smoother_weight, start ? next.inv_diag.data() : nullptr,
-                              start ? next.x.data() : nullptr);
-    cycle(l + 1, next.b.data(), next.x.data(), status, s);
-    enqueue_prolong_add(v.n, v.coarse_of.data(), settings.correction_scale, next.x.data(), x, status, s);
-    for (int sweep = 0; sweep < settings.n_post_sweeps; ++sweep) correct(v, b, x, status, s);
+                              start ? next.x_of(k) : nullptr, k);
+    cycle(l + 1, next.b_of(k), next.x_of(k), status, s, k);
+    enqueue_prolong_add(v.n, v.coarse_of.data(), settings.correction_scale, next.x_of(k), x, status, s, k);
+    for (int sweep = 0; sweep < settings.n_post_sweeps; ++sweep) correct(v, b, x, status, s, k);
   }
 
   GamgSettings settings;
@@ -476,6 +533,8 @@ struct DeviceGamg::Impl {
   std::unique_ptr<Whole> whole;                ///< the gathered level's GAMG (hierarchy.gathered)
   OneBlock one_block;                          ///< the coarse levels in one kernel
   DeviceBuffer<double> residual, correction;   ///< level 0, V-cycles after the first
+  DeviceBuffer<double> residual_k, correction_k;  ///< the same of several vectors (reserve_block)
+  bool blocked = false;                        ///< reserve_block done
   double setup_seconds = 0.0, refresh_seconds = 0.0;
   std::vector<std::pair<std::string, double>> refresh_parts;  ///< the last refresh's
   std::vector<std::pair<std::string, double>> setup_parts;  ///< the hierarchy's, then levels[, gathered]
@@ -503,6 +562,27 @@ void DeviceGamg::apply(const double* r, double* z, const int* status, CUstream_s
     enqueue_residual(fine.n, r, m.residual.data(), m.residual.data(), status, stream);
     m.cycle(0, m.residual.data(), m.correction.data(), status, stream);
     enqueue_add(fine.n, m.correction.data(), z, status, stream);
+  }
+}
+
+bool DeviceGamg::applies_block(int k) const { return impl_->applies_block(k); }
+
+void DeviceGamg::reserve_block() { impl_->reserve_block(); }
+
+void DeviceGamg::apply_block(int k, const double* r, double* z, const int* status, CUstream_st* stream) {
+  Impl& m = *impl_;
+  if (!m.blocked || !m.applies_block(k))
+    throw std::logic_error("DeviceGamg::apply_block: " + std::to_string(k) + " vectors " +
+                           (m.blocked ? "are not taken together here" : "before reserve_block"));
+  m.cycle(0, r, z, status, stream, k);
+  Impl::Level& fine = m.levels[0];
+  const int values = static_cast<int>(fine.n) * k;
+  for (int cycle_count = 1; cycle_count < m.settings.n_vcycles; ++cycle_count) {
+    // --- Z += B (R - A Z)
+    m.multiply(fine, z, m.residual_k.data(), stream, k);
+    enqueue_residual(values, r, m.residual_k.data(), m.residual_k.data(), status, stream);
+    m.cycle(0, m.residual_k.data(), m.correction_k.data(), status, stream, k);
+    enqueue_add(values, m.correction_k.data(), z, status, stream);
   }
 }
 
