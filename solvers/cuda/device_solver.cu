@@ -207,11 +207,13 @@ struct DeviceSolver::Impl {
   }
 
   /// Whether k systems go through one block solve: a method that has one (CG's block CG), the
-  /// preconditioner fused into its passes (none or diagonal) and a format with a multi-vector
-  /// SpMV of k vectors, its dot product fused.
+  /// preconditioner fused into its passes (none or diagonal) or taking the k vectors together
+  /// (GAMG with the jacobi smoother on one rank), and a format with a multi-vector SpMV of k
+  /// vectors, its dot product fused.
   bool blockable(int k) {
     const bool fused = cg_step(settings) != CgStep::applied;
-    return k >= 2 && cg->has_block() && k <= device.spmv().max_block() && fused &&
+    const bool together = fused || (preconditioner && preconditioner->applies_block(k));
+    return k >= 2 && cg->has_block() && k <= device.spmv().max_block() && together &&
            device.spmv().dot_partial_count() > 0 && !device.mixed();
   }
 

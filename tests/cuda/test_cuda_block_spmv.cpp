@@ -1,15 +1,16 @@
 // Several right-hand sides with one matrix on the device. The multi-vector SpMV (the matrix read
 // once): for every format that has one, each of k vectors interleaved by row multiplies as the
 // float64 face loop does, its fused dot products sum to x_j . y_j, and a format or k without it is
-// a clear error. The block CG: each system as its own DeviceCg solve (iterations to one, solution
-// to rounding), systems that stop apart included; from its second solve the device loop and the
-// batches from graphs give the bits of the first solve's direct launches; the cuda solver's
-// solve_block in mesh order.
+// a clear error. The block CG, with the fused Jacobi and with GAMG's V-cycle of the k vectors:
+// each system as its own DeviceCg solve (iterations to one, solution to rounding), systems that
+// stop apart included; from its second solve the device loop and the batches from graphs give the
+// bits of the first solve's direct launches; the cuda solver's solve_block in mesh order.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "solvers/krylov/cuda/device_block_cg.hpp"
 #include "solvers/krylov/cuda/device_cg.hpp"
 #include "solvers/make_linear_solver.hpp"
+#include "solvers/preconditioners/gamg/cuda/device_gamg.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 #include "tests/linalg/matrix_generators.hpp"
@@ -111,23 +113,38 @@ TEST_F(CudaBlockSpmv, AFormatWithoutItOrTooManyVectorsIsAClearError) {
   EXPECT_EQ(y1, y1_ref);
 }
 
+/// GAMG's hierarchy built on the device for `single` where s asks for GAMG (its jacobi smoother
+/// takes the k vectors together); null otherwise.
+std::unique_ptr<cuda::DeviceGamg> device_gamg(const LduMatrix& m, const PreparedFormat& prepared,
+                                              cuda::DeviceMatrix& device, const SolverSettings& s,
+                                              cuda::DeviceCg& single) {
+  if (s.preconditioner != "GAMG") return nullptr;
+  auto gamg = std::make_unique<cuda::DeviceGamg>(m, prepared.permutation, s, device.spmv(),
+                                                 prepared.position_before_grouping, GamgRanks{}, nullptr,
+                                                 &prepared.value_map);
+  single.set_preconditioner(gamg.get());
+  return gamg;
+}
+
 TEST_F(CudaBlockSpmv, TheBlockCgSolvesEachSystemAsItsOwnSolveDoes) {
   // --- systems that stop apart (a guess near its solution, one from zero, one solved at the start)
   const LduMatrix m = test::box_matrix(20, 18, 16, 34);
   const label n = m.n_rows();
   for (const char* format : {"staircase", "sell", "csr"})
-    for (const char* preconditioner : {"none", "diagonal"})
+    for (const char* preconditioner : {"none", "diagonal", "GAMG"})
       for (int k = 2; k <= 3; ++k) {
         SCOPED_TRACE(std::string(format) + " / " + preconditioner + " / k " + std::to_string(k));
         const PreparedFormat prepared = prepare_format(m, format, "rcm", {});
         cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
         std::vector<double> diagonal(n);
         permute_to_new(prepared.permutation, m.diag, diagonal);
-        cuda::DeviceCg single(device, diagonal);
-        cuda::DeviceBlockCg block(single, k);
         SolverSettings s;
         s.preconditioner = parse_preconditioner(preconditioner);
         s.tolerance = 1e-10;
+        s.gamg.n_cells_in_coarsest_level = 20;
+        cuda::DeviceCg single(device, diagonal);
+        const std::unique_ptr<cuda::DeviceGamg> gamg = device_gamg(m, prepared, device, s, single);
+        cuda::DeviceBlockCg block(single, k);
         std::vector<std::vector<double>> b, x0;
         for (int j = 0; j < k; ++j) {
           b.push_back(test::random_vector(n, 90 + j));
@@ -176,13 +193,18 @@ TEST_F(CudaBlockSpmv, RepeatSolvesGiveTheFirstSolvesBitsInTheDeviceLoopAndInBatc
   const LduMatrix m = test::box_matrix(24, 20, 18, 35);
   const label n = m.n_rows();
   constexpr int k = 3;
-  for (const char* format : {"staircase", "sell"}) {
+  for (const std::string format : {"staircase", "sell", "staircase/GAMG"}) {
     SCOPED_TRACE(format);
-    const PreparedFormat prepared = prepare_format(m, format, "rcm", {});
+    const PreparedFormat prepared = prepare_format(m, format.substr(0, format.find('/')), "rcm", {});
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
     std::vector<double> diagonal(n);
     permute_to_new(prepared.permutation, m.diag, diagonal);
+    SolverSettings s;
+    s.preconditioner = format.ends_with("GAMG") ? "GAMG" : "diagonal";
+    s.tolerance = 1e-10;
+    s.gamg.n_cells_in_coarsest_level = 20;
     cuda::DeviceCg single(device, diagonal);
+    const std::unique_ptr<cuda::DeviceGamg> gamg = device_gamg(m, prepared, device, s, single);
     // --- system 0 starts near its solution, so the systems stop apart
     std::vector<double> b(static_cast<std::size_t>(n) * k), x0(b.size(), 0.0);
     const std::vector<double> near = test::random_vector(n, 97);
@@ -195,9 +217,6 @@ TEST_F(CudaBlockSpmv, RepeatSolvesGiveTheFirstSolvesBitsInTheDeviceLoopAndInBatc
         if (j == 0) x0[static_cast<std::size_t>(i) * k] = near[i] + 1e-6 * std::sin(0.1 * i);
       }
     }
-    SolverSettings s;
-    s.preconditioner = "diagonal";
-    s.tolerance = 1e-10;
     const auto solve = [&](cuda::DeviceBlockCg& block, std::vector<double>& x) {
       x = x0;
       return block.solve(x, b, s);
@@ -235,31 +254,36 @@ TEST_F(CudaBlockSpmv, RepeatSolvesGiveTheFirstSolvesBitsInTheDeviceLoopAndInBatc
 TEST_F(CudaBlockSpmv, TheCudaSolverSolvesComponentsTogetherInMeshOrder) {
   const LduMatrix m = test::box_matrix(16, 15, 14, 35);
   const label n = m.n_rows();
-  SolverSettings s;
-  s.backend = Backend::cuda;
-  s.format = "staircase";
-  s.ordering = "rcm";
-  s.preconditioner = "diagonal";
-  s.tolerance = 1e-9;
-  auto solver = make_linear_solver(m, s);
-  std::vector<std::vector<double>> x(3, std::vector<double>(n, 0.0)), b;
-  for (int j = 0; j < 3; ++j) b.push_back(test::random_vector(n, 97 + j));
-  std::vector<std::vector<double>> x_alone = x;
-  const std::vector<std::string> fields{"Ux", "Uy", "Uz"};
-  const std::vector<std::span<double>> xs{x[0], x[1], x[2]};
-  const std::vector<std::span<const double>> bs{b[0], b[1], b[2]};
-  const std::vector<SolverPerformance> together = solver->solve_block(xs, bs, fields);
-  ASSERT_EQ(together.size(), 3u);
-  for (int j = 0; j < 3; ++j) {
-    const SolverPerformance alone = solver->solve(x_alone[j], b[j], fields[j]);
-    EXPECT_EQ(together[j].field, fields[j]);
-    EXPECT_NEAR(together[j].iterations, alone.iterations, 1) << j;
-    double diff = 0.0, scale = 0.0;
-    for (label i = 0; i < n; ++i) {
-      diff = std::max(diff, std::abs(x[j][i] - x_alone[j][i]));
-      scale = std::max(scale, std::abs(x_alone[j][i]));
+  for (const std::string preconditioner : {"diagonal", "GAMG", "GAMG/mcsgs"}) {
+    SCOPED_TRACE(preconditioner);
+    SolverSettings s;
+    s.backend = Backend::cuda;
+    s.format = "staircase";
+    s.ordering = "rcm";
+    s.preconditioner = preconditioner.substr(0, preconditioner.find('/'));
+    if (preconditioner == "GAMG/mcsgs") s.gamg.smoother = Smoother::mcsgs;
+    s.tolerance = 1e-9;
+    auto solver = make_linear_solver(m, s);
+    EXPECT_EQ(solver->solves_together(3), preconditioner != "GAMG/mcsgs");
+    std::vector<std::vector<double>> x(3, std::vector<double>(n, 0.0)), b;
+    for (int j = 0; j < 3; ++j) b.push_back(test::random_vector(n, 97 + j));
+    std::vector<std::vector<double>> x_alone = x;
+    const std::vector<std::string> fields{"Ux", "Uy", "Uz"};
+    const std::vector<std::span<double>> xs{x[0], x[1], x[2]};
+    const std::vector<std::span<const double>> bs{b[0], b[1], b[2]};
+    const std::vector<SolverPerformance> together = solver->solve_block(xs, bs, fields);
+    ASSERT_EQ(together.size(), 3u);
+    for (int j = 0; j < 3; ++j) {
+      const SolverPerformance alone = solver->solve(x_alone[j], b[j], fields[j]);
+      EXPECT_EQ(together[j].field, fields[j]);
+      EXPECT_NEAR(together[j].iterations, alone.iterations, 1) << j;
+      double diff = 0.0, scale = 0.0;
+      for (label i = 0; i < n; ++i) {
+        diff = std::max(diff, std::abs(x[j][i] - x_alone[j][i]));
+        scale = std::max(scale, std::abs(x_alone[j][i]));
+      }
+      EXPECT_LE(diff, 1e-7 * scale) << j;
     }
-    EXPECT_LE(diff, 1e-7 * scale) << j;
   }
 }
 

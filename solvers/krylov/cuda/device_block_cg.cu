@@ -1,7 +1,9 @@
 // k CGs / Jacobi-PCGs in lockstep on the device (device_block_cg.hpp). Per iteration, as DeviceCg's
 // without a preconditioner: Q = A P with the k p.q fused; alpha_j; r_j -= alpha_j q_j with |r_j|_1
 // and r_j.z_j; each system's residual test and beta_j; x_j += alpha_j p_j and p_j = z_j + beta_j p_j
-// in one pass. Each system's scalars live in a device state of its own; a system that stopped has
+// in one pass. With a preconditioner applied to the block (GAMG's V-cycle of the k vectors,
+// DevicePreconditioner::apply_block), as DeviceCg's applied path: the residual step only tests,
+// then Z = M^-1 R, the k r.z and beta_j, and p_j = z_j + beta_j p_j from Z. Each system's scalars live in a device state of its own; a system that stopped has
 // alpha and beta unused and its vectors untouched. From the second solve on, the start and the
 // iterations replay CUDA graphs, and the iterations run as DeviceCg's device loop (while any system
 // runs: most of the last solve's count unrolled, then the loop); otherwise the host reads the k
@@ -24,6 +26,7 @@
 #include "solvers/distributed/cuda/device_ranks.hpp"
 #include "solvers/krylov/cg_rules.hpp"
 #include "solvers/krylov/cuda/cg_state.cuh"
+#include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini::cuda {
@@ -119,7 +122,7 @@ __global__ void __launch_bounds__(reduce_block)
 
 template <int K>
 __global__ void __launch_bounds__(finalize_block)
-    block_initial_finalize(const double* __restrict__ partials, int count, CgState* state, CgStop stop, int* any) {
+    block_initial_finalize(const double* __restrict__ partials, int count, CgState* state, CgStop stop, int* idle) {
   const Sums<3 * K> s = reduce_partials<3 * K>(partials, count);
   if (threadIdx.x != 0) return;
 #pragma unroll
@@ -132,14 +135,14 @@ __global__ void __launch_bounds__(finalize_block)
     st.x_pending = 0;
     set_status(&st, cg_status_after(st.residual, st.residual, 0, stop));
   }
-  *any = any_running<K>(state);
+  *idle = !any_running<K>(state);
 }
 
 /// alpha_j = r_j.z_j / p_j.q_j for each running system, unless p.q fails the breakdown test. Every
 /// x update of the previous iteration is done by now (block_direction_kernel ran before this).
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const double* __restrict__ partials, int count,
-                                                                       CgState* state, int* any) {
+                                                                       CgState* state, int* idle) {
   const bool some = any_running<K>(state);
   if (threadIdx.x == 0)
 #pragma unroll
@@ -158,7 +161,7 @@ __global__ void __launch_bounds__(finalize_block) block_alpha_finalize(const dou
       st.alpha = st.rz / s.v[j];
     }
   }
-  *any = any_running<K>(state);
+  *idle = !any_running<K>(state);
 }
 
 /// r_j -= alpha_j q_j for the running systems; partials of |r_j| and r_j.z_j (at 2j, 2j + 1).
@@ -195,12 +198,12 @@ __global__ void __launch_bounds__(reduce_block)
   write_block_partials<2 * K>(of_system<K>(f.system, mine), partials, gridDim.x, blockIdx.x);
 }
 
-/// Each running system's residual, stopping tests and beta; *any: whether one still runs (the
-/// device loop's test).
+/// Each running system's residual, stopping tests and, unless the preconditioner is applied
+/// (block_rz_finalize then sets it from Z), beta; *idle: whether none runs (the device loop's test).
 template <int K>
 __global__ void __launch_bounds__(finalize_block) block_residual_finalize(const double* __restrict__ partials,
                                                                           int count, CgState* state, CgStop stop,
-                                                                          int* any) {
+                                                                          int* idle, bool applied) {
   if (!any_running<K>(state)) return;
   const Sums<2 * K> s = reduce_partials<2 * K>(partials, count);
   if (threadIdx.x != 0) return;
@@ -213,20 +216,56 @@ __global__ void __launch_bounds__(finalize_block) block_residual_finalize(const 
     st.residual = s.v[2 * j] / st.norm_factor;
     const CgStatus status = cg_status_after(st.residual, st.initial_residual, it, stop);
     set_status(&st, status);
-    if (status == CgStatus::running) {
+    if (status == CgStatus::running && !applied) {
       st.beta = s.v[2 * j + 1] / st.rz;
       st.rz = s.v[2 * j + 1];
     }
   }
-  *any = any_running<K>(state);
+  *idle = !any_running<K>(state);
+}
+
+/// Partials of r_j.z_j (z = M^-1 r of an applied preconditioner).
+template <int K>
+__global__ void __launch_bounds__(reduce_block)
+    block_dot_kernel(long long n, const double* __restrict__ r, const double* __restrict__ z, const CgState* state,
+                     double* __restrict__ partials) {
+  if (!any_running<K>(state)) return;
+  const FlatValues<K> f(n);
+  Sums<1> mine{};
+  for (long long v = f.first; v < f.end; v += f.stride) mine.v[0] += r[v] * z[v];
+  write_block_partials<K>(of_system<K>(f.system, mine), partials, gridDim.x, blockIdx.x);
+}
+
+/// r_j.z_j of an applied preconditioner for each running system: the first (initial) sets rz_j,
+/// later ones beta_j = r_j.z_j / rz_j; one that fails the breakdown test stops its system.
+template <int K>
+__global__ void __launch_bounds__(finalize_block)
+    block_rz_finalize(const double* __restrict__ partials, int count, CgState* state, bool initial, int* idle) {
+  if (!any_running<K>(state)) return;
+  const Sums<K> s = reduce_partials<K>(partials, count);
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    CgState& st = state[j];
+    if (!running(st)) continue;
+    if (cg_breaks_down(s.v[j])) {
+      st.rejected = s.v[j];
+      set_status(&st, CgStatus::preconditioner_breakdown);
+      continue;
+    }
+    if (!initial) st.beta = s.v[j] / st.rz;
+    st.rz = s.v[j];
+  }
+  *idle = !any_running<K>(state);
 }
 
 /// x_j += alpha_j p_j (the iteration just tested), then, for the systems still running,
-/// p_j = z_j + beta_j p_j.
+/// p_j = z_j + beta_j p_j, z read from `z` when the preconditioner is applied, else r .* inv_diag or r.
 template <int K>
 __global__ void __launch_bounds__(reduce_block)
     block_direction_kernel(long long n, const double* __restrict__ r, const double* __restrict__ inv_diag,
-                           double* __restrict__ x, double* __restrict__ p, const CgState* state) {
+                           const double* __restrict__ z, double* __restrict__ x, double* __restrict__ p,
+                           const CgState* state) {
   const FlatValues<K> f(n);
   const CgState& st = state[f.system];
   if (!st.x_pending) return;
@@ -240,7 +279,7 @@ __global__ void __launch_bounds__(reduce_block)
       const bool in = v < f.end;
       pv[u] = in ? p[v] : 0.0;
       xv[u] = in ? x[v] : 0.0;
-      zv[u] = in && next ? r[v] * (inv_diag ? inv_diag[v / K] : 1.0) : 0.0;
+      zv[u] = !in || !next ? 0.0 : z ? z[v] : r[v] * (inv_diag ? inv_diag[v / K] : 1.0);
     }
 #pragma unroll
     for (int u = 0; u < flat_batch; ++u) {
@@ -267,17 +306,23 @@ struct DeviceBlockCg::Impl {
         q(x.size()),
         partials(static_cast<std::size_t>(std::max(3 * k * vector_grid(n), k * spmv.dot_partial_count()))),
         state(k),
-        any(1),
+        idle(1),
         pinned(static_cast<std::size_t>(k)),
-        check(true) {}
+        check(true) {
+    if (DevicePreconditioner* m = single.preconditioner(); m && m->applies_block(k)) {
+      m->reserve_block();
+      z = DeviceBuffer<double>(x.size());
+    }
+  }
 
   DeviceCg& cg;
   DeviceSpmv& spmv;
   label n;
   int k;
   DeviceBuffer<double> x, b, r, p, q, partials;
+  DeviceBuffer<double> z;        ///< M^-1 R of a preconditioner applied to the block
   DeviceBuffer<CgState> state;
-  DeviceBuffer<int> any;         ///< whether a system still runs (the finalize kernels write it)
+  DeviceBuffer<int> idle;        ///< 0 while a system runs (the finalize kernels write it; the V-cycle's status)
   PinnedBuffer<CgState> pinned;  ///< the k states at a check
   Event check;
   Event loop_start, loop_end;
@@ -290,6 +335,7 @@ struct DeviceBlockCg::Impl {
   //     vectors), again where the kernels' arguments change
   GraphExec start_graph, batch_graph, single_graph, loop_graph;
   const double* graph_m_inv = nullptr;
+  DevicePreconditioner* graph_preconditioner = nullptr;
   CgStop graph_stop{};
   bool solved_once = false;
   bool graphs_failed = false;  ///< a launch could not be captured: direct launches
@@ -320,9 +366,22 @@ struct DeviceBlockCg::Impl {
     return {ranks()->gather_totals(partials.data(), count, values, stream(), more), ranks()->communicator().size()};
   }
 
+  /// out = M^-1 R and the k r.out (applied preconditioner only): rz_j when `initial`, else beta_j.
+  template <int K>
+  void enqueue_preconditioned(DevicePreconditioner& m, double* out, bool initial) {
+    cudaStream_t s = stream();
+    const int grid = vector_grid(n);
+    m.apply_block(K, r.data(), out, idle.data(), s);
+    block_dot_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), out, state.data(), partials.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_dot_kernel);
+    const auto rz = over_ranks(grid, K);
+    block_rz_finalize<K><<<1, finalize_block, 0, s>>>(rz.first, rz.second, state.data(), initial, idle.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(block_rz_finalize);
+  }
+
   /// x̄_j; R = B - AX; P = M^-1 R; the initial residuals and stopping tests.
   template <int K>
-  void enqueue_start(const double* m_inv, CgStop stop) {
+  void enqueue_start(const double* m_inv, DevicePreconditioner* m, CgStop stop) {
     cudaStream_t s = stream();
     const int grid = vector_grid(n);
     multiply<K>(x.data(), q.data(), false);
@@ -337,60 +396,65 @@ struct DeviceBlockCg::Impl {
     FVMMINI_CUDA_CHECK_LAUNCH(block_initial_kernel);
     const auto initial = over_ranks(grid, 3 * K);
     block_initial_finalize<K><<<1, finalize_block, 0, s>>>(initial.first, initial.second, state.data(), stop,
-                                                           any.data());
+                                                           idle.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_initial_finalize);
+    if (m) enqueue_preconditioned<K>(*m, p.data(), true);
   }
 
   template <int K>
-  void enqueue_iteration(const double* m_inv, CgStop stop) {
+  void enqueue_iteration(const double* m_inv, DevicePreconditioner* m, CgStop stop) {
     cudaStream_t s = stream();
     const int grid = vector_grid(n);
     const int count = multiply<K>(p.data(), q.data(), true);
     const auto pq = over_ranks(count, K, couplings);
-    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(pq.first, pq.second, state.data(), any.data());
+    block_alpha_finalize<K><<<1, finalize_block, 0, s>>>(pq.first, pq.second, state.data(), idle.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_alpha_finalize);
     block_update_kernel<K><<<grid, reduce_block, 0, s>>>(n, q.data(), m_inv, r.data(), state.data(), partials.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_update_kernel);
     const auto rr = over_ranks(grid, 2 * K);
-    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(rr.first, rr.second, state.data(), stop, any.data());
+    block_residual_finalize<K><<<1, finalize_block, 0, s>>>(rr.first, rr.second, state.data(), stop, idle.data(),
+                                                            m != nullptr);
     FVMMINI_CUDA_CHECK_LAUNCH(block_residual_finalize);
-    block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, x.data(), p.data(), state.data());
+    if (m) enqueue_preconditioned<K>(*m, z.data(), false);
+    block_direction_kernel<K><<<grid, reduce_block, 0, s>>>(n, r.data(), m_inv, m ? z.data() : nullptr, x.data(),
+                                                            p.data(), state.data());
     FVMMINI_CUDA_CHECK_LAUNCH(block_direction_kernel);
   }
 
   /// (Re)capture the graphs where the kernels' arguments changed; false where none can be used.
   template <int K>
-  bool graphs_ready(const double* m_inv, CgStop stop) {
+  bool graphs_ready(const double* m_inv, DevicePreconditioner* m, CgStop stop) {
     if (!solved_once || graphs_failed) return false;
     // --- across ranks over MPI no graph: its host waits cannot be captured
     if (ranks() && !ranks()->capturable()) return false;
     const bool current = start_graph.valid() && batch_graph.valid() && single_graph.valid() &&
-                         graph_m_inv == m_inv && graph_stop.tolerance == stop.tolerance &&
+                         graph_m_inv == m_inv && graph_preconditioner == m && graph_stop.tolerance == stop.tolerance &&
                          graph_stop.rel_tol == stop.rel_tol && graph_stop.max_iter == stop.max_iter;
     if (current) return true;
     cudaStream_t s = stream();
     const bool captured =
-        start_graph.capture(s, [&] { enqueue_start<K>(m_inv, stop); }) &&
+        start_graph.capture(s, [&] { enqueue_start<K>(m_inv, m, stop); }) &&
         batch_graph.capture(s, [&] {
-          for (int it = 0; it < check_interval; ++it) enqueue_iteration<K>(m_inv, stop);
+          for (int it = 0; it < check_interval; ++it) enqueue_iteration<K>(m_inv, m, stop);
         }) &&
-        single_graph.capture(s, [&] { enqueue_iteration<K>(m_inv, stop); });
+        single_graph.capture(s, [&] { enqueue_iteration<K>(m_inv, m, stop); });
     // across ranks all capture or none does: every rank must queue the same exchanges
     graphs_failed = ranks() ? !ranks()->communicator().all(captured) : !captured;
     const bool loop = !graphs_failed &&
-                      loop_graph.capture_while(s, any.data(), 1, [&] { enqueue_iteration<K>(m_inv, stop); });
+                      loop_graph.capture_while(s, idle.data(), 0, [&] { enqueue_iteration<K>(m_inv, m, stop); });
     loop_failed = ranks() ? !ranks()->communicator().all(loop) : !loop;
     graph_m_inv = m_inv;
+    graph_preconditioner = m;
     graph_stop = stop;
     return !graphs_failed;
   }
 
   /// Queue `count` iterations, from the graphs where they are ready.
   template <int K>
-  void enqueue_iterations(int count, bool graphs, const double* m_inv, CgStop stop) {
+  void enqueue_iterations(int count, bool graphs, const double* m_inv, DevicePreconditioner* m, CgStop stop) {
     cudaStream_t s = stream();
     if (!graphs) {
-      for (int it = 0; it < count; ++it) enqueue_iteration<K>(m_inv, stop);
+      for (int it = 0; it < count; ++it) enqueue_iteration<K>(m_inv, m, stop);
       return;
     }
     for (int it = 0; it < count / check_interval; ++it) batch_graph.launch(s);
@@ -412,20 +476,22 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
   cg.check_solvable(settings);
   const CgStop stop = cg_stop(settings);
   const double* m_inv = jacobi ? cg.inverse_diagonal_device() : nullptr;
+  DevicePreconditioner* m = cg_step(settings) == CgStep::applied ? cg.preconditioner() : nullptr;
   cudaStream_t s = stream();
   const int max_iter = stop.max_iter;
 
-  const bool graphs = graphs_ready<K>(m_inv, stop);
+  const bool graphs = graphs_ready<K>(m_inv, m, stop);
   if (graphs)
     start_graph.launch(s);
   else
-    enqueue_start<K>(m_inv, stop);
+    enqueue_start<K>(m_inv, m, stop);
   loop_start.record(s);
   looped = graphs && device_loop && !loop_failed;
   if (looped) {
     // --- Jacobi-PCG's iteration is a few kernels, which the loop's relaunch slows: most of the
-    //     last solve's count unrolled first (cg_loop_lead), then the loop to the end
-    enqueue_iterations<K>(cg_loop_lead(last_iterations, check_interval, max_iter), true, m_inv, stop);
+    //     last solve's count unrolled first (cg_loop_lead), then the loop to the end (an applied
+    //     preconditioner's iteration is long enough to loop from the start, as DeviceCg's)
+    if (!m) enqueue_iterations<K>(cg_loop_lead(last_iterations, check_interval, max_iter), true, m_inv, m, stop);
     loop_graph.launch(s);
   } else {
     // --- batches as DeviceCg::run_batches: the first one fewer than the last solve took, each
@@ -436,7 +502,7 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
     int batch = std::clamp(last_iterations > 0 ? last_iterations - 1 : check_interval, 1, std::max(1, max_iter));
     while (true) {
       batch = std::min(batch, max_iter - queued);
-      enqueue_iterations<K>(batch, graphs, m_inv, stop);
+      enqueue_iterations<K>(batch, graphs, m_inv, m, stop);
       queued += batch;
       FVMMINI_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), state.data(), K * sizeof(CgState), cudaMemcpyDeviceToHost, s));
       check.record(s);
@@ -482,8 +548,9 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
 }
 
 std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate(const SolverSettings& settings) {
-  if (cg_step(settings) == CgStep::applied)
-    throw CudaError("block CG: preconditioner " + settings.preconditioner + " (none or diagonal only)");
+  if (cg_step(settings) == CgStep::applied && (z.size() == 0 || !cg.preconditioner() || !cg.preconditioner()->applies_block(k)))
+    throw CudaError("block CG: preconditioner " + settings.preconditioner + " does not take " + std::to_string(k) +
+                    " vectors together here");
   std::vector<SolverPerformance> perf;
   dispatch_block(k, [&]<int K>() { perf = iterate_k<K>(settings); });
   return perf;

@@ -604,6 +604,7 @@ void DeviceCg::set_device_loop(bool on) { impl_->device_loop = on; }
 bool DeviceCg::last_solve_looped() const { return impl_->looped; }
 void DeviceCg::set_check_interval(int iterations) { impl_->check_interval = std::max(1, iterations); }
 void DeviceCg::set_preconditioner(DevicePreconditioner* preconditioner) { impl_->preconditioner = preconditioner; }
+DevicePreconditioner* DeviceCg::preconditioner() const { return impl_->preconditioner; }
 
 std::unique_ptr<DeviceBlockKrylov> DeviceCg::make_block(int k) { return std::make_unique<DeviceBlockCg>(*this, k); }
 void DeviceCg::set_l2_window(bool on) { impl_->use_l2_window = on; }

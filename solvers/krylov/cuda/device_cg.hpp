@@ -89,6 +89,8 @@ class DeviceCg final : public DeviceKrylov {
   /// The preconditioner that settings DIC, mcsgs and GAMG apply (null for none and diagonal); must
   /// outlive the solves.
   void set_preconditioner(DevicePreconditioner* preconditioner) override;
+  /// The preconditioner set (null: none or diagonal), which a block CG of this one applies too.
+  DevicePreconditioner* preconditioner() const;
   /// Whether each solve keeps a persisting-L2 window over the vector its SpMVs gather (p),
   /// cleared when the solve ends (l2_window.hpp). Off until set.
   void set_l2_window(bool on) override;

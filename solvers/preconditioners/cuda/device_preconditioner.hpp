@@ -33,6 +33,13 @@ class DevicePreconditioner {
   /// null, the level kernels return at once unless *status == 0 (the CG has stopped: its graphs
   /// replay iterations past convergence); cusparseSpSV runs regardless, on data nobody reads.
   virtual void apply(const double* r, double* z, const int* status, CUstream_st* stream) = 0;
+  /// Whether apply_block takes k vectors together (GAMG with the jacobi smoother on one rank).
+  virtual bool applies_block(int /*k*/) const { return false; }
+  /// The buffers of apply_block (allocates: before any graph capture).
+  virtual void reserve_block() {}
+  /// Z = M^-1 R for k vectors interleaved by row (linalg/block_vectors.hpp), vector j's as apply()
+  /// of vector j gives it, to rounding; status as apply's. @pre reserve_block() and applies_block(k)
+  virtual void apply_block(int k, const double* r, double* z, const int* status, CUstream_st* stream);
   /// New values on the same addressing (the operator's own were uploaded): no new analysis.
   /// @throws SolverError when the new matrix breaks the preconditioner (a pivot not positive)
   virtual void refresh(const LduMatrix& matrix) = 0;

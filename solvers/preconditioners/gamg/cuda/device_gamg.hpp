@@ -48,13 +48,13 @@ class DeviceGamg final : public DevicePreconditioner {
   void apply(const double* r, double* z, const int* status, CUstream_st* stream) override;
   /// Whether apply_block takes k vectors together: the jacobi smoother on one rank (no level
   /// exchanging a halo or gathered), every level's format with a multi-vector SpMV of k.
-  bool applies_block(int k) const;
+  bool applies_block(int k) const override;
   /// The levels' buffers of several vectors, for apply_block (allocates: not inside a graph capture).
-  void reserve_block();
+  void reserve_block() override;
   /// Z = M^-1 R for k vectors interleaved by row (linalg/block_vectors.hpp), each level's matrix
   /// read once for all k: vector j's as apply() of vector j gives it, to rounding. Queued on `stream`.
   /// @pre reserve_block() and applies_block(k)
-  void apply_block(int k, const double* r, double* z, const int* status, CUstream_st* stream);
+  void apply_block(int k, const double* r, double* z, const int* status, CUstream_st* stream) override;
   /// New values: coarse matrices on the device from the solver's values (a device hierarchy), or
   /// on the host and uploaded; smoothers and the coarsest inverse renewed.
   void refresh(const LduMatrix& matrix) override;
