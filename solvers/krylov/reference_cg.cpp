@@ -159,6 +159,21 @@ void iterate_in_one_pass(const HostOperator& a, std::span<double> x, bool jacobi
   }
 }
 
+// Q = A P; alpha_j = rz_j / p_j . q_j for each running system (zero for the others).
+ops::BlockScalars block_step_lengths(const HostOperator& a, int k, const ops::BlockScalars& rz,
+                                     const std::vector<bool>& running, BlockCgWorkspace& w,
+                                     std::vector<SolverPerformance>& perf) {
+  a.multiply_block(k, w.p, w.q);
+  const ops::BlockScalars pq = ops::block_dot(k, w.p, w.q);
+  ops::BlockScalars alpha{};
+  for (int j = 0; j < k; ++j)
+    if (running[j]) {
+      check_curvature(CgStatus::breakdown, pq[j], perf[j]);
+      alpha[j] = rz[j] / pq[j];
+    }
+  return alpha;
+}
+
 // iterate_preconditioned for k systems together, M^-1 applied to the block: each running system
 // as iterate_preconditioned takes it alone; a stopped one keeps alpha and beta zero.
 void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double> x, HostPreconditioner& m,
@@ -170,15 +185,8 @@ void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double
   for (int j = 0; j < k; ++j)
     if (running[j]) check_curvature(CgStatus::preconditioner_breakdown, rz[j], perf[j]);
   while (std::find(running.begin(), running.end(), true) != running.end()) {
-    // --- Q = A P; alpha_j = rz_j / p_j . q_j
-    a.multiply_block(k, w.p, w.q);
-    const ops::BlockScalars pq = ops::block_dot(k, w.p, w.q);
-    ops::BlockScalars alpha{}, beta{};
-    for (int j = 0; j < k; ++j)
-      if (running[j]) {
-        check_curvature(CgStatus::breakdown, pq[j], perf[j]);
-        alpha[j] = rz[j] / pq[j];
-      }
+    const ops::BlockScalars alpha = block_step_lengths(a, k, rz, running, w, perf);
+    ops::BlockScalars beta{};
 
     // --- r_j -= alpha_j q_j; residuals
     ops::BlockScalars unused{};
@@ -306,15 +314,8 @@ std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, 
   }
   // --- iterate_in_three_passes for each running system; a stopped one moves no more
   while (std::find(running.begin(), running.end(), true) != running.end()) {
-    // --- Q = A P; alpha_j = rz_j / p_j . q_j
-    a.multiply_block(k, w.p, w.q);
-    const ops::BlockScalars pq = ops::block_dot(k, w.p, w.q);
-    ops::BlockScalars alpha{}, beta{};
-    for (int j = 0; j < k; ++j)
-      if (running[j]) {
-        check_curvature(CgStatus::breakdown, pq[j], perf[j]);
-        alpha[j] = rz[j] / pq[j];
-      }
+    const ops::BlockScalars alpha = block_step_lengths(a, k, rz, running, w, perf);
+    ops::BlockScalars beta{};
 
     // --- r_j -= alpha_j q_j; residuals; rz_new_j
     ops::BlockScalars rz_new{};
