@@ -15,7 +15,8 @@ void CgWorkspace::resize(label n) {
 }
 
 void BlockCgWorkspace::resize(label n, int k) {
-  for (auto* v : {&r, &p, &q, &z}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
+  for (auto* v : {&r, &p, &q}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
+  z.clear();  // an applied preconditioner's, made on its first use
   for (auto* v : {&row_sums, &inv_diag}) v->assign(n, 0.0);
 }
 
@@ -180,6 +181,7 @@ void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double
                                   const CgStop& stop, const ops::BlockScalars& norm_factor, std::vector<bool>& running,
                                   BlockCgWorkspace& w, std::vector<SolverPerformance>& perf) {
   // --- P = M^-1 R; rz_j = r_j . p_j
+  w.z.resize(w.r.size());
   m.apply_block(a, k, w.r, w.p);
   ops::BlockScalars rz = ops::block_dot(k, w.r, w.p);
   for (int j = 0; j < k; ++j)

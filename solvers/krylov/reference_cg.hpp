@@ -37,7 +37,7 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
 /// Work vectors of reference_block_cg: k n values each, interleaved by row; row_sums and inv_diag n.
 struct BlockCgWorkspace {
   std::vector<double> r, p, q, row_sums, inv_diag;
-  std::vector<double> z;  ///< M^-1 R, for a preconditioner applied to the block (GAMG)
+  std::vector<double> z;  ///< M^-1 R, for a preconditioner applied to the block (GAMG; sized on use)
   void resize(label n, int k);
 };
 
