@@ -193,24 +193,25 @@ void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double
     // --- r_j -= alpha_j q_j; residuals
     ops::BlockScalars unused{};
     const ops::BlockScalars norms = ops::block_residual_update(k, alpha, w.q, {}, w.r, unused);
-    std::vector<bool> stopping(k, false);
     for (int j = 0; j < k; ++j)
       if (running[j] && finish_iteration(norms[j] / norm_factor[j], stop, perf[j])) {
-        stopping[j] = true;  // x_j += alpha_j p_j below, its last step
+        running[j] = false;  // x_j += alpha_j p_j below, its last step
         perf[j].converged = cg_converged(perf[j].final_residual, perf[j].initial_residual, stop);
       }
 
-    // --- Z = M^-1 R; beta_j = r_j . z_j / rz_j; X += alpha P; P = Z + beta P
-    m.apply_block(a, k, w.r, w.z);
-    const ops::BlockScalars rz_new = ops::block_dot(k, w.r, w.z);
-    for (int j = 0; j < k; ++j)
-      if (running[j] && !stopping[j]) {
-        check_curvature(CgStatus::preconditioner_breakdown, rz_new[j], perf[j]);
-        beta[j] = rz_new[j] / rz[j];
-        rz[j] = rz_new[j];
-      }
+    // --- Z = M^-1 R (none once every system stopped); beta_j = r_j . z_j / rz_j; X += alpha P;
+    //     P = Z + beta P
+    if (std::find(running.begin(), running.end(), true) != running.end()) {
+      m.apply_block(a, k, w.r, w.z);
+      const ops::BlockScalars rz_new = ops::block_dot(k, w.r, w.z);
+      for (int j = 0; j < k; ++j)
+        if (running[j]) {
+          check_curvature(CgStatus::preconditioner_breakdown, rz_new[j], perf[j]);
+          beta[j] = rz_new[j] / rz[j];
+          rz[j] = rz_new[j];
+        }
+    }
     ops::block_solution_and_direction_update(k, alpha, beta, w.z, {}, w.p, x);
-    for (int j = 0; j < k; ++j) running[j] = running[j] && !stopping[j];
   }
 }
 
