@@ -1,10 +1,12 @@
 #pragma once
 // Several systems with one matrix on the device (the velocity components of one momentum matrix):
-// k CGs or Jacobi-PCGs in lockstep on vectors interleaved by row (linalg/block_vectors.hpp), one
-// multi-vector SpMV per iteration with the k dot products fused, each system with its own scalars
-// and the stopping rules and errors of solvers/krylov/cg_rules.hpp; a system that has stopped is left as it
-// is while the others go on. It borrows a DeviceCg's matrix, inverse diagonal, row sums, checks
-// and stream, so a value refresh through that DeviceCg serves both. Plain C++ interface.
+// k CGs, Jacobi-PCGs or PCGs whose preconditioner takes the k vectors together (GAMG,
+// DevicePreconditioner::apply_block) in lockstep on vectors interleaved by row
+// (linalg/block_vectors.hpp), one multi-vector SpMV per iteration with the k dot products fused,
+// each system with its own scalars and the stopping rules and errors of
+// solvers/krylov/cg_rules.hpp; a system that has stopped is left as it is while the others go on.
+// It borrows a DeviceCg's matrix, inverse diagonal, row sums, preconditioner, checks and stream, so
+// a value refresh through that DeviceCg serves both. Plain C++ interface.
 
 #include <memory>
 #include <span>
@@ -20,7 +22,8 @@ namespace fvmmini::cuda {
 class DeviceBlockCg final : public DeviceBlockKrylov {
  public:
   /// @param[in] single the one-system CG whose matrix (with a multi-vector SpMV of k vectors:
-  ///            DeviceMatrix::max_block() >= k), diagonal and stream it uses; must outlive this object
+  ///            DeviceMatrix::max_block() >= k), diagonal, stream and preconditioner (where it takes
+  ///            the k vectors together, its buffers for them reserved here) it uses; must outlive this object
   /// @throws CudaError when the matrix has no multi-vector SpMV of k vectors
   DeviceBlockCg(DeviceCg& single, int k);
   ~DeviceBlockCg() override;
@@ -30,12 +33,12 @@ class DeviceBlockCg final : public DeviceBlockKrylov {
   int vectors() const override;
 
   /// Solve the k systems, x and b of k n values interleaved by row (x: the guesses in, the
-  /// solutions out), preconditioner none or diagonal. As DeviceCg: from the second solve on, the
-  /// iterations loop on the device while a system runs; else the host queues them in batches and
-  /// reads the k states between them.
+  /// solutions out), preconditioner none, diagonal or one the DeviceCg applies that takes the k
+  /// vectors together. As DeviceCg: from the second solve on, the iterations loop on the device
+  /// while a system runs; else the host queues them in batches and reads the k states between them.
   /// @return the k performance records (fields left empty)
-  /// @throws SolverError as DeviceCg::solve, for the first system that fails; CudaError for another
-  ///         preconditioner
+  /// @throws SolverError as DeviceCg::solve, for the first system that fails; CudaError for a
+  ///         preconditioner that does not take the k vectors together
   std::vector<SolverPerformance> solve(std::span<double> x, std::span<const double> b,
                                        const SolverSettings& settings) override;
   /// The same on the device's own vectors (interleaved): x_device() the guesses in, the solutions
