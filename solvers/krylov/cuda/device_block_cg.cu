@@ -3,8 +3,9 @@
 // and r_j.z_j; each system's residual test and beta_j; x_j += alpha_j p_j and p_j = z_j + beta_j p_j
 // in one pass. With a preconditioner applied to the block (GAMG's V-cycle of the k vectors,
 // DevicePreconditioner::apply_block), as DeviceCg's applied path: the residual step only tests,
-// then Z = M^-1 R, the k r.z and beta_j, and p_j = z_j + beta_j p_j from Z. Each system's scalars live in a device state of its own; a system that stopped has
-// alpha and beta unused and its vectors untouched. From the second solve on, the start and the
+// then Z = M^-1 R, the k r.z and beta_j, and p_j = z_j + beta_j p_j from Z. Each system's scalars
+// live in a device state of its own; a system that stopped has alpha and beta unused and its
+// vectors untouched. From the second solve on, the start and the
 // iterations replay CUDA graphs, and the iterations run as DeviceCg's device loop (while any system
 // runs: most of the last solve's count unrolled, then the loop); otherwise the host reads the k
 // states after each batch, sizes the next from the residuals' fall (DeviceCg's rule), and queues
@@ -548,7 +549,8 @@ std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate_k(const SolverSettin
 }
 
 std::vector<SolverPerformance> DeviceBlockCg::Impl::iterate(const SolverSettings& settings) {
-  if (cg_step(settings) == CgStep::applied && (z.size() == 0 || !cg.preconditioner() || !cg.preconditioner()->applies_block(k)))
+  const DevicePreconditioner* m = cg.preconditioner();
+  if (cg_step(settings) == CgStep::applied && (z.size() == 0 || !m || !m->applies_block(k)))
     throw CudaError("block CG: preconditioner " + settings.preconditioner + " does not take " + std::to_string(k) +
                     " vectors together here");
   std::vector<SolverPerformance> perf;
