@@ -98,7 +98,8 @@ TEST_F(CudaBlockSpmv, AFormatWithoutItOrTooManyVectorsIsAClearError) {
   const LduMatrix m = test::box_matrix(8, 8, 8, 33);
   const std::vector<double> x(static_cast<std::size_t>(m.n_rows()) * 2, 1.0);
   std::vector<double> y(x.size());
-  for (const BlockCase& c : {BlockCase{"coo", "none", {}}, BlockCase{"staircase", "rcm", with("launch", std::string("groups"))}}) {
+  for (const BlockCase& c :
+       {BlockCase{"coo", "none", {}}, BlockCase{"staircase", "rcm", with("launch", std::string("groups"))}}) {
     cuda::DeviceMatrix device = cuda::make_device_matrix(prepare_format(m, c.format, c.ordering, c.parameters));
     EXPECT_EQ(device.max_block(), 1) << c.format;
     EXPECT_THROW(device.multiply_block(2, x, y), cuda::CudaError) << c.format;

@@ -269,7 +269,8 @@ bool HostGamg::applies_block(const HostOperator& a, int k) const {
 }
 
 void HostGamg::apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z) {
-  if (!applies_block(a, k)) throw std::logic_error("HostGamg::apply_block: not for " + std::to_string(k) + " vectors here");
+  if (!applies_block(a, k))
+    throw std::logic_error("HostGamg::apply_block: not for " + std::to_string(k) + " vectors here");
   vcycles(a, k, r, z);
 }
 

@@ -15,9 +15,9 @@ __device__ bool stopped(const int* status) { return status && *status != 0; }
 // K vectors interleaved by row (linalg/block_vectors.hpp): a thread per value v of row v / K.
 
 /// The grid-stride loop over the K n values of n rows.
-#define FVMMINI_EACH_VALUE(v, rows) \
-  for (long long v = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; v < (rows) * static_cast<long long>(K); \
-       v += static_cast<long long>(gridDim.x) * blockDim.x)
+#define FVMMINI_EACH_VALUE(v, rows)                                                                \
+  for (long long v = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;                \
+       v < (rows) * static_cast<long long>(K); v += static_cast<long long>(gridDim.x) * blockDim.x)
 
 template <int K>
 __global__ void jacobi_start_kernel(int n, double weight, const double* __restrict__ inv_diag,
