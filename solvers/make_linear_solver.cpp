@@ -26,19 +26,22 @@ namespace {
 class ReferenceSolver final : public LinearSolver {
  public:
   /// @param[in] system a rank's piece of a decomposed matrix (m its local block), or null
-  /// @param[in] model a format prepare_format may copy (another solver's on the same pattern), or null
+  /// @param[in] same_pattern another reference solver on the same pattern: prepare_format may copy
+  ///            its format, GAMG share its agglomeration; or null
   ReferenceSolver(const LduMatrix& m, const SolverSettings& s, std::string note,
                   const DistributedLdu* system = nullptr, const Communicator* comm = nullptr,
-                  const PreparedFormat* model = nullptr)
+                  const ReferenceSolver* same_pattern = nullptr)
       : settings_(s),
-        op_(make_reference_operator(
-            m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1, reference_spmv_timer(), model))),
+        op_(make_reference_operator(m, prepare_format(m, s.format, s.ordering, s.format_parameters, 1,
+                                                      reference_spmv_timer(),
+                                                      same_pattern ? &same_pattern->prepared() : nullptr))),
         permuted_(!op_->prepared().permutation.is_identity()),
         krylov_(find_krylov(s.solver).make()),
         preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
                         system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm,
                                            .global_rows = system->global_rows}
-                               : GamgRanks{}),
+                               : GamgRanks{},
+                        same_pattern ? &same_pattern->preconditioner_ : nullptr),
         note_(std::move(note)) {
     if (permuted_) {
       x_op_.resize(m.n_rows());
@@ -158,11 +161,6 @@ class ReferenceSolver final : public LinearSolver {
   std::string note_;
 };
 
-/// The format of `solver` where it is a reference solver (one prepare_format may copy), else null.
-const PreparedFormat* reference_format(const LinearSolver* solver) {
-  const auto* reference = dynamic_cast<const ReferenceSolver*>(solver);
-  return reference ? &reference->prepared() : nullptr;
-}
 
 std::unique_ptr<LinearSolver> make_reference_solver(const LduMatrix& matrix, const SolverSettings& s, std::string note,
                                                     const DistributedLdu* system = nullptr,
@@ -173,7 +171,8 @@ std::unique_ptr<LinearSolver> make_reference_solver(const LduMatrix& matrix, con
         fmt::format("format '{}' is not available on the reference backend: it needs backend cuda", s.format));
   // --- precision mixed is the cuda backend's: the same case file solves in double on the CPU
   if (s.precision == Precision::mixed) note += ", precision double (mixed is a cuda option)";
-  return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm, reference_format(same_pattern));
+  return std::make_unique<ReferenceSolver>(matrix, s, std::move(note), system, comm,
+                                           dynamic_cast<const ReferenceSolver*>(same_pattern));
 }
 
 /// Whether the CUDA library's list of unit files (cuda_*_files()) has `file`.

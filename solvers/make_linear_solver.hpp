@@ -41,7 +41,8 @@ std::vector<std::string> preconditioner_backends(const std::string& name);
 /// on the reference backend. `same_pattern`: a solver built before on the same matrix pattern
 /// (a mesh's velocity solver for its pressure solver) whose format the new one copies where
 /// both are reference solvers with the same format, keys and ordering (prepare_format's model;
-/// the GPU flow step shares its own through cuda::DeviceSolver). Throws std::invalid_argument for
+/// the GPU flow step shares its own through cuda::DeviceSolver), and whose GAMG agglomeration a
+/// GAMG takes where both have the same agglomeration keys (shares_agglomeration). Throws std::invalid_argument for
 /// an unknown backend, format, ordering or preconditioner, or a format that does not apply.
 std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings,
                                                  const LinearSolver* same_pattern = nullptr);

@@ -59,7 +59,7 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
       processor_(operators.mesh, operators.comm),
       state_(operators.initial_state()) {
   // --- both solvers built once: ordering, format and backend are fixed for the run; p's copies
-  //     U's format where they match (one mesh's pattern)
+  //     U's format and GAMG agglomeration where they match (one mesh's pattern)
   velocity_solver_ = make_solver(helmholtz_system_, velocity_settings, factory, "U");
   pressure_solver_ = make_solver(operators.pressure_system, pressure_settings, factory, "p", velocity_solver_.get());
 

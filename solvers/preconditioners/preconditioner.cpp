@@ -10,11 +10,17 @@
 namespace fvmmini {
 
 HostPreconditioner::HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& s,
-                                       std::span<const label> sequence, GamgRanks ranks)
+                                       std::span<const label> sequence, GamgRanks ranks,
+                                       const HostPreconditioner* same_pattern)
     : unit_(&find_preconditioner(s.preconditioner)) {
   if (unit_->cg_step != CgStep::applied) return;
   const auto start = std::chrono::steady_clock::now();
-  method_ = unit_->make({.matrix = matrix, .op = op, .settings = s, .sequence = sequence, .ranks = ranks});
+  method_ = unit_->make({.matrix = matrix,
+                         .op = op,
+                         .settings = s,
+                         .sequence = sequence,
+                         .ranks = ranks,
+                         .same_pattern_gamg = same_pattern ? same_pattern->gamg() : nullptr});
   setup_seconds_ = seconds_since(start);
 }
 

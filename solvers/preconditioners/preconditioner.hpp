@@ -27,10 +27,13 @@ class HostPreconditioner {
   /// @param[in] op the operator's numbering (new -> old mesh rows)
   /// @param[in] sequence the solve's ordering before a format's grouping (schedule_order)
   /// @param[in] ranks across ranks, the matrix's processor interfaces (GAMG couples its levels)
+  /// @param[in] same_pattern another solver's preconditioner on the same pattern (GAMG may share its
+  ///            agglomeration), or null
   /// @throws std::invalid_argument for an unknown preconditioner or keys it refuses; SolverError
   ///         when the matrix breaks it (a pivot that is not positive)
   HostPreconditioner(const LduMatrix& matrix, const Permutation& op, const SolverSettings& settings,
-                     std::span<const label> sequence = {}, GamgRanks ranks = {});
+                     std::span<const label> sequence = {}, GamgRanks ranks = {},
+                     const HostPreconditioner* same_pattern = nullptr);
   ~HostPreconditioner();
 
   /// New values on the same addressing: the method's values, not its analysis.
@@ -44,6 +47,7 @@ class HostPreconditioner {
   const TriangularFactor* factor() const { return method_ ? method_->factor() : nullptr; }
   /// GAMG's multigrid; null for the others.
   HostGamg* gamg() { return method_ ? method_->gamg() : nullptr; }
+  const HostGamg* gamg() const { return method_ ? method_->gamg() : nullptr; }
 
   /// z = M^-1 r in the operator's numbering; `a` is the operator (across ranks its local_block()
   /// is the rank's block). @pre applied()

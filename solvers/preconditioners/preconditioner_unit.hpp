@@ -37,6 +37,9 @@ struct PreconditionerInput {
   const SolverSettings& settings;
   std::span<const label> sequence;    ///< the solve's ordering before a format's grouping (schedule_order)
   GamgRanks ranks;                    ///< across ranks: the processor interfaces (empty on one rank)
+  /// Another solver's GAMG on the same pattern (the flow's U and p): GAMG takes its agglomeration
+  /// where shares_agglomeration; null: none.
+  const HostGamg* same_pattern_gamg = nullptr;
 };
 
 /// A preconditioner set up on the reference backend: z = M^-1 r in the operator's numbering.

@@ -239,6 +239,31 @@ TEST(Agglomeration, ARefreshRecomputesTheCoarseValues) {
   }
 }
 
+// The flow's momentum matrix is the pressure's Laplacian times nu plus a diagonal: its own
+// agglomeration and the pressure's are the same groups, so taking the other's costs nothing.
+LduMatrix momentum_like(const LduMatrix& laplacian) {
+  LduMatrix m = laplacian;  // the same addressing object
+  for (double& u : m.upper) u *= 0.5;  // exact: the faces' order and ties kept
+  for (double& d : m.diag) d = 0.5 * d + 3.0;
+  return m;
+}
+
+TEST(Agglomeration, ASharedAgglomerationIsTheMatrixsOwnWhereItsFacesAreAMultiple) {
+  for (const LduMatrix& p : {box_matrix(9, 8, 7, 4), random_matrix(700, 6, 9)})
+    for (const bool parallel : {false, true}) {
+      const LduMatrix u = momentum_like(p);
+      const AgglomerationHierarchy model = agglomerate(p, 10, 2, parallel), own = agglomerate(u, 10, 2, parallel);
+      const AgglomerationHierarchy shared = shared_agglomeration(u, model);
+      ASSERT_EQ(shared.levels(), own.levels());
+      for (label k = 0; k + 1 < own.levels(); ++k) {
+        EXPECT_EQ(shared.agglomerations[k].coarse_of, own.agglomerations[k].coarse_of) << "level " << k;
+        EXPECT_EQ(shared.coarse[k].addressing, model.coarse[k].addressing) << "level " << k;  // shared, not copied
+        EXPECT_EQ(shared.coarse[k].diag, own.coarse[k].diag) << "level " << k;
+        EXPECT_EQ(shared.coarse[k].upper, own.coarse[k].upper) << "level " << k;
+      }
+    }
+}
+
 TEST(DenseInverse, TimesTheMatrixIsTheIdentityAndIndefiniteIsAnError) {
   const LduMatrix m = random_matrix(40, 5, 2);
   const std::vector<double> a = dense(m), inv = dense_spd_inverse(m);
@@ -375,6 +400,45 @@ TEST(Gamg, ARefreshGivesTheSameAnswerAsAFreshSetUp) {
 // The mcsgs smoother colours each level in its ordering, before the format's grouping by row
 // length: staircase gets csr's colours on every level (a colour-ordered box: 2 on the finest;
 // coloured after staircase's grouping it had 3), and the log and JSON carry them.
+// make_linear_solver's same_pattern: the second GAMG on one pattern (the flow's p after U) takes
+// the first's agglomeration where the keys that shape it agree, and solves exactly as on its own.
+TEST(Gamg, ASolverOnTheSamePatternSharesTheAgglomerationAndSolvesAlike) {
+  const LduMatrix p = box_matrix(12, 11, 10, 6), u = momentum_like(p);
+  const std::vector<double> b = random_vector(p.n_rows(), 7);
+  SolverSettings s = gamg_settings(Smoother::jacobi, 1, 1, "none");
+  s.tolerance = 1e-10;
+  const auto first_part = [](const LinearSolver& solver) { return solver.preconditioner_info().setup_parts.at(0).first; };
+  for (const std::string format : {"csr", "sell"}) {
+    s.format = format;
+    const auto velocity = make_linear_solver(u, s);
+    const auto alone = make_linear_solver(p, s);
+    const auto pressure = make_linear_solver(p, s, velocity.get());
+    EXPECT_EQ(first_part(*velocity), "agglomeration");
+    EXPECT_EQ(first_part(*pressure), "shared agglomeration") << format;
+    EXPECT_NE(pressure->describe().find(" ms: shared agglomeration "), std::string::npos) << pressure->describe();
+    std::vector<double> x_alone(b.size(), 0.0), x_shared(b.size(), 0.0);
+    const SolverPerformance a = alone->solve(x_alone, b, "p"), shared = pressure->solve(x_shared, b, "p");
+    EXPECT_TRUE(shared.converged) << format;
+    EXPECT_EQ(shared.iterations, a.iterations) << format;
+    EXPECT_EQ(x_shared, x_alone) << format;  // the same groups, the same coarse values
+  }
+  // --- not shared: other keys that shape the groups, or another pattern
+  s.format = "csr";
+  const auto velocity = make_linear_solver(u, s);
+  SolverSettings merged_once = s;
+  merged_once.gamg.merge_levels = 1;
+  EXPECT_EQ(first_part(*make_linear_solver(p, merged_once, velocity.get())), "agglomeration");
+  SolverSettings parallel = s;
+  parallel.gamg.agglomerator = Agglomerator::parallel_pair;
+  EXPECT_EQ(first_part(*make_linear_solver(p, parallel, velocity.get())), "agglomeration");
+  const LduMatrix other = box_matrix(12, 11, 10, 6);  // equal, but its own addressing object
+  EXPECT_EQ(first_part(*make_linear_solver(other, s, velocity.get())), "agglomeration");
+  // --- a smoother or a sweep count is no part of the groups
+  SolverSettings mcsgs = gamg_settings(Smoother::mcsgs, 2, 1, "none");
+  mcsgs.format = "csr";
+  EXPECT_EQ(first_part(*make_linear_solver(p, mcsgs, velocity.get())), "shared agglomeration");
+}
+
 TEST(Gamg, TheMcsgsSmootherKeepsTheOrderingsColoursInEveryFormat) {
   const LduMatrix m = poisson_box(16);
   auto colours_in = [&](const std::string& format) {

@@ -275,6 +275,16 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
   return h;
 }
 
+AgglomerationHierarchy shared_agglomeration(const LduMatrix& fine, const AgglomerationHierarchy& model) {
+  AgglomerationHierarchy h;
+  h.agglomerations = model.agglomerations;
+  for (const Agglomeration& a : h.agglomerations) {
+    h.coarse.push_back(make_ldu_matrix(a.coarse));
+    galerkin_values(h.coarse.size() == 1 ? fine : h.coarse[h.coarse.size() - 2], a, h.coarse.back());
+  }
+  return h;
+}
+
 void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& h) {
   while (h.levels() < levels) {
     const LduMatrix& last = h.coarse.empty() ? fine : h.coarse.back();

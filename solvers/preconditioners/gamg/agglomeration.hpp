@@ -72,6 +72,11 @@ struct AgglomerationHierarchy {
 AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coarsest_level, int merge_levels,
                                    bool parallel = false);
 
+/// Another matrix's agglomeration on `fine`'s pattern (OpenFOAM keeps one agglomeration a mesh
+/// for every GAMG solve on it): its groups and coarse addressing shared, the coarse values
+/// fine's Galerkin products. @pre `model` was agglomerated on fine's addressing
+AgglomerationHierarchy shared_agglomeration(const LduMatrix& fine, const AgglomerationHierarchy& model);
+
 /// Levels of one group per row appended until the hierarchy has `levels` levels: across ranks
 /// every rank cycles through the same number of levels, whatever its rows.
 void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& hierarchy);

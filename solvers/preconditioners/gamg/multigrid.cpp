@@ -61,9 +61,20 @@ WholeCoarsest coarsest_solve(const LduMatrix& coarsest, const GamgHierarchy& h) 
   return whole_coarsest(coarsest, h.interfaces(h.levels() - 1), h.coarsest_across, *h.comm, new_to_old);
 }
 
+std::string agglomeration_key(const GamgSettings& g) {
+  return fmt::format("{}/{}/{}", g.agglomerator == Agglomerator::parallel_pair ? "parallelPair" : "algebraicPair",
+                     g.merge_levels, g.n_cells_in_coarsest_level);
+}
+
+bool shares_agglomeration(const LduMatrix& fine, const GamgSettings& g, const GamgRanks& ranks,
+                          const GamgHierarchy& model) {
+  return !ranks.across() && !model.across_ranks() && fine.addressing &&
+         model.fine_addressing.lock() == fine.addressing && model.agglomeration_key == agglomeration_key(g);
+}
+
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
                                    const std::string& fallback_format, std::span<const label> sequence,
-                                   GamgRanks ranks) {
+                                   GamgRanks ranks, const GamgHierarchy* model) {
   const GamgSettings& g = s.gamg;
   if (g.n_pre_sweeps != g.n_post_sweeps)
     throw std::invalid_argument(fmt::format(
@@ -72,9 +83,13 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
   GamgHierarchy h;
   PartTimer timer;
+  h.fine_addressing = fine.addressing;
+  h.agglomeration_key = agglomeration_key(g);
+  h.shared = model && shares_agglomeration(fine, g, ranks, *model);
   h.agglomeration =
-      agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels, g.agglomerator == Agglomerator::parallel_pair);
-  timer.mark("agglomeration");
+      h.shared ? shared_agglomeration(fine, model->agglomeration)
+               : agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels, g.agglomerator == Agglomerator::parallel_pair);
+  timer.mark(h.shared ? "shared agglomeration" : "agglomeration");
   label gathered_at = 0;
   if (ranks.across()) {
     // --- as many levels on every rank, each with its interfaces, down to the gathered one
@@ -173,10 +188,11 @@ std::vector<PreconditionerInfo::GridLevel> with_whole_levels(std::vector<Precond
 }
 
 HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
-                   std::span<const label> sequence, GamgRanks ranks)
+                   std::span<const label> sequence, GamgRanks ranks, const HostGamg* model)
     : settings_(s.gamg), hierarchy_([&] {
         ranks.cells_to_gather = cells_to_gather(s.gamg, false);
-        return build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks);
+        return build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks,
+                                    model ? &model->hierarchy() : nullptr);
       }()) {
   PartTimer timer;  // from the hierarchy's end
   const label levels = hierarchy_.levels();

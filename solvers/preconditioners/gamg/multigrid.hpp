@@ -65,6 +65,11 @@ struct GamgRanks {
 /// GAMG of `gathered->whole`, set up as on one rank).
 struct GamgHierarchy {
   AgglomerationHierarchy agglomeration;
+  /// What shaped the agglomeration: the finest level's addressing and agglomeration_key(); another
+  /// GAMG on the same pattern with the same key may share it (shares_agglomeration)
+  std::weak_ptr<const LduAddressing> fine_addressing;
+  std::string agglomeration_key;
+  bool shared = false;  ///< the agglomeration was another GAMG's
   std::vector<Permutation> numbering;     ///< per level: operator row -> row of the level's LDU matrix
   std::vector<PreparedFormat> prepared;   ///< levels 1 .. levels() - 2, at [level - 1]
   /// Levels 0 .. levels() - 2: per operator row, its position in the level's ordering before the
@@ -101,18 +106,30 @@ struct GamgHierarchy {
   }
 };
 
-/// Agglomerate `fine` (GamgSettings), order and build every intermediate level in settings.format
-/// (or `fallback_format` where that format declines the level's matrix) with settings.ordering,
-/// and invert the coarsest. Across ranks (collective): every rank pads its levels to the most any
-/// rank has (pad_levels), agglomerates its interfaces level by level and inverts the whole
-/// coarsest matrix.
+/// The keys that shape an agglomeration (the pairing as built on the host, mergeLevels,
+/// nCellsInCoarsestLevel): two GAMGs with the same key on one pattern agglomerate alike.
+std::string agglomeration_key(const GamgSettings& g);
+
+/// Whether a GAMG of `fine` with settings g and ranks may take `model`'s agglomeration: on one rank,
+/// `model` built on fine's addressing with the same agglomeration key. The groups come from |a_f|,
+/// so a matrix whose faces are another's times a constant (the momentum's nu L beside the
+/// pressure's L) agglomerates alike, up to ties.
+bool shares_agglomeration(const LduMatrix& fine, const GamgSettings& g, const GamgRanks& ranks,
+                          const GamgHierarchy& model);
+
+/// Agglomerate `fine` (GamgSettings), or take `model`'s agglomeration where shares_agglomeration,
+/// order and build every intermediate level in settings.format (or `fallback_format` where that
+/// format declines the level's matrix) with settings.ordering, and invert the coarsest. Across
+/// ranks (collective): every rank pads its levels to the most any rank has (pad_levels),
+/// agglomerates its interfaces level by level and inverts the whole coarsest matrix.
 /// @param[in] op the solver operator's numbering of `fine`
 /// @param[in] sequence the solver operator's position_before_grouping (empty: none)
+/// @param[in] model another GAMG's hierarchy on the same pattern (null: none)
 /// @throws std::invalid_argument for unequal pre- and post-sweeps or a bad key
 /// @throws SolverError when the coarsest matrix is not SPD or too large for a direct solve
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
                                    const std::string& fallback_format, std::span<const label> sequence = {},
-                                   GamgRanks ranks = {});
+                                   GamgRanks ranks = {}, const GamgHierarchy* model = nullptr);
 
 /// New values of `fine` (and of the finest interfaces' coefficients, across ranks): the coarse
 /// matrices, the coarse interfaces and the coarsest solve (the formats' values are their
@@ -145,8 +162,10 @@ class HostOperator;
 class HostGamg {
  public:
   /// @param[in] sequence the operator's position_before_grouping (build_gamg_hierarchy)
+  /// @param[in] model another solver's GAMG on the same pattern, whose agglomeration this one
+  ///            takes where shares_agglomeration (null: none)
   HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
-           std::span<const label> sequence = {}, GamgRanks ranks = {});
+           std::span<const label> sequence = {}, GamgRanks ranks = {}, const HostGamg* model = nullptr);
   ~HostGamg();
 
   /// z = M^-1 r: n_vcycles V-cycles from zero; `a` is the level-0 operator (across ranks the

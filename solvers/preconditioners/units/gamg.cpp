@@ -16,7 +16,7 @@ namespace {
 class GamgMethod final : public PreconditionerMethod {
  public:
   explicit GamgMethod(const PreconditionerInput& in)
-      : gamg_(in.matrix, in.op, in.settings, in.sequence, in.ranks) {}
+      : gamg_(in.matrix, in.op, in.settings, in.sequence, in.ranks, in.same_pattern_gamg) {}
   void apply(const HostOperator& a, std::span<const double> r, std::span<double> z) override { gamg_.apply(a, r, z); }
   bool applies_block(const HostOperator& a, int k) const override { return gamg_.applies_block(a, k); }
   void apply_block(const HostOperator& a, int k, std::span<const double> r, std::span<double> z) override {
