@@ -50,6 +50,12 @@ std::string out_of_memory_message() {
                      fvmmini::format_bytes(limit.bytes), fvmmini::describe_limit_source(limit));
 }
 
+/// What a run whose GPU ran out of memory is told after the failed call.
+constexpr const char* device_memory_advice =
+    "; the GPU's memory ran out: this run needs more than the device has free. A smaller mesh, more ranks (a GPU "
+    "each) or leaner solver settings need less (for U, GAMG's levels and the components' block buffers take more "
+    "than jacobi); --dry-run's estimate is the host's memory only";
+
 /// Every problem on its own line; a count when there are several.
 int report_case_error(const fvmmini::CaseError& error) {
   for (const auto& problem : error.problems()) print_error(problem.str());
@@ -155,7 +161,9 @@ int main(int argc, char** argv) {
   } catch (const fvmmini::MeshError& e) {
     if (ranks.is_root()) print_error(std::string("mesh: ") + e.what());
   } catch (const fvmmini::SolverError& e) {  // the solvers' checks are collective
-    if (ranks.is_root()) print_error(std::string("solver: ") + e.what());
+    const auto* device = dynamic_cast<const fvmmini::DeviceError*>(&e);
+    if (ranks.is_root())
+      print_error(std::string("solver: ") + e.what() + (device && device->out_of_memory() ? device_memory_advice : ""));
   } catch (const std::bad_alloc&) {
     print_error(ranks.distributed() ? fmt::format("rank {}: {}", ranks.rank(), out_of_memory_message())
                                     : out_of_memory_message());

@@ -209,13 +209,14 @@ class Run {
   }
 
   /// A failure mid-run: the summary says where, then the error goes on to main. A solver failure
-  /// gains the time and step (and the physics' likely cause).
+  /// gains the time and step (and, when the numbers failed, not the device, the physics' likely cause).
   [[noreturn]] void fail(const std::exception& e) {
     const bool solver_failure = dynamic_cast<const SolverError*>(&e) != nullptr;
+    const auto* device_failure = dynamic_cast<const DeviceError*>(&e);
     std::string message = e.what();
     if (solver_failure && simulation_->transient())
       message += fmt::format(" (at Time = {:g}, step {}, deltaT = {:g}{})", time_, step_, dt_,
-                             simulation_->failure_hint());
+                             device_failure ? "" : simulation_->failure_hint());
     summary_.results()["stoppedAt"] = {{"time", time_}, {"step", step_}};
     simulation_->finish(summary_, true);
     try {
@@ -224,6 +225,7 @@ class Run {
       // the first error is the one to report; this one follows from it (an unwritable folder)
       std::fputs(fmt::format("fvmmini: warning: {}\n", printable_message(also.what())).c_str(), stderr);
     }
+    if (device_failure) throw DeviceError(message, device_failure->out_of_memory());
     if (solver_failure) throw SolverError(message);
     throw;
   }

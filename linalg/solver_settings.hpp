@@ -202,6 +202,19 @@ class SolverError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A solve stopped by its device, not by its numbers: a call that failed, or memory the device
+/// did not have (the backends' errors: kernels/cuda/cuda_error.hpp).
+class DeviceError : public SolverError {
+ public:
+  using SolverError::SolverError;
+  DeviceError(const std::string& what, bool out_of_memory) : SolverError(what), out_of_memory_(out_of_memory) {}
+  /// The device lacked the memory a call asked for (a caller may take a leaner way).
+  bool out_of_memory() const { return out_of_memory_; }
+
+ private:
+  bool out_of_memory_ = false;
+};
+
 struct SolverPerformance {
   std::string solver_name;  ///< as printed: "CG[csr]"
   std::string field;

@@ -1,10 +1,12 @@
 // The incompressible time loop from a case file: what a completed run and a diverging run
-// leave in the output folder.
+// leave in the output folder; the driver's message when a step fails on its numbers or its device.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
 #include "app/run_case.hpp"
+#include "app/simulation.hpp"
 #include "tests/app/temp_folder.hpp"
 
 namespace fvmmini {
@@ -111,6 +114,57 @@ TEST(RunIncompressible, ADivergingRunFailsAndSaysSoInTheSummary) {
   const auto summary = read_json(folder.path() / "out" / "summary.json");
   EXPECT_EQ(summary["status"], "failed");
   EXPECT_FALSE(summary["error"].get<std::string>().empty());
+}
+
+// A physics whose second step fails as `error` says: the driver adds where it happened, and
+// the physics' likely cause only when the numbers failed, not the device.
+class FailingSimulation final : public Simulation {
+ public:
+  explicit FailingSimulation(std::function<void()> error) : error_(std::move(error)) {}
+  std::string describe() const override { return {}; }
+  bool transient() const override { return true; }
+  StepOutcome advance(double, double) override {
+    if (++steps_ == 2) error_();
+    return {};
+  }
+  void write(double, double) override {}
+  std::string finish(RunSummary&, bool) override { return {}; }
+  std::string failure_hint() const override { return "; the flow diverged"; }
+
+ private:
+  std::function<void()> error_;
+  int steps_ = 0;
+};
+
+/// run_simulation of the cavity case under a FailingSimulation: the error it ends with.
+template <class Error>
+Error failed_run(const testing::TempFolder& folder, std::function<void()> error) {
+  const ResolvedCase c = load_case(folder.write("cavity.yaml", cavity_case), {});
+  RunContext context;
+  context.output_directory = folder.path() / "out";
+  context.quiet = true;
+  try {
+    run_simulation(c, context, [&](auto&&...) { return std::make_unique<FailingSimulation>(error); });
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "the run did not fail as expected";
+  return Error("none");
+}
+
+TEST(RunSimulation, AFailedDeviceIsNotBlamedOnTheFlowAndKeepsWhetherItsMemoryRanOut) {
+  const testing::TempFolder folder;
+  const DeviceError device = failed_run<DeviceError>(folder, [] { throw DeviceError("cudaMalloc failed", true); });
+  EXPECT_TRUE(device.out_of_memory());
+  EXPECT_NE(std::string(device.what()).find("cudaMalloc failed (at Time = 0.02, step 2"), std::string::npos)
+      << device.what();
+  EXPECT_EQ(std::string(device.what()).find("diverged"), std::string::npos) << device.what();
+  EXPECT_EQ(read_json(folder.path() / "out" / "summary.json")["status"], "failed");
+  // --- a breakdown of the numbers keeps the physics' likely cause
+  const SolverError numbers = failed_run<SolverError>(folder, [] { throw SolverError("CG: p.Ap <= 0"); });
+  EXPECT_EQ(dynamic_cast<const DeviceError*>(&numbers), nullptr);
+  EXPECT_NE(std::string(numbers.what()).find("step 2, deltaT = 0.01; the flow diverged)"), std::string::npos)
+      << numbers.what();
 }
 
 }  // namespace
