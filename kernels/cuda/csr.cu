@@ -88,23 +88,26 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
     std::vector<int> row_ptr(a.row_ptr.begin(), a.row_ptr.end());
     row_ptr_ = DeviceBuffer<int>(std::span<const int>(row_ptr));
     col_ = DeviceBuffer<int>(std::span<const int>(a.col));
+    row_ptr_at_ = row_ptr_.data();
+    col_at_ = col_.data();
     val_ = DeviceBuffer<double>(std::span<const double>(a.values));
     size_grid();
   }
 
-  CsrDevice(int n_rows, DeviceBuffer<int> row_ptr, DeviceBuffer<int> col, DeviceBuffer<double> values)
+  /// On a pattern another object owns (make_device_csr).
+  CsrDevice(int n_rows, const int* row_ptr, const int* col, DeviceBuffer<double> values)
       : n_rows_(n_rows),
         lanes_(lanes_for(n_rows > 0 ? static_cast<double>(values.size()) / n_rows : 0.0)),
-        row_ptr_(std::move(row_ptr)),
-        col_(std::move(col)) {
-    if (row_ptr_.size() != static_cast<std::size_t>(n_rows) + 1 || col_.size() != values.size())
-      throw CudaError("csr: row offsets or columns of another size");
+        row_ptr_at_(row_ptr),
+        col_at_(col) {
+    if (n_rows > 0 && (!row_ptr || (!col && values.size() > 0))) throw CudaError("csr: no row offsets or columns");
     val_ = std::move(values);
     size_grid();
   }
 
   label n_rows() const override { return n_rows_; }
   std::int64_t stored_entries() const override { return static_cast<std::int64_t>(val_.size()); }
+  /// A borrowed pattern is its owner's to count.
   std::size_t footprint_bytes() const override { return row_ptr_.bytes() + col_.bytes() + val_.bytes(); }
   std::string format_name() const override { return "csr"; }
   int dot_partial_count() const override { return grid(); }
@@ -149,7 +152,7 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
     }
     const int g = grid();
     auto args = [&](auto kernel) {
-      kernel<<<g, csr_block, 0, stream>>>(n_rows_, row_ptr_.data(), col_.data(), val_.data(), x, y, partials);
+      kernel<<<g, csr_block, 0, stream>>>(n_rows_, row_ptr_at_, col_at_, val_.data(), x, y, partials);
     };
     switch (lanes_) {
       case 1: args(csr_spmv_kernel<1, kDot, K>); break;
@@ -165,14 +168,15 @@ class CsrDevice final : public FusedDotSpmv<CsrDevice> {
   label n_rows_;
   int lanes_;
   int grid_ = 1;
-  DeviceBuffer<int> row_ptr_, col_;
+  DeviceBuffer<int> row_ptr_, col_;                        ///< an uploaded format's own pattern
+  const int* row_ptr_at_ = nullptr, *col_at_ = nullptr;  ///< the pattern the kernel reads
 };
 
 }  // namespace
 
-std::unique_ptr<DeviceSpmv> make_device_csr(int n_rows, DeviceBuffer<int> row_ptr, DeviceBuffer<int> col,
+std::unique_ptr<DeviceSpmv> make_device_csr(int n_rows, const int* row_ptr, const int* col,
                                             DeviceBuffer<double> values) {
-  return std::make_unique<CsrDevice>(n_rows, std::move(row_ptr), std::move(col), std::move(values));
+  return std::make_unique<CsrDevice>(n_rows, row_ptr, col, std::move(values));
 }
 
 const DeviceFormatUnit& device_format_csr() {

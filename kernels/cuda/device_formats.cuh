@@ -36,9 +36,10 @@ std::unique_ptr<DeviceSpmv> upload_as(const StoredFormat& format, const FormatPa
   return std::make_unique<Device>(format.as<Matrix>());
 }
 
-/// "csr" from arrays already on the device (a level GAMG builds there): row offsets (n_rows + 1),
-/// sorted columns and values, taken over. The buffers' addresses stay the SpMV's.
-std::unique_ptr<DeviceSpmv> make_device_csr(int n_rows, DeviceBuffer<int> row_ptr, DeviceBuffer<int> col,
+/// "csr" from arrays already on the device (a level GAMG builds there): row offsets (n_rows + 1)
+/// and sorted columns another object owns and keeps past the SpMV (levels of several matrices on
+/// one pattern share them), and the values, taken over.
+std::unique_ptr<DeviceSpmv> make_device_csr(int n_rows, const int* row_ptr, const int* col,
                                             DeviceBuffer<double> values);
 
 }  // namespace fvmmini::cuda

@@ -136,14 +136,15 @@ std::shared_ptr<PreparedFormat> share_or_prepare(const std::shared_ptr<PreparedF
 
 struct DeviceSolver::Impl {
   /// @param system, comm a rank's piece of a decomposed matrix (matrix its local block), or null
-  /// @param model another solver's host format, shared where it fits (its structure on the host
-  ///   once; each solver's values on its device), or null
+  /// @param model another solver on the same pattern, or null: its host format is shared where it
+  ///   fits (its structure on the host once; each solver's values on its device), and its GAMG's
+  ///   agglomeration taken where that fits (DeviceGamg)
   Impl(const LduMatrix& matrix, const SolverSettings& s, const DistributedLdu* system = nullptr,
-       const Communicator* comm = nullptr, const std::shared_ptr<PreparedFormat>* model = nullptr)
+       const Communicator* comm = nullptr, const Impl* model = nullptr)
       : settings(s),
         l2_window(keeps_l2_window(s, matrix.n_rows())),
-        prepared(share_or_prepare(model, matrix, s, l2_window)),
-        shared(model && prepared == *model),
+        prepared(share_or_prepare(model ? &model->prepared : nullptr, matrix, s, l2_window)),
+        shared(model && prepared == model->prepared),
         device(make_device_matrix(*prepared, s.precision)),
         new_to_old(std::span<const int>(prepared->permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared->permutation.old_to_new)),
@@ -173,9 +174,15 @@ struct DeviceSolver::Impl {
       GamgRanks across;
       if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
       const bool mapped = prepared->value_map.diag_slot.size() == static_cast<std::size_t>(matrix.n_rows());
-      const DevicePreconditionerInput input{matrix, prepared->permutation, s, device.spmv(),
-                                            prepared->position_before_grouping, across, ranks.get(),
-                                            mapped ? &prepared->value_map : nullptr};
+      const DevicePreconditionerInput input{matrix,
+                                            prepared->permutation,
+                                            s,
+                                            device.spmv(),
+                                            prepared->position_before_grouping,
+                                            across,
+                                            ranks.get(),
+                                            mapped ? &prepared->value_map : nullptr,
+                                            model ? model->preconditioner.get() : nullptr};
       preconditioner = find_device_preconditioner(s.preconditioner).make(input);
     }
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
@@ -251,7 +258,7 @@ struct DeviceSolver::Impl {
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings, const DeviceSolver* same_pattern) {
   if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
   impl_ = std::make_unique<Impl>(matrix, settings, nullptr, nullptr,
-                                 same_pattern ? &same_pattern->impl_->prepared : nullptr);
+                                 same_pattern ? same_pattern->impl_.get() : nullptr);
 }
 
 DeviceSolver::DeviceSolver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
@@ -259,7 +266,7 @@ DeviceSolver::DeviceSolver(const DistributedLdu& system, const SolverSettings& s
   if (!cuda_device_available()) throw CudaError("backend cuda: no CUDA device is available (no driver or no GPU)");
   select_device(comm.node_rank());
   impl_ = std::make_unique<Impl>(system.local, settings, &system, &comm,
-                                 same_pattern ? &same_pattern->impl_->prepared : nullptr);
+                                 same_pattern ? same_pattern->impl_.get() : nullptr);
 }
 
 DeviceSolver::~DeviceSolver() = default;

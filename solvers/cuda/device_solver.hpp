@@ -40,8 +40,9 @@ class DeviceSolver {
   /// Order and build the format on the host (prepare_format, keys set to auto timed by
   /// spmv_timer) and upload it once. `same_pattern`: a solver whose host format this one shares
   /// where it fits (fits_model: the flow step's velocity solver for its pressure solver, one
-  /// mesh's pattern), uploading its own values; a later update_coefficients of either leaves the
-  /// other's values alone.
+  /// mesh's pattern), uploading its own values, and whose GAMG's agglomeration this one's takes
+  /// where that fits (DeviceGamg); a later update_coefficients of either leaves the other's values
+  /// alone.
   /// @throws std::invalid_argument for an unknown format, ordering or preconditioner, or a format
   ///         with no CUDA kernel; CudaError when no CUDA device is available
   DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings, const DeviceSolver* same_pattern = nullptr);

@@ -6,11 +6,13 @@
 // level runs (fvmmini-dist-bench times them) and from the finest equals an application; the
 // V-cycle of several vectors at once gives each vector the host's V-cycle of it. The
 // hierarchy built on the device (parallelPair) is the host's parallelPair hierarchy to the bit,
-// before and after a refresh, and preconditions about as well as the host's algebraicPair.
+// before and after a refresh, and preconditions about as well as the host's algebraicPair; a
+// solver on another's pattern takes its agglomeration and solves as with its own.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -438,6 +440,54 @@ TEST_F(CudaGamg, ASolverSharingAnothersFormatSolvesAsOneOfItsOwn) {
   SolverSettings other = s;
   other.ordering = "none";
   EXPECT_EQ(cuda::DeviceSolver(p, other, &first).describe().find("shared"), std::string::npos);
+}
+
+/// The flow's p after U: a GAMG on another's pattern and value slots takes its agglomeration (the
+/// device hierarchy's structure, held past the solver that built it) and computes its own coarse
+/// values: it solves to the bit as one that agglomerated on its own, before and after a refresh.
+/// The host-built hierarchy (the mcsgs smoother) is shared the same way.
+TEST_F(CudaGamg, ASolverOnTheSamePatternTakesTheOthersAgglomeration) {
+  const LduMatrix p = test::box_matrix(12, 10, 9, 2);
+  LduMatrix u = p;  // the momentum's: nu times the pressure's faces (exact here), plus V/dt
+  for (double& a : u.upper) a *= 0.5;
+  for (double& d : u.diag) d = 0.5 * d + 3.0;
+  const auto first_part = [](const cuda::DeviceSolver& solver) {
+    return solver.preconditioner_info().setup_parts.at(0).first;
+  };
+  const label n = p.n_rows();
+  const auto b = test::random_vector(n, 9);
+  const auto solve = [&](cuda::DeviceSolver& solver) {
+    std::vector<double> x(n, 0.0);
+    const SolverPerformance performance = solver.solve(x, b, "p");
+    EXPECT_TRUE(performance.converged);
+    return std::make_pair(performance.iterations, x);
+  };
+  for (const Smoother smoother : {Smoother::jacobi, Smoother::mcsgs}) {
+    const SolverSettings s = gamg_settings(smoother, 1, Backend::cuda, "staircase");
+    auto velocity = std::make_unique<cuda::DeviceSolver>(u, s);
+    cuda::DeviceSolver pressure(p, s, velocity.get());
+    cuda::DeviceSolver own(p, s);
+    const std::string built = smoother == Smoother::jacobi ? "fine level" : "agglomeration";
+    EXPECT_EQ(first_part(*velocity), built);
+    EXPECT_EQ(first_part(own), built);
+    EXPECT_EQ(first_part(pressure), "shared agglomeration") << name(smoother);
+    const auto& shared_grid = pressure.preconditioner_info().grid_levels;
+    const auto& own_grid = own.preconditioner_info().grid_levels;
+    ASSERT_EQ(shared_grid.size(), own_grid.size());
+    for (std::size_t l = 0; l < own_grid.size(); ++l) EXPECT_EQ(shared_grid[l].nnz, own_grid[l].nnz) << l;
+    velocity.reset();  // what p took outlives the solver that built it
+    EXPECT_EQ(solve(pressure), solve(own)) << name(smoother);
+    LduMatrix p2 = p;
+    for (double& d : p2.diag) d *= 1.5;
+    pressure.update_coefficients(p2);
+    own.update_coefficients(p2);
+    EXPECT_EQ(solve(pressure), solve(own)) << name(smoother);
+    // --- keys that shape the groups otherwise: an agglomeration of its own
+    SolverSettings merged_once = s;
+    merged_once.gamg.merge_levels = 1;
+    const cuda::DeviceSolver velocity2(u, s);
+    EXPECT_EQ(first_part(cuda::DeviceSolver(p, merged_once, &velocity2)), built) << name(smoother);
+  }
 }
 
 }  // namespace

@@ -66,6 +66,9 @@ struct DevicePreconditionerInput {
   /// The mesh's LDU rows and faces -> slots of spmv's device values (GAMG's device hierarchy
   /// reads the fine coefficients there); null where the solver has none.
   const LduToCsrMap* value_map = nullptr;
+  /// Another solver's preconditioner on the same pattern (the flow's U for its p): GAMG may take
+  /// its agglomeration. Null: none.
+  const DevicePreconditioner* same_pattern = nullptr;
 };
 
 /// A preconditioner unit's CUDA twin: the unit's name and its set-up on the device.

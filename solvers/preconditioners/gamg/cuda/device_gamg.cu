@@ -29,20 +29,23 @@ std::vector<long long> diagonal_slots(const PreparedFormat& p) {
   return slots;
 }
 
-/// The hierarchy on the device where it builds there and has a coarse level; else null. A build
-/// the device lacks the memory for (its transients peak on the finest level: its addressing,
-/// pattern and sorts) gives way to the host's, which needs less at once; `given_up` receives its
-/// seconds.
+/// The hierarchy on the device where it builds there and has a coarse level; else null. It takes
+/// `model`'s structure where DeviceHierarchy::shares. A build the device lacks the memory for (its
+/// transients peak on the finest level: its addressing, pattern and sorts) gives way to the host's,
+/// which needs less at once; `given_up` receives its seconds.
 std::unique_ptr<DeviceHierarchy> device_hierarchy(const LduMatrix& fine, const Permutation& op,
                                                   const SolverSettings& s, DeviceSpmv& fine_spmv,
                                                   const GamgRanks& ranks, const LduToCsrMap* fine_map,
-                                                  cudaStream_t stream, double& given_up) {
+                                                  cudaStream_t stream, double& given_up,
+                                                  const std::shared_ptr<const DeviceAgglomeration>& model) {
   if (!fine_map || !builds_on_device(s.gamg, ranks.across())) return nullptr;
   if (s.gamg.n_pre_sweeps != s.gamg.n_post_sweeps || s.gamg.n_vcycles < 1) return nullptr;  // the host's check says why
   FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's values uploaded
   const auto start = std::chrono::steady_clock::now();
   try {
-    auto h = std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), *fine_map, stream);
+    auto h = model && DeviceHierarchy::shares(*model, s.gamg, *fine_map)
+                 ? std::make_unique<DeviceHierarchy>(model, fine_spmv.device_values())
+                 : std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), *fine_map, stream);
     return h->levels() > 1 ? std::move(h) : nullptr;
   } catch (const CudaError& e) {
     if (!e.out_of_memory()) throw;
@@ -66,7 +69,10 @@ struct DeviceGamg::Impl {
     DeviceBuffer<double> inv_diag;           ///< smoother jacobi
     DeviceBuffer<double> x, b;               ///< levels >= 1
     DeviceBuffer<double> ax, z;              ///< A x (then the residual) and the smoother's correction
-    DeviceBuffer<int> coarse_of, group_ptr, group_rows;  ///< the transfer to the next level
+    /// The transfer to the next level: the device hierarchy's (shared with another matrix's), or
+    /// the host hierarchy's uploaded into uploaded_transfer.
+    const int *coarse_of = nullptr, *group_ptr = nullptr, *group_rows = nullptr;
+    DeviceBuffer<int> uploaded_transfer[3];
     DeviceBuffer<long long> diag_slot;       ///< operator row -> its diagonal in the format's values
     DeviceBuffer<double> diag, inner;        ///< levels >= 1: diagonal; twice the inner faces of each group
     DeviceBuffer<double> xk, bk, axk;        ///< reserve_block: x, b (levels >= 1) and ax of several vectors
@@ -100,14 +106,19 @@ struct DeviceGamg::Impl {
     DeviceBuffer<OneBlockLevel> block_levels;      ///< the same on the levels' buffers of several vectors
   };
 
+  /// @param[in] model another matrix's GAMG on the same pattern, whose agglomeration this one may
+  ///            take (null: none)
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
-       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks, const LduToCsrMap* fine_map)
+       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks, const LduToCsrMap* fine_map,
+       const DeviceGamg* model)
       : settings(s.gamg),
-        device(device_hierarchy(fine, op, s, fine_spmv, r, fine_map, stream.get(), device_out_of_memory)),
+        device(device_hierarchy(fine, op, s, fine_spmv, r, fine_map, stream.get(), device_out_of_memory,
+                                model && model->impl_->device ? model->impl_->device->agglomeration() : nullptr)),
         hierarchy([&] {
           if (device) return GamgHierarchy{};
           r.cells_to_gather = cells_to_gather(s.gamg, true);
-          return build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r);
+          return build_gamg_hierarchy(fine, op, s, auto_format("cuda"), sequence, r,
+                                      model && !model->impl_->device ? &model->impl_->hierarchy : nullptr);
         }()),
         count(device ? device->levels() : hierarchy.levels()) {
     PartTimer timer;  // from the hierarchy's end
@@ -129,8 +140,8 @@ struct DeviceGamg::Impl {
         v.spmv = &fine_spmv;
         v.ranks = fine_ranks;
       } else if (device) {
-        DeviceLevel& d = device->level(l);
-        v.spmv = d.csr.get();
+        const DeviceLevel& d = device->level(l);
+        v.spmv = &device->csr(l);
         v.diag_slot = DeviceBuffer<long long>(d.slots.diag.size());
         FVMMINI_CUDA_CHECK(cudaMemcpy(v.diag_slot.data(), d.slots.diag.data(), d.slots.diag.bytes(),
                                       cudaMemcpyDeviceToDevice));
@@ -150,10 +161,10 @@ struct DeviceGamg::Impl {
       v.ax = DeviceBuffer<double>(v.n);
       if (settings.smoother == Smoother::jacobi) v.inv_diag = DeviceBuffer<double>(v.n);
       if (device) {  // the transfer the device built, in the operator's numbering
-        DeviceLevel& d = device->level(l);
-        v.coarse_of = std::move(d.coarse_of);
-        v.group_ptr = std::move(d.group_ptr);
-        v.group_rows = std::move(d.group_rows);
+        const DeviceLevel& d = device->level(l);
+        v.coarse_of = d.coarse_of.data();
+        v.group_ptr = d.group_ptr.data();
+        v.group_rows = d.group_rows.data();
         continue;
       }
       const LduMatrix& m = hierarchy.matrix(l, fine);
@@ -165,9 +176,12 @@ struct DeviceGamg::Impl {
         v.z = DeviceBuffer<double>(v.n);
       }
       const Transfer& t = hierarchy.transfers[l];
-      v.coarse_of = DeviceBuffer<int>(std::span<const int>(t.coarse_of));
-      v.group_ptr = DeviceBuffer<int>(std::span<const int>(t.group_ptr));
-      v.group_rows = DeviceBuffer<int>(std::span<const int>(t.group_rows));
+      v.uploaded_transfer[0] = DeviceBuffer<int>(std::span<const int>(t.coarse_of));
+      v.uploaded_transfer[1] = DeviceBuffer<int>(std::span<const int>(t.group_ptr));
+      v.uploaded_transfer[2] = DeviceBuffer<int>(std::span<const int>(t.group_rows));
+      v.coarse_of = v.uploaded_transfer[0].data();
+      v.group_ptr = v.uploaded_transfer[1].data();
+      v.group_rows = v.uploaded_transfer[2].data();
     }
     hierarchy.prepared.clear();  // moved into the levels
     if (settings.n_vcycles > 1) {
@@ -320,14 +334,14 @@ struct DeviceGamg::Impl {
       o.diag = v.diag.data();
       o.inv_diag = v.inv_diag.data();
       o.ax = v.ax.data();
-      o.coarse_of = v.coarse_of.data();
-      o.group_ptr = v.group_ptr.data();
-      o.group_rows = v.group_rows.data();
+      o.coarse_of = v.coarse_of;
+      o.group_ptr = v.group_ptr;
+      o.group_rows = v.group_rows;
       hierarchy.grid[l].format = "csr (one block)";  // the log's level table: what runs
       if (device) {  // its csr's pattern; the off-diagonals a copy of its values (device_smoothers)
         const DeviceLevel& d = device->level(l);
-        o.row_ptr = d.row_ptr;
-        o.col = d.col;
+        o.row_ptr = d.row_ptr.data();
+        o.col = d.col.data();
         one_block.off.emplace_back(static_cast<std::size_t>(d.nnz));
         o.off = one_block.off.back().data();
         continue;
@@ -510,11 +524,11 @@ struct DeviceGamg::Impl {
     Level& next = levels[l + 1];
     multiply(v, x, v.ax_of(k), s, k);
     const bool start = starts_in_restriction(l + 1);
-    enqueue_restrict_residual(next.n, v.group_ptr.data(), v.group_rows.data(), b, v.ax_of(k), next.b_of(k), status, s,
+    enqueue_restrict_residual(next.n, v.group_ptr, v.group_rows, b, v.ax_of(k), next.b_of(k), status, s,
                               jacobi_smoother_weight, start ? next.inv_diag.data() : nullptr,
                               start ? next.x_of(k) : nullptr, k);
     cycle(l + 1, next.b_of(k), next.x_of(k), status, s, k);
-    enqueue_prolong_add(v.n, v.coarse_of.data(), settings.correction_scale, next.x_of(k), x, status, s, k);
+    enqueue_prolong_add(v.n, v.coarse_of, settings.correction_scale, next.x_of(k), x, status, s, k);
     for (int sweep = 0; sweep < settings.n_post_sweeps; ++sweep) correct(v, b, x, status, s, k);
   }
 
@@ -542,10 +556,11 @@ struct DeviceGamg::Impl {
 
 DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
                        DeviceSpmv& fine_spmv, std::span<const label> sequence, GamgRanks ranks,
-                       DeviceRanks* fine_ranks, const LduToCsrMap* fine_map)
+                       DeviceRanks* fine_ranks, const LduToCsrMap* fine_map, const DeviceGamg* same_pattern)
     : impl_([&] {
         const auto start = std::chrono::steady_clock::now();
-        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks, fine_map);
+        auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks, fine_map,
+                                           same_pattern);
         impl->setup_seconds = seconds_since(start);
         return impl;
       }()) {}
@@ -644,7 +659,7 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
     Impl::Level& v = m.levels[l];
     if (l > 0) {
       Impl::Level& finer = m.levels[l - 1];
-      enqueue_restrict_add(v.n, finer.group_ptr.data(), finer.group_rows.data(), d, v.inner.data(), v.diag.data(),
+      enqueue_restrict_add(v.n, finer.group_ptr, finer.group_rows, d, v.inner.data(), v.diag.data(),
                            stream);
       d = v.diag.data();
     }

@@ -36,10 +36,14 @@ class DeviceGamg final : public DevicePreconditioner {
   ///            transport of the others); must outlive this object
   /// @param[in] fine_map the mesh's LDU -> slots of fine_spmv's values: with it, where
   ///            builds_on_device, the hierarchy is built on the device from those values
+  /// @param[in] same_pattern another matrix's GAMG on the same pattern (the flow's U for its p):
+  ///            its agglomeration is taken where the keys that shape it agree and, on the
+  ///            device, the values lie at the same slots (DeviceHierarchy::shares); what is
+  ///            taken is held or copied, so it need not outlive this one. Null: none
   /// @throws as build_gamg_hierarchy
   DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv,
              std::span<const label> sequence = {}, GamgRanks ranks = {}, DeviceRanks* fine_ranks = nullptr,
-             const LduToCsrMap* fine_map = nullptr);
+             const LduToCsrMap* fine_map = nullptr, const DeviceGamg* same_pattern = nullptr);
   ~DeviceGamg() override;
   DeviceGamg(const DeviceGamg&) = delete;
   DeviceGamg& operator=(const DeviceGamg&) = delete;

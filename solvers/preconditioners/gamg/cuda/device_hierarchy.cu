@@ -509,6 +509,13 @@ void group_rows(int n, const int* coarse_of, int n_coarse, DeviceBuffer<int>& gr
 DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, const GamgSettings& settings,
                                  const double* fine_values, const LduToCsrMap& fine_map, cudaStream_t s)
     : fine_values_(fine_values) {
+  const auto built = std::make_shared<DeviceAgglomeration>();
+  DeviceAgglomeration& a = *built;
+  agglomeration_ = built;
+  a.fine_map = &fine_map;
+  a.merge_levels = settings.merge_levels;
+  a.n_cells_in_coarsest_level = settings.n_cells_in_coarsest_level;
+  csr_.emplace_back();  // level 0: the solver's format
   const RetainedPool pool(s);  // the build's scratch comes and goes in the stream's order
   enum Part { fine_level, matching, coarse, operators };
   std::vector<std::pair<std::string, double>> parts{
@@ -520,31 +527,31 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
     parts[part].second += std::chrono::duration<double>(now - last).count();
     last = now;
   };
-  const LduAddressing& a = *fine.addressing;
-  const int n0 = a.n_rows, faces0 = a.n_faces();
+  const LduAddressing& fa = *fine.addressing;
+  const int n0 = fa.n_rows, faces0 = fa.n_faces();
   if (fine_map.upper_slot.size() != static_cast<std::size_t>(faces0) ||
       fine_map.lower_slot.size() != static_cast<std::size_t>(faces0) ||
       fine_map.diag_slot.size() != static_cast<std::size_t>(n0))
     throw std::invalid_argument("DeviceHierarchy: the fine value map is not the matrix's");
   // --- the fine level: its addressing (mesh numbering) and where the solver's format keeps its values
   static_assert(sizeof(long long) == sizeof(std::int64_t));
-  fine_slots_.diag = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
-  copy_to_device(fine_slots_.diag.data(), fine_map.diag_slot.data(), fine_slots_.diag.bytes());
+  a.fine_slots.diag = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
+  copy_to_device(a.fine_slots.diag.data(), fine_map.diag_slot.data(), a.fine_slots.diag.bytes());
   // an LduMatrix holds one coefficient a face (symmetric): its a_{u,l} are read through the
   // upper slots, and the lower ones stay on the host (an asymmetric matrix uploads them too)
-  fine_slots_.upper = DeviceBuffer<int>(static_cast<std::size_t>(faces0));
-  if (!copy_narrowed_to_device(fine_slots_.upper.data(), fine_map.upper_slot.data(), fine_slots_.upper.size()))
+  a.fine_slots.upper = DeviceBuffer<int>(static_cast<std::size_t>(faces0));
+  if (!copy_narrowed_to_device(a.fine_slots.upper.data(), fine_map.upper_slot.data(), a.fine_slots.upper.size()))
     throw std::invalid_argument("DeviceHierarchy: the fine format holds 2^31 values or more");
-  DeviceBuffer<int> lower0(std::span<const int>(a.lower)), upper0(std::span<const int>(a.upper));
+  DeviceBuffer<int> lower0(std::span<const int>(fa.lower)), upper0(std::span<const int>(fa.upper));
   DeviceBuffer<int> new_to_old(std::span<const int>(op.new_to_old));
-  fine_diag_op_ = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
-  FVMMINI_LAUNCH(gather_slots, n0, s, n0, fine_slots_.diag.data(), new_to_old.data(), fine_diag_op_.data());
+  a.fine_diag_op = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
+  FVMMINI_LAUNCH(gather_slots, n0, s, n0, a.fine_slots.diag.data(), new_to_old.data(), a.fine_diag_op.data());
   DevicePattern pattern = device_factor_pattern(n0, faces0, lower0.data(), upper0.data(), nullptr, s);
   DeviceBuffer<double> weight(std::max(faces0, 1));
-  FVMMINI_LAUNCH(face_weights, faces0, s, faces0, fine_values, fine_slots_.upper.data(), weight.data());
-  levels_.emplace_back();
-  levels_[0].n = n0;
-  levels_[0].nnz = a.nnz();
+  FVMMINI_LAUNCH(face_weights, faces0, s, faces0, fine_values, a.fine_slots.upper.data(), weight.data());
+  a.levels.emplace_back();
+  a.levels[0].n = n0;
+  a.levels[0].nnz = fa.nnz();
   Graph level{n0, faces0, lower0.data(), upper0.data(), pattern.row_ptr.data(), pattern.col.data(),
               pattern.face.data()};
   DeviceBuffer<int> level_face = std::move(pattern.face);  // the level's pattern's faces (pass 0 walks them)
@@ -588,9 +595,9 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
     }
     if (passes == 0) break;
     // --- the coarse level: its csr (pattern, slots, values), the transfer and the Galerkin map
-    levels_.emplace_back();
-    DeviceLevel& fine_level = levels_[l];
-    DeviceLevel& c = levels_[l + 1];
+    a.levels.emplace_back();
+    DeviceLevel& fine_level = a.levels[l];
+    DeviceLevel& c = a.levels[l + 1];
     c.n = n_coarse;
     c.lower = std::move(faces.lower);
     c.upper = std::move(faces.upper);
@@ -602,10 +609,10 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
     c.slots.lower = DeviceBuffer<int>(faces.count);
     FVMMINI_LAUNCH(pattern_slots, c.n, s, c.n, p.row_ptr.data(), p.face.data(), c.lower.data(), c.slots.diag.data(),
                    c.slots.upper.data(), c.slots.lower.data());
-    c.row_ptr = p.row_ptr.data();
-    c.col = p.col.data();
-    c.csr = make_device_csr(c.n, std::move(p.row_ptr), std::move(p.col), DeviceBuffer<double>(entries));
-    const DeviceSlots& fs = l == 0 ? fine_slots_ : fine_level.slots;
+    c.row_ptr = std::move(p.row_ptr);
+    c.col = std::move(p.col);
+    csr_.push_back(make_device_csr(c.n, c.row_ptr.data(), c.col.data(), DeviceBuffer<double>(entries)));
+    const DeviceSlots& fs = l == 0 ? a.fine_slots : fine_level.slots;
     // fine faces by their run (coarse face, then each group's inner faces), fine faces ascending
     DeviceGalerkin& gm = fine_level.galerkin;
     gm.n_coarse = c.n;
@@ -621,11 +628,11 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
       gm.run_ptr = DeviceBuffer<int>(static_cast<std::size_t>(runs) + 1);
       scan(count.data(), gm.run_ptr.data(), runs + 1, false, s);
       gm.to_upper = DeviceBuffer<int>(std::max(level.faces, 1));
-      if (!symmetric_) gm.to_lower = DeviceBuffer<int>(std::max(level.faces, 1));
-      const int* lower_slot = symmetric_ ? fs.upper.data() : fs.lower.data();
+      if (!a.symmetric) gm.to_lower = DeviceBuffer<int>(std::max(level.faces, 1));
+      const int* lower_slot = a.symmetric ? fs.upper.data() : fs.lower.data();
       FVMMINI_LAUNCH(run_sources, level.faces, s, level.faces, key.data(), sorted.data(), faces.count, level.lower,
                      coarse_of.data(), c.lower.data(), fs.upper.data(), lower_slot, gm.to_upper.data(),
-                     symmetric_ ? nullptr : gm.to_lower.data());
+                     a.symmetric ? nullptr : gm.to_lower.data());
     }
     // each group's rows ascending: their diagonals' slots, and in the operator's numbering the transfer
     DeviceBuffer<int> rows;
@@ -646,34 +653,55 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
     }
     // --- the next level's graph: its own pattern's faces for its first pass
     level_face = std::move(p.face);
-    level = Graph{c.n, faces.count, c.lower.data(), c.upper.data(), c.row_ptr, c.col, level_face.data()};
+    level = Graph{c.n, faces.count, c.lower.data(), c.upper.data(), c.row_ptr.data(), c.col.data(), level_face.data()};
     mark(operators);
     if (passes < settings.merge_levels) break;
   }
+  a.setup_parts = parts;
   setup_parts_ = std::move(parts);
+}
+
+DeviceHierarchy::DeviceHierarchy(std::shared_ptr<const DeviceAgglomeration> shared, const double* fine_values)
+    : agglomeration_(std::move(shared)), fine_values_(fine_values) {
+  const auto start = std::chrono::steady_clock::now();
+  csr_.emplace_back();
+  for (int l = 1; l < levels(); ++l) {
+    const DeviceLevel& c = level(l);
+    csr_.push_back(make_device_csr(c.n, c.row_ptr.data(), c.col.data(),
+                                   DeviceBuffer<double>(static_cast<std::size_t>(c.nnz))));
+  }
+  setup_parts_ = {{"shared agglomeration",
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
+}
+
+bool DeviceHierarchy::shares(const DeviceAgglomeration& model, const GamgSettings& settings,
+                             const LduToCsrMap& fine_map) {
+  return model.fine_map == &fine_map && model.merge_levels == settings.merge_levels &&
+         model.n_cells_in_coarsest_level == settings.n_cells_in_coarsest_level;
 }
 
 void DeviceHierarchy::refresh(const std::vector<double*>& diag, const std::vector<double*>& inner, cudaStream_t s) {
   for (int l = 0; l + 1 < levels(); ++l) {
-    const DeviceGalerkin& gm = levels_[l].galerkin;
-    DeviceLevel& c = levels_[l + 1];
-    const double* fine = l == 0 ? fine_values_ : levels_[l].csr->device_values();
-    double* coarse = c.csr->device_values();
+    const bool symmetric = agglomeration_->symmetric;
+    const DeviceGalerkin& gm = level(l).galerkin;
+    const DeviceLevel& c = level(l + 1);
+    const double* fine = l == 0 ? fine_values_ : csr_[l]->device_values();
+    double* coarse = csr_[l + 1]->device_values();
     const auto at = [&](const std::vector<double*>& v) {
       return static_cast<std::size_t>(l + 1) < v.size() ? v[l + 1] : nullptr;
     };
     FVMMINI_LAUNCH(galerkin_faces, gm.n_coarse_faces, s, gm.n_coarse_faces, gm.run_ptr.data(), gm.to_upper.data(),
-                   gm.to_lower.data(), fine, c.slots.upper.data(), c.slots.lower.data(), coarse, symmetric_);
+                   gm.to_lower.data(), fine, c.slots.upper.data(), c.slots.lower.data(), coarse, symmetric);
     FVMMINI_LAUNCH(galerkin_rows, gm.n_coarse, s, gm.n_coarse, gm.row_ptr.data(), gm.row_diag.data(),
                    gm.run_ptr.data() + gm.n_coarse_faces, gm.to_upper.data(), gm.to_lower.data(), fine,
-                   c.slots.diag.data(), coarse, at(diag), at(inner), symmetric_);
+                   c.slots.diag.data(), coarse, at(diag), at(inner), symmetric);
   }
 }
 
 LduMatrix DeviceHierarchy::download(int level, cudaStream_t s) {
   if (level < 1 || level >= levels())
     throw std::out_of_range("DeviceHierarchy::download: no coarse level " + std::to_string(level));
-  DeviceLevel& c = levels_[level];
+  const DeviceLevel& c = this->level(level);
   auto addressing = std::make_shared<LduAddressing>();
   addressing->n_rows = c.n;
   addressing->lower.resize(c.lower.size());
@@ -687,7 +715,7 @@ LduMatrix DeviceHierarchy::download(int level, cudaStream_t s) {
   c.slots.diag.download(std::span<long long>(diag_slot));
   c.slots.upper.download(std::span<int>(upper_slot));
   FVMMINI_CUDA_CHECK(
-      cudaMemcpy(values.data(), c.csr->device_values(), sizeof(double) * values.size(), cudaMemcpyDeviceToHost));
+      cudaMemcpy(values.data(), csr_[level]->device_values(), sizeof(double) * values.size(), cudaMemcpyDeviceToHost));
   LduMatrix m = make_ldu_matrix(addressing);
   for (int i = 0; i < c.n; ++i) m.diag[i] = values[diag_slot[i]];
   for (std::size_t f = 0; f < upper_slot.size(); ++f) m.upper[f] = values[upper_slot[f]];
@@ -695,7 +723,8 @@ LduMatrix DeviceHierarchy::download(int level, cudaStream_t s) {
 }
 
 void DeviceHierarchy::fine_diagonal(double* diag, cudaStream_t s) const {
-  FVMMINI_LAUNCH(read_slots, levels_[0].n, s, levels_[0].n, fine_diag_op_.data(), fine_values_, diag);
+  const int n = level(0).n;
+  FVMMINI_LAUNCH(read_slots, n, s, n, agglomeration_->fine_diag_op.data(), fine_values_, diag);
 }
 
 }  // namespace fvmmini::cuda

@@ -48,18 +48,29 @@ struct DeviceGalerkin {
 };
 
 /// One level of the hierarchy on the device, numbered as agglomerated (level 0: the solver's
-/// operator, whose values the solver's format keeps).
+/// operator, whose values the solver's format keeps): its structure, the same for every matrix on
+/// the pattern.
 struct DeviceLevel {
   int n = 0;
   std::int64_t nnz = 0;
-  std::unique_ptr<DeviceSpmv> csr;    ///< levels >= 1
-  const int* row_ptr = nullptr;       ///< csr's (levels >= 1)
-  const int* col = nullptr;
-  DeviceSlots slots;                  ///< levels >= 1; level 0's are the hierarchy's fine slots
+  DeviceBuffer<int> row_ptr, col;     ///< levels >= 1: the csr pattern
+  DeviceSlots slots;                  ///< levels >= 1; level 0's are the agglomeration's fine slots
   DeviceBuffer<int> lower, upper;     ///< levels >= 1: the faces (lower < upper, sorted), for the coarsest's download
   // --- the transfer to the next level, in this level's operator numbering
   DeviceBuffer<int> coarse_of, group_ptr, group_rows;
   DeviceGalerkin galerkin;            ///< to the next level
+};
+
+/// What the hierarchies of the matrices on one pattern share (OpenFOAM keeps one agglomeration a
+/// mesh): every level's structure, made by the first from its values' face weights.
+struct DeviceAgglomeration {
+  const LduToCsrMap* fine_map = nullptr;   ///< the fine values' slots it was built for
+  int merge_levels = 0, n_cells_in_coarsest_level = 0;
+  bool symmetric = true;                   ///< a_{u,l} == a_{l,u}: no lower slots or to_lower maps
+  DeviceSlots fine_slots;                  ///< mesh rows and faces -> the fine values
+  DeviceBuffer<long long> fine_diag_op;    ///< operator row -> its diagonal's slot
+  std::vector<DeviceLevel> levels;
+  std::vector<std::pair<std::string, double>> setup_parts;  ///< the build's (DeviceHierarchy::setup_parts)
 };
 
 class DeviceHierarchy {
@@ -73,10 +84,21 @@ class DeviceHierarchy {
   /// @param[in] fine_map mesh LDU rows and faces -> slots of fine_values
   DeviceHierarchy(const LduMatrix& fine, const Permutation& op, const GamgSettings& settings,
                   const double* fine_values, const LduToCsrMap& fine_map, cudaStream_t stream);
+  /// Another matrix's hierarchy on `shared`'s pattern and slots (shares): the structure shared,
+  /// the coarse values this one's own.
+  DeviceHierarchy(std::shared_ptr<const DeviceAgglomeration> shared, const double* fine_values);
 
-  int levels() const { return static_cast<int>(levels_.size()); }
-  DeviceLevel& level(int l) { return levels_[l]; }
-  const DeviceLevel& level(int l) const { return levels_[l]; }
+  /// Whether a matrix whose values lie at fine_map's slots, agglomerated with `settings`, may take
+  /// `model`'s structure: the same slots (one format of one pattern) and the keys that shape the
+  /// groups. Its groups come from |a_f|, so a matrix whose faces are another's times a constant
+  /// (the momentum's nu L beside the pressure's L) agglomerates alike, up to ties.
+  static bool shares(const DeviceAgglomeration& model, const GamgSettings& settings, const LduToCsrMap& fine_map);
+
+  int levels() const { return static_cast<int>(agglomeration_->levels.size()); }
+  const DeviceLevel& level(int l) const { return agglomeration_->levels[l]; }
+  /// Level l's matrix (l >= 1): csr on the shared pattern, this hierarchy's values.
+  DeviceSpmv& csr(int l) { return *csr_[l]; }
+  const std::shared_ptr<const DeviceAgglomeration>& agglomeration() const { return agglomeration_; }
 
   /// Every coarse level's coefficients from the fine values, on `stream`; with diag[l] and
   /// inner[l] not null (levels >= 1), the level's diagonal and its inner faces' share of it.
@@ -91,15 +113,13 @@ class DeviceHierarchy {
 
   /// The set-up's time by part: fine level (its addressing and value slots uploaded, its
   /// pattern), matching, coarse faces, operators (each coarse level's csr, transfer and Galerkin
-  /// map).
+  /// map); or, sharing another's, shared agglomeration (this one's coarse values' buffers).
   const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
 
  private:
+  std::shared_ptr<const DeviceAgglomeration> agglomeration_;
   const double* fine_values_;
-  bool symmetric_ = true;                  ///< a_{u,l} == a_{l,u}: no lower slots or to_lower maps
-  DeviceSlots fine_slots_;                 ///< mesh rows and faces -> fine_values
-  DeviceBuffer<long long> fine_diag_op_;   ///< operator row -> its diagonal's slot
-  std::vector<DeviceLevel> levels_;
+  std::vector<std::unique_ptr<DeviceSpmv>> csr_;  ///< levels >= 1 (csr_[0] null), on the shared pattern
   std::vector<std::pair<std::string, double>> setup_parts_;
 };
 
