@@ -1,8 +1,10 @@
 // The executables' operator new (app/large_pages.cpp; of the tests, only this one links it):
 // large allocations start on a 2 MiB boundary, are backed by huge pages once touched where the
 // kernel's THP mode grants them on request, and come with their pages already touched (by every
-// OpenMP thread) outside parallel regions, not inside them.
+// OpenMP thread) outside parallel regions, not inside them; freed memory stays in malloc's heap
+// for the next allocations instead of going back to the kernel.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -95,6 +97,24 @@ TEST(LargePages, LargeAllocationsComeWithTheirPagesTouchedOutsideParallelRegions
     inside.reset(new char[size]);
   }
   EXPECT_LT(resident_pages(inside.get(), size), size / page / 2);
+}
+
+TEST(LargePages, FreedMemoryStaysInTheHeapForTheNextAllocations) {
+  if (!replaced) GTEST_SKIP() << "sanitized build: operator new is the sanitizer's";
+  constexpr std::size_t size = std::size_t{160} << 20;  // far past malloc's own mapping threshold
+  const struct mallinfo2 before = mallinfo2();
+  {
+    std::vector<char> block(size, 1);
+    EXPECT_EQ(mallinfo2().hblkhd, before.hblkhd) << "a block mapped alone";
+    EXPECT_GE(mallinfo2().arena, before.arena + size);
+  }
+  const struct mallinfo2 after = mallinfo2();
+  EXPECT_GE(after.arena, before.arena + size) << "the heap was trimmed";
+  EXPECT_GE(after.fordblks, size) << "the freed block is not free in the heap";
+  // --- the next allocations take it: the heap does not grow
+  std::vector<double> vectors[4];
+  for (auto& v : vectors) v.resize(size / sizeof(double) / 5);
+  EXPECT_EQ(mallinfo2().arena, after.arena);
 }
 
 TEST(LargePages, TouchedLargeAllocationsAreHugePagesWhereTheKernelGrantsThem) {
