@@ -39,39 +39,60 @@ LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, 
     : LinearLeastSquares(mesh, g, across, cell_face_lists(mesh)) {}
 
 LinearLeastSquares::LinearLeastSquares(const Mesh& mesh, const MeshGeometry& g, std::span<const Vec3> across,
-                                       const CellFaceLists& cells)
+                                       const CellFaceLists& cells, bool fit_every_cell)
     : mesh_(mesh),
       geometry_(g),
-      inverse_(mesh.n_cells),
-      far_end_(g.face_centres.begin() + mesh.n_internal_faces(), g.face_centres.end()) {
+      far_end_(g.face_centres.begin() + mesh.n_internal_faces(), g.face_centres.end()),
+      fitted_(mesh.n_faces() - mesh.n_internal_faces(), 0) {
   std::copy(across.begin(), across.end(), far_end_.begin());
   const label n_internal = mesh.n_internal_faces();
-  std::vector<char> fitted(mesh.n_faces() - n_internal, 0);  // per boundary face: not of an empty patch
   for (const Patch& patch : mesh.patches)
-    if (patch.type != "empty") std::fill_n(fitted.begin() + (patch.start - n_internal), patch.size, 1);
-  // --- G_P = sum w d d^T over internal faces (both sides, d from owner to neighbour) and fitted
-  //     boundary faces, cell by cell in parallel, each cell's faces in face order as one pass over
-  //     the faces adds them: the same sums to the bit
+    if (patch.type != "empty") std::fill_n(fitted_.begin() + (patch.start - n_internal), patch.size, 1);
+  if (!fit_every_cell) return;
+  // --- cell by cell in parallel, each cell's faces in face order as one pass over the faces adds
+  //     them: the same sums to the bit
+  inverse_.resize(mesh.n_cells);
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < mesh.n_cells; ++c) {
-    Sym3 sum{};
-    for_each_face_in_face_order(cells, c, [&](label f) {
-      if (f >= n_internal && !fitted[f - n_internal]) return;
-      const Vec3 d = f < n_internal ? g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]]
-                                    : far_end_[f - n_internal] - g.cell_centres[c];
-      add_outer(sum, d, 1.0 / dot(d, d));
-    });
-    inverse_[c] = invert(sum);
-  }
+  for (label c = 0; c < mesh.n_cells; ++c)
+    inverse_[c] = fit(c, [&](auto&& visit) { for_each_face_in_face_order(cells, c, visit); });
 }
 
-Vec3 LinearLeastSquares::weight(label cell, label face) const {
+/// G_P = sum w d d^T over internal faces (both sides, d from owner to neighbour) and fitted
+/// boundary faces, inverted.
+template <class EachFace>
+LinearLeastSquares::Sym3 LinearLeastSquares::fit(label c, EachFace&& each_face) const {
+  const label n_internal = mesh_.n_internal_faces();
+  const auto& g = geometry_;
+  Sym3 sum{};
+  each_face([&](label f) {
+    if (f >= n_internal && !fitted_[f - n_internal]) return;
+    const Vec3 d = f < n_internal ? g.cell_centres[mesh_.neighbour[f]] - g.cell_centres[mesh_.owner[f]]
+                                  : far_end_[f - n_internal] - g.cell_centres[c];
+    add_outer(sum, d, 1.0 / dot(d, d));
+  });
+  return invert(sum);
+}
+
+Vec3 LinearLeastSquares::weight(const Sym3& inverse, label cell, label face) const {
   const auto& g = geometry_;
   const label n_internal = mesh_.n_internal_faces();
   const bool internal = face < n_internal;
   const label other = internal ? (mesh_.owner[face] == cell ? mesh_.neighbour[face] : mesh_.owner[face]) : -1;
   const Vec3 d = (internal ? g.cell_centres[other] : far_end_[face - n_internal]) - g.cell_centres[cell];
-  return multiply(inverse_[cell], d / dot(d, d));
+  return multiply(inverse, d / dot(d, d));
+}
+
+Vec3 LinearLeastSquares::weight(label cell, label face) const { return weight(inverse_.at(cell), cell, face); }
+
+std::vector<Vec3> LinearLeastSquares::weights_of(label cell, std::span<const label> faces) const {
+  std::vector<label> ascending(faces.begin(), faces.end());
+  std::sort(ascending.begin(), ascending.end());
+  const Sym3 inverse = fit(cell, [&](auto&& visit) {
+    for (label f : ascending) visit(f);
+  });
+  std::vector<Vec3> weights;
+  for (label f : faces) weights.push_back(weight(inverse, cell, f));
+  return weights;
 }
 
 }  // namespace fvmmini

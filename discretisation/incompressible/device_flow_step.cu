@@ -248,6 +248,7 @@ class DeviceFlowStep final : public FlowStep {
     const auto& settings = ops.settings;
     upwind = settings.convection == ConvectionScheme::linear_upwind;
     non_orthogonal = !ops.orthogonal;
+    gradients = ops.needs_velocity_gradients();
     nu = settings.viscosity;
     reference_cell = ops.reference_cell;
     reference_value = settings.reference_value;
@@ -273,7 +274,7 @@ class DeviceFlowStep final : public FlowStep {
       face_centre = upload<Vec3>(g.face_centres);
       cell_centre = upload<Vec3>(ops.cell_centres);
     }
-    if (upwind || non_orthogonal) least_squares_weight = upload<Vec3>(ops.least_squares_weights);
+    if (gradients) least_squares_weight = upload<Vec3>(ops.least_squares_weights);
     if (non_orthogonal) correction = upload<Vec3>(laplacian.non_orthogonal_corrections());
     volume = upload<double>(g.cell_volumes);
     offsets = upload<label>(ops.cells.offsets());
@@ -291,7 +292,7 @@ class DeviceFlowStep final : public FlowStep {
       conv_old[i] = DeviceBuffer<double>(n);
       rhs[i] = DeviceBuffer<double>(n);
       face_a[i] = DeviceBuffer<double>(n_faces);
-      if (upwind || non_orthogonal) grad_u[i] = DeviceBuffer<Vec3>(n_all);
+      if (gradients) grad_u[i] = DeviceBuffer<Vec3>(n_all);
       if (non_orthogonal) face_b[i] = DeviceBuffer<double>(n_faces);
     }
     pressure = upload<double>(initial.pressure);
@@ -374,6 +375,7 @@ class DeviceFlowStep final : public FlowStep {
   std::unique_ptr<cuda::DeviceGhosts> ghosts;  ///< null on one rank; made after the solvers chose the GPU
   label n_ghosts = 0;
   bool upwind = false, non_orthogonal = false;
+  bool gradients = false;  ///< a step takes the velocity's cell gradients (FlowOperators::needs_velocity_gradients)
   double nu = 0.0;
   label reference_cell = -1;
   double reference_value = 0.0;
@@ -436,7 +438,7 @@ void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
   const Cells C = cells();
   Components u = components(velocity);
   const int block = cuda::reduce_block;
-  if (upwind || non_orthogonal) {
+  if (gradients) {
     velocity_gradients_kernel<<<grid_cells, block, 0, s>>>(F, C, as_const(u), solved, grad_u[0].data(),
                                                            grad_u[1].data(), grad_u[2].data());
     FVMMINI_CUDA_CHECK_LAUNCH(velocity_gradients_kernel);

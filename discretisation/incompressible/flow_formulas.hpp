@@ -41,7 +41,8 @@ struct Cells {
   const label* offsets = nullptr;
   const label* faces = nullptr;
   const double* signs = nullptr;
-  const Vec3* lsq = nullptr;  ///< least-squares weight of each entry (LinearLeastSquares::weight)
+  const Vec3* lsq = nullptr;  ///< least-squares weight of each entry (LinearLeastSquares::weight); null
+                              ///< where no step needs the velocity's gradients
 };
 
 /// A vector field as three component arrays (Ux, Uy, Uz).
@@ -118,17 +119,24 @@ FVMMINI_FLOW_HD inline double face_pressure(const Faces& F, const double* p, dou
 
 /// The least-squares gradient of velocity component i (OpenFOAM's leastSquares, exact for a
 /// linear field on any mesh, so consistent on skewed cells where the Gauss gradient is not):
-/// sum_f L_f (u_other - u_c), u_other the neighbour's value inside and face_velocity on the boundary.
-FVMMINI_FLOW_HD inline Vec3 cell_velocity_gradient(const Cells& C, const Faces& F, const double* u, int i, label c) {
+/// sum_f L_f (u_other - u_c), u_other the neighbour's value inside and face_velocity on the
+/// boundary; `weights` the cell's L_f, one per entry of its gather list.
+FVMMINI_FLOW_HD inline Vec3 cell_velocity_gradient(const Cells& C, const Faces& F, const double* u, int i, label c,
+                                                   const Vec3* weights) {
   Vec3 sum;
   const double uc = u[c];
   for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k) {
     const label f = C.faces[k];
     const double other =
         f < F.n_internal ? u[F.owner[f] == c ? F.neighbour[f] : F.owner[f]] : face_velocity(F, u, i, f);
-    sum += (other - uc) * C.lsq[k];
+    sum += (other - uc) * weights[k - C.offsets[c]];
   }
   return sum;
+}
+
+/// The same with the weights of C.lsq.
+FVMMINI_FLOW_HD inline Vec3 cell_velocity_gradient(const Cells& C, const Faces& F, const double* u, int i, label c) {
+  return cell_velocity_gradient(C, F, u, i, c, C.lsq + C.offsets[c]);
 }
 
 // ---------------------------------------------------------------- momentum predictor

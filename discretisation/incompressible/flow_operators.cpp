@@ -74,7 +74,8 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
       processor(m, ranks),
       laplacian(m, g, &processor),
       solved(solved_directions(m, g)),
-      orthogonal(ranks.all(laplacian.is_orthogonal())) {
+      orthogonal(ranks.all(laplacian.is_orthogonal())),
+      least_squares(m, g, processor.across(g.cell_centres), lists, false) {
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
   for (bool& direction : solved) direction = comm.any(direction);
@@ -84,7 +85,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   set_coupled_faces(ghost_centres);
   set_boundary_face_data();
   assemble_helmholtz(global_cell, lists);
-  set_least_squares_weights(ghost_centres, lists);
+  if (needs_velocity_gradients()) set_least_squares_weights(ghost_centres, lists);
   rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
                                    with_ghosts<double>(g.cell_volumes, processor),
                                    with_ghosts<double>(helmholtz_base_diagonal, processor));
@@ -252,6 +253,8 @@ flow::Cells FlowOperators::cell_view() const {
 }
 
 void FlowOperators::velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const {
+  if (!needs_velocity_gradients())
+    throw std::logic_error("velocity_gradients: no step of this flow takes them (no weights kept)");
   const flow::Faces F = faces();
   const flow::Cells C = cell_view();
   for (int i = 0; i < 3; ++i) {
@@ -265,7 +268,12 @@ void FlowOperators::velocity_gradients(const FlowState& state, std::array<std::v
 }
 
 Vec3 FlowOperators::velocity_gradient(const FlowState& state, int i, label c) const {
-  return solved[i] ? flow::cell_velocity_gradient(cell_view(), faces(), state.velocity[i].data(), i, c) : Vec3{};
+  if (!solved[i]) return {};
+  const flow::Cells C = cell_view();
+  if (C.lsq) return flow::cell_velocity_gradient(C, faces(), state.velocity[i].data(), i, c);
+  const std::span<const label> own(C.faces + C.offsets[c], C.faces + C.offsets[c + 1]);
+  const std::vector<Vec3> weights = least_squares.weights_of(c, own);
+  return flow::cell_velocity_gradient(C, faces(), state.velocity[i].data(), i, c, weights.data());
 }
 
 void FlowOperators::pressure_gradient(std::span<const double> p, std::span<double> face_work,

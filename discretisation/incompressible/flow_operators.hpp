@@ -101,8 +101,14 @@ struct FlowOperators {
   /// velocity's ghosts; fills the rank's cells of gradients (sized cells_with_ghosts(); the ghosts
   /// are the caller's to fill).
   void velocity_gradients(const FlowState& state, std::array<std::vector<Vec3>, 3>& gradients) const;
-  /// velocity_gradients' value for component i at the rank's cell c alone (the output's samples).
+  /// velocity_gradients' value for component i at the rank's cell c alone (the output's samples),
+  /// the cell fitted now where no weights are kept.
   Vec3 velocity_gradient(const FlowState& state, int i, label c) const;
+  /// Whether a step takes the velocity's cell gradients (linearUpwind's face values, the deferred
+  /// non-orthogonal diffusion), and so every cell's least-squares weights are kept.
+  bool needs_velocity_gradients() const {
+    return settings.convection == ConvectionScheme::linear_upwind || !orthogonal;
+  }
   /// The Gauss gradient of p from its face values, on the rank's cells (p with its ghosts).
   /// @param[out] face_work one per face
   void pressure_gradient(std::span<const double> p, std::span<double> face_work, std::span<Vec3> gradient) const;
@@ -117,6 +123,7 @@ struct FlowOperators {
   Laplacian laplacian;
   std::array<bool, 3> solved;  ///< the components the predictor solves (solved_directions, over all ranks)
   bool orthogonal;             ///< on every rank
+  LinearLeastSquares least_squares;  ///< the velocity's fit, no cell fitted ahead (velocity_gradient's)
   label reference_cell = -1;  ///< the cell whose pressure is pinned, or -1 when a patch fixes p (or on other ranks)
 
   // --- the faces coupling two cells: internal, then processor faces (neighbour: a ghost)
@@ -134,7 +141,9 @@ struct FlowOperators {
   std::vector<int> boundary_kind;  ///< FlowPatchType
   std::vector<double> boundary_pressure;
 
-  std::vector<Vec3> least_squares_weights;  ///< per entry of the cells' gather lists
+  /// Per entry of the cells' gather lists, where needs_velocity_gradients (else empty: 144 bytes a
+  /// hexahedron that no step reads).
+  std::vector<Vec3> least_squares_weights;
   std::vector<double> rhie_chow_time;  ///< D_f = V_f / (nu L)_f per face: the steady Rhie-Chow time scale
   /// nu L + V on the diagonal (a step sets V/dt itself), with its processor interfaces, and the
   /// diagonal of nu L alone.

@@ -70,7 +70,7 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
     velocity_old_[i].assign(with_ghosts, 0.0);
     conv_[i].assign(n_cells, 0.0);
     conv_old_[i].assign(n_cells, 0.0);
-    grad_u_[i].assign(with_ghosts, Vec3{});
+    if (operators.needs_velocity_gradients()) grad_u_[i].assign(with_ghosts, Vec3{});
     face_work_[i].assign(n_faces, 0.0);
   }
   rhs_.assign(n_cells, 0.0);

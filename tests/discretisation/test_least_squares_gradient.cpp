@@ -6,10 +6,14 @@
 #include <omp.h>
 
 #include <cstring>
+#include <span>
+#include <stdexcept>
+#include <vector>
 
 #include "discretisation/least_squares_gradient.hpp"
 #include "discretisation/linear_least_squares.hpp"
 #include "manufactured_fixture.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/gmsh_reader.hpp"
 #include "mesh/mesh_assembly.hpp"
 #include "mesh/polymesh_reader.hpp"
@@ -187,6 +191,27 @@ TEST(LinearLeastSquares, WeightsAreTheSameOnOneThreadAsOnSeveral) {
     const std::vector<Vec3> one = weights(1), several = weights(3);
     ASSERT_EQ(one.size(), several.size());
     EXPECT_EQ(std::memcmp(one.data(), several.data(), one.size() * sizeof(Vec3)), 0) << mesh.description;
+  }
+}
+
+TEST(LinearLeastSquares, ACellFittedWhenAskedHasTheWeightsOfEveryCellFittedAhead) {
+  const std::string fixtures = FVMMINI_FIXTURES_DIR;
+  for (const Mesh& mesh : {read_gmsh(fixtures + "/gmsh/cube_tet_h8.msh"), testing::unit_box(6, 1)}) {
+    const MeshGeometry g = compute_geometry(mesh);
+    const CellFaceLists lists = cell_face_lists(mesh);
+    const LinearLeastSquares ahead(mesh, g, {}, lists), asked(mesh, g, {}, lists, false);
+    EXPECT_THROW(asked.weight(0, lists.faces[lists.start[0]]), std::out_of_range);
+    for (label c = 0; c < mesh.n_cells; ++c) {
+      // its faces in the lists' order (owned, then neighboured), not ascending
+      const std::span<const label> faces(lists.faces.data() + lists.start[c], lists.faces.data() + lists.start[c + 1]);
+      const std::vector<Vec3> weights = asked.weights_of(c, faces);
+      ASSERT_EQ(weights.size(), faces.size());
+      for (std::size_t k = 0; k < faces.size(); ++k) {
+        const Vec3 expected = ahead.weight(c, faces[k]);
+        ASSERT_EQ(std::memcmp(&weights[k], &expected, sizeof(Vec3)), 0)
+            << mesh.description << " cell " << c << " face " << faces[k];
+      }
+    }
   }
 }
 
