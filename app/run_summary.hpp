@@ -3,6 +3,7 @@
 // on which mesh, how the linear solves went, where the time went, and the
 // physics' own results. Written atomically; rewrite it as often as useful.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -34,6 +35,9 @@ class RunSummary {
   void set_format(const std::string& field, const FormatInfo& info);
   /// Seconds per phase and the wall time so far.
   void set_phases(const PhaseTimer& timer);
+  /// "memory": the largest rank's peak resident bytes, all ranks' together and those over the
+  /// mesh's cells (set_mesh first).
+  void set_memory(std::uint64_t largest_rank, std::uint64_t all_ranks);
   /// On several ranks: every rank's seconds per phase and wall time (phasesByRank, wallSecondsByRank).
   void set_rank_phases(const RankPhases& phases);
   /// "completed" or "failed" (with the error message), and the finish time.

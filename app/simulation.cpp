@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <optional>
 
+#include <sys/resource.h>
+
 #include <fmt/format.h>
 
 #include "app/case_error.hpp"
@@ -19,6 +21,7 @@
 #include "mesh/decomposition.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_error.hpp"
+#include "mesh/mesh_size.hpp"
 #include "mesh/polymesh_reader.hpp"
 
 namespace fvmmini {
@@ -245,7 +248,25 @@ class Run {
       say(by_rank.format_table());
       summary_.set_rank_phases(by_rank);
     }
+    say_memory();
     if (ranks().is_root()) summary_.finish(timer_, "completed", {}, summary_path_);
+  }
+
+  /// The peak resident memory, the largest rank's and all ranks' over the whole mesh's cells, in
+  /// the log and the summary. Collective.
+  void say_memory() {
+    rusage usage{};
+    const long long mine = getrusage(RUSAGE_SELF, &usage) == 0 ? 1024LL * usage.ru_maxrss : 0;  // KiB on Linux
+    const long long largest = ranks().max(mine), all = ranks().sum(mine);
+    const label cells = ranks().is_root() ? summary_.json()["mesh"].value("cells", label{0}) : 0;
+    const std::string per_cell =
+        cells > 0 ? fmt::format(", {:.0f} bytes a cell", static_cast<double>(all) / static_cast<double>(cells)) : "";
+    if (ranks().distributed())
+      say(fmt::format("Peak resident memory: {} on {} ranks, the largest rank's {}{}\n", format_bytes(all),
+                      ranks().size(), format_bytes(largest), per_cell));
+    else
+      say(fmt::format("Peak resident memory: {}{}\n", format_bytes(all), per_cell));
+    if (ranks().is_root()) summary_.set_memory(largest, all);
   }
 
   const ResolvedCase& c_;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -91,6 +92,12 @@ TEST(RunIncompressible, RunsToSteadyStateAndWritesSamplesAndSummary) {
   for (const char* name :
        {"operators", "solver setup", "momentum", "pressure assembly", "pressure solve", "correction", "output"})
     EXPECT_NE(std::find(phases.begin(), phases.end(), name), phases.end()) << name;
+  // --- the process's peak resident memory (this test's own, at least its mesh's) and its share a cell
+  const auto& memory = summary["memory"];
+  const auto peak = memory["peakResidentBytes"].get<std::int64_t>();
+  EXPECT_GT(peak, 1 << 20);
+  EXPECT_EQ(memory["peakResidentBytesAllRanks"].get<std::int64_t>(), peak);  // one rank
+  EXPECT_DOUBLE_EQ(memory["bytesPerCell"].get<double>(), static_cast<double>(peak) / 256.0);  // 16 x 16 cells
 
   // --- centrelines.csv: a header and 129 points on each of the two lines
   std::ifstream csv(folder.path() / "out" / "centrelines.csv");
