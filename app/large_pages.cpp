@@ -1,10 +1,10 @@
-// The executables' operator new (fvmmini's and the benchmarks'): an allocation of 8 MiB or more
-// starts on a 2 MiB boundary and asks the kernel for transparent huge pages over its whole 2 MiB
-// pages (madvise), which Debian's default THP mode (`madvise`) grants only on request. A mesh's,
-// matrix's or vector's first touch then faults once per 2 MiB instead of once per 4 KiB, and the
-// gathers miss the TLB less: a short run of the 100^3 HPC cavity on the reference backend (2
-// threads) took 0.67 x the wall time on this project's build machine (a virtual machine, where page
-// faults are slow).
+// The executables' operator new (fvmmini's and the benchmarks'): an allocation of 2 MiB or more
+// (one huge page: a vector of 262 144 doubles) starts on a 2 MiB boundary and asks the kernel for
+// transparent huge pages over its whole 2 MiB pages (madvise), which Debian's default THP mode
+// (`madvise`) grants only on request. A mesh's, matrix's or vector's first touch then faults once
+// per 2 MiB instead of once per 4 KiB, and the gathers miss the TLB less: a short run of the 100^3
+// HPC cavity on the reference backend (2 threads) took 0.67 x the wall time on this project's
+// build machine (a virtual machine, where page faults are slow).
 // Only advice: where the kernel declines, the memory is ordinary. The kernel zeroes a page on
 // the thread that first touches it, and a std::vector's value-initialisation is one thread's
 // memset: so such an allocation's pages are first touched here by every OpenMP thread (outside a
@@ -29,7 +29,7 @@
 namespace {
 
 constexpr std::size_t huge_page = std::size_t{2} << 20;
-constexpr std::size_t large_allocation = 4 * huge_page;
+constexpr std::size_t large_allocation = huge_page;
 constexpr std::size_t small_page = 4096;
 
 void touch_on_every_thread(void* p, std::size_t size) {

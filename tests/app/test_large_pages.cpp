@@ -54,7 +54,7 @@ long huge_kb_at(const void* address) {
 
 TEST(LargePages, LargeAllocationsStartOnAHugePage) {
   if (!replaced) GTEST_SKIP() << "sanitized build: operator new is the sanitizer's";
-  for (std::size_t mib : {8, 9, 64}) {
+  for (std::size_t mib : {2, 3, 8, 9, 64}) {
     std::vector<char> v(mib << 20);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % huge_page, 0u) << mib << " MiB";
   }

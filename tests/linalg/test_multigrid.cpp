@@ -407,7 +407,9 @@ TEST(Gamg, ASolverOnTheSamePatternSharesTheAgglomerationAndSolvesAlike) {
   const std::vector<double> b = random_vector(p.n_rows(), 7);
   SolverSettings s = gamg_settings(Smoother::jacobi, 1, 1, "none");
   s.tolerance = 1e-10;
-  const auto first_part = [](const LinearSolver& solver) { return solver.preconditioner_info().setup_parts.at(0).first; };
+  const auto first_part = [](const LinearSolver& solver) {
+    return solver.preconditioner_info().setup_parts.at(0).first;
+  };
   for (const std::string format : {"csr", "sell"}) {
     s.format = format;
     const auto velocity = make_linear_solver(u, s);

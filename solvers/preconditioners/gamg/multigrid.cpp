@@ -86,9 +86,9 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
   h.fine_addressing = fine.addressing;
   h.agglomeration_key = agglomeration_key(g);
   h.shared = model && shares_agglomeration(fine, g, ranks, *model);
-  h.agglomeration =
-      h.shared ? shared_agglomeration(fine, model->agglomeration)
-               : agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels, g.agglomerator == Agglomerator::parallel_pair);
+  const bool parallel = g.agglomerator == Agglomerator::parallel_pair;
+  h.agglomeration = h.shared ? shared_agglomeration(fine, model->agglomeration)
+                             : agglomerate(fine, g.n_cells_in_coarsest_level, g.merge_levels, parallel);
   timer.mark(h.shared ? "shared agglomeration" : "agglomeration");
   label gathered_at = 0;
   if (ranks.across()) {

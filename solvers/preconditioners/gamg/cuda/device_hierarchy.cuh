@@ -64,7 +64,9 @@ struct DeviceLevel {
 /// What the hierarchies of the matrices on one pattern share (OpenFOAM keeps one agglomeration a
 /// mesh): every level's structure, made by the first from its values' face weights.
 struct DeviceAgglomeration {
-  const LduToCsrMap* fine_map = nullptr;   ///< the fine values' slots it was built for
+  /// The fine values' slots it was built for: only compared (shares), never read; the solvers
+  /// that hold this structure hold the format that owns the map too.
+  const LduToCsrMap* fine_map = nullptr;
   int merge_levels = 0, n_cells_in_coarsest_level = 0;
   bool symmetric = true;                   ///< a_{u,l} == a_{l,u}: no lower slots or to_lower maps
   DeviceSlots fine_slots;                  ///< mesh rows and faces -> the fine values
