@@ -1,6 +1,7 @@
 #include "discretisation/laplacian.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "discretisation/face_interpolation.hpp"
 #include "mesh/cell_face_lists.hpp"
@@ -110,6 +111,8 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
                                               std::span<const Vec3> gradient, std::span<const Hessian> hessian,
                                               std::span<double> b, std::span<const Vec3> across_gradient,
                                               std::span<const Hessian> across_hessian) const {
+  if (corrections_.size() != static_cast<std::size_t>(mesh_.n_faces()))
+    throw std::logic_error("add_non_orthogonal_correction: the correction vectors were dropped (an orthogonal mesh)");
   const auto& g = geometry_;
   // --- internal faces: coeff (phi_N - phi_P) is Delta . grad phi at the middle m of PN; with r = x_f - m,
   //     the skewness term Delta . (grad phi(x_f) - grad phi(m)) = coeff d . H r = coeff r . (grad_N - grad_P)

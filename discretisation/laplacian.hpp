@@ -31,6 +31,10 @@ class Laplacian {
   const std::shared_ptr<const LduAddressing>& addressing() const { return addressing_; }
   /// False when some face has a non-zero correction vector (the mesh is non-orthogonal).
   bool is_orthogonal() const { return orthogonal_; }
+  /// Frees the correction vectors (24 bytes a face) once the caller knows the whole mesh, every
+  /// rank's part, orthogonal: no correction is asked for then. non_orthogonal_corrections() is
+  /// empty after it and add_non_orthogonal_correction refuses.
+  void drop_corrections() { std::vector<Vec3>().swap(corrections_); }
 
   /// a = the matrix of -div(gamma grad phi) (gamma uniform) with the boundary conditions. Overwrites a.
   /// A processor face adds its coefficient to the diagonal as an internal face does; its coupling

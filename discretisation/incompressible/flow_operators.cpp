@@ -78,6 +78,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
       least_squares(m, g, processor.across(g.cell_centres), lists, false) {
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
+  if (orthogonal) laplacian.drop_corrections();
   for (bool& direction : solved) direction = comm.any(direction);
   n_ghosts = static_cast<label>(processor.faces().size());
   n_coupled = mesh.n_internal_faces() + n_ghosts;

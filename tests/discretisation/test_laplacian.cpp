@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <stdexcept>
+#include <vector>
 
 #include "discretisation/laplacian.hpp"
 #include "discretisation/scalar_problem.hpp"
@@ -31,6 +33,22 @@ TEST(Laplacian, BoxCoefficientsAreAreaOverDistance) {
     const Vec3 d = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
     EXPECT_NEAR(lap.boundary_coefficients()[f - mesh.n_internal_faces()], mag(g.face_areas[f]) / mag(d), 1e-12);
   }
+}
+
+TEST(Laplacian, DroppedCorrectionsAreEmptyAndNoCorrectionIsAdded) {
+  BoxSpec spec;
+  spec.cells = {4, 3, 2};
+  const Mesh mesh = generate_box(spec);
+  const MeshGeometry g = compute_geometry(mesh);
+  Laplacian lap(mesh, g);
+  ASSERT_EQ(lap.non_orthogonal_corrections().size(), static_cast<std::size_t>(mesh.n_faces()));
+  lap.drop_corrections();
+  EXPECT_TRUE(lap.non_orthogonal_corrections().empty());
+  const ScalarBoundary boundary;  // refused before it is read
+  std::vector<Vec3> gradient(mesh.n_cells);
+  std::vector<Hessian> hessian(mesh.n_cells);
+  std::vector<double> b(mesh.n_cells, 0.0);
+  EXPECT_THROW(lap.add_non_orthogonal_correction(1.0, boundary, gradient, hessian, b), std::logic_error);
 }
 
 TEST(Laplacian, ReproducesLinearFieldExactly) {

@@ -59,6 +59,7 @@ TEST_P(CavityScheme, Re100On32x32ReachesSteadyStateNearGhia) {
   // --- on this orthogonal mesh only linearUpwind's step takes the velocity's gradients; without
   // --- the weights kept, the output's gradient of a cell (fitted when asked) is theirs to the bit
   EXPECT_EQ(operators.least_squares_weights.empty(), GetParam() == ConvectionScheme::linear);
+  EXPECT_TRUE(operators.laplacian.non_orthogonal_corrections().empty());  // dropped: none is asked for
   IncompressibleSettings upwind = settings;
   upwind.convection = ConvectionScheme::linear_upwind;
   const FlowOperators fitted(mesh, g, cavity_boundary(), upwind);
@@ -128,6 +129,7 @@ TEST(Cavity, ThreeDimensionalOnTetrahedraMatchesTheHexahedralVortex) {
   settings.viscosity = 0.01;
   const FlowOperators operators(mesh, g, lid_driven_boundary(mesh), settings);
   ASSERT_FALSE(operators.orthogonal);
+  EXPECT_EQ(operators.laplacian.non_orthogonal_corrections().size(), static_cast<std::size_t>(mesh.n_faces()));
   SolverSettings u_solver = velocity_settings(), p_solver = pressure_settings(1e-10);
   u_solver.tolerance = 1e-10;
   p_solver.preconditioner = "DIC";
