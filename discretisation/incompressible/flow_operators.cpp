@@ -74,8 +74,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
       processor(m, ranks),
       laplacian(m, g, &processor),
       solved(solved_directions(m, g)),
-      orthogonal(ranks.all(laplacian.is_orthogonal())),
-      least_squares(m, g, processor.across(g.cell_centres), lists, false) {
+      orthogonal(ranks.all(laplacian.is_orthogonal())) {
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
   if (orthogonal) laplacian.drop_corrections();
@@ -86,7 +85,10 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   set_coupled_faces(ghost_centres);
   set_boundary_face_data();
   assemble_helmholtz(global_cell, lists);
-  if (needs_velocity_gradients()) set_least_squares_weights(ghost_centres, lists);
+  if (needs_velocity_gradients())
+    set_least_squares_weights(ghost_centres, lists);
+  else
+    least_squares.emplace(mesh, geometry, ghost_centres, lists, false);
   rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
                                    with_ghosts<double>(g.cell_volumes, processor),
                                    with_ghosts<double>(helmholtz_base_diagonal, processor));
@@ -156,12 +158,12 @@ void FlowOperators::assemble_helmholtz(std::span<const label> global_cell, const
 
 void FlowOperators::set_least_squares_weights(std::span<const Vec3> ghost_centres, const CellFaceLists& lists) {
   const label n_cells = mesh.n_cells;
-  const LinearLeastSquares least_squares(mesh, geometry, ghost_centres, lists);
+  const LinearLeastSquares fit(mesh, geometry, ghost_centres, lists);
   least_squares_weights.resize(cells.faces().size());
 #pragma omp parallel for schedule(static)
   for (label c = 0; c < n_cells; ++c)
     for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
-      least_squares_weights[k] = least_squares.weight(c, cells.faces()[k]);
+      least_squares_weights[k] = fit.weight(c, cells.faces()[k]);
 }
 
 void FlowOperators::assemble_pressure(const CellFaceLists& lists) {
@@ -273,7 +275,7 @@ Vec3 FlowOperators::velocity_gradient(const FlowState& state, int i, label c) co
   const flow::Cells C = cell_view();
   if (C.lsq) return flow::cell_velocity_gradient(C, faces(), state.velocity[i].data(), i, c);
   const std::span<const label> own(C.faces + C.offsets[c], C.faces + C.offsets[c + 1]);
-  const std::vector<Vec3> weights = least_squares.weights_of(c, own);
+  const std::vector<Vec3> weights = least_squares->weights_of(c, own);
   return flow::cell_velocity_gradient(C, faces(), state.velocity[i].data(), i, c, weights.data());
 }
 

@@ -10,6 +10,7 @@
 // Cell arrays of the state therefore have n_cells + n_ghosts entries; on one rank n_ghosts is 0.
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -123,7 +124,8 @@ struct FlowOperators {
   Laplacian laplacian;
   std::array<bool, 3> solved;  ///< the components the predictor solves (solved_directions, over all ranks)
   bool orthogonal;             ///< on every rank
-  LinearLeastSquares least_squares;  ///< the velocity's fit, no cell fitted ahead (velocity_gradient's)
+  /// The velocity's fit where no weights are kept, no cell fitted ahead (velocity_gradient's)
+  std::optional<LinearLeastSquares> least_squares;
   label reference_cell = -1;  ///< the cell whose pressure is pinned, or -1 when a patch fixes p (or on other ranks)
 
   // --- the faces coupling two cells: internal, then processor faces (neighbour: a ghost)
