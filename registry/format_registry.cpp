@@ -464,7 +464,7 @@ SpmvTimer reference_spmv_timer() {
 void compose_value_map(PreparedFormat& p) {
   const std::vector<std::int64_t>* slot = p.format.value_slot();
   if (!slot) {
-    p.value_map = std::move(p.csr_map);
+    p.value_map = std::make_shared<const LduToCsrMap>(std::move(p.csr_map));
     p.csr_map = LduToCsrMap{};
     return;
   }
@@ -475,18 +475,19 @@ void compose_value_map(PreparedFormat& p) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < count; ++k) slots[k] = s[slots[k]];
   };
-  p.value_map = std::move(p.csr_map);
+  LduToCsrMap map = std::move(p.csr_map);
   p.csr_map = LduToCsrMap{};
-  compose(p.value_map.diag_slot);
-  compose(p.value_map.upper_slot);
-  compose(p.value_map.lower_slot);
+  compose(map.diag_slot);
+  compose(map.upper_slot);
+  compose(map.lower_slot);
+  p.value_map = std::make_shared<const LduToCsrMap>(std::move(map));
 }
 
 namespace {
 /// Mesh-order coefficients into the format's values (or a copy of them) through the maps.
 void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
-  if (p.value_map.diag_slot.size() == static_cast<size_t>(m.n_rows())) {
-    refresh_csr_values(m, p.value_map, values);
+  if (p.value_map && p.value_map->diag_slot.size() == static_cast<size_t>(m.n_rows())) {
+    refresh_csr_values(m, *p.value_map, values);
     return;
   }
   const std::vector<std::int64_t>* slot = p.format.value_slot();

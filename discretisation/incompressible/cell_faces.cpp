@@ -26,7 +26,7 @@ CellFaces::CellFaces(const Mesh& mesh, const CellFaceLists& lists) {
     for_each_face_in_face_order(lists, c, [&](label f) {
       if (skip[f]) return;
       faces_[k] = f;
-      signs_[k++] = mesh.owner[f] == c ? 1.0 : -1.0;
+      signs_[k++] = mesh.owner[f] == c ? 1 : -1;
     });
   }
 }

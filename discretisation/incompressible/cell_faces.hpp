@@ -24,7 +24,7 @@ class CellFaces {
   /// Faces of cell c are entries offsets()[c] .. offsets()[c+1].
   std::span<const label> offsets() const { return offsets_; }
   std::span<const label> faces() const { return faces_; }
-  std::span<const double> signs() const { return signs_; }
+  std::span<const std::int8_t> signs() const { return signs_; }
   /// The lists with the cell volumes as the view the formulas of flow_formulas.hpp take.
   flow::Cells view(const MeshGeometry& geometry) const {
     return {n_cells(), geometry.cell_volumes.data(), offsets_.data(), faces_.data(), signs_.data()};
@@ -39,7 +39,7 @@ class CellFaces {
  private:
   std::vector<label> offsets_;
   std::vector<label> faces_;
-  std::vector<double> signs_;
+  std::vector<std::int8_t> signs_;  ///< one byte an entry: the products with them are exact
 };
 
 }  // namespace fvmmini

@@ -279,7 +279,7 @@ class DeviceFlowStep final : public FlowStep {
     volume = upload<double>(g.cell_volumes);
     offsets = upload<label>(ops.cells.offsets());
     cell_face = upload<label>(ops.cells.faces());
-    signs = upload<double>(ops.cells.signs());
+    signs = upload<std::int8_t>(ops.cells.signs());
     base_diag = upload<double>(ops.helmholtz_base_diagonal);
     pressure_source = upload<double>(ops.pressure_source);
 
@@ -385,7 +385,8 @@ class DeviceFlowStep final : public FlowStep {
 
   DeviceBuffer<label> owner, neighbour, offsets, cell_face;
   DeviceBuffer<int> kind;
-  DeviceBuffer<double> weight, coeff, bcoeff, bpressure, rhie_chow_time, volume, signs, base_diag, pressure_source;
+  DeviceBuffer<double> weight, coeff, bcoeff, bpressure, rhie_chow_time, volume, base_diag, pressure_source;
+  DeviceBuffer<std::int8_t> signs;
   DeviceBuffer<Vec3> area, face_centre, cell_centre, correction, bvelocity, least_squares_weight;
   std::array<DeviceBuffer<double>, 3> momentum_source, velocity, velocity_old, conv, conv_old, rhs, face_a, face_b;
   std::array<DeviceBuffer<Vec3>, 3> grad_u;

@@ -4,6 +4,7 @@
 // functions; only the loops, and which of them are fused, differ.
 
 #include <cmath>
+#include <cstdint>
 
 #include "discretisation/incompressible/flow_boundary.hpp"
 #include "mesh/mesh.hpp"
@@ -40,7 +41,7 @@ struct Cells {
   const double* volume = nullptr;
   const label* offsets = nullptr;
   const label* faces = nullptr;
-  const double* signs = nullptr;
+  const std::int8_t* signs = nullptr;  ///< +1 where the cell owns the face, -1 where it neighbours it
   const Vec3* lsq = nullptr;  ///< least-squares weight of each entry (LinearLeastSquares::weight); null
                               ///< where no step needs the velocity's gradients
 };

@@ -71,8 +71,8 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
     conv_[i].assign(n_cells, 0.0);
     conv_old_[i].assign(n_cells, 0.0);
     if (operators.needs_velocity_gradients()) grad_u_[i].assign(with_ghosts, Vec3{});
-    face_work_[i].assign(n_faces, 0.0);
   }
+  face_work_.assign(n_faces, 0.0);
   rhs_.assign(n_cells, 0.0);
   for (auto& rhs : momentum_rhs_) rhs.assign(n_cells, 0.0);
   div_.assign(n_cells, 0.0);
@@ -102,7 +102,7 @@ void HostFlowStep::compute_convection() {
     if (!ops.solved[i]) continue;
     const double* u = state_.velocity[i].data();
     const Vec3* gu = grad_u_[i].data();
-    auto& face_flux = face_work_[i];
+    auto& face_flux = face_work_;
 #pragma omp parallel for schedule(static)
     for (label f = 0; f < faces.n_faces; ++f)
       face_flux[f] = flow::convective_flux(faces, centres, u, gu, state_.flux.data(), upwind, i, f);
@@ -178,7 +178,7 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
     // --- the deferred non-orthogonal diffusion per face, gathered below
     if (!ops.orthogonal) {
       const Vec3* gu = grad_u_[i].data();
-      auto& face_values = face_work_[i];
+      auto& face_values = face_work_;
 #pragma omp parallel for schedule(static)
       for (label f = 0; f < n_faces; ++f)
         face_values[f] = flow::deferred_diffusion(faces, gu, ops.settings.viscosity, f);
@@ -263,7 +263,7 @@ void HostFlowStep::correct(double dt, StepReport& report) {
   const double* p = state_.pressure.data();
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < n_faces; ++f) phi[f] = flow::corrected_flux(faces, p, 0.0, dt, phi[f], f);
-  ops.pressure_gradient(state_.pressure, face_work_[0], state_.pressure_gradient);
+  ops.pressure_gradient(state_.pressure, face_work_, state_.pressure_gradient);
   processor_.fill_ghosts(std::span<Vec3>(state_.pressure_gradient));
   const auto& grad_p = state_.pressure_gradient;
   double change = 0.0, magnitude = 0.0;

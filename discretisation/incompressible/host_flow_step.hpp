@@ -77,7 +77,7 @@ class HostFlowStep final : public FlowStep {
   // --- work arrays (sized once)
   std::array<std::vector<double>, 3> velocity_old_;
   std::array<std::vector<Vec3>, 3> grad_u_;
-  std::array<std::vector<double>, 3> face_work_;
+  std::vector<double> face_work_;  ///< one face value a face, reused by each component in turn
   std::array<std::vector<double>, 3> momentum_rhs_;  ///< per component
   std::vector<double> rhs_;                          ///< the pressure equation's
   std::vector<double> div_;

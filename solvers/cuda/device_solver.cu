@@ -148,7 +148,7 @@ struct DeviceSolver::Impl {
         device(make_device_matrix(*prepared, s.precision)),
         new_to_old(std::span<const int>(prepared->permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared->permutation.old_to_new)),
-        diag_slot(std::span<const long long>(to_long_long(prepared->value_map.diag_slot))),
+        diag_slot(std::span<const long long>(to_long_long(prepared->value_map->diag_slot))),
         diagonal_op(matrix.n_rows()),
         diagonal(matrix.n_rows()),
         x_op(matrix.n_rows()),
@@ -173,7 +173,8 @@ struct DeviceSolver::Impl {
     if (cg_step(s) == CgStep::applied) {
       GamgRanks across;
       if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
-      const bool mapped = prepared->value_map.diag_slot.size() == static_cast<std::size_t>(matrix.n_rows());
+      const bool mapped =
+          prepared->value_map && prepared->value_map->diag_slot.size() == static_cast<std::size_t>(matrix.n_rows());
       const DevicePreconditionerInput input{matrix,
                                             prepared->permutation,
                                             s,
@@ -181,7 +182,7 @@ struct DeviceSolver::Impl {
                                             prepared->position_before_grouping,
                                             across,
                                             ranks.get(),
-                                            mapped ? &prepared->value_map : nullptr,
+                                            mapped ? prepared->value_map.get() : nullptr,
                                             model ? model->preconditioner.get() : nullptr};
       preconditioner = find_device_preconditioner(s.preconditioner).make(input);
     }

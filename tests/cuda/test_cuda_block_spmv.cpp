@@ -122,7 +122,7 @@ std::unique_ptr<cuda::DeviceGamg> device_gamg(const LduMatrix& m, const Prepared
   if (s.preconditioner != "GAMG") return nullptr;
   auto gamg = std::make_unique<cuda::DeviceGamg>(m, prepared.permutation, s, device.spmv(),
                                                  prepared.position_before_grouping, GamgRanks{}, nullptr,
-                                                 &prepared.value_map);
+                                                 prepared.value_map.get());
   single.set_preconditioner(gamg.get());
   return gamg;
 }

@@ -142,7 +142,7 @@ TEST_F(CudaGamg, AVcycleOfSeveralVectorsIsEachVectorsOwn) {
               HostPreconditioner host(m, op, s, prepared.position_before_grouping);
               cuda::DeviceMatrix device = cuda::make_device_matrix(prepared);
               cuda::DeviceGamg gamg(m, op, s, device.spmv(), prepared.position_before_grouping, {}, nullptr,
-                                    built_on_device ? &prepared.value_map : nullptr);
+                                    built_on_device ? prepared.value_map.get() : nullptr);
               bool matched = false;  // the device build's part
               for (const auto& [part, seconds] : gamg.info(0).setup_parts) matched = matched || part == "matching";
               EXPECT_EQ(matched, built_on_device) << where;
@@ -241,7 +241,7 @@ TEST_F(CudaGamg, TheDeviceHierarchyIsTheHostsParallelPairToTheBit) {
         GamgSettings g;
         g.merge_levels = merge;
         g.n_cells_in_coarsest_level = 10;
-        cuda::DeviceHierarchy h(m, prepared.permutation, g, device.spmv().device_values(), prepared.value_map,
+        cuda::DeviceHierarchy h(m, prepared.permutation, g, device.spmv().device_values(), *prepared.value_map,
                                 nullptr);
         h.refresh({}, {}, nullptr);
         AgglomerationHierarchy host = agglomerate(m, 10, merge, true);

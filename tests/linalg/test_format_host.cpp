@@ -102,7 +102,7 @@ TEST(FormatSpmv, RefreshOfAHandAssembledPreparedFormatUsesTheTwoLevelMap) {
     } catch (const std::invalid_argument&) {
       continue;  // declined (dia: no diagonal structure after rcm), tested with the format
     }
-    ASSERT_TRUE(hand.value_map.diag_slot.empty());
+    ASSERT_FALSE(hand.value_map);
     PreparedFormat composed = hand;
     compose_value_map(composed);
     EXPECT_TRUE(composed.csr_map.diag_slot.empty());
@@ -218,6 +218,7 @@ TEST(FormatSpmv, AModelOnTheSamePatternIsCopiedWithTheOtherMatrixValues) {
       EXPECT_NE(describe(copied).find("(the previous solver's, copied)"), std::string::npos) << describe(copied);
       const PreparedFormat fresh = prepare_format(b, format, ordering, FormatParameters{});
       EXPECT_EQ(copied.permutation.new_to_old, fresh.permutation.new_to_old);
+      EXPECT_EQ(copied.value_map, model.value_map);  // the slot map shared, not copied
       // --- the same products to the bit as a format built from b, and b's
       const auto op_copied = make_reference_operator(b, std::move(copied));
       const auto op_fresh = make_reference_operator(b, fresh);

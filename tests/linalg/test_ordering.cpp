@@ -346,7 +346,8 @@ TEST(Orderings, ASecondMatrixOnTheSameAddressingTakesTheLastOrdering) {
   EXPECT_EQ(b.permutation.new_to_old, a.permutation.new_to_old);
   EXPECT_NE(describe(b).find("the previous solver's"), std::string::npos) << describe(b);
   // its own values: the diagonal slot of row 0 holds the second matrix's
-  EXPECT_EQ(b.format.values()[b.value_map.diag_slot.empty() ? b.csr_map.diag_slot[0] : b.value_map.diag_slot[0]],
+  ASSERT_TRUE(b.value_map);
+  EXPECT_EQ(b.format.values()[b.value_map->diag_slot[0]],
             second.diag[0]);
   // another ordering, another format's keys or an equal mesh's other addressing: made afresh
   const PreparedFormat cm = prepare_format(second, "csr", "cm", {});

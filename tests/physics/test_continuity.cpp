@@ -81,7 +81,7 @@ TEST(Continuity, EachCellListsItsFacesInFaceOrderWithTheirSigns) {
       for (label c = 0; c < mesh.n_cells; ++c) {
         std::vector<std::pair<label, double>> listed;
         for (label k = cells.offsets()[c]; k < cells.offsets()[c + 1]; ++k)
-          listed.emplace_back(cells.faces()[k], cells.signs()[k]);
+          listed.emplace_back(cells.faces()[k], static_cast<double>(cells.signs()[k]));
         EXPECT_EQ(listed, expected[c]) << "cell " << c << ", " << threads << " threads";
       }
     }

@@ -25,7 +25,7 @@ namespace {
 
 std::vector<long long> diagonal_slots(const PreparedFormat& p) {
   std::vector<long long> slots(p.permutation.size());
-  for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = p.value_map.diag_slot[p.permutation.new_to_old[i]];
+  for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = p.value_map->diag_slot[p.permutation.new_to_old[i]];
   return slots;
 }
 
