@@ -1,6 +1,7 @@
 #include "app/flow_simulation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include <fmt/format.h>
@@ -13,6 +14,8 @@
 #include "app/vtk_writer.hpp"
 #include "discretisation/incompressible/centreline_sampler.hpp"
 #include "discretisation/incompressible/flow_step_factory.hpp"
+#include "linalg/timing.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 #include "solvers/make_linear_solver.hpp"
 
@@ -126,10 +129,16 @@ class FlowSimulation final : public Simulation {
       local.reference_cell =
           at != global_cell.end() && *at == settings_.reference_cell ? static_cast<label>(at - global_cell.begin()) : -1;
     }
-    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks, global_cell);
+    const auto lists_start = std::chrono::steady_clock::now();
+    const CellFaceLists lists = cell_face_lists(mesh);
+    timer.add_part("operators", "cell face lists", seconds_since(lists_start));
+    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks, global_cell, lists);
     operators_timing.stop();
+    for (const auto& [part, seconds] : operators_->setup.parts()) timer.add_part("operators", part, seconds);
     auto timing = timer.measure("solver setup");
     step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"));
+    timing.stop();
+    for (const auto& [part, seconds] : step_->setup_parts()) timer.add_part("solver setup", part, seconds);
   }
 
   std::string describe() const override {

@@ -28,6 +28,22 @@ void PhaseTimer::add(const std::string& phase, double seconds) {
   phases_.emplace_back(phase, seconds);
 }
 
+void PhaseTimer::add_part(const std::string& phase, const std::string& part, double seconds) {
+  for (Part& p : parts_)
+    if (p.phase == phase && p.name == part) {
+      p.seconds += seconds;
+      return;
+    }
+  parts_.push_back({phase, part, seconds});
+}
+
+std::vector<std::pair<std::string, double>> PhaseTimer::parts(const std::string& phase) const {
+  std::vector<std::pair<std::string, double>> of_phase;
+  for (const Part& p : parts_)
+    if (p.phase == phase) of_phase.emplace_back(p.name, p.seconds);
+  return of_phase;
+}
+
 double PhaseTimer::seconds(const std::string& phase) const {
   for (const auto& [name, total] : phases_)
     if (name == phase) return total;
@@ -40,16 +56,21 @@ std::string PhaseTimer::format_table() const {
   const double wall = wall_seconds();
   double timed = 0.0;
   std::size_t width = 5;
+  constexpr std::size_t indent = 2;
   for (const auto& [name, total] : phases_) {
     timed += total;
     width = std::max(width, name.size());
   }
+  for (const Part& p : parts_) width = std::max(width, indent + p.name.size());
   const auto row = [&](const std::string& name, double seconds) {
     const double share = wall > 0.0 ? 100.0 * seconds / wall : 0.0;
     return fmt::format("{:<{}}  {:>10.4f}  {:>6.1f}%\n", name, width, seconds, share);
   };
   std::string table = fmt::format("{:<{}}  {:>10}  {:>7}\n", "Phase", width, "Seconds", "Share");
-  for (const auto& [name, total] : phases_) table += row(name, total);
+  for (const auto& [name, total] : phases_) {
+    table += row(name, total);
+    for (const auto& [part, seconds] : parts(name)) table += row(std::string(indent, ' ') + part, seconds);
+  }
   table += row("other", std::max(0.0, wall - timed));
   table += row("total", wall);
   return table;

@@ -44,14 +44,23 @@ class PhaseTimer {
   double wall_seconds() const;
   /// Phases in first-use order with their seconds.
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+  /// Add time to a part of a phase (a set-up's steps): listed under the phase, inside its time.
+  void add_part(const std::string& phase, const std::string& part, double seconds);
+  /// A phase's parts in first-use order with their seconds (none for most phases).
+  std::vector<std::pair<std::string, double>> parts(const std::string& phase) const;
 
-  /// The table: one row per phase, then "other" (wall time no phase covers) and "total",
-  /// with seconds and share of the wall time.
+  /// The table: one row per phase (its parts indented under it), then "other" (wall time no
+  /// phase covers) and "total", with seconds and share of the wall time.
   std::string format_table() const;
 
  private:
   Clock::time_point start_;
   std::vector<std::pair<std::string, double>> phases_;
+  struct Part {
+    std::string phase, name;
+    double seconds = 0.0;
+  };
+  std::vector<Part> parts_;
 };
 
 /// Each phase's seconds on every rank of a run on several ranks (where the time went, and which

@@ -131,7 +131,12 @@ void RunSummary::set_format(const std::string& field, const FormatInfo& info) {
 
 void RunSummary::set_phases(const PhaseTimer& timer) {
   nlohmann::json phases = nlohmann::json::array();
-  for (const auto& [name, seconds] : timer.phases()) phases.push_back({{"phase", name}, {"seconds", seconds}});
+  for (const auto& [name, seconds] : timer.phases()) {
+    nlohmann::json phase = {{"phase", name}, {"seconds", seconds}};
+    for (const auto& [part, part_seconds] : timer.parts(name))
+      phase["parts"].push_back({{"part", part}, {"seconds", part_seconds}});
+    phases.push_back(std::move(phase));
+  }
   json_["phases"] = phases;
   json_["wallSeconds"] = timer.wall_seconds();
 }

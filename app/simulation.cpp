@@ -17,6 +17,7 @@
 #include "app/settings_keys.hpp"
 #include "base/printable.hpp"
 #include "discretisation/gamg_groups.hpp"
+#include "linalg/timing.hpp"
 #include "mesh/cell_face_lists.hpp"
 #include "mesh/decomposition.hpp"
 #include "mesh/mesh_check.hpp"
@@ -36,9 +37,14 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
     check_case_against_mesh(c, mesh.patches, mesh_counts(mesh));
   }
   auto timing = timer.measure("geometry");
+  PartTimer parts;
   const CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry and the check
+  parts.mark("cell face lists");
   geometry = compute_geometry(mesh, cells);
+  parts.mark("faces and cells");
   const MeshCheckReport check = check_mesh(mesh, geometry, cells);
+  parts.mark("mesh check");
+  for (const auto& [part, seconds] : parts.parts()) timer.add_part("geometry", part, seconds);
   if (verbose) std::fputs((format_mesh_check(check) + "\n").c_str(), stdout);
   if (!check.ok())
     throw MeshError(c.case_file().string(), 0,

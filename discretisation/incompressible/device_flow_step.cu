@@ -14,12 +14,14 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/reduction.cuh"
+#include "linalg/timing.hpp"
 #include "solvers/cuda/device_solver.hpp"
 #include "solvers/distributed/cuda/device_ghosts.hpp"
 #include "solvers/distributed/cuda/device_ranks.hpp"
@@ -39,8 +41,14 @@ using ConstComponents = flow::Components<const double>;
 
 /// A field's device solver (across the ranks of comm where there are several); settings that do
 /// not fit its matrix name the field. `same_pattern`: a solver whose host format it may share.
+/// The solver's set-up is marked on `timer` as "<field> solver".
 cuda::DeviceSolver field_solver(const DistributedLdu& system, const SolverSettings& settings, const Communicator& comm,
-                                const char* field, const cuda::DeviceSolver* same_pattern = nullptr) {
+                                const char* field, PartTimer& timer, const cuda::DeviceSolver* same_pattern = nullptr) {
+  struct MarkOnReturn {  // after the returned solver is made
+    PartTimer& timer;
+    const char* field;
+    ~MarkOnReturn() { timer.mark(std::string(field) + " solver"); }
+  } mark{timer, field};
   try {
     return comm.distributed() ? cuda::DeviceSolver(system, settings, comm, same_pattern)
                               : cuda::DeviceSolver(system.local, settings, same_pattern);
@@ -230,8 +238,9 @@ class DeviceFlowStep final : public FlowStep {
   DeviceFlowStep(const FlowOperators& ops, const SolverSettings& velocity_settings,
                  const SolverSettings& pressure_settings)
       : FlowStep(ops),
-        velocity_solver(field_solver(ops.helmholtz_system, velocity_settings, ops.comm, "U")),
-        pressure_solver(field_solver(ops.pressure_system, pressure_settings, ops.comm, "p", &velocity_solver)),
+        velocity_solver(field_solver(ops.helmholtz_system, velocity_settings, ops.comm, "U", setup_timer)),
+        pressure_solver(
+            field_solver(ops.pressure_system, pressure_settings, ops.comm, "p", setup_timer, &velocity_solver)),
         ghosts_transport(ops.comm.distributed() ? cuda::resolve_transport(pressure_settings.transport, ops.comm)
                                                 : Transport::mpi),
         ghosts(device_ghosts(ops, ghosts_transport)),
@@ -282,6 +291,7 @@ class DeviceFlowStep final : public FlowStep {
     signs = upload<std::int8_t>(ops.cells.signs());
     base_diag = upload<double>(ops.helmholtz_base_diagonal);
     pressure_source = upload<double>(ops.pressure_source);
+    setup_timer.mark("face and cell data to the device");
 
     // --- state and work arrays
     for (int i = 0; i < 3; ++i) {
@@ -307,6 +317,8 @@ class DeviceFlowStep final : public FlowStep {
     max_partials = DeviceBuffer<double>(n_maxima * grid_cells);
     courant_unit = ops.courant_number(initial.flux, 1.0);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+    setup_timer.mark("fields and work buffers");
+    setup_parts_ = setup_timer.parts();
   }
 
   Faces faces() const {
@@ -370,6 +382,7 @@ class DeviceFlowStep final : public FlowStep {
   /// shift = the level shift of p from the reference cell's rank (every rank the same).
   void compute_level_shift();
 
+  PartTimer setup_timer;  ///< the constructor's parts (declared before what it times)
   cuda::DeviceSolver velocity_solver, pressure_solver;
   Transport ghosts_transport;                  ///< nccl, mpi or ipc (the pressure solver's transport key)
   std::unique_ptr<cuda::DeviceGhosts> ghosts;  ///< null on one rank; made after the solvers chose the GPU

@@ -75,6 +75,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
       laplacian(m, g, &processor),
       solved(solved_directions(m, g)),
       orthogonal(ranks.all(laplacian.is_orthogonal())) {
+  setup.mark("gather lists and Laplacian");
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
   if (orthogonal) laplacian.drop_corrections();
@@ -84,16 +85,20 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   const std::vector<Vec3> ghost_centres = processor.across(g.cell_centres);  // the coupled faces' and the fit's
   set_coupled_faces(ghost_centres);
   set_boundary_face_data();
+  setup.mark("face data");
   assemble_helmholtz(global_cell, lists);
+  setup.mark("momentum matrix");
   if (needs_velocity_gradients())
     set_least_squares_weights(ghost_centres, lists);
   else
     least_squares.emplace(mesh, geometry, ghost_centres, lists, false);
+  setup.mark("least squares");
   rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
                                    with_ghosts<double>(g.cell_volumes, processor),
                                    with_ghosts<double>(helmholtz_base_diagonal, processor));
   assemble_pressure(lists);
   if (!boundary.fixes_pressure()) pin_reference_cell();
+  setup.mark("pressure matrix");
 }
 
 void FlowOperators::set_coupled_faces(std::span<const Vec3> ghost_centres) {

@@ -24,6 +24,7 @@
 #include "discretisation/processor_faces.hpp"
 #include "discretisation/reference_cell_keys.hpp"
 #include "linalg/distributed_ldu.hpp"
+#include "linalg/timing.hpp"
 
 namespace fvmmini {
 
@@ -80,6 +81,10 @@ struct FlowOperators {
   FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary,
                 IncompressibleSettings settings, const Communicator& comm = Communicator::serial(),
                 std::span<const label> global_cell = {});
+  /// The same from the mesh's cell_face_lists, made by the caller (for the gather lists, the
+  /// least-squares fit and the assembly).
+  FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, IncompressibleSettings settings,
+                const Communicator& comm, std::span<const label> global_cell, const CellFaceLists& lists);
   FlowOperators(const FlowOperators&) = delete;  // its views point into its own members
 
   /// The face data as the formulas of flow_formulas.hpp take it: internal and processor faces
@@ -119,6 +124,8 @@ struct FlowOperators {
   const Communicator& comm;
   FlowBoundary boundary;
   IncompressibleSettings settings;
+  /// The constructor's parts, timed (the run's "operators" phase; declared before what it times).
+  PartTimer setup;
   CellFaces cells;
   ProcessorFaces processor;  ///< the set-up's exchanges (a step makes its own for the fields)
   Laplacian laplacian;
@@ -162,11 +169,6 @@ struct FlowOperators {
   std::vector<label> ghosted_neighbour_;
   std::vector<double> ghosted_weight_, ghosted_coeff_;
   std::vector<Vec3> ghosted_centres_;
-  /// The constructor's work over the mesh's cell_face_lists, made once for the gather lists, the
-  /// least-squares fit and the assembly.
-  FlowOperators(const Mesh& mesh, const MeshGeometry& geometry, FlowBoundary boundary, IncompressibleSettings settings,
-                const Communicator& comm, std::span<const label> global_cell, const CellFaceLists& lists);
-
   // --- the constructor's steps, in order
   /// The coupled faces' neighbour, weight and coefficient and the cell centres, the ghosts' appended.
   void set_coupled_faces(std::span<const Vec3> ghost_centres);

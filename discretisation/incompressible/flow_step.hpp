@@ -34,6 +34,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "discretisation/incompressible/flow_operators.hpp"
@@ -90,6 +91,11 @@ class FlowStep {
   /// The formats of the velocity and pressure solvers (the run summary's).
   virtual FormatInfo velocity_format() const = 0;
   virtual FormatInfo pressure_format() const = 0;
+  /// The constructor's parts in the order they ran, seconds each (the run's "solver setup" phase).
+  const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
+
+ protected:
+  std::vector<std::pair<std::string, double>> setup_parts_;  ///< a step's constructor sets them last
 
  private:
   const FlowOperators& operators_;

@@ -58,10 +58,13 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
       helmholtz_system_(operators.helmholtz_system),
       processor_(operators.mesh, operators.comm),
       state_(operators.initial_state()) {
+  setup_timer_.mark("initial fields");
   // --- both solvers built once: ordering, format and backend are fixed for the run; p's copies
   //     U's format and GAMG agglomeration where they match (one mesh's pattern)
   velocity_solver_ = make_solver(helmholtz_system_, velocity_settings, factory, "U");
+  setup_timer_.mark("U solver");
   pressure_solver_ = make_solver(operators.pressure_system, pressure_settings, factory, "p", velocity_solver_.get());
+  setup_timer_.mark("p solver");
 
   const label n_cells = operators.mesh.n_cells;
   const label with_ghosts = operators.cells_with_ghosts();
@@ -76,6 +79,8 @@ HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings&
   rhs_.assign(n_cells, 0.0);
   for (auto& rhs : momentum_rhs_) rhs.assign(n_cells, 0.0);
   div_.assign(n_cells, 0.0);
+  setup_timer_.mark("work arrays");
+  setup_parts_ = setup_timer_.parts();
 }
 
 std::string HostFlowStep::describe() const {

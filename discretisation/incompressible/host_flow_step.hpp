@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "discretisation/incompressible/flow_step.hpp"
+#include "linalg/timing.hpp"
 #include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
@@ -62,6 +63,7 @@ class HostFlowStep final : public FlowStep {
   /// Sum over the ranks of a value of this rank's cells.
   double sum_over_ranks(double value) const { return operators().comm.sum(value); }
 
+  PartTimer setup_timer_;            ///< the constructor's parts (declared before what it times)
   DistributedLdu helmholtz_system_;  ///< the operators' system with this step's V/dt on the diagonal
   ProcessorFaces processor_;         ///< fills the ghost cells of the fields
   std::unique_ptr<LinearSolver> velocity_solver_;

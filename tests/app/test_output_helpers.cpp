@@ -217,6 +217,36 @@ TEST(PhaseTimer, RankPhasesTabulateMinMeanMaxAndTheSlowestRank) {
   EXPECT_NE(table.find("4.0000      4.2500      4.5000       1"), std::string::npos) << table;
 }
 
+TEST(PhaseTimer, PartsAreListedUnderTheirPhaseAndInsideItsTime) {
+  PhaseTimer timer;
+  timer.add("geometry", 1.0);
+  timer.add("solve", 2.0);
+  timer.add_part("geometry", "mesh check", 0.25);
+  timer.add_part("geometry", "cell lists", 0.5);
+  timer.add_part("geometry", "mesh check", 0.125);
+  EXPECT_EQ(timer.parts("geometry"),
+            (std::vector<std::pair<std::string, double>>{{"mesh check", 0.375}, {"cell lists", 0.5}}));
+  EXPECT_TRUE(timer.parts("solve").empty());
+  ASSERT_EQ(timer.phases().size(), 2u);  // parts are no phases of their own
+  const std::string table = timer.format_table();
+  const auto geometry = table.find("\ngeometry"), check = table.find("\n  mesh check"),
+             lists = table.find("\n  cell lists"), solve = table.find("\nsolve");
+  ASSERT_NE(check, std::string::npos) << table;
+  EXPECT_LT(geometry, check) << table;
+  EXPECT_LT(check, lists) << table;
+  EXPECT_LT(lists, solve) << table;
+  EXPECT_NE(table.find("0.3750"), std::string::npos) << table;
+  // --- "other" is the wall time outside the phases: a part's time is not counted again
+  PhaseTimer bare;
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  bare.add("geometry", 0.0);
+  bare.add_part("geometry", "cell lists", 10.0);
+  const std::string bare_table = bare.format_table();
+  const auto other = bare_table.find("other");
+  ASSERT_NE(other, std::string::npos) << bare_table;
+  EXPECT_GT(std::stod(bare_table.substr(other + 5)), 0.02) << bare_table;
+}
+
 TEST(PhaseTimer, ShareIsOfTheWallTime) {
   PhaseTimer timer;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -247,6 +277,8 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   summary.add_solve({"CG[csr]", "T", 0.5, 1e-5, 30, false});
   PhaseTimer timer;
   timer.add("solve", 0.25);
+  timer.add("setup", 0.5);
+  timer.add_part("setup", "format", 0.375);
   summary.set_phases(timer);
   summary.results()["l2Error"] = 0.125;
   summary.set_status("completed");
@@ -267,6 +299,8 @@ TEST(RunSummary, RecordsCaseMeshSolvesPhasesAndStatus) {
   EXPECT_EQ(json["solves"]["T"]["allConverged"], false);
   EXPECT_DOUBLE_EQ(json["solves"]["T"]["lastFinalResidual"].get<double>(), 1e-5);
   EXPECT_EQ(json["phases"][0]["phase"], "solve");
+  EXPECT_FALSE(json["phases"][0].contains("parts"));
+  EXPECT_EQ(json["phases"][1]["parts"], nlohmann::json::parse(R"([{"part": "format", "seconds": 0.375}])"));
   EXPECT_DOUBLE_EQ(json["results"]["l2Error"].get<double>(), 0.125);
   EXPECT_FALSE(json.contains("error"));
 

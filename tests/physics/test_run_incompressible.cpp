@@ -92,6 +92,17 @@ TEST(RunIncompressible, RunsToSteadyStateAndWritesSamplesAndSummary) {
   for (const char* name :
        {"operators", "solver setup", "momentum", "pressure assembly", "pressure solve", "correction", "output"})
     EXPECT_NE(std::find(phases.begin(), phases.end(), name), phases.end()) << name;
+  // --- the set-up's phases split into their parts, inside each phase's time
+  for (const auto& phase : summary["phases"]) {
+    const std::string name = phase["phase"];
+    if (name != "geometry" && name != "operators" && name != "solver setup") continue;
+    ASSERT_TRUE(phase.contains("parts")) << name;
+    double parts = 0.0;
+    for (const auto& part : phase["parts"]) parts += part["seconds"].get<double>();
+    EXPECT_GT(parts, 0.0) << name;
+    EXPECT_LE(parts, phase["seconds"].get<double>() + 1e-6) << name;
+  }
+  EXPECT_EQ(summary["phases"][2]["parts"][1]["part"], "gather lists and Laplacian");
   // --- the process's peak resident memory (this test's own, at least its mesh's) and its share a cell
   const auto& memory = summary["memory"];
   const auto peak = memory["peakResidentBytes"].get<std::int64_t>();
