@@ -152,6 +152,7 @@ class FlowSimulation final : public Simulation {
   }
 
   bool transient() const override { return true; }
+  bool reads_face_centres() const override { return operators_->reads_face_centres(); }
 
   double wanted_delta_t(double last_wanted, const TimeControls& tc) const override {
     if (!(tc.max_co > 0.0)) return last_wanted;

@@ -74,6 +74,7 @@ class Run {
     if (ranks().is_root()) summary_.set_mesh(mesh);
     if (ranks().distributed()) decompose(mesh, geometry);
     set_up(make, mesh, geometry, global_cell_);
+    if (!simulation_->reads_face_centres()) std::vector<Vec3>().swap(geometry.face_centres);
     say(mesh_line);
     say(decomposition_lines_);
     say(simulation_->describe());

@@ -48,6 +48,9 @@ class Simulation {
   virtual std::string finish(RunSummary& summary, bool failed) = 0;
   /// What to add to a SolverError's message after the time and step ("", or a likely cause).
   virtual std::string failure_hint() const { return {}; }
+  /// Whether anything reads the geometry's face centres after set-up (else the driver frees them
+  /// before the first step: 24 bytes a face).
+  virtual bool reads_face_centres() const { return true; }
 };
 
 /// Builds the physics on the checked mesh (on several ranks, this rank's part, global_cell the

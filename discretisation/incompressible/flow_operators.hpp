@@ -115,6 +115,9 @@ struct FlowOperators {
   bool needs_velocity_gradients() const {
     return settings.convection == ConvectionScheme::linear_upwind || !orthogonal;
   }
+  /// Whether a step reads the geometry's face centres (linearUpwind's face values); the set-up
+  /// has read them otherwise (the Laplacian, the fits, the device's copies), the output never.
+  bool reads_face_centres() const { return settings.convection == ConvectionScheme::linear_upwind; }
   /// The Gauss gradient of p from its face values, on the rank's cells (p with its ghosts).
   /// @param[out] face_work one per face
   void pressure_gradient(std::span<const double> p, std::span<double> face_work, std::span<Vec3> gradient) const;
