@@ -36,7 +36,8 @@ class ReferenceSolver final : public LinearSolver {
                                                       reference_spmv_timer(),
                                                       same_pattern ? &same_pattern->prepared() : nullptr))),
         permuted_(!op_->prepared().permutation.is_identity()),
-        krylov_(find_krylov(s.solver).make()),
+        work_(same_pattern ? same_pattern->work_ : std::make_shared<WorkStore>()),
+        krylov_(find_krylov(s.solver).make(work_)),
         preconditioner_(m, op_->prepared().permutation, s, op_->prepared().position_before_grouping,
                         system ? GamgRanks{.interfaces = &system->interfaces, .comm = comm,
                                            .global_rows = system->global_rows}
@@ -156,7 +157,9 @@ class ReferenceSolver final : public LinearSolver {
   bool permuted_;
   std::vector<double> x_op_, b_op_;  ///< x and b in the operator's numbering
   std::vector<double> x_block_, b_block_;  ///< solve_block's vectors, interleaved, the operator's numbering
-  std::unique_ptr<KrylovMethod> krylov_;  ///< the solver's unit, its work vectors with it
+  /// The Krylov method's work vectors: same_pattern's (the two solve one at a time), else its own
+  std::shared_ptr<WorkStore> work_;
+  std::unique_ptr<KrylovMethod> krylov_;  ///< the solver's unit
   HostPreconditioner preconditioner_;  ///< in the operator's numbering
   std::string note_;
 };

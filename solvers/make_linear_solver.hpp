@@ -42,7 +42,9 @@ std::vector<std::string> preconditioner_backends(const std::string& name);
 /// (a mesh's velocity solver for its pressure solver) whose format the new one copies where
 /// both are reference solvers with the same format, keys and ordering (prepare_format's model;
 /// the GPU flow step shares its own through cuda::DeviceSolver), and whose GAMG agglomeration a
-/// GAMG takes where both have the same agglomeration keys (shares_agglomeration). Throws std::invalid_argument for
+/// GAMG takes where both have the same agglomeration keys (shares_agglomeration); two reference
+/// solvers so built share their Krylov work vectors (WorkStore), so they must not solve at the
+/// same time. Throws std::invalid_argument for
 /// an unknown backend, format, ordering or preconditioner, or a format that does not apply.
 std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const SolverSettings& settings,
                                                  const LinearSolver* same_pattern = nullptr);

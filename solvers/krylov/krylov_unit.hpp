@@ -14,11 +14,13 @@
 
 #include "linalg/solver_settings.hpp"
 #include "registry/host_operator.hpp"
+#include "solvers/krylov/work_store.hpp"
 #include "solvers/preconditioners/preconditioner.hpp"
 
 namespace fvmmini {
 
-/// A Krylov method on the reference backend, its work vectors kept from one solve to the next.
+/// A Krylov method on the reference backend, its work vectors (from its WorkStore) kept from one
+/// solve to the next.
 class KrylovMethod {
  public:
   virtual ~KrylovMethod() = default;
@@ -45,8 +47,9 @@ class KrylovMethod {
 struct KrylovUnit {
   std::string name{};     ///< as in case files (solver) and in the solve line: "CG", "DICPCG"
   std::string summary{};  ///< one line for --help and the docs: what it is, the matrices it is for
-  /// Its reference implementation, with work vectors of its own.
-  std::function<std::unique_ptr<KrylovMethod>()> make{};
+  /// Its reference implementation, its work vectors taken from `store` (a store of its own, or
+  /// one shared with methods that never solve at the same time).
+  std::function<std::unique_ptr<KrylovMethod>(std::shared_ptr<WorkStore> store)> make{};
 };
 
 }  // namespace fvmmini

@@ -11,13 +11,19 @@ namespace fvmmini {
 namespace ops = reference;
 
 void CgWorkspace::resize(label n) {
-  for (auto* v : {&r, &p, &q, &row_sums, &inv_diag, &z}) v->assign(n, 0.0);
+  const auto size = static_cast<std::size_t>(n);
+  int buffer = 0;
+  for (auto* v : {&r, &p, &q, &row_sums, &inv_diag, &z}) *v = store->take(buffer++, size);
 }
 
 void BlockCgWorkspace::resize(label n, int k) {
-  for (auto* v : {&r, &p, &q}) v->assign(static_cast<std::size_t>(n) * k, 0.0);
-  z.clear();  // an applied preconditioner's, made on its first use
-  for (auto* v : {&row_sums, &inv_diag}) v->assign(n, 0.0);
+  const auto size = static_cast<std::size_t>(n);
+  r = store->take(0, size * k);
+  p = store->take(1, size * k);
+  q = store->take(2, size * k);
+  row_sums = store->take(3, size);
+  inv_diag = store->take(4, size);
+  z = {};  // an applied preconditioner's, taken on use (buffer 5)
 }
 
 namespace {
@@ -181,7 +187,7 @@ void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double
                                   const CgStop& stop, const ops::BlockScalars& norm_factor, std::vector<bool>& running,
                                   BlockCgWorkspace& w, std::vector<SolverPerformance>& perf) {
   // --- P = M^-1 R; rz_j = r_j . p_j
-  w.z.resize(w.r.size());
+  w.z = w.store->take(5, w.r.size());
   m.apply_block(a, k, w.r, w.p);
   ops::BlockScalars rz = ops::block_dot(k, w.r, w.p);
   for (int j = 0; j < k; ++j)
@@ -220,7 +226,7 @@ void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
                                const SolverSettings& s, CgWorkspace& w, HostPreconditioner* m) {
   const label n = a.n_rows();
-  if (static_cast<label>(w.r.size()) != n) w.resize(n);
+  w.resize(n);  // views taken anew: a solver sharing the store may have grown it
   const CgStep step = cg_step(s);
   const bool jacobi = step == CgStep::jacobi;
   const bool applied = step == CgStep::applied;
@@ -273,8 +279,7 @@ std::vector<SolverPerformance> reference_block_cg(const HostOperator& a, int k, 
   if (!a.has_multiply_block())
     throw std::invalid_argument("reference_block_cg: format '" + a.format_name() + "' has no multi-vector SpMV");
   const label n = a.n_rows();
-  const auto kn = static_cast<std::size_t>(n) * k;
-  if (w.r.size() != kn || static_cast<label>(w.row_sums.size()) != n) w.resize(n, k);
+  w.resize(n, k);  // views taken anew: a solver sharing the store may have grown it
   const bool jacobi = cg_step(s) == CgStep::jacobi;
   std::vector<SolverPerformance> perf(k);
   for (auto& p : perf) p.solver_name = solver_name(s, a.format_name());

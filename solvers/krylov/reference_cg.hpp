@@ -2,20 +2,22 @@
 // Conjugate gradients on the reference backend, flat and annotated in the manner
 // of HPCG, with OpenFOAM's residual normalisation and stopping rules.
 
+#include <memory>
 #include <span>
-#include <vector>
 
 #include "linalg/solver_settings.hpp"
 #include "registry/host_operator.hpp"
+#include "solvers/krylov/work_store.hpp"
 #include "solvers/preconditioners/preconditioner.hpp"
 
 namespace fvmmini {
 
-/// Work vectors kept between solves so no solve allocates. Under none and diagonal z = M^-1 r is
-/// never stored: the passes that need it recompute it from r and inv_diag.
+/// Work vectors (views of its store's buffers, taken at the start of every solve). Under none and
+/// diagonal z = M^-1 r is never stored: the passes that need it recompute it from r and inv_diag.
 struct CgWorkspace {
-  std::vector<double> r, p, q, row_sums, inv_diag;
-  std::vector<double> z;  ///< M^-1 r, for the preconditioners that are not fused (DIC, mcsgs, GAMG)
+  std::span<double> r, p, q, row_sums, inv_diag;
+  std::span<double> z;  ///< M^-1 r, for the preconditioners that are not fused (DIC, mcsgs, GAMG)
+  std::shared_ptr<WorkStore> store = std::make_shared<WorkStore>();
   void resize(label n);
 };
 
@@ -34,10 +36,12 @@ SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::
                                const SolverSettings& settings, CgWorkspace& work,
                                HostPreconditioner* preconditioner = nullptr);
 
-/// Work vectors of reference_block_cg: k n values each, interleaved by row; row_sums and inv_diag n.
+/// Work vectors of reference_block_cg: k n values each, interleaved by row; row_sums and inv_diag n
+/// (views of its store's buffers, as CgWorkspace's).
 struct BlockCgWorkspace {
-  std::vector<double> r, p, q, row_sums, inv_diag;
-  std::vector<double> z;  ///< M^-1 R, for a preconditioner applied to the block (GAMG; sized on use)
+  std::span<double> r, p, q, row_sums, inv_diag;
+  std::span<double> z;  ///< M^-1 R, for a preconditioner applied to the block (GAMG; taken on use)
+  std::shared_ptr<WorkStore> store = std::make_shared<WorkStore>();
   void resize(label n, int k);
 };
 

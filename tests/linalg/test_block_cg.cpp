@@ -162,6 +162,40 @@ TEST(BlockCg, TheReferenceSolverSolvesComponentsTogetherAsItSolvesEachAlone) {
   }
 }
 
+// The flow's U (a block of three) and p (one vector) solvers share one WorkStore: their work
+// vectors are one memory, and each solve gives what it gives with a store of its own, to the bit,
+// whichever ran before it and grew the buffers.
+TEST(BlockCg, SolversSharingAWorkStoreSolveAsWithTheirOwn) {
+  const LduMatrix u = test::box_matrix(9, 8, 7, 45), p = test::box_matrix(9, 8, 7, 46);
+  const label n = u.n_rows();
+  SolverSettings s;
+  s.preconditioner = "diagonal";
+  s.tolerance = 1e-10;
+  auto u_op = make_reference_operator(u, prepare_format(u, "csr", "none", {}));
+  auto p_op = make_reference_operator(p, prepare_format(p, "csr", "none", {}));
+  const std::vector<double> bu = test::random_vector(3 * n, 47), bp = test::random_vector(n, 48);
+  const auto solve_both = [&](BlockCgWorkspace& block_work, CgWorkspace& work, bool p_first) {
+    std::vector<double> xu(3 * n, 0.0), xp(n, 0.0);
+    for (int round = 0; round < 2; ++round) {
+      if (p_first) reference_cg(*p_op, xp, bp, s, work);
+      reference_block_cg(*u_op, 3, xu, bu, s, block_work);
+      if (!p_first) reference_cg(*p_op, xp, bp, s, work);
+    }
+    return std::make_pair(xu, xp);
+  };
+  BlockCgWorkspace own_block;
+  CgWorkspace own;
+  const auto alone = solve_both(own_block, own, false);
+  for (const bool p_first : {false, true}) {
+    BlockCgWorkspace block_work;
+    CgWorkspace work;
+    work.store = block_work.store;
+    EXPECT_EQ(solve_both(block_work, work, p_first), alone) << "p first " << p_first;
+    EXPECT_EQ(work.r.data(), block_work.r.data());  // the same memory
+    EXPECT_EQ(block_work.store->buffers[0].size(), static_cast<std::size_t>(3 * n));
+  }
+}
+
 TEST(BlockCg, OtherPreconditionersAndFormatsWithoutItAreRefused) {
   const LduMatrix m = test::box_matrix(6, 6, 6, 44);
   std::vector<double> x(m.n_rows() * 2, 0.0), b(x.size(), 1.0);

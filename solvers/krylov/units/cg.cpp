@@ -16,6 +16,10 @@ namespace {
 
 class CgMethod final : public KrylovMethod {
  public:
+  explicit CgMethod(std::shared_ptr<WorkStore> store) {
+    work_.store = store;
+    block_work_.store = std::move(store);
+  }
   SolverPerformance solve(const HostOperator& a, std::span<double> x, std::span<const double> b,
                           const SolverSettings& settings, HostPreconditioner& preconditioner) override {
     return reference_cg(a, x, b, settings, work_, &preconditioner);
@@ -42,7 +46,7 @@ const KrylovUnit& krylov_unit_cg() {
   static const KrylovUnit unit{
       .name = "CG",
       .summary = "conjugate gradients: symmetric positive definite matrices",
-      .make = [] { return std::make_unique<CgMethod>(); },
+      .make = [](std::shared_ptr<WorkStore> store) { return std::make_unique<CgMethod>(std::move(store)); },
   };
   return unit;
 }
