@@ -116,7 +116,7 @@ IncompressibleSettings incompressible_settings(const ResolvedCase& c) {
 class FlowSimulation final : public Simulation {
  public:
   FlowSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
-                 std::span<const label> global_cell, PhaseTimer& timer)
+                 std::span<const label> global_cell, const CellFaceLists* cells, PhaseTimer& timer)
       : timer_(timer),
         settings_(incompressible_settings(c)),
         steady_(read_settings<SteadyStateSettings>(c, "steadyState")),
@@ -129,10 +129,13 @@ class FlowSimulation final : public Simulation {
       local.reference_cell =
           at != global_cell.end() && *at == settings_.reference_cell ? static_cast<label>(at - global_cell.begin()) : -1;
     }
-    const auto lists_start = std::chrono::steady_clock::now();
-    const CellFaceLists lists = cell_face_lists(mesh);
-    timer.add_part("operators", "cell face lists", seconds_since(lists_start));
-    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks, global_cell, lists);
+    std::optional<CellFaceLists> made;  // where the driver has none (a rank's part)
+    if (!cells) {
+      const auto lists_start = std::chrono::steady_clock::now();
+      made = cell_face_lists(mesh);
+      timer.add_part("operators", "cell face lists", seconds_since(lists_start));
+    }
+    operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks, global_cell, cells ? *cells : *made);
     operators_timing.stop();
     for (const auto& [part, seconds] : operators_->setup.parts()) timer.add_part("operators", part, seconds);
     auto timing = timer.measure("solver setup");
@@ -239,8 +242,9 @@ class FlowSimulation final : public Simulation {
 
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
                                                  const Mesh& mesh, const MeshGeometry& geometry,
-                                                 std::span<const label> global_cell, PhaseTimer& timer) {
-  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, global_cell, timer);
+                                                 std::span<const label> global_cell, const CellFaceLists* cells,
+                                                 PhaseTimer& timer) {
+  return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, global_cell, cells, timer);
 }
 
 }  // namespace fvmmini

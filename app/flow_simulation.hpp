@@ -14,6 +14,7 @@ namespace fvmmini {
 /// @throws SolverSetupError (naming the field) for solver settings that do not fit a matrix
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
                                                  const Mesh& mesh, const MeshGeometry& geometry,
-                                                 std::span<const label> global_cell, PhaseTimer& timer);
+                                                 std::span<const label> global_cell, const CellFaceLists* cells,
+                                                 PhaseTimer& timer);
 
 }  // namespace fvmmini

@@ -196,7 +196,8 @@ class ScalarSimulation final : public Simulation {
 
 std::unique_ptr<Simulation> make_scalar_simulation(const ResolvedCase& resolved, const RunContext& context,
                                                    const Mesh& mesh, const MeshGeometry& geometry,
-                                                   std::span<const label> global_cell, PhaseTimer& timer) {
+                                                   std::span<const label> global_cell, const CellFaceLists*,
+                                                   PhaseTimer& timer) {
   return std::make_unique<ScalarSimulation>(resolved, context, mesh, geometry, global_cell, timer);
 }
 

@@ -13,6 +13,7 @@ namespace fvmmini {
 /// "solver setup". @throws SolverSetupError("T") for solver settings that do not fit the matrix
 std::unique_ptr<Simulation> make_scalar_simulation(const ResolvedCase& resolved, const RunContext& context,
                                                    const Mesh& mesh, const MeshGeometry& geometry,
-                                                   std::span<const label> global_cell, PhaseTimer& timer);
+                                                   std::span<const label> global_cell, const CellFaceLists* cells,
+                                                   PhaseTimer& timer);
 
 }  // namespace fvmmini

@@ -30,7 +30,9 @@ namespace fvmmini {
 namespace {
 
 /// The case's mesh, checked against the case and by the mesh check (printed unless quiet).
-void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, Mesh& mesh, MeshGeometry& geometry) {
+/// @return the mesh's cell_face_lists, made for the geometry and the check
+CellFaceLists build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, Mesh& mesh,
+                                 MeshGeometry& geometry) {
   {
     auto timing = timer.measure("mesh");
     mesh = build_case_mesh(c);
@@ -38,7 +40,7 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
   }
   auto timing = timer.measure("geometry");
   PartTimer parts;
-  const CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry and the check
+  CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry, the check and the physics
   parts.mark("cell face lists");
   geometry = compute_geometry(mesh, cells);
   parts.mark("faces and cells");
@@ -50,6 +52,7 @@ void build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, 
     throw MeshError(c.case_file().string(), 0,
                     "the mesh failed " + std::to_string(check.failures.size()) + " check(s): " + check.failures.front());
   check_case_regions(c, mesh, check.regions);  // a steady equation's level fixed in every region, before it is solved
+  return cells;
 }
 
 TimeControls time_controls(const ResolvedCase& c) {
@@ -67,13 +70,17 @@ class Run {
     Mesh mesh;
     MeshGeometry geometry;
     on_root_for_all(
-        ranks(), [&] { build_checked_mesh(c_, timer_, verbose(), mesh, geometry); },
+        ranks(), [&] { cell_lists_ = build_checked_mesh(c_, timer_, verbose(), mesh, geometry); },
         [](const std::exception& e) { return dynamic_cast<const CaseError*>(&e) ? 2 : 1; });
     const std::string mesh_line =
         fmt::format("Mesh: {} ({} cells, {} faces)\n", mesh.description, mesh.n_cells, mesh.n_faces());
     if (ranks().is_root()) summary_.set_mesh(mesh);
-    if (ranks().distributed()) decompose(mesh, geometry);
+    if (ranks().distributed()) {
+      cell_lists_.reset();  // the whole mesh's: each rank's part has its own
+      decompose(mesh, geometry);
+    }
     set_up(make, mesh, geometry, global_cell_);
+    cell_lists_.reset();
     if (!simulation_->reads_face_centres()) std::vector<Vec3>().swap(geometry.face_centres);
     say(mesh_line);
     say(decomposition_lines_);
@@ -155,7 +162,7 @@ class Run {
   void set_up(const SimulationFactory& make, const Mesh& mesh, const MeshGeometry& geometry,
               std::span<const label> global_cell) {
     try {
-      simulation_ = make(c_, context_, mesh, geometry, global_cell, timer_);
+      simulation_ = make(c_, context_, mesh, geometry, global_cell, cell_lists_ ? &*cell_lists_ : nullptr, timer_);
     } catch (const SolverSetupError& e) {
       // settings that do not fit this mesh's matrix (dia on a renumbered mesh, Staircase alpha): a case error
       const std::string key = "solvers." + e.field();
@@ -285,6 +292,7 @@ class Run {
   std::optional<OutputFolder> output_;  ///< held (locked) by the root from set-up to the end of the run
   std::string decomposition_lines_;     ///< the log's partition figures (several ranks)
   std::vector<label> global_cell_;      ///< several ranks: this rank's cells' numbers in the whole mesh
+  std::optional<CellFaceLists> cell_lists_;  ///< one rank: the mesh check's, for the set-up (freed after it)
   double time_ = 0.0;
   double dt_ = 0.0;
   long long step_ = 0;

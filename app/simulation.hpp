@@ -17,6 +17,7 @@
 #include "app/run_context.hpp"
 #include "app/run_summary.hpp"
 #include "app/time_schedule.hpp"
+#include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -55,10 +56,12 @@ class Simulation {
 
 /// Builds the physics on the checked mesh (on several ranks, this rank's part, global_cell the
 /// numbers of its cells in the whole mesh; empty on one rank), timing its set-up phases on `timer`.
+/// `cells`: the mesh's cell_face_lists as the mesh check made them (one rank), else null.
 /// @throws SolverSetupError for solver settings that do not fit a matrix (a case error at solvers.<field>)
 using SimulationFactory =
     std::function<std::unique_ptr<Simulation>(const ResolvedCase&, const RunContext&, const Mesh&, const MeshGeometry&,
-                                              std::span<const label> global_cell, PhaseTimer&)>;
+                                              std::span<const label> global_cell, const CellFaceLists* cells,
+                                              PhaseTimer&)>;
 
 /// Run the case under `make`'s physics. @return 0 on success; throws CaseError (set-up that does
 /// not fit the mesh), MeshError, SolverError (with the time and step where it happened) or

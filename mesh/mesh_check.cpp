@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numbers>
 
@@ -233,15 +234,28 @@ void check_closed_cells(const CellAreaSums& sums, MeshCheckReport& r) {
 /// @return whether the geometry is finite
 bool check_finite_geometry(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
   const auto finite = [](const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  const auto bad_face = [&](label f) { return !finite(g.face_areas[f]) || !finite(g.face_centres[f]); };
+  const auto bad_cell = [&](label c) { return !std::isfinite(g.cell_volumes[c]) || !finite(g.cell_centres[c]); };
+  const auto n_points = static_cast<std::int64_t>(mesh.points.size());
   double largest = 0.0;
-  for (const Vec3& p : mesh.points) largest = std::max({largest, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
+#pragma omp parallel for schedule(static) reduction(max : largest)
+  for (std::int64_t k = 0; k < n_points; ++k) {
+    const Vec3& p = mesh.points[k];
+    largest = std::max({largest, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
+  }
   r.max_coordinate = largest;
+  // --- counted on every thread; the first offenders listed in order only where there are any
+  label bad_faces = 0, bad_cells = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad_faces)
+  for (label f = 0; f < mesh.n_faces(); ++f) bad_faces += bad_face(f);
+#pragma omp parallel for schedule(static) reduction(+ : bad_cells)
+  for (label c = 0; c < mesh.n_cells; ++c) bad_cells += bad_cell(c);
+  if (bad_faces == 0 && bad_cells == 0) return true;
   std::vector<label> faces, cells;
   for (label f = 0; f < mesh.n_faces(); ++f)
-    if (!finite(g.face_areas[f]) || !finite(g.face_centres[f])) add_offender(r.n_non_finite_faces, faces, f);
+    if (bad_face(f)) add_offender(r.n_non_finite_faces, faces, f);
   for (label c = 0; c < mesh.n_cells; ++c)
-    if (!std::isfinite(g.cell_volumes[c]) || !finite(g.cell_centres[c])) add_offender(r.n_non_finite_cells, cells, c);
-  if (r.n_non_finite_faces == 0 && r.n_non_finite_cells == 0) return true;
+    if (bad_cell(c)) add_offender(r.n_non_finite_cells, cells, c);
   r.failures.push_back(fmt::format(
       "the geometry overflows a double: {} faces whose area and {} cells whose volume are not finite numbers "
       "(coordinates up to {:.3g}: their products pass 1.8e308; scale the mesh){}{}",
