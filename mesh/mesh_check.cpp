@@ -26,23 +26,6 @@ constexpr double vsmall = 1.0e-300;
 constexpr double rootvsmall = 1.0e-150;
 constexpr size_t max_listed = 10;
 
-/// The sum of term(i) over [0, n), on every thread in chunks of a fixed size whose sums are then
-/// added in order: the same bits on any number of threads.
-template <class Term>
-double ordered_sum(std::int64_t n, Term&& term) {
-  constexpr std::int64_t chunk = 1 << 16;
-  std::vector<double> partial(static_cast<std::size_t>((n + chunk - 1) / chunk), 0.0);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < static_cast<std::int64_t>(partial.size()); ++c) {
-    double sum = 0.0;
-    for (std::int64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) sum += term(i);
-    partial[c] = sum;
-  }
-  double sum = 0.0;
-  for (double p : partial) sum += p;
-  return sum;
-}
-
 Vec3 cmpt_mag(const Vec3& v) { return {std::abs(v.x), std::abs(v.y), std::abs(v.z)}; }
 double radians_to_degrees(double r) { return r * 180.0 / std::numbers::pi; }
 
@@ -84,8 +67,8 @@ double face_skewness(const Mesh& mesh, const MeshGeometry& g, label f, const Vec
 }
 
 // ---------------------------------------------------------------------------------------
-// The checks, one per property as in primitiveMeshCheck. Each fills its fields of the
-// report and adds its own failure or warning.
+// The checks of the addressing, the patches and the points, one per property as in
+// primitiveMeshCheck. Each fills its fields of the report and adds its own failure or warning.
 
 void check_upper_triangular(const Mesh& mesh, MeshCheckReport& r) {
   r.upper_triangular = is_upper_triangular(mesh);
@@ -133,37 +116,6 @@ void check_point_usage(const Mesh& mesh, MeshCheckReport& r) {
   if (r.n_unused_points > 0) r.warnings.push_back(fmt::format("{} points are used by no face", r.n_unused_points));
 }
 
-/// Cell shapes from face, triangle, quadrilateral and distinct vertex counts, as OpenFOAM names them.
-void count_cell_types(const Mesh& mesh, const CellFaceLists& cells, MeshCheckReport& r) {
-  label hexahedra = 0, prisms = 0, wedges = 0, pyramids = 0, tet_wedges = 0, tetrahedra = 0, polyhedra = 0;
-#pragma omp parallel reduction(+ : hexahedra, prisms, wedges, pyramids, tet_wedges, tetrahedra, polyhedra)
-  {
-    std::vector<label> vertices;
-#pragma omp for schedule(static)
-    for (label c = 0; c < mesh.n_cells; ++c) {
-      label nf = 0, t = 0, q = 0;
-      vertices.clear();
-      for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
-        const auto loop = mesh.face(cells.faces[k]);
-        ++nf;
-        if (loop.size() == 3) ++t;
-        if (loop.size() == 4) ++q;
-        vertices.insert(vertices.end(), loop.begin(), loop.end());
-      }
-      std::sort(vertices.begin(), vertices.end());
-      const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
-      if (nf == 6 && q == 6 && nv == 8) ++hexahedra;
-      else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++prisms;
-      else if (nf == 6 && t == 2 && q == 4 && nv == 7) ++wedges;
-      else if (nf == 5 && t == 4 && q == 1 && nv == 5) ++pyramids;
-      else if (nf == 4 && t == 2 && q == 2 && nv == 5) ++tet_wedges;
-      else if (nf == 4 && t == 4 && nv == 4) ++tetrahedra;
-      else ++polyhedra;
-    }
-  }
-  r.cell_types = {hexahedra, prisms, wedges, pyramids, tet_wedges, tetrahedra, polyhedra};
-}
-
 void find_bounding_box(const Mesh& mesh, MeshCheckReport& r) {
   if (mesh.points.empty()) return;
   const Bounds b = bounds_of(mesh.points);
@@ -184,192 +136,103 @@ void check_closed_boundary(const Mesh& mesh, const MeshGeometry& g, MeshCheckRep
     r.failures.push_back("open boundary: boundary openness " + vec_text(r.boundary_openness) + " (possible hole in the boundary)");
 }
 
-/// Per cell, over its faces turned outward: the sum of the area vectors and the sum of
-/// their component magnitudes (closedness and aspect ratio both start from these).
-struct CellAreaSums {
-  std::vector<Vec3> sum, sum_mag;
-};
+// ---------------------------------------------------------------------------------------
+// The geometry's figures: one pass over the faces and one over the cells, every property at
+// once (each pass reads the faces or the cells from memory once instead of once a property).
+// Each pass runs on every thread in chunks of a fixed size whose figures are then merged in
+// order: the same sums to the bit on any number of threads.
 
-CellAreaSums cell_area_sums(const Mesh& mesh, const CellFaceLists& cells, const MeshGeometry& g) {
-  CellAreaSums s{std::vector<Vec3>(mesh.n_cells), std::vector<Vec3>(mesh.n_cells)};
+template <class Figures, class Pass>
+Figures in_chunks(std::int64_t n, Pass&& pass) {
+  constexpr std::int64_t chunk = 1 << 16;
+  std::vector<Figures> partial(static_cast<std::size_t>((n + chunk - 1) / chunk));
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < mesh.n_cells; ++c) {
-    const label owned_end = cells.start[c] + cells.owned[c];
-    for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
-      const Vec3& sf = g.face_areas[cells.faces[k]];
-      if (k < owned_end) s.sum[c] += sf;
-      else s.sum[c] -= sf;
-      s.sum_mag[c] += cmpt_mag(sf);
-    }
-  }
-  return s;
+  for (std::int64_t c = 0; c < static_cast<std::int64_t>(partial.size()); ++c)
+    pass(partial[c], static_cast<label>(c * chunk), static_cast<label>(std::min(n, (c + 1) * chunk)));
+  Figures all;
+  for (const Figures& p : partial) all.merge(p);
+  return all;
 }
 
-/// Cell openness: the largest component of |sum Sf| / sum |Sf|.
-void check_closed_cells(const CellAreaSums& sums, MeshCheckReport& r) {
-  const auto openness = [&](label c) {
-    double o = 0.0;
-    for (int d = 0; d < 3; ++d) o = std::max(o, std::abs(sums.sum[c][d]) / (sums.sum_mag[c][d] + rootvsmall));
-    return o;
-  };
-  const auto n_cells = static_cast<label>(sums.sum.size());
-  double max_openness = r.max_cell_openness;
-  label open = 0;
-#pragma omp parallel for schedule(static) reduction(max : max_openness) reduction(+ : open)
-  for (label c = 0; c < n_cells; ++c) {
-    const double o = openness(c);
-    max_openness = std::max(max_openness, o);
-    open += o > closed_threshold;
-  }
-  r.max_cell_openness = max_openness;
-  for (label c = 0; open > 0 && c < n_cells; ++c)  // the first offenders listed in cell order
-    if (openness(c) > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
-  if (r.n_open_cells > 0)
-    r.failures.push_back(fmt::format("{} open cells (max openness {:.3g}): {}", r.n_open_cells, r.max_cell_openness,
-                                     list_text(r.open_cells, r.n_open_cells)));
+bool finite(const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool non_finite_face(const MeshGeometry& g, label f) { return !finite(g.face_areas[f]) || !finite(g.face_centres[f]); }
+bool non_finite_cell(const MeshGeometry& g, label c) {
+  return !std::isfinite(g.cell_volumes[c]) || !finite(g.cell_centres[c]);
 }
 
-/// Face areas and centres, cell volumes and centres that are numbers: coordinates near 1e300 make
-/// their products overflow, which every later check would take for a broken cell.
-/// @return whether the geometry is finite
-bool check_finite_geometry(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  const auto finite = [](const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
-  const auto bad_face = [&](label f) { return !finite(g.face_areas[f]) || !finite(g.face_centres[f]); };
-  const auto bad_cell = [&](label c) { return !std::isfinite(g.cell_volumes[c]) || !finite(g.cell_centres[c]); };
-  const auto n_points = static_cast<std::int64_t>(mesh.points.size());
-  double largest = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : largest)
-  for (std::int64_t k = 0; k < n_points; ++k) {
-    const Vec3& p = mesh.points[k];
-    largest = std::max({largest, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
-  }
-  r.max_coordinate = largest;
-  // --- counted on every thread; the first offenders listed in order only where there are any
-  label bad_faces = 0, bad_cells = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad_faces)
-  for (label f = 0; f < mesh.n_faces(); ++f) bad_faces += bad_face(f);
-#pragma omp parallel for schedule(static) reduction(+ : bad_cells)
-  for (label c = 0; c < mesh.n_cells; ++c) bad_cells += bad_cell(c);
-  if (bad_faces == 0 && bad_cells == 0) return true;
-  std::vector<label> faces, cells;
-  for (label f = 0; f < mesh.n_faces(); ++f)
-    if (bad_face(f)) add_offender(r.n_non_finite_faces, faces, f);
-  for (label c = 0; c < mesh.n_cells; ++c)
-    if (bad_cell(c)) add_offender(r.n_non_finite_cells, cells, c);
-  r.failures.push_back(fmt::format(
-      "the geometry overflows a double: {} faces whose area and {} cells whose volume are not finite numbers "
-      "(coordinates up to {:.3g}: their products pass 1.8e308; scale the mesh){}{}",
-      r.n_non_finite_faces, r.n_non_finite_cells, largest,
-      r.n_non_finite_faces > 0 ? "; faces " + list_text(faces, r.n_non_finite_faces) : "",
-      r.n_non_finite_cells > 0 ? "; cells " + list_text(cells, r.n_non_finite_cells) : ""));
-  return false;
-}
-
-void check_face_areas(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  double min_area = mesh.n_faces() > 0 ? std::numeric_limits<double>::max() : 0.0, max_area = r.max_face_area;
-  label zero_area = 0;
-#pragma omp parallel for schedule(static) reduction(min : min_area) reduction(max : max_area) reduction(+ : zero_area)
-  for (label f = 0; f < mesh.n_faces(); ++f) {
-    const double a = mag(g.face_areas[f]);
-    min_area = std::min(min_area, a);
-    max_area = std::max(max_area, a);
-    if (a < vsmall) ++zero_area;
-  }
-  r.min_face_area = min_area;
-  r.max_face_area = max_area;
-  r.n_zero_area_faces = zero_area;
-  if (r.n_zero_area_faces > 0) r.failures.push_back(fmt::format("{} faces with zero area", r.n_zero_area_faces));
-}
-
-void check_cell_volumes(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  const label n_cells = mesh.n_cells;
-  double min_volume = n_cells > 0 ? std::numeric_limits<double>::max() : 0.0;
-  double max_volume = n_cells > 0 ? -std::numeric_limits<double>::max() : 0.0;
-  label non_positive = 0;
-#pragma omp parallel for schedule(static) reduction(min : min_volume) reduction(max : max_volume) \
-    reduction(+ : non_positive)
-  for (label c = 0; c < n_cells; ++c) {
-    const double v = g.cell_volumes[c];
-    min_volume = std::min(min_volume, v);
-    max_volume = std::max(max_volume, v);
-    non_positive += v < vsmall;
-  }
-  r.min_volume = min_volume;
-  r.max_volume = max_volume;
-  r.total_volume = ordered_sum(n_cells, [&](std::int64_t c) { return g.cell_volumes[c]; });
-  for (label c = 0; non_positive > 0 && c < n_cells; ++c)
-    if (g.cell_volumes[c] < vsmall) add_offender(r.n_non_positive_volumes, r.non_positive_cells, c);
-  if (r.n_non_positive_volumes > 0)
-    r.failures.push_back(fmt::format("{} cells with zero or negative volume (min {:.6g}): {}", r.n_non_positive_volumes, r.min_volume,
-                                     list_text(r.non_positive_cells, r.n_non_positive_volumes)));
+/// From the owner's centre across face f: to the neighbour's centre, or to a boundary face's centre.
+Vec3 owner_to_across(const Mesh& mesh, const MeshGeometry& g, label f) {
+  return f < mesh.n_internal_faces() ? centre_to_centre(mesh, g, f) : g.face_centres[f] - g.cell_centres[mesh.owner[f]];
 }
 
 /// Area vectors point out of the owner: d.Sf > 0 on internal faces, (Cf - C).Sf > 0 on boundary ones.
-void check_face_orientation(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  const auto wrongly_oriented = [&](label f) {
-    const Vec3 d = f < mesh.n_internal_faces() ? centre_to_centre(mesh, g, f)
-                                               : g.face_centres[f] - g.cell_centres[mesh.owner[f]];
-    return !(dot(d, g.face_areas[f]) > 0.0);
-  };
-  // --- counted on every thread; the first offenders listed in face order only where there are any
-  label wrong = 0;
-#pragma omp parallel for schedule(static) reduction(+ : wrong)
-  for (label f = 0; f < mesh.n_faces(); ++f) wrong += wrongly_oriented(f);
-  for (label f = 0; wrong > 0 && f < mesh.n_faces(); ++f)
-    if (wrongly_oriented(f)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
-  if (r.n_wrongly_oriented_faces > 0)
-    r.failures.push_back(fmt::format("{} wrongly oriented faces (area vector not pointing out of the owner): {}", r.n_wrongly_oriented_faces,
-                                     list_text(r.wrongly_oriented_faces, r.n_wrongly_oriented_faces)));
+bool wrongly_oriented(const Mesh& mesh, const MeshGeometry& g, label f) {
+  return !(dot(owner_to_across(mesh, g, f), g.face_areas[f]) > 0.0);
 }
 
-/// The angle acos(d.Sf / |d||Sf|) on internal faces. OpenFOAM reports the angle of the
-/// worst face and the angle of the average cosine.
-void check_non_orthogonality(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
+struct FaceFigures {
+  label non_finite = 0, zero_area = 0, wrongly_oriented = 0, severely_non_orthogonal = 0, highly_skew = 0;
+  double min_area = std::numeric_limits<double>::max(), max_area = 0.0;
+  double min_cos = 1.0, sum_cos = 0.0;  ///< of the non-orthogonality angle, internal faces
+  double max_skewness = 0.0;
+
+  void merge(const FaceFigures& o) {
+    non_finite += o.non_finite, zero_area += o.zero_area, wrongly_oriented += o.wrongly_oriented;
+    severely_non_orthogonal += o.severely_non_orthogonal, highly_skew += o.highly_skew;
+    min_area = std::min(min_area, o.min_area), max_area = std::max(max_area, o.max_area);
+    min_cos = std::min(min_cos, o.min_cos), sum_cos += o.sum_cos;
+    max_skewness = std::max(max_skewness, o.max_skewness);
+  }
+};
+
+/// Areas, orientation, non-orthogonality (internal faces) and skewness (along the line between
+/// the cell centres on internal faces, along the face normal through the owner's centre on
+/// boundary ones) of every face.
+FaceFigures face_figures(const Mesh& mesh, const MeshGeometry& g) {
   const label n_internal = mesh.n_internal_faces();
   const double severe_cos = std::cos(non_orthogonality_threshold_deg * std::numbers::pi / 180.0);
-  const auto cos_angle = [&](std::int64_t f) {
-    const Vec3 d = centre_to_centre(mesh, g, static_cast<label>(f));
-    const Vec3& sf = g.face_areas[f];
-    return dot(d, sf) / (mag(d) * mag(sf) + rootvsmall);
-  };
-  double min_cos = 1.0;
-  label severe = 0;
-#pragma omp parallel for schedule(static) reduction(min : min_cos) reduction(+ : severe)
-  for (label f = 0; f < n_internal; ++f) {
-    const double c = cos_angle(f);
-    severe += c < severe_cos && c > 0.0;
-    min_cos = std::min(min_cos, c);
-  }
-  r.n_severely_non_orthogonal = severe;
-  const double sum_cos = ordered_sum(n_internal, cos_angle);
-  r.max_non_orthogonality = radians_to_degrees(std::acos(std::clamp(min_cos, -1.0, 1.0)));
-  r.avg_non_orthogonality = n_internal > 0 ? radians_to_degrees(std::acos(std::clamp(sum_cos / n_internal, -1.0, 1.0))) : 0.0;
-  if (r.n_severely_non_orthogonal > 0)
-    r.warnings.push_back(fmt::format("{} severely non-orthogonal faces (> {} degrees)", r.n_severely_non_orthogonal, non_orthogonality_threshold_deg));
+  return in_chunks<FaceFigures>(mesh.n_faces(), [&](FaceFigures& s, label begin, label end) {
+    for (label f = begin; f < end; ++f) {
+      const Vec3& sf = g.face_areas[f];
+      const double area = mag(sf);
+      s.non_finite += non_finite_face(g, f);
+      s.min_area = std::min(s.min_area, area);
+      s.max_area = std::max(s.max_area, area);
+      s.zero_area += area < vsmall;
+      s.wrongly_oriented += wrongly_oriented(mesh, g, f);
+      const Vec3 d = owner_to_across(mesh, g, f);
+      double skew = 0.0;
+      if (f < n_internal) {
+        const double cos = dot(d, sf) / (mag(d) * area + rootvsmall);
+        s.severely_non_orthogonal += cos < severe_cos && cos > 0.0;
+        s.min_cos = std::min(s.min_cos, cos);
+        s.sum_cos += cos;
+        skew = face_skewness(mesh, g, f, d);
+      } else {
+        const Vec3 normal = sf / (area + rootvsmall);
+        skew = face_skewness(mesh, g, f, normal * dot(normal, d));
+      }
+      s.max_skewness = std::max(s.max_skewness, skew);
+      s.highly_skew += skew > skew_threshold;
+    }
+  });
 }
 
-/// Skewness along the line between cell centres on internal faces, and along the face
-/// normal through the owner centre on boundary faces.
-void check_face_skewness(const Mesh& mesh, const MeshGeometry& g, MeshCheckReport& r) {
-  const label n_internal = mesh.n_internal_faces();
-  double max_skewness = r.max_skewness;
-  label highly_skew = 0;
-#pragma omp parallel for schedule(static) reduction(max : max_skewness) reduction(+ : highly_skew)
-  for (label f = 0; f < mesh.n_faces(); ++f) {
-    double skew = 0.0;
-    if (f < n_internal) {
-      skew = face_skewness(mesh, g, f, centre_to_centre(mesh, g, f));
-    } else {
-      const Vec3& sf = g.face_areas[f];
-      const Vec3 normal = sf / (mag(sf) + rootvsmall);
-      skew = face_skewness(mesh, g, f, normal * dot(normal, g.face_centres[f] - g.cell_centres[mesh.owner[f]]));
-    }
-    max_skewness = std::max(max_skewness, skew);
-    if (skew > skew_threshold) ++highly_skew;
+/// Cell c's openness: the largest component of |sum Sf| / sum |Sf| over its faces turned outward.
+/// @param[out] sum_mag the sum of its faces' component magnitudes (the aspect ratio's areas)
+double cell_openness(const CellFaceLists& cells, const MeshGeometry& g, label c, Vec3& sum_mag) {
+  Vec3 sum;
+  sum_mag = Vec3{};
+  const label owned_end = cells.start[c] + cells.owned[c];
+  for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
+    const Vec3& sf = g.face_areas[cells.faces[k]];
+    if (k < owned_end) sum += sf;
+    else sum -= sf;
+    sum_mag += cmpt_mag(sf);
   }
-  r.max_skewness = max_skewness;
-  r.n_highly_skew_faces += highly_skew;
-  if (r.n_highly_skew_faces > 0) r.warnings.push_back(fmt::format("{} highly skew faces (skewness > {})", r.n_highly_skew_faces, skew_threshold));
+  double openness = 0.0;
+  for (int d = 0; d < 3; ++d) openness = std::max(openness, std::abs(sum[d]) / (sum_mag[d] + rootvsmall));
+  return openness;
 }
 
 /// The directions not normal to empty patches (as OpenFOAM's calcDirections): a 2-D mesh's
@@ -390,32 +253,174 @@ std::array<bool, 3> solution_directions(const Mesh& mesh, const MeshGeometry& g)
   return solution_dir;
 }
 
-/// OpenFOAM's aspect ratio: the largest over the smallest projected area in the solution
-/// directions, and in 3-D at least the cell's surface over that of a cube of its volume.
-void check_aspect_ratio(const Mesh& mesh, const MeshGeometry& g, const CellAreaSums& sums, MeshCheckReport& r) {
-  const std::array<bool, 3> solution_dir = solution_directions(mesh, g);
+/// OpenFOAM's aspect ratio: the largest over the smallest projected area (sum_mag's components)
+/// in the solution directions, and in 3-D at least the cell's surface over that of a cube of its
+/// volume.
+double aspect_ratio(const Vec3& sum_mag, double volume, const std::array<bool, 3>& solution_dir) {
   const int n_dims = solution_dir[0] + solution_dir[1] + solution_dir[2];
-  double max_aspect = r.max_aspect_ratio;
-  label high_aspect = 0;
-#pragma omp parallel for schedule(static) reduction(max : max_aspect) reduction(+ : high_aspect)
-  for (label c = 0; c < mesh.n_cells; ++c) {
-    const Vec3& sum_mag = sums.sum_mag[c];
-    double min_cmpt = std::numeric_limits<double>::max(), max_cmpt = -std::numeric_limits<double>::max();
-    for (int d = 0; d < 3; ++d)
-      if (solution_dir[d]) {
-        min_cmpt = std::min(min_cmpt, sum_mag[d]);
-        max_cmpt = std::max(max_cmpt, sum_mag[d]);
-      }
-    double aspect = n_dims > 0 ? max_cmpt / (min_cmpt + rootvsmall) : 1.0;
-    if (n_dims == 3) {
-      const double v = std::max(rootvsmall, g.cell_volumes[c]);
-      aspect = std::max(aspect, (sum_mag.x + sum_mag.y + sum_mag.z) / 6.0 / std::pow(v, 2.0 / 3.0));
+  double min_cmpt = std::numeric_limits<double>::max(), max_cmpt = -std::numeric_limits<double>::max();
+  for (int d = 0; d < 3; ++d)
+    if (solution_dir[d]) {
+      min_cmpt = std::min(min_cmpt, sum_mag[d]);
+      max_cmpt = std::max(max_cmpt, sum_mag[d]);
     }
-    max_aspect = std::max(max_aspect, aspect);
-    if (aspect > aspect_threshold) ++high_aspect;
+  double aspect = n_dims > 0 ? max_cmpt / (min_cmpt + rootvsmall) : 1.0;
+  if (n_dims == 3) {
+    const double v = std::max(rootvsmall, volume);
+    aspect = std::max(aspect, (sum_mag.x + sum_mag.y + sum_mag.z) / 6.0 / std::pow(v, 2.0 / 3.0));
   }
-  r.max_aspect_ratio = max_aspect;
-  r.n_high_aspect_ratio_cells += high_aspect;
+  return aspect;
+}
+
+/// Counts a cell's shape from its face, triangle, quadrilateral and distinct vertex counts, as
+/// OpenFOAM names them. @param vertices scratch
+void count_cell_type(const Mesh& mesh, const CellFaceLists& cells, label c, std::vector<label>& vertices,
+                     CellTypeCounts& types) {
+  label nf = 0, t = 0, q = 0;
+  vertices.clear();
+  for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
+    const auto loop = mesh.face(cells.faces[k]);
+    ++nf;
+    if (loop.size() == 3) ++t;
+    if (loop.size() == 4) ++q;
+    vertices.insert(vertices.end(), loop.begin(), loop.end());
+  }
+  std::sort(vertices.begin(), vertices.end());
+  const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
+  if (nf == 6 && q == 6 && nv == 8) ++types.hexahedra;
+  else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++types.prisms;
+  else if (nf == 6 && t == 2 && q == 4 && nv == 7) ++types.wedges;
+  else if (nf == 5 && t == 4 && q == 1 && nv == 5) ++types.pyramids;
+  else if (nf == 4 && t == 2 && q == 2 && nv == 5) ++types.tet_wedges;
+  else if (nf == 4 && t == 4 && nv == 4) ++types.tetrahedra;
+  else ++types.polyhedra;
+}
+
+struct CellFigures {
+  CellTypeCounts types;
+  label non_finite = 0, non_positive = 0, open = 0, high_aspect = 0;
+  double min_volume = std::numeric_limits<double>::max(), max_volume = -std::numeric_limits<double>::max();
+  double total_volume = 0.0, max_openness = 0.0, max_aspect = 0.0;
+
+  void merge(const CellFigures& o) {
+    types.hexahedra += o.types.hexahedra, types.prisms += o.types.prisms, types.wedges += o.types.wedges;
+    types.pyramids += o.types.pyramids, types.tet_wedges += o.types.tet_wedges;
+    types.tetrahedra += o.types.tetrahedra, types.polyhedra += o.types.polyhedra;
+    non_finite += o.non_finite, non_positive += o.non_positive, open += o.open, high_aspect += o.high_aspect;
+    min_volume = std::min(min_volume, o.min_volume), max_volume = std::max(max_volume, o.max_volume);
+    total_volume += o.total_volume;
+    max_openness = std::max(max_openness, o.max_openness), max_aspect = std::max(max_aspect, o.max_aspect);
+  }
+};
+
+/// Shapes, volumes, openness and aspect ratio of every cell.
+CellFigures cell_figures(const Mesh& mesh, const CellFaceLists& cells, const MeshGeometry& g) {
+  const std::array<bool, 3> solution_dir = solution_directions(mesh, g);
+  return in_chunks<CellFigures>(mesh.n_cells, [&](CellFigures& s, label begin, label end) {
+    std::vector<label> vertices;
+    for (label c = begin; c < end; ++c) {
+      count_cell_type(mesh, cells, c, vertices, s.types);
+      s.non_finite += non_finite_cell(g, c);
+      const double v = g.cell_volumes[c];
+      s.min_volume = std::min(s.min_volume, v);
+      s.max_volume = std::max(s.max_volume, v);
+      s.non_positive += v < vsmall;
+      s.total_volume += v;
+      Vec3 sum_mag;
+      const double openness = cell_openness(cells, g, c, sum_mag);
+      s.max_openness = std::max(s.max_openness, openness);
+      s.open += openness > closed_threshold;
+      const double aspect = aspect_ratio(sum_mag, v, solution_dir);
+      s.max_aspect = std::max(s.max_aspect, aspect);
+      s.high_aspect += aspect > aspect_threshold;
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// The geometry's verdicts from the figures, one per property as in primitiveMeshCheck.
+
+/// Face areas and centres, cell volumes and centres that are numbers: coordinates near 1e300 make
+/// their products overflow, which every later check would take for a broken cell.
+/// @return whether the geometry is finite
+bool check_finite_geometry(const Mesh& mesh, const MeshGeometry& g, const FaceFigures& faces,
+                           const CellFigures& cells, MeshCheckReport& r) {
+  r.max_coordinate = mesh.points.empty() ? 0.0
+                                         : std::max({max_abs_component(r.bounding_box_min),
+                                                     max_abs_component(r.bounding_box_max)});
+  if (faces.non_finite == 0 && cells.non_finite == 0) return true;
+  std::vector<label> listed_faces, listed_cells;  // the first offenders, in order
+  for (label f = 0; f < mesh.n_faces(); ++f)
+    if (non_finite_face(g, f)) add_offender(r.n_non_finite_faces, listed_faces, f);
+  for (label c = 0; c < mesh.n_cells; ++c)
+    if (non_finite_cell(g, c)) add_offender(r.n_non_finite_cells, listed_cells, c);
+  r.failures.push_back(fmt::format(
+      "the geometry overflows a double: {} faces whose area and {} cells whose volume are not finite numbers "
+      "(coordinates up to {:.3g}: their products pass 1.8e308; scale the mesh){}{}",
+      r.n_non_finite_faces, r.n_non_finite_cells, r.max_coordinate,
+      r.n_non_finite_faces > 0 ? "; faces " + list_text(listed_faces, r.n_non_finite_faces) : "",
+      r.n_non_finite_cells > 0 ? "; cells " + list_text(listed_cells, r.n_non_finite_cells) : ""));
+  return false;
+}
+
+void check_closed_cells(const Mesh& mesh, const CellFaceLists& cells, const MeshGeometry& g,
+                        const CellFigures& figures, MeshCheckReport& r) {
+  r.max_cell_openness = figures.max_openness;
+  Vec3 sum_mag;
+  for (label c = 0; figures.open > 0 && c < mesh.n_cells; ++c)  // the first offenders listed in cell order
+    if (cell_openness(cells, g, c, sum_mag) > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
+  if (r.n_open_cells > 0)
+    r.failures.push_back(fmt::format("{} open cells (max openness {:.3g}): {}", r.n_open_cells, r.max_cell_openness,
+                                     list_text(r.open_cells, r.n_open_cells)));
+}
+
+void check_face_areas(const Mesh& mesh, const FaceFigures& figures, MeshCheckReport& r) {
+  r.min_face_area = mesh.n_faces() > 0 ? figures.min_area : 0.0;
+  r.max_face_area = figures.max_area;
+  r.n_zero_area_faces = figures.zero_area;
+  if (r.n_zero_area_faces > 0) r.failures.push_back(fmt::format("{} faces with zero area", r.n_zero_area_faces));
+}
+
+void check_cell_volumes(const Mesh& mesh, const MeshGeometry& g, const CellFigures& figures, MeshCheckReport& r) {
+  r.min_volume = mesh.n_cells > 0 ? figures.min_volume : 0.0;
+  r.max_volume = mesh.n_cells > 0 ? figures.max_volume : 0.0;
+  r.total_volume = figures.total_volume;
+  for (label c = 0; figures.non_positive > 0 && c < mesh.n_cells; ++c)
+    if (g.cell_volumes[c] < vsmall) add_offender(r.n_non_positive_volumes, r.non_positive_cells, c);
+  if (r.n_non_positive_volumes > 0)
+    r.failures.push_back(fmt::format("{} cells with zero or negative volume (min {:.6g}): {}", r.n_non_positive_volumes, r.min_volume,
+                                     list_text(r.non_positive_cells, r.n_non_positive_volumes)));
+}
+
+void check_face_orientation(const Mesh& mesh, const MeshGeometry& g, const FaceFigures& figures, MeshCheckReport& r) {
+  for (label f = 0; figures.wrongly_oriented > 0 && f < mesh.n_faces(); ++f)  // the first offenders, in face order
+    if (wrongly_oriented(mesh, g, f)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
+  if (r.n_wrongly_oriented_faces > 0)
+    r.failures.push_back(fmt::format("{} wrongly oriented faces (area vector not pointing out of the owner): {}", r.n_wrongly_oriented_faces,
+                                     list_text(r.wrongly_oriented_faces, r.n_wrongly_oriented_faces)));
+}
+
+/// The angle acos(d.Sf / |d||Sf|) on internal faces. OpenFOAM reports the angle of the
+/// worst face and the angle of the average cosine.
+void check_non_orthogonality(const Mesh& mesh, const FaceFigures& figures, MeshCheckReport& r) {
+  const label n_internal = mesh.n_internal_faces();
+  r.n_severely_non_orthogonal = figures.severely_non_orthogonal;
+  r.max_non_orthogonality = radians_to_degrees(std::acos(std::clamp(figures.min_cos, -1.0, 1.0)));
+  r.avg_non_orthogonality =
+      n_internal > 0 ? radians_to_degrees(std::acos(std::clamp(figures.sum_cos / n_internal, -1.0, 1.0))) : 0.0;
+  if (r.n_severely_non_orthogonal > 0)
+    r.warnings.push_back(fmt::format("{} severely non-orthogonal faces (> {} degrees)", r.n_severely_non_orthogonal, non_orthogonality_threshold_deg));
+}
+
+void check_face_skewness(const FaceFigures& figures, MeshCheckReport& r) {
+  r.max_skewness = figures.max_skewness;
+  r.n_highly_skew_faces = figures.highly_skew;
+  if (r.n_highly_skew_faces > 0) r.warnings.push_back(fmt::format("{} highly skew faces (skewness > {})", r.n_highly_skew_faces, skew_threshold));
+}
+
+void check_aspect_ratio(const CellFigures& figures, MeshCheckReport& r) {
+  r.max_aspect_ratio = figures.max_aspect;
+  r.n_high_aspect_ratio_cells = figures.high_aspect;
   if (r.n_high_aspect_ratio_cells > 0)
     r.warnings.push_back(fmt::format("{} cells with aspect ratio above {}", r.n_high_aspect_ratio_cells, aspect_threshold));
 }
@@ -430,25 +435,26 @@ MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g, const CellFa
   r.n_faces = mesh.n_faces();
   r.n_internal_faces = mesh.n_internal_faces();
   r.n_cells = mesh.n_cells;
+  const FaceFigures faces = face_figures(mesh, g);
+  const CellFigures cell = cell_figures(mesh, cells, g);
   // The calls run in the order the failures and the warnings are listed in the report.
   check_upper_triangular(mesh, r);
   check_boundary_definition(mesh, r);
   count_regions(mesh, r);
-  count_cell_types(mesh, cells, r);
+  r.cell_types = cell.types;
   find_bounding_box(mesh, r);
-  if (!check_finite_geometry(mesh, g, r)) {  // the rest would report the overflow as broken cells
+  if (!check_finite_geometry(mesh, g, faces, cell, r)) {  // the rest would report the overflow as broken cells
     check_point_usage(mesh, r);
     return r;
   }
   check_closed_boundary(mesh, g, r);
-  const CellAreaSums sums = cell_area_sums(mesh, cells, g);
-  check_closed_cells(sums, r);
-  check_face_areas(mesh, g, r);
-  check_cell_volumes(mesh, g, r);
-  check_face_orientation(mesh, g, r);
-  check_non_orthogonality(mesh, g, r);
-  check_face_skewness(mesh, g, r);
-  check_aspect_ratio(mesh, g, sums, r);
+  check_closed_cells(mesh, cells, g, cell, r);
+  check_face_areas(mesh, faces, r);
+  check_cell_volumes(mesh, g, cell, r);
+  check_face_orientation(mesh, g, faces, r);
+  check_non_orthogonality(mesh, faces, r);
+  check_face_skewness(faces, r);
+  check_aspect_ratio(cell, r);
   check_point_usage(mesh, r);
   return r;
 }

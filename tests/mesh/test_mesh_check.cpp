@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <string>
 
 #include "mesh/box_generator.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_check.hpp"
 #include "mesh/mesh_regions.hpp"
+#include "tests/linalg/omp_threads.hpp"
 #include "tests/mesh/two_boxes.hpp"
 
 namespace fvmmini {
@@ -163,6 +165,37 @@ TEST(MeshCheck, SkewAndNonOrthogonalFaces) {
   EXPECT_NEAR(r.avg_non_orthogonality, r.max_non_orthogonality, 1e-12);  // one internal face
   EXPECT_GT(r.max_skewness, 0.01);
   EXPECT_NEAR(r.total_volume, 2.0, 1e-12);
+}
+
+TEST(MeshCheck, TheSameReportToTheBitOnAnyNumberOfThreads) {
+  // --- a box shaken hard enough that cells invert and faces turn: every figure, sum and offender
+  //     list over several chunks of faces and of cells
+  BoxSpec spec;
+  spec.cells = {60, 50, 30};
+  Mesh mesh = generate_box(spec);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> shake(-0.9, 0.9);
+  for (auto& p : mesh.points) p += Vec3{shake(rng) / 60, shake(rng) / 50, shake(rng) / 30};
+  const MeshGeometry g = compute_geometry(mesh);
+  const auto report_on = [&](int threads) {
+    const test::Threads scope(threads);
+    return check_mesh(mesh, g);
+  };
+  const MeshCheckReport one = report_on(1), several = report_on(3);
+  EXPECT_FALSE(one.ok());
+  EXPECT_GT(one.n_non_positive_volumes, 0);
+  EXPECT_GT(one.n_wrongly_oriented_faces, 0);
+  EXPECT_EQ(format_mesh_check(one), format_mesh_check(several));
+  for (const auto& [a, b] : {std::pair{one.total_volume, several.total_volume},
+                             {one.avg_non_orthogonality, several.avg_non_orthogonality},
+                             {one.max_skewness, several.max_skewness},
+                             {one.max_aspect_ratio, several.max_aspect_ratio},
+                             {one.max_cell_openness, several.max_cell_openness},
+                             {one.min_volume, several.min_volume}})
+    EXPECT_EQ(a, b);
+  EXPECT_EQ(one.non_positive_cells, several.non_positive_cells);
+  EXPECT_EQ(one.wrongly_oriented_faces, several.wrongly_oriented_faces);
+  EXPECT_EQ(one.cell_types.hexahedra, several.cell_types.hexahedra);
 }
 
 TEST(MeshCheck, WarnsOnUnusedPoints) {
