@@ -23,4 +23,11 @@ SolverSettings solver_settings(const ResolvedCase& resolved, const std::string& 
   return settings;
 }
 
+std::vector<SolverSettings> case_solver_settings(const ResolvedCase& resolved) {
+  std::vector<SolverSettings> all;
+  if (resolved.has("solvers"))
+    for (const auto& field : resolved.entry_names("solvers")) all.push_back(solver_settings(resolved, field));
+  return all;
+}
+
 }  // namespace fvmmini

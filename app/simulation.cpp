@@ -11,6 +11,7 @@
 
 #include "app/case_error.hpp"
 #include "app/case_mesh.hpp"
+#include "app/case_solver_settings.hpp"
 #include "app/output_folder.hpp"
 #include "app/progress.hpp"
 #include "app/rank_failure.hpp"
@@ -24,6 +25,7 @@
 #include "mesh/mesh_error.hpp"
 #include "mesh/mesh_size.hpp"
 #include "mesh/polymesh_reader.hpp"
+#include "solvers/make_linear_solver.hpp"
 
 namespace fvmmini {
 
@@ -66,7 +68,9 @@ class Run {
   Run(const ResolvedCase& c, const RunContext& context) : c_(c), context_(context), summary_(c, context) {}
 
   int operator()(const SimulationFactory& make) {
-    // --- the root builds and checks the whole mesh; on several ranks it sends each its part
+    // --- the GPU's start-up beside the mesh's; the root builds and checks the whole mesh, and on
+    //     several ranks sends each its part
+    const std::jthread device_start = start_device_early(case_solver_settings(c_), ranks().node_rank());
     Mesh mesh;
     MeshGeometry geometry;
     on_root_for_all(

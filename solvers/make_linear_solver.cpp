@@ -211,6 +211,12 @@ std::vector<std::string> preconditioner_backends(const std::string& name) {
   return backends;
 }
 
+std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank) {
+  const bool may_use_device = std::any_of(settings.begin(), settings.end(),
+                                          [](const SolverSettings& s) { return s.backend != Backend::reference; });
+  return may_use_device && cuda::cuda_backend_built() ? cuda::start_device(node_rank) : std::jthread();
+}
+
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,12 @@ namespace fvmmini {
 /// @throws std::invalid_argument for an unknown solver, backend or preconditioner; SolverError for
 ///         backend cuda without a device
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
+
+/// Where any of `settings` may resolve to the cuda backend (cuda, or auto in a build with it), the
+/// GPU of node rank `node_rank` started on a thread of its own (cuda::start_device), so that its
+/// driver's and context's start-up overlaps the host's set-up before the first solver; else an
+/// empty thread. The thread joins when the returned object goes.
+std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank);
 
 /// The backends that implement `format`, whatever this build has: reference when its unit has a
 /// reference kernel, cuda when the CUDA library lists it (kernels/CMakeLists.txt).

@@ -50,6 +50,18 @@ bool cuda_backend_built() { return true; }
 
 bool cuda_device_ready() { return cuda_device_available(); }
 
+std::jthread start_device(int node_rank) {
+  return std::jthread([node_rank] {
+    try {
+      if (!cuda_device_available()) return;
+      select_device(node_rank);
+      device_info();  // creates the context and loads cuSPARSE, as the first solver would
+    } catch (const std::exception&) {
+      // the first solver on the device meets the same failure and reports it
+    }
+  });
+}
+
 bool ranks_have_their_own_gpus(const Communicator& comm) {
   select_device(comm.node_rank());
   return !ranks_share_a_gpu(comm);

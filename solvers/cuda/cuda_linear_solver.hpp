@@ -4,6 +4,7 @@
 // consumer needs an #if.
 
 #include <memory>
+#include <thread>
 
 #include "comm/communicator.hpp"
 #include "linalg/distributed_ldu.hpp"
@@ -18,6 +19,12 @@ bool cuda_backend_built();
 /// Whether a CUDA device can be used (false, silently, without a driver or a GPU, and always in a
 /// build without the CUDA backend).
 bool cuda_device_ready();
+
+/// The driver and the context of the GPU that node rank `node_rank` takes, started on a thread of
+/// their own (its errors left to the first solver, which meets them again and says so): a run
+/// that starts it before its mesh gets the device's start-up beside the host's work. An empty
+/// thread in a build without the CUDA backend.
+std::jthread start_device(int node_rank);
 
 /// Whether every rank of comm has a GPU of its own once each takes its node rank's (what the
 /// nccl and ipc transports need). Collective; false in a build without the CUDA backend.

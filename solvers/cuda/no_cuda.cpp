@@ -9,6 +9,8 @@ bool cuda_backend_built() { return false; }
 
 bool cuda_device_ready() { return false; }
 
+std::jthread start_device(int) { return {}; }
+
 bool ranks_have_their_own_gpus(const Communicator&) { return false; }
 
 std::unique_ptr<LinearSolver> make_cuda_linear_solver(const LduMatrix&, const SolverSettings&) {
