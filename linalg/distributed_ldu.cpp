@@ -9,6 +9,7 @@ DistributedLdu distribute_ldu(const LduMatrix& whole, std::span<const int> row_p
   const label n = whole.n_rows();
   if (static_cast<label>(row_part.size()) != n)
     throw std::invalid_argument("distribute_ldu: one part per row of the matrix");
+  require_symmetric(whole, "distribute_ldu (a processor interface holds one coefficient a face)");
   std::vector<label> local_row(static_cast<std::size_t>(n), -1);
   label rows = 0;
   for (label i = 0; i < n; ++i)

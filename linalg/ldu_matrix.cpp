@@ -117,4 +117,8 @@ RowFaces row_faces(const LduAddressing& a) {
   return r;
 }
 
+void require_symmetric(const LduMatrix& m, const std::string& what) {
+  if (!m.symmetric()) throw std::invalid_argument(what + " takes symmetric matrices only, and this matrix is asymmetric");
+}
+
 }  // namespace fvmmini

@@ -1,12 +1,13 @@
 #pragma once
-// The canonical matrix: OpenFOAM's LDU form of a symmetric matrix. A diagonal
-// coefficient per cell and one off-diagonal coefficient per internal face f,
-// standing at (lower[f], upper[f]) and, by symmetry, at (upper[f], lower[f]).
+// The canonical matrix: OpenFOAM's LDU form. A diagonal coefficient per cell and, per internal
+// face f, an upper coefficient at (lower[f], upper[f]) and a lower one at (upper[f], lower[f]);
+// a symmetric matrix (the Laplacian, the projection's momentum) stores the upper ones only.
 // Every storage format is built from this and refreshed from it in place.
 
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fvmmini {
@@ -37,14 +38,24 @@ std::vector<label> row_lengths(const LduAddressing& a);
 struct LduMatrix {
   std::shared_ptr<const LduAddressing> addressing;
   std::vector<double> diag;   ///< one per row
-  std::vector<double> upper;  ///< one per face; the matrix is symmetric, lower == upper
+  std::vector<double> upper;  ///< one per face, at (lower[f], upper[f]): the owner's row
+  /// One per face, at (upper[f], lower[f]): the neighbour's row (OpenFOAM's lower coefficients);
+  /// empty for a symmetric matrix, whose lower coefficients are its upper ones.
+  std::vector<double> lower;
 
+  bool symmetric() const { return lower.empty(); }
+  /// The coefficients at (upper[f], lower[f]): lower, or upper where the matrix is symmetric.
+  const std::vector<double>& lower_coeffs() const { return symmetric() ? upper : lower; }
   label n_rows() const { return addressing->n_rows; }
   const std::vector<label>& lower_addr() const { return addressing->lower; }
   const std::vector<label>& upper_addr() const { return addressing->upper; }
 };
 
-/// A zero matrix on the given addressing.
+/// @throws std::invalid_argument "<what> takes symmetric matrices only, and this matrix is
+///   asymmetric" unless m is symmetric (what: "format symmetric", "solver CG", ...)
+void require_symmetric(const LduMatrix& m, const std::string& what);
+
+/// A zero symmetric matrix on the given addressing.
 inline LduMatrix make_ldu_matrix(std::shared_ptr<const LduAddressing> addressing) {
   LduMatrix m;
   m.diag.assign(addressing->n_rows, 0.0);

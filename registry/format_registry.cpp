@@ -298,6 +298,7 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   // --- fail on an unknown format or bad parameters before the (expensive) ordering; the ordering
   //     does not depend on the keys set-up tunes
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
+  if (find_format(format).symmetric_only) require_symmetric(matrix, "format " + format);
   const std::string key = format_key(format, resolved, ordering, seed);
   const auto t0 = std::chrono::steady_clock::now();
   // --- the model's structure, where it is this matrix's pattern in this format
@@ -373,6 +374,7 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
                                       const FormatParameters& parameters, Permutation base, double ordering_seconds,
                                       const SpmvTimer& timer) {
   const FormatUnit& unit = find_format(format);
+  if (unit.symmetric_only) require_symmetric(matrix, "format " + format);
   PreparedFormat p;
   p.format_name = format;
   p.ordering_name = ordering;
@@ -486,6 +488,7 @@ void compose_value_map(PreparedFormat& p) {
 namespace {
 /// Mesh-order coefficients into the format's values (or a copy of them) through the maps.
 void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
+  if (find_format(p.format_name).symmetric_only) require_symmetric(m, "format " + p.format_name);
   if (p.value_map && p.value_map->diag_slot.size() == static_cast<size_t>(m.n_rows())) {
     refresh_csr_values(m, *p.value_map, values);
     return;
@@ -495,17 +498,18 @@ void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<
     refresh_csr_values(m, p.csr_map, values);
     return;
   }
-  // --- values[slot[csr_slot]] = coefficient, for the diagonal and both sides of each face
+  // --- values[slot[csr_slot]] = coefficient, for the diagonal and each side of each face
   const auto& map = p.csr_map;
   const std::int64_t* s = slot->data();
   const label n = m.n_rows();
   const label n_faces = static_cast<label>(m.upper.size());
+  const std::vector<double>& lower = m.lower_coeffs();
 #pragma omp parallel for schedule(static)
   for (label i = 0; i < n; ++i) values[s[map.diag_slot[i]]] = m.diag[i];
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < n_faces; ++f) {
     values[s[map.upper_slot[f]]] = m.upper[f];
-    values[s[map.lower_slot[f]]] = m.upper[f];
+    values[s[map.lower_slot[f]]] = lower[f];
   }
 }
 }  // namespace

@@ -41,6 +41,8 @@ struct FormatUnit {
   std::string name{};    ///< as in case files
   std::string summary{};  ///< one line for --help, the docs and errors
   std::vector<ParameterSpec> parameters{};  ///< the case keys it reads (declared once, here)
+  /// Holds symmetric matrices only (one triangle): set-up refuses an asymmetric matrix.
+  bool symmetric_only = false;
   /// The backends whose `format: auto` means this format.
   std::vector<std::string> auto_on{};
   /// Renumbering of the rows after the ordering, given the resolved parameters (auto where set-up

@@ -23,6 +23,19 @@ namespace fvmmini {
 
 namespace {
 
+/// An asymmetric matrix only where every part of the solver takes one: the Krylov method and the
+/// preconditioner of the reference backend on one rank (the cuda backend and the decomposed
+/// operator take symmetric matrices only; a symmetric-only format refuses one in prepare_format).
+/// @throws std::invalid_argument naming the key
+void check_symmetry(const LduMatrix& matrix, const SolverSettings& s, bool decomposed) {
+  if (matrix.symmetric()) return;
+  if (s.backend == Backend::cuda) require_symmetric(matrix, "backend cuda");
+  if (decomposed) require_symmetric(matrix, "a matrix decomposed over ranks");
+  if (find_krylov(s.solver).symmetric_only) require_symmetric(matrix, "solver " + s.solver);
+  if (find_preconditioner(s.preconditioner).symmetric_only)
+    require_symmetric(matrix, "preconditioner " + s.preconditioner);
+}
+
 class ReferenceSolver final : public LinearSolver {
  public:
   /// @param[in] system a rank's piece of a decomposed matrix (m its local block), or null
@@ -102,6 +115,7 @@ class ReferenceSolver final : public LinearSolver {
     return !distributed_ && krylov_->solves_together(*op_, settings_, preconditioner_, k);
   }
   void update_coefficients(const LduMatrix& m) override {
+    check_symmetry(m, settings_, false);
     op_->refresh_values(m);
     preconditioner_.refresh(m);
   }
@@ -242,6 +256,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LduMatrix& matrix, const 
                                                  const LinearSolver* same_pattern) {
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
+  check_symmetry(matrix, s, false);
   if (s.backend == Backend::cuda) return cuda::make_cuda_linear_solver(matrix, s);
   return make_reference_solver(matrix, s, note, nullptr, nullptr, same_pattern);
 }
@@ -252,6 +267,7 @@ std::unique_ptr<LinearSolver> make_distributed_linear_solver(const DistributedLd
                                                              const LinearSolver* same_pattern) {
   std::string note;
   const SolverSettings s = resolve_solver_settings(requested, &note);
+  check_symmetry(system.local, s, true);
   if (s.backend == Backend::cuda) return cuda::make_cuda_distributed_linear_solver(system, s, comm);
   return make_reference_solver(system.local, s, note, &system, &comm, same_pattern);
 }

@@ -116,13 +116,29 @@ PermutedLdu permute_ldu(const LduMatrix& ldu, const Permutation& p) {
 }
 
 void refresh_permuted_ldu(const LduMatrix& original, const Permutation& p, PermutedLdu& permuted) {
-  // --- D_new[i] = D[sigma(i)]; U_new[f] = U[face_to_old[f]] (symmetric: orientation does not matter)
+  // --- D_new[i] = D[sigma(i)]; U_new[f] = U[face_to_old[f]], L_new[f] = L[face_to_old[f]], the two
+  //     swapped where the renumbering turned the face (its old upper row now the lower one)
   const label n = p.size();
   const label n_faces = static_cast<label>(permuted.face_to_old_face.size());
 #pragma omp parallel for schedule(static)
   for (label i = 0; i < n; ++i) permuted.matrix.diag[i] = original.diag[p.new_to_old[i]];
+  LduMatrix& m = permuted.matrix;
+  if (original.symmetric()) {
+    std::vector<double>().swap(m.lower);
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < n_faces; ++f) permuted.matrix.upper[f] = original.upper[permuted.face_to_old_face[f]];
+    for (label f = 0; f < n_faces; ++f) m.upper[f] = original.upper[permuted.face_to_old_face[f]];
+    return;
+  }
+  m.lower.resize(n_faces);
+  const auto& lower = original.lower_addr();
+  const auto& upper = original.upper_addr();
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < n_faces; ++f) {
+    const label old = permuted.face_to_old_face[f];
+    const bool turned = p.old_to_new[lower[old]] > p.old_to_new[upper[old]];
+    m.upper[f] = turned ? original.lower[old] : original.upper[old];
+    m.lower[f] = turned ? original.upper[old] : original.lower[old];
+  }
 }
 
 CsrMatrix permuted_csr(const LduMatrix& ldu, const Permutation& p, LduToCsrMap* map) {
@@ -180,7 +196,7 @@ CsrMatrix permuted_csr(const LduMatrix& ldu, const Permutation& p, LduToCsrMap* 
           csr.values[k] = ldu.diag[c];
           if (map) map->diag_slot[c] = k;
         } else {
-          csr.values[k] = ldu.upper[tag / 2];
+          csr.values[k] = (tag % 2 == 0 ? ldu.upper : ldu.lower_coeffs())[tag / 2];
           if (map) (tag % 2 == 0 ? map->upper_slot : map->lower_slot)[tag / 2] = k;
         }
         ++k;

@@ -11,6 +11,7 @@ const FormatUnit& format_unit_symmetric() {
   static const FormatUnit unit{
       .name = "symmetric",
       .summary = "diagonal + upper triangle in CSR, each off-diagonal pair once; one-pass fused CG (reference only)",
+      .symmetric_only = true,
       .build = [](FormatBuildInput in) -> StoredFormat { return build_symmetric(in.csr); },
       .multiply =
           [](const StoredFormat& f, std::span<const double> x, std::span<double> y) {

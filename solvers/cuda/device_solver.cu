@@ -367,6 +367,7 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<double* const
 bool DeviceSolver::solves_together(int k) const { return impl_->blockable(k); }
 
 void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
+  require_symmetric(matrix, "backend cuda");
   Impl& m = *impl_;
   m.upload_values(matrix);
   permute_to_new(m.prepared->permutation, matrix.diag, m.diagonal);

@@ -47,6 +47,8 @@ class KrylovMethod {
 struct KrylovUnit {
   std::string name{};     ///< as in case files (solver) and in the solve line: "CG", "DICPCG"
   std::string summary{};  ///< one line for --help and the docs: what it is, the matrices it is for
+  /// Solves symmetric matrices only (CG): set-up refuses an asymmetric matrix.
+  bool symmetric_only = false;
   /// Its reference implementation, its work vectors taken from `store` (a store of its own, or
   /// one shared with methods that never solve at the same time).
   std::function<std::unique_ptr<KrylovMethod>(std::shared_ptr<WorkStore> store)> make{};

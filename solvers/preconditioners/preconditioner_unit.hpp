@@ -79,6 +79,9 @@ struct PreconditionerUnit {
   std::vector<std::string> aliases{};  ///< other words a case may write for it ("jacobi")
   std::string summary{};               ///< one line for --help, the docs and errors
   CgStep cg_step = CgStep::applied;
+  /// Made for symmetric matrices only (an incomplete Cholesky factor, a symmetric sweep, a
+  /// hierarchy of symmetric coarse matrices): set-up refuses an asymmetric matrix.
+  bool symmetric_only = false;
   /// The solvers.<field> keys it reads (declared with their types in SolverSettings' declare_keys):
   /// the schema applies each only where the preconditioner is one of its readers.
   std::vector<std::string> keys{};

@@ -132,6 +132,44 @@ TEST_F(Formats, RefreshInPlaceEqualsAFreshBuild) {
   }
 }
 
+TEST_F(Formats, AsymmetricMatricesMatchTheFaceLoopWhereTheFormatHoldsOne) {
+  int checked = 0;
+  for (const auto& unit : format_table()) {
+    if (!format_backend().implements(unit.name)) continue;
+    for (const auto& c : test::asymmetric_test_matrices())
+      for (const std::string ordering : {"none", "rcm", "staircase", "random"}) {
+        if (c.matrix.symmetric()) continue;  // no face: nothing below the diagonal
+        if (unit.symmetric_only) {  // refused, naming the format, before anything is built
+          try {
+            prepare_format(c.matrix, unit.name, ordering, FormatParameters{}, 5);
+            ADD_FAILURE() << unit.name << " took " << c.name;
+          } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("format " + unit.name + " takes symmetric matrices only"),
+                      std::string::npos)
+                << e.what();
+          }
+          continue;
+        }
+        PreparedFormat prepared;
+        try {
+          prepared = prepare_format(c.matrix, unit.name, ordering, FormatParameters{}, 5);
+        } catch (const std::invalid_argument& e) {
+          ASSERT_FALSE(std::string(e.what()).empty());  // declined for the pattern, saying why
+          continue;
+        }
+        const std::string what = fmt::format("{}, {}", c.name, describe(prepared));
+        auto a = format_backend().upload(c.matrix, std::move(prepared));
+        EXPECT_LE(errors_against_face_loop(c.matrix, *a, 98).y, row_tolerance) << what;
+        // --- new lower coefficients through the slot maps, as a fresh build of them
+        const LduMatrix second = test::asymmetric(c.matrix, 7);
+        a->refresh(second);
+        EXPECT_LE(errors_against_face_loop(second, *a, 97).y, row_tolerance) << what << ", refreshed";
+        ++checked;
+      }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 TEST_F(Formats, EmptyMatrix) {
   const LduMatrix m = test::random_values(test::addressing_from_pairs(0, {}), 1);
   for (const auto& unit : format_table()) {

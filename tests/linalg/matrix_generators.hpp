@@ -1,6 +1,7 @@
 #pragma once
-// Seeded symmetric LDU test matrices: random sparsity patterns with varied row lengths,
-// box-mesh Laplacian patterns, and small special shapes. Values are random (never zeros).
+// Seeded LDU test matrices: random sparsity patterns with varied row lengths, box-mesh Laplacian
+// patterns, and small special shapes, symmetric unless made asymmetric. Values are random (never
+// zeros).
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,19 @@ inline LduMatrix random_values(std::shared_ptr<const LduAddressing> a, std::uint
   for (label f = 0; f < m.addressing->n_faces(); ++f) {
     m.diag[m.lower_addr()[f]] += std::abs(m.upper[f]);
     m.diag[m.upper_addr()[f]] += std::abs(m.upper[f]);
+  }
+  return m;
+}
+
+/// The matrix with lower coefficients of its own (the upper ones times factors in [0.2, 1.8]), its
+/// diagonal raised to stay dominant: an asymmetric matrix on the same pattern.
+inline LduMatrix asymmetric(LduMatrix m, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> factor(0.2, 1.8);
+  m.lower.resize(m.upper.size());
+  for (std::size_t f = 0; f < m.upper.size(); ++f) {
+    m.lower[f] = m.upper[f] * factor(rng);
+    m.diag[m.upper_addr()[f]] += std::abs(m.lower[f]);
   }
   return m;
 }
@@ -103,6 +117,7 @@ inline std::vector<double> abs_row_scale(const LduMatrix& m, std::span<const dou
   LduMatrix abs_m = m;
   for (auto& d : abs_m.diag) d = std::abs(d);
   for (auto& u : abs_m.upper) u = std::abs(u);
+  for (auto& l : abs_m.lower) l = std::abs(l);
   std::vector<double> ax(x.size());
   for (size_t i = 0; i < x.size(); ++i) ax[i] = std::abs(x[i]);
   std::vector<double> y(x.size());
@@ -130,6 +145,17 @@ inline std::vector<NamedMatrix> kernel_test_matrices() {
   cases.push_back({"box 2-D 30x20", box_matrix(30, 20, 1, 18)});
   cases.push_back({"star 300 (hub row longer than a warp)", star_matrix(300, 19)});
   cases.push_back({"ring 100 (one row length)", ring_matrix(100, 20)});
+  return cases;
+}
+
+/// kernel_test_matrices() with lower coefficients of their own.
+inline std::vector<NamedMatrix> asymmetric_test_matrices() {
+  std::vector<NamedMatrix> cases = kernel_test_matrices();
+  std::uint64_t seed = 70;
+  for (auto& c : cases) {
+    c.name = "asymmetric " + c.name;
+    c.matrix = asymmetric(std::move(c.matrix), ++seed);
+  }
   return cases;
 }
 

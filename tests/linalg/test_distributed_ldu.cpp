@@ -67,6 +67,12 @@ TEST(DistributedLdu, PartsMultiplyLikeTheWholeMatrix) {
   expect_parts_multiply_like_whole(random, scattered, 4);
 }
 
+TEST(DistributedLdu, AnAsymmetricMatrixIsRefused) {
+  const LduMatrix whole = test::asymmetric(test::box_matrix(4, 3, 2, 5), 6);
+  const std::vector<int> parts(static_cast<std::size_t>(whole.n_rows()), 0);
+  EXPECT_THROW(distribute_ldu(whole, parts, 0), std::invalid_argument);
+}
+
 TEST(DistributedLdu, OnePartIsTheWholeMatrix) {
   const LduMatrix box = test::box_matrix(4, 4, 4, 1);
   const DistributedLdu d = distribute_ldu(box, std::vector<int>(64, 0), 0);

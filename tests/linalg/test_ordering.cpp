@@ -143,6 +143,45 @@ TEST(Permutation, PermutedLduAndCsrReproduceTheProductAndRefreshInPlace) {
   }
 }
 
+TEST(Permutation, AsymmetricMatricesKeepEachCoefficientAtItsRowAndColumn) {
+  // --- a renumbering turns faces (the old upper row becomes the lower one): their upper and lower
+  //     coefficients swap, so the permuted LDU and CSR still hold P A P^T
+  const LduMatrix m = test::asymmetric(test::random_matrix(400, 5, 3), 8);
+  const auto x = test::random_vector(400, 4);
+  std::vector<double> y(400);
+  reference::ldu_spmv(m, x, y);
+  for (const std::string name : {"none", "rcm", "random"}) {
+    SCOPED_TRACE(name);
+    const Permutation p = make_ordering(name, *m.addressing, 9);
+    std::vector<double> x_new(400), y_new(400), y_back(400);
+    permute_to_new(p, x, x_new);
+    PermutedLdu pl = permute_ldu(m, p);
+    EXPECT_FALSE(pl.matrix.symmetric());
+    reference::ldu_spmv(pl.matrix, x_new, y_new);
+    permute_to_old(p, y_new, y_back);
+    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    LduToCsrMap map;
+    CsrMatrix csr = permuted_csr(m, p, &map);
+    reference::csr_spmv(csr, x_new, y_new);
+    permute_to_old(p, y_new, y_back);
+    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    for (label f = 0; f < m.addressing->n_faces(); ++f) {
+      ASSERT_EQ(csr.values[map.upper_slot[f]], m.upper[f]);
+      ASSERT_EQ(csr.values[map.lower_slot[f]], m.lower[f]);
+    }
+    // --- refreshed in place as freshly built; a symmetric refresh drops the lower coefficients
+    const LduMatrix m2 = test::asymmetric(test::random_values(m.addressing, 77), 78);
+    refresh_csr_values(m2, map, csr.values);
+    EXPECT_EQ(csr.values, permuted_csr(m2, p).values);
+    refresh_permuted_ldu(m2, p, pl);
+    const PermutedLdu fresh = permute_ldu(m2, p);
+    EXPECT_EQ(pl.matrix.upper, fresh.matrix.upper);
+    EXPECT_EQ(pl.matrix.lower, fresh.matrix.lower);
+    refresh_permuted_ldu(test::random_values(m.addressing, 79), p, pl);
+    EXPECT_TRUE(pl.matrix.symmetric());
+  }
+}
+
 TEST(Orderings, EveryOrderingIsABijection) {
   const LduMatrix m = test::random_matrix(500, 4, 8);  // several components, isolated rows
   for (const auto& name : ordering_names()) {

@@ -79,6 +79,34 @@ TEST(LduToCsr, SpmvMatchesFaceLoopOnRandomMatrix) {
   for (label i = 0; i < n; ++i) EXPECT_NEAR(y_csr[i], y_ldu[i], 1e-13);
 }
 
+TEST(LduToCsr, AnAsymmetricMatrixKeepsItsLowerCoefficients) {
+  LduMatrix a = tridiagonal(3);
+  a.lower = {-0.5, -0.25};  // (1, 0) and (2, 1)
+  const CsrMatrix csr = ldu_to_csr(a);
+  EXPECT_EQ(csr.values, (std::vector<double>{2.0, -1.0, -0.5, 2.0, -1.0, -0.25, 2.0}));
+  const std::vector<double> x{1.0, 2.0, 3.0};
+  std::vector<double> y(3), y_csr(3);
+  reference::ldu_spmv(a, x, y);
+  reference::csr_spmv(csr, x, y_csr);
+  EXPECT_EQ(y, (std::vector<double>{0.0, 0.5, 5.5}));
+  EXPECT_EQ(y_csr, y);
+}
+
+TEST(ReferenceCg, AnAsymmetricMatrixIsRefusedNamingTheSolverKey) {
+  LduMatrix a = tridiagonal(20, 3.0);
+  a.lower.assign(a.upper.size(), -0.5);
+  SolverSettings s;
+  try {
+    make_linear_solver(a, s);
+    ADD_FAILURE() << "CG took an asymmetric matrix";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "solver CG takes symmetric matrices only, and this matrix is asymmetric");
+  }
+  // --- nor does a CG set up on a symmetric matrix take asymmetric coefficients later
+  auto solver = make_linear_solver(tridiagonal(20, 3.0), s);
+  EXPECT_THROW(solver->update_coefficients(a), std::invalid_argument);
+}
+
 TEST(ReferenceCg, SolvesTridiagonalToTolerance) {
   const label n = 50;
   LduMatrix a = tridiagonal(n);

@@ -46,6 +46,7 @@ const KrylovUnit& krylov_unit_cg() {
   static const KrylovUnit unit{
       .name = "CG",
       .summary = "conjugate gradients: symmetric positive definite matrices",
+      .symmetric_only = true,
       .make = [](std::shared_ptr<WorkStore> store) { return std::make_unique<CgMethod>(std::move(store)); },
   };
   return unit;

@@ -13,6 +13,7 @@ const PreconditionerUnit& preconditioner_unit_dic() {
       .name = incomplete_cholesky.name,
       .summary = "incomplete Cholesky (IC(0), diagonal modified), levels from the ordering",
       .cg_step = CgStep::applied,
+      .symmetric_only = true,
       .keys = {"triangularSolve"},
       .make = [](const PreconditionerInput& in) -> std::unique_ptr<PreconditionerMethod> {
         return std::make_unique<HostTriangularPreconditioner>(in, incomplete_cholesky, 1);

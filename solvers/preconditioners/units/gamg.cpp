@@ -57,6 +57,7 @@ const PreconditionerUnit& preconditioner_unit_gamg() {
       .name = "GAMG",
       .summary = "aggregation multigrid V-cycles (pairwise agglomeration: OpenFOAM's, or a handshake built on the GPU)",
       .cg_step = CgStep::applied,
+      .symmetric_only = true,
       .keys = {"nCellsInCoarsestLevel", "mergeLevels", "smoother", "agglomerator", "nPreSweeps", "nPostSweeps",
                "nVcycles", "nCellsToGather", "correctionScale"},
       .make = [](const PreconditionerInput& in) -> std::unique_ptr<PreconditionerMethod> {

@@ -13,6 +13,7 @@ const PreconditionerUnit& preconditioner_unit_mcsgs() {
       .name = multicolour_gauss_seidel.name,
       .summary = "multicolour symmetric Gauss-Seidel, a level per colour",
       .cg_step = CgStep::applied,
+      .symmetric_only = true,
       .keys = {"sweeps"},
       .make = [](const PreconditionerInput& in) -> std::unique_ptr<PreconditionerMethod> {
         return std::make_unique<HostTriangularPreconditioner>(in, multicolour_gauss_seidel, in.settings.sweeps);
