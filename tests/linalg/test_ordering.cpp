@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,29 @@
 
 namespace fvmmini {
 namespace {
+
+/// P^T (M x_new) equals y = A x row by row, x_new = P x, M in the new numbering.
+template <class Multiply>
+void expect_the_product(const Permutation& p, std::span<const double> x_new, std::span<const double> y,
+                        Multiply&& multiply) {
+  const auto n = static_cast<label>(y.size());
+  std::vector<double> y_new(n), y_back(n);
+  multiply(x_new, std::span<double>(y_new));
+  permute_to_old(p, y_new, y_back);
+  for (label i = 0; i < n; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+}
+
+/// New coefficients refresh the permuted CSR and LDU in place exactly as a fresh permutation would.
+void expect_refresh_as_fresh(const LduMatrix& m2, const Permutation& p, const LduToCsrMap& map, CsrMatrix& csr,
+                             PermutedLdu& pl) {
+  refresh_csr_values(m2, map, csr.values);
+  EXPECT_EQ(csr.values, permuted_csr(m2, p).values);
+  refresh_permuted_ldu(m2, p, pl);
+  const PermutedLdu fresh = permute_ldu(m2, p);
+  EXPECT_EQ(pl.matrix.diag, fresh.matrix.diag);
+  EXPECT_EQ(pl.matrix.upper, fresh.matrix.upper);
+  EXPECT_EQ(pl.matrix.lower, fresh.matrix.lower);
+}
 
 void expect_bijection(const Permutation& p, label n) {
   ASSERT_EQ(p.size(), n);
@@ -82,7 +106,7 @@ TEST(Permutation, PermutedLduAndCsrReproduceTheProductAndRefreshInPlace) {
   for (const std::string name : {"none", "rcm", "metis", "random"}) {
     SCOPED_TRACE(name);
     const Permutation p = make_ordering(name, *m.addressing, 9);
-    std::vector<double> x_new(400), y_new(400), y_back(400);
+    std::vector<double> x_new(400);
     permute_to_new(p, x, x_new);
 
     // --- permuted LDU: still upper-triangular, same product
@@ -94,16 +118,12 @@ TEST(Permutation, PermutedLduAndCsrReproduceTheProductAndRefreshInPlace) {
         ASSERT_TRUE(a.lower[f - 1] < a.lower[f] || (a.lower[f - 1] == a.lower[f] && a.upper[f - 1] < a.upper[f]));
       }
     }
-    reference::ldu_spmv(pl.matrix, x_new, y_new);
-    permute_to_old(p, y_new, y_back);
-    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    expect_the_product(p, x_new, y, [&](auto in, auto out) { reference::ldu_spmv(pl.matrix, in, out); });
 
     // --- permuted CSR: same product; for the identity it is exactly ldu_to_csr
     LduToCsrMap map;
     CsrMatrix csr = permuted_csr(m, p, &map);
-    reference::csr_spmv(csr, x_new, y_new);
-    permute_to_old(p, y_new, y_back);
-    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    expect_the_product(p, x_new, y, [&](auto in, auto out) { reference::csr_spmv(csr, in, out); });
     // --- each row's columns ascending, and every slot of the map at its coefficient's row and column
     for (label i = 0; i < 400; ++i)
       for (auto k = csr.row_ptr[i] + 1; k < csr.row_ptr[i + 1]; ++k) ASSERT_LT(csr.col[k - 1], csr.col[k]) << i;
@@ -132,14 +152,7 @@ TEST(Permutation, PermutedLduAndCsrReproduceTheProductAndRefreshInPlace) {
       EXPECT_EQ(map.lower_slot, plain_map.lower_slot);
     }
 
-    // --- new coefficients refresh both in place exactly as a fresh permutation would
-    const LduMatrix m2 = test::random_values(m.addressing, 77);
-    refresh_csr_values(m2, map, csr.values);
-    EXPECT_EQ(csr.values, permuted_csr(m2, p).values);
-    refresh_permuted_ldu(m2, p, pl);
-    const PermutedLdu fresh = permute_ldu(m2, p);
-    EXPECT_EQ(pl.matrix.diag, fresh.matrix.diag);
-    EXPECT_EQ(pl.matrix.upper, fresh.matrix.upper);
+    expect_refresh_as_fresh(test::random_values(m.addressing, 77), p, map, csr, pl);
   }
 }
 
@@ -153,30 +166,20 @@ TEST(Permutation, AsymmetricMatricesKeepEachCoefficientAtItsRowAndColumn) {
   for (const std::string name : {"none", "rcm", "random"}) {
     SCOPED_TRACE(name);
     const Permutation p = make_ordering(name, *m.addressing, 9);
-    std::vector<double> x_new(400), y_new(400), y_back(400);
+    std::vector<double> x_new(400);
     permute_to_new(p, x, x_new);
     PermutedLdu pl = permute_ldu(m, p);
     EXPECT_FALSE(pl.matrix.symmetric());
-    reference::ldu_spmv(pl.matrix, x_new, y_new);
-    permute_to_old(p, y_new, y_back);
-    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    expect_the_product(p, x_new, y, [&](auto in, auto out) { reference::ldu_spmv(pl.matrix, in, out); });
     LduToCsrMap map;
     CsrMatrix csr = permuted_csr(m, p, &map);
-    reference::csr_spmv(csr, x_new, y_new);
-    permute_to_old(p, y_new, y_back);
-    for (label i = 0; i < 400; ++i) ASSERT_NEAR(y_back[i], y[i], 1e-12 * (1 + std::abs(y[i])));
+    expect_the_product(p, x_new, y, [&](auto in, auto out) { reference::csr_spmv(csr, in, out); });
     for (label f = 0; f < m.addressing->n_faces(); ++f) {
       ASSERT_EQ(csr.values[map.upper_slot[f]], m.upper[f]);
       ASSERT_EQ(csr.values[map.lower_slot[f]], m.lower[f]);
     }
     // --- refreshed in place as freshly built; a symmetric refresh drops the lower coefficients
-    const LduMatrix m2 = test::asymmetric(test::random_values(m.addressing, 77), 78);
-    refresh_csr_values(m2, map, csr.values);
-    EXPECT_EQ(csr.values, permuted_csr(m2, p).values);
-    refresh_permuted_ldu(m2, p, pl);
-    const PermutedLdu fresh = permute_ldu(m2, p);
-    EXPECT_EQ(pl.matrix.upper, fresh.matrix.upper);
-    EXPECT_EQ(pl.matrix.lower, fresh.matrix.lower);
+    expect_refresh_as_fresh(test::asymmetric(test::random_values(m.addressing, 77), 78), p, map, csr, pl);
     refresh_permuted_ldu(test::random_values(m.addressing, 79), p, pl);
     EXPECT_TRUE(pl.matrix.symmetric());
   }
