@@ -234,16 +234,22 @@ std::jthread start_device_early(std::span<const SolverSettings> settings, int no
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
 
-  // --- cuda when asked (a missing device is an error) or when auto finds a device
+  // --- cuda when asked (a missing device or a method it lacks is an error) or when auto finds a
+  //     device and the method is there
   std::string why;
-  const bool device = s.backend != Backend::reference && cuda::cuda_device_ready();
+  const std::vector<std::string> method_backends = krylov_backends(s.solver);
+  const bool method_on_device = lists(method_backends, "cuda");
+  if (s.backend == Backend::cuda && !method_on_device)
+    throw std::invalid_argument("backend cuda: solver " + s.solver + " is on the reference backend only");
+  const bool device = s.backend != Backend::reference && method_on_device && cuda::cuda_device_ready();
   if (s.backend == Backend::cuda && !device)
     throw SolverError(cuda::cuda_backend_built()
                           ? "backend cuda: no CUDA device is available (backend auto falls back to reference)"
                           : "backend cuda: this build has no CUDA backend (configure with FVMMINI_WITH_CUDA=ON)");
   if (s.backend == Backend::automatic && !device)
-    why = cuda::cuda_backend_built() ? " (auto: no CUDA device, fell back to reference)"
-                                     : " (auto: no CUDA backend in this build)";
+    why = !cuda::cuda_backend_built()    ? " (auto: no CUDA backend in this build)"
+          : !cuda::cuda_device_ready() ? " (auto: no CUDA device, fell back to reference)"
+                                       : " (auto: solver " + s.solver + " is on the reference backend only)";
   s.backend = device ? Backend::cuda : Backend::reference;
   s.preconditioner = parse_preconditioner(s.preconditioner);  // an alias as its unit's name
   find_krylov(s.solver);                                      // an unknown method is an error here

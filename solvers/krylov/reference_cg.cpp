@@ -4,6 +4,7 @@
 
 #include "kernels/reference/vector_ops.hpp"
 #include "solvers/krylov/cg_rules.hpp"
+#include "solvers/krylov/reference_steps.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
 namespace fvmmini {
@@ -32,47 +33,6 @@ namespace {
 // (preconditioner_breakdown) of the iteration after the perf.iterations done.
 void check_curvature(CgStatus status, double curvature, const SolverPerformance& perf) {
   if (cg_breaks_down(curvature)) throw cg_error({status, perf.iterations, curvature});
-}
-
-// s = A 1 into row_sums (ones: n values of scratch, left at 1), for the normalisation and the
-// singularity check; under Jacobi the positive-diagonal check and inv_diag = 1 / diag.
-// Over all ranks: singular when every rank's rows are; the first rank's bad diagonal entry named.
-void check_system(const HostOperator& a, bool jacobi, std::span<double> ones, std::span<double> row_sums,
-                  std::span<double> inv_diag) {
-  const Communicator& comm = a.communicator();
-  std::fill(ones.begin(), ones.end(), 1.0);
-  a.multiply(ones, row_sums);
-  const auto diag = a.diagonal();
-  if (comm.all(cg_singular(row_sums, diag))) throw cg_error({CgStatus::singular});
-  if (!jacobi) return;
-  cg_check_diagonal(diag, comm);
-  for (std::size_t i = 0; i < diag.size(); ++i) inv_diag[i] = 1.0 / diag[i];
-}
-
-// The mean of x over all ranks (ops::mean's bits on one rank).
-double global_mean(const Communicator& comm, std::span<const double> x) {
-  if (!comm.distributed()) return ops::mean(x);
-  double sums[2] = {ops::mean(x) * static_cast<double>(x.size()), static_cast<double>(x.size())};
-  comm.sum(sums);
-  return sums[0] / sums[1];
-}
-
-// a and b summed over the ranks (one exchange for both).
-void sum_pair(const Communicator& comm, double& a, double& b) {
-  if (!comm.distributed()) return;
-  double sums[2] = {a, b};
-  comm.sum(sums);
-  a = sums[0];
-  b = sums[1];
-}
-
-// Counts an iteration with its residual. @return whether CG stops here (converged or maxIter)
-bool finish_iteration(double residual, const CgStop& stop, SolverPerformance& perf) {
-  ++perf.iterations;
-  perf.final_residual = residual;
-  const CgStatus status = cg_status_after(residual, perf.initial_residual, perf.iterations, stop);
-  if (status == CgStatus::residual_not_finite) throw cg_error({status, perf.iterations});
-  return status != CgStatus::running;
 }
 
 // Three passes per iteration: q = A p with p.q; the residual step with both reductions; then
@@ -225,41 +185,16 @@ void iterate_block_preconditioned(const HostOperator& a, int k, std::span<double
 
 SolverPerformance reference_cg(const HostOperator& a, std::span<double> x, std::span<const double> b,
                                const SolverSettings& s, CgWorkspace& w, HostPreconditioner* m) {
-  const label n = a.n_rows();
-  w.resize(n);  // views taken anew: a solver sharing the store may have grown it
-  const CgStep step = cg_step(s);
-  const bool jacobi = step == CgStep::jacobi;
-  const bool applied = step == CgStep::applied;
-  if (applied && (!m || m->unit().name != find_preconditioner(s.preconditioner).name || !m->applied()))
-    throw std::invalid_argument("reference_cg: preconditioner " + s.preconditioner + " is not set up");
-  SolverPerformance perf;
-  perf.solver_name = solver_name(s, a.format_name());
+  w.resize(a.n_rows());  // views taken anew: a solver sharing the store may have grown it
+  KrylovStart start = start_solve("reference_cg", a, x, b, s, m, {w.p, w.row_sums, w.inv_diag, w.q, w.r});
+  SolverPerformance& perf = start.perf;
+  if (start.done) return perf;
   const Communicator& comm = a.communicator();
-  if (n == 0 && !comm.distributed()) {
-    perf.converged = true;
-    return perf;
-  }
-
-  // --- row sums s = A 1, for the normalisation and the singularity check
-  check_system(a, jacobi, w.p, w.row_sums, w.inv_diag);
-
-  // --- r = b - A x; residual = |r|_1 / normFactor (sums over all ranks)
-  a.multiply(x, w.q);
-  double norm_factor = 0.0;
-  double r_norm = ops::residual_and_norm_factor(b, w.q, w.row_sums, global_mean(comm, x), w.r, norm_factor);
-  sum_pair(comm, r_norm, norm_factor);
-  norm_factor += cg_small;
-  perf.initial_residual = perf.final_residual = r_norm / norm_factor;
-  const CgStop stop = cg_stop(s);
-  const CgStatus status = cg_status_after(perf.initial_residual, perf.initial_residual, 0, stop);
-  if (status == CgStatus::initial_not_finite) throw cg_error({status});
-  if (status != CgStatus::running) {
-    perf.converged = status == CgStatus::converged;
-    return perf;
-  }
-
+  const bool jacobi = start.jacobi;
+  const CgStop& stop = start.stop;
+  const double norm_factor = start.norm_factor;
   const std::span<const double> inv_diag = jacobi ? std::span<const double>(w.inv_diag) : std::span<const double>();
-  if (applied)
+  if (start.applied)
     iterate_preconditioned(a, x, *m, stop, norm_factor, w, perf);
   else if (a.has_cg_sweep() && !comm.distributed())
     iterate_in_one_pass(a, x, jacobi, stop, norm_factor, w, perf);

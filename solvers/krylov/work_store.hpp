@@ -12,7 +12,7 @@ namespace fvmmini {
 /// the largest has run. The solvers of one mesh that never solve at the same time may share one
 /// (the flow's U and p: make_linear_solver's same_pattern), their work vectors then one memory.
 struct WorkStore {
-  std::array<std::vector<double>, 6> buffers;
+  std::array<std::vector<double>, 9> buffers;  ///< CG takes six, PBiCGStab nine
   /// The first n values of buffer i, grown (zero-filled) where it is shorter: views taken earlier
   /// from a buffer that grows are stale, so a method takes its views anew at each solve.
   std::span<double> take(int i, std::size_t n) {

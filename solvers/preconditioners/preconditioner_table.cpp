@@ -68,7 +68,10 @@ CgStep cg_step(const SolverSettings& settings) { return find_preconditioner(sett
 
 std::string solver_name(const SolverSettings& s, const std::string& format) {
   const PreconditionerUnit& unit = find_preconditioner(s.preconditioner);
-  return fmt::format("{}[{}]", unit.cg_step == CgStep::none ? s.solver : unit.name + "P" + s.solver, format);
+  // --- OpenFOAM's words: CG preconditioned is PCG ("DICPCG"); a method named P... keeps its name
+  const bool named_preconditioned = !s.solver.empty() && s.solver.front() == 'P';
+  const std::string method = unit.cg_step == CgStep::none || named_preconditioned ? s.solver : "P" + s.solver;
+  return fmt::format("{}{}[{}]", unit.cg_step == CgStep::none ? "" : unit.name, method, format);
 }
 
 std::string preconditioner_across_ranks(const SolverSettings& settings, int ranks) {

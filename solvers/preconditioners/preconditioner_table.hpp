@@ -30,8 +30,9 @@ std::string parse_preconditioner(const std::string& word);
 CgStep cg_step(const SolverSettings& settings);
 
 /// The solve line's solver name as OpenFOAM writes it, with the format: the Krylov method's name
-/// where the CG has no preconditioner step ("CG[csr]"), else the preconditioner's name, P and the
-/// method's: "DICPCG[staircase]", "diagonalPCG[csr]".
+/// where the CG has no preconditioner step ("CG[csr]", "PBiCGStab[csr]"), else the
+/// preconditioner's name, P and the method's, a method named P... without another P:
+/// "DICPCG[staircase]", "diagonalPCG[csr]", "diagonalPBiCGStab[csr]".
 std::string solver_name(const SolverSettings& settings, const std::string& format);
 
 /// How the preconditioner meets the ranks, for a solver's describe line ("GAMG coupled across the

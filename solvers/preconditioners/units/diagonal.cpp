@@ -8,7 +8,7 @@ const PreconditionerUnit& preconditioner_unit_diagonal() {
   static const PreconditionerUnit unit{
       .name = "diagonal",
       .aliases = {"jacobi"},
-      .summary = "Jacobi: the diagonal, fused into the CG's vector passes",
+      .summary = "Jacobi: the diagonal (fused into CG's vector passes)",
       .cg_step = CgStep::jacobi,
   };
   return unit;

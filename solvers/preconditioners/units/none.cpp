@@ -7,7 +7,7 @@ namespace fvmmini {
 const PreconditionerUnit& preconditioner_unit_none() {
   static const PreconditionerUnit unit{
       .name = "none",
-      .summary = "no preconditioner: plain CG",
+      .summary = "no preconditioner: plain CG or BiCGStab",
       .cg_step = CgStep::none,
   };
   return unit;
