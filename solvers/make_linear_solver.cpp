@@ -226,8 +226,9 @@ std::vector<std::string> preconditioner_backends(const std::string& name) {
 }
 
 std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank) {
-  const bool may_use_device = std::any_of(settings.begin(), settings.end(),
-                                          [](const SolverSettings& s) { return s.backend != Backend::reference; });
+  const bool may_use_device = std::any_of(settings.begin(), settings.end(), [](const SolverSettings& s) {
+    return s.backend != Backend::reference && lists(krylov_backends(s.solver), "cuda");
+  });
   return may_use_device && cuda::cuda_backend_built() ? cuda::start_device(node_rank) : std::jthread();
 }
 
@@ -237,8 +238,7 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
   // --- cuda when asked (a missing device or a method it lacks is an error) or when auto finds a
   //     device and the method is there
   std::string why;
-  const std::vector<std::string> method_backends = krylov_backends(s.solver);
-  const bool method_on_device = lists(method_backends, "cuda");
+  const bool method_on_device = lists(krylov_backends(s.solver), "cuda");  // an unknown method is an error here
   if (s.backend == Backend::cuda && !method_on_device)
     throw std::invalid_argument("backend cuda: solver " + s.solver + " is on the reference backend only");
   const bool device = s.backend != Backend::reference && method_on_device && cuda::cuda_device_ready();
@@ -252,7 +252,6 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
                                        : " (auto: solver " + s.solver + " is on the reference backend only)";
   s.backend = device ? Backend::cuda : Backend::reference;
   s.preconditioner = parse_preconditioner(s.preconditioner);  // an alias as its unit's name
-  find_krylov(s.solver);                                      // an unknown method is an error here
   if (s.format == "auto") s.format = auto_format(name(s.backend));
   if (note) *note = why;
   return s;

@@ -25,10 +25,10 @@ namespace fvmmini {
 ///         backend cuda without a device
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
 
-/// Where any of `settings` may resolve to the cuda backend (cuda, or auto in a build with it), the
-/// GPU of node rank `node_rank` started on a thread of its own (cuda::start_device), so that its
-/// driver's and context's start-up overlaps the host's set-up before the first solver; else an
-/// empty thread. The thread joins when the returned object goes.
+/// Where any of `settings` may resolve to the cuda backend (cuda, or auto in a build with it, with a
+/// Krylov method the backend has), the GPU of node rank `node_rank` started on a thread of its own
+/// (cuda::start_device), so that its driver's and context's start-up overlaps the host's set-up
+/// before the first solver; else an empty thread. The thread joins when the returned object goes.
 std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank);
 
 /// The backends that implement `format`, whatever this build has: reference when its unit has a
