@@ -225,9 +225,22 @@ std::vector<std::string> preconditioner_backends(const std::string& name) {
   return backends;
 }
 
+namespace {
+
+/// "solver PBiCGStab" or "preconditioner DILU" where the cuda backend lacks the settings' method or
+/// preconditioner (the method named first); empty where it has both.
+/// @throws std::invalid_argument for an unknown method or preconditioner
+std::string missing_on_device(const SolverSettings& s) {
+  if (!lists(krylov_backends(s.solver), "cuda")) return "solver " + s.solver;
+  if (!lists(preconditioner_backends(s.preconditioner), "cuda")) return "preconditioner " + s.preconditioner;
+  return "";
+}
+
+}  // namespace
+
 std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank) {
   const bool may_use_device = std::any_of(settings.begin(), settings.end(), [](const SolverSettings& s) {
-    return s.backend != Backend::reference && lists(krylov_backends(s.solver), "cuda");
+    return s.backend != Backend::reference && missing_on_device(s).empty();
   });
   return may_use_device && cuda::cuda_backend_built() ? cuda::start_device(node_rank) : std::jthread();
 }
@@ -235,12 +248,13 @@ std::jthread start_device_early(std::span<const SolverSettings> settings, int no
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
 
-  // --- cuda when asked (a missing device or a method it lacks is an error) or when auto finds a
-  //     device and the method is there
+  // --- cuda when asked (a missing device, or a method or preconditioner it lacks, is an error) or
+  //     when auto finds a device and both are there
   std::string why;
-  const bool method_on_device = lists(krylov_backends(s.solver), "cuda");  // an unknown method is an error here
+  const std::string missing = missing_on_device(s);  // an unknown method or preconditioner is an error here
+  const bool method_on_device = missing.empty();
   if (s.backend == Backend::cuda && !method_on_device)
-    throw std::invalid_argument("backend cuda: solver " + s.solver + " is on the reference backend only");
+    throw std::invalid_argument("backend cuda: " + missing + " is on the reference backend only");
   const bool device = s.backend != Backend::reference && method_on_device && cuda::cuda_device_ready();
   if (s.backend == Backend::cuda && !device)
     throw SolverError(cuda::cuda_backend_built()
@@ -249,7 +263,7 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
   if (s.backend == Backend::automatic && !device)
     why = !cuda::cuda_backend_built()    ? " (auto: no CUDA backend in this build)"
           : !cuda::cuda_device_ready() ? " (auto: no CUDA device, fell back to reference)"
-                                       : " (auto: solver " + s.solver + " is on the reference backend only)";
+                                       : " (auto: " + missing + " is on the reference backend only)";
   s.backend = device ? Backend::cuda : Backend::reference;
   s.preconditioner = parse_preconditioner(s.preconditioner);  // an alias as its unit's name
   if (s.format == "auto") s.format = auto_format(name(s.backend));

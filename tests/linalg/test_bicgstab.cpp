@@ -152,6 +152,32 @@ TEST(PBiCGStab, TakesEveryFormatThatHoldsAnAsymmetricMatrix) {
   }
 }
 
+TEST(PBiCGStab, DiluPreconditionsAnAsymmetricSystem) {
+  const System sys = asymmetric_system(12, 10, 8, 45);
+  std::vector<double> x(sys.b.size(), 0.0), x_jacobi(sys.b.size(), 0.0);
+  const SolverPerformance jacobi = make_linear_solver(sys.a, bicgstab("diagonal", 1e-10))->solve(x_jacobi, sys.b, "Ux");
+  for (const std::string ordering : {"none", "rcm"}) {
+    SolverSettings s = bicgstab("DILU", 1e-10);
+    s.ordering = ordering;
+    std::fill(x.begin(), x.end(), 0.0);
+    const SolverPerformance perf = make_linear_solver(sys.a, s)->solve(x, sys.b, "Ux");
+    EXPECT_TRUE(perf.converged) << ordering;
+    EXPECT_EQ(perf.solver_name, "DILUPBiCGStab[csr]");
+    EXPECT_LT(perf.iterations, jacobi.iterations) << ordering;
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], sys.x_true[i], 1e-7) << ordering << " row " << i;
+  }
+  // --- the cuda backend has no DILU: auto stays on the reference backend, cuda says why
+  SolverSettings on_device = bicgstab("DILU");
+  on_device.solver = "CG";
+  on_device.backend = Backend::cuda;
+  try {
+    make_linear_solver(test::box_matrix(4, 4, 4, 46), on_device);
+    ADD_FAILURE() << "backend cuda took DILU";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "backend cuda: preconditioner DILU is on the reference backend only");
+  }
+}
+
 TEST(PBiCGStab, SymmetricMatricesWithTheSymmetricPreconditioners) {
   // --- OpenFOAM runs PBiCGStab with DIC or GAMG on symmetric matrices too: the same solution as CG
   const LduMatrix a = test::box_matrix(10, 9, 8, 51);

@@ -97,6 +97,43 @@ TEST(Colouring, NoTwoNeighboursShareAColourAndTheOrderingMakesColoursContiguous)
   EXPECT_EQ(greedy_colouring(std::vector<label>{0, 1, 3, 4}, std::vector<label>{1, 0, 2, 1}).n_colours, 2);
 }
 
+TEST(TriangularFactor, DiluIsTheDenseIncompleteLuOfAnAsymmetricMatrix) {
+  // --- natural ordering: d_i = a_ii - sum_{j < i} a_ij a_ji / d_j over the neighbours, and M z = r
+  //     with M = (D + L) D^-1 (D + U), L and U the matrix's own triangles
+  const LduMatrix m = test::asymmetric(random_matrix(300, 5, 21), 22);
+  const label n = m.n_rows();
+  const TriangularFactor f = build_triangular_factor(m, Permutation::identity(n), incomplete_lu);
+  std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
+  for (label i = 0; i < n; ++i) a[i][i] = m.diag[i];
+  for (label face = 0; face < m.addressing->n_faces(); ++face) {
+    a[m.lower_addr()[face]][m.upper_addr()[face]] = m.upper[face];
+    a[m.upper_addr()[face]][m.lower_addr()[face]] = m.lower[face];
+  }
+  std::vector<double> d(n);
+  for (label i = 0; i < n; ++i) {
+    d[i] = a[i][i];
+    for (label j = 0; j < i; ++j)
+      if (a[i][j] != 0.0) d[i] -= a[i][j] * a[j][i] / d[j];
+    ASSERT_NEAR(1.0 / f.rdiag[i], d[i], 1e-12 * std::abs(d[i])) << i;
+  }
+  const auto r = random_vector(n, 23);
+  std::vector<double> z(n), y(n, 0.0), mz(n, 0.0);
+  reference::triangular_apply(f, r, z);
+  for (label i = 0; i < n; ++i) {  // y = (D + U) z, then M z = (D + L) D^-1 y
+    for (label j = i; j < n; ++j) y[i] += (j == i ? d[i] : a[i][j]) * z[j];
+  }
+  for (label i = 0; i < n; ++i)
+    for (label j = 0; j <= i; ++j) mz[i] += (j == i ? d[i] : a[i][j]) * y[j] / d[j];
+  for (label i = 0; i < n; ++i) ASSERT_NEAR(mz[i], r[i], 1e-11) << i;
+  // --- on a symmetric matrix DILU is DIC, to the bit
+  const LduMatrix s = random_matrix(300, 5, 24);
+  const TriangularFactor dilu = build_triangular_factor(s, Permutation::identity(n), incomplete_lu);
+  const TriangularFactor dic = build_triangular_factor(s, Permutation::identity(n), incomplete_cholesky);
+  EXPECT_EQ(dilu.rdiag, dic.rdiag);
+  EXPECT_EQ(dilu.lower.value, dic.lower.value);
+  EXPECT_EQ(dilu.upper.value, dic.upper.value);
+}
+
 TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
   for (const auto& c : matrices())
     for (const std::string ordering : {"none", "cm", "colour", "random"})
@@ -104,7 +141,7 @@ TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
       for (const TriangleSplit split : {TriangleSplit::index, TriangleSplit::colour}) {
         const PreparedFormat prepared = prepare_format(c.matrix, format, ordering, {}, 11);
         const TriangularFactor f =
-            build_triangular_factor(c.matrix, prepared.permutation, split, true, prepared.position_before_grouping);
+            build_triangular_factor(c.matrix, prepared.permutation, {"DIC", split, true}, prepared.position_before_grouping);
         std::vector<label> level(f.n_rows, -1);
         for (label l = 0; l < f.levels(); ++l)
           for (label k = f.level_ptr[l]; k < f.level_ptr[l + 1]; ++k) level[f.rows[k]] = l;
@@ -133,8 +170,8 @@ TEST(TriangularFactor, NoRowDependsOnARowOfItsOwnLevel) {
       }
   // natural order on a 3-D box: a level per i + j + k, the thesis's wavefronts
   const LduMatrix box = poisson_box(6);
-  EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::index, true).levels(), 16);
-  EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), TriangleSplit::colour, false).levels(), 2);
+  EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), incomplete_cholesky).levels(), 16);
+  EXPECT_EQ(build_triangular_factor(box, Permutation::identity(box.n_rows()), multicolour_gauss_seidel).levels(), 2);
 }
 
 TEST(TriangularFactor, ThePatternIsThePermutedMatrixsRowsWithTheirFaces) {
@@ -199,7 +236,7 @@ TEST(TriangularFactor, ASyncFreePassWalksTheChainsAWindowOfResidentRanksAtATime)
       const PreparedFormat prepared = prepare_format(c.matrix, "csr", ordering, {}, 11);
       const FactorPattern pattern = factor_pattern(*c.matrix.addressing, prepared.permutation);
       const std::vector<label> order = schedule_order(pattern, TriangleSplit::index, nullptr);
-      const label levels = build_triangular_factor(c.matrix, prepared.permutation, TriangleSplit::index, true).levels();
+      const label levels = build_triangular_factor(c.matrix, prepared.permutation, incomplete_cholesky).levels();
       for (const int resident : {1, 2, 5}) {
         EXPECT_GE(sync_free_hops(pattern, order, 8, resident), levels) << c.name << " " << ordering;
       }
@@ -215,13 +252,13 @@ TEST(TriangularFactor, AFormatsGroupingByRowLengthKeepsTheColourOrderingsLevels)
   const LduMatrix box = poisson_box(8);
   const PreparedFormat grouped = prepare_format(box, "staircase", "colour", {});
   ASSERT_FALSE(grouped.position_before_grouping.empty());
-  const TriangularFactor dic_by_operator = build_triangular_factor(box, grouped.permutation, TriangleSplit::index, true);
-  const TriangularFactor sgs_by_operator = build_triangular_factor(box, grouped.permutation, TriangleSplit::colour, false);
+  const TriangularFactor dic_by_operator = build_triangular_factor(box, grouped.permutation, incomplete_cholesky);
+  const TriangularFactor sgs_by_operator = build_triangular_factor(box, grouped.permutation, multicolour_gauss_seidel);
   ASSERT_GT(dic_by_operator.levels(), 2);
   ASSERT_GT(sgs_by_operator.colours, 2);
-  const TriangularFactor dic = build_triangular_factor(box, grouped.permutation, TriangleSplit::index, true,
+  const TriangularFactor dic = build_triangular_factor(box, grouped.permutation, incomplete_cholesky,
                                                        grouped.position_before_grouping);
-  const TriangularFactor sgs = build_triangular_factor(box, grouped.permutation, TriangleSplit::colour, false,
+  const TriangularFactor sgs = build_triangular_factor(box, grouped.permutation, multicolour_gauss_seidel,
                                                        grouped.position_before_grouping);
   EXPECT_EQ(dic.levels(), 2);
   EXPECT_EQ(sgs.colours, 2);
@@ -264,7 +301,7 @@ TEST(Preconditioner, OneSweepOfSgsFromZeroIsTheTriangularPair) {
   // z = (D + U)^-1 D (D + L)^-1 r, checked against a dense sequential Gauss-Seidel by colour
   const LduMatrix m = box_matrix(5, 4, 3, 9);
   const Permutation op = Permutation::identity(m.n_rows());
-  const TriangularFactor f = build_triangular_factor(m, op, TriangleSplit::colour, false);
+  const TriangularFactor f = build_triangular_factor(m, op, multicolour_gauss_seidel);
   const auto r = random_vector(m.n_rows(), 4);
   std::vector<double> z(m.n_rows(), std::nan(""));
   reference::triangular_apply(f, r, z);
@@ -297,7 +334,7 @@ TEST(Preconditioner, AnSgsSweepInPlaceIsTheCorrectionFromTheResidualAndLeavesAx)
       const label n = c.matrix.n_rows();
       auto op = make_reference_operator(c.matrix, prepare_format(c.matrix, "csr", ordering, {}));
       const Permutation& numbering = op->prepared().permutation;
-      const TriangularFactor f = build_triangular_factor(c.matrix, numbering, TriangleSplit::colour, false);
+      const TriangularFactor f = build_triangular_factor(c.matrix, numbering, multicolour_gauss_seidel);
       EXPECT_EQ(f.rows_contiguous, ordering == "colour") << what;
       const auto b = random_vector(n, 5), x0 = random_vector(n, 6);
       std::vector<double> ax(n), residual(n), correction(n, std::nan(""));
@@ -324,7 +361,7 @@ TEST(Preconditioner, AnSgsSweepInPlaceIsTheCorrectionFromTheResidualAndLeavesAx)
     }
   const LduMatrix m = box_matrix(5, 4, 3, 9);
   const TriangularFactor dic =
-      build_triangular_factor(m, Permutation::identity(m.n_rows()), TriangleSplit::index, true);
+      build_triangular_factor(m, Permutation::identity(m.n_rows()), incomplete_cholesky);
   std::vector<double> b(m.n_rows(), 1.0), x(m.n_rows()), t(m.n_rows());
   EXPECT_THROW(reference::sgs_sweep(dic, b, x, t, true), std::logic_error);
 }
@@ -342,7 +379,7 @@ TEST(Preconditioner, ThreadsShareLargeLevelsAndGiveOneThreadsAnswerToTheBit) {
     for (const bool dic : {true, false}) {
       SCOPED_TRACE(c.name + (dic ? " DIC" : " SGS"));
       const TriangularFactor f =
-          build_triangular_factor(c.matrix, numbering, dic ? TriangleSplit::index : TriangleSplit::colour, dic);
+          build_triangular_factor(c.matrix, numbering, dic ? incomplete_cholesky : multicolour_gauss_seidel);
       ASSERT_TRUE(reference::threads_share_levels(f)) << f.levels() << " levels";
       std::vector<std::vector<double>> one;
       for (const int threads : {1, 2, 3}) {
@@ -367,10 +404,10 @@ TEST(Preconditioner, ThreadsShareOnlyLevelsOfManyRows) {
   // a level of a chain is one row: 2048 x its 1.1 M levels would overflow 32 bits
   const LduMatrix chain = box_matrix(1100000, 1, 1, 35), small = box_matrix(24, 24, 14, 36);
   const Permutation natural = Permutation::identity(chain.n_rows());
-  EXPECT_FALSE(reference::threads_share_levels(build_triangular_factor(chain, natural, TriangleSplit::index, true)));
+  EXPECT_FALSE(reference::threads_share_levels(build_triangular_factor(chain, natural, incomplete_cholesky)));
   // 8064 rows in 2 colours: fewer rows than min_parallel_rows
   EXPECT_FALSE(reference::threads_share_levels(
-      build_triangular_factor(small, colour_ordering(*small.addressing), TriangleSplit::index, true)));
+      build_triangular_factor(small, colour_ordering(*small.addressing), incomplete_cholesky)));
 }
 
 TEST(Preconditioner, PcgConvergesWithEachAndNeedsFewerIterationsThanJacobi) {

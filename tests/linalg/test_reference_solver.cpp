@@ -247,7 +247,7 @@ TEST(SolverFactory, UnknownNamesAreClearErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, diagonal, DIC, mcsgs, GAMG)");
+  EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, diagonal, DIC, DILU, mcsgs, GAMG)");
   EXPECT_EQ(message(parse_backend, "opencl"), "unknown backend 'opencl' (known: reference, cuda, auto)");
   EXPECT_EQ(message(find_krylov, "GMRES"), "unknown solver 'GMRES' (known: CG, PBiCGStab)");
 }

@@ -215,7 +215,7 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
     }
     v.ax.resize(n);
     if (settings_.smoother == Smoother::mcsgs) {
-      v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], TriangleSplit::colour, false, hierarchy_.sequence[l]);
+      v.sgs = build_triangular_factor(m, hierarchy_.numbering[l], multicolour_gauss_seidel, hierarchy_.sequence[l]);
       hierarchy_.grid[l].colours = v.sgs->colours;
       if (hierarchy_.across_ranks()) v.z.resize(n);
     }

@@ -20,7 +20,7 @@ int checked_sweeps(int sweeps) {
 HostTriangularPreconditioner::HostTriangularPreconditioner(const PreconditionerInput& in,
                                                            const TriangularMethod& method, int sweeps)
     : sweeps_(checked_sweeps(sweeps)),
-      factor_(build_triangular_factor(in.matrix, in.op, method.split, method.modified_diagonal, in.sequence)) {}
+      factor_(build_triangular_factor(in.matrix, in.op, method, in.sequence)) {}
 
 void HostTriangularPreconditioner::apply(const HostOperator& across, std::span<const double> r,
                                          std::span<double> z) {

@@ -137,12 +137,14 @@ std::vector<label> TriangularFactor::level_sizes() const {
   return sizes;
 }
 
-TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, TriangleSplit split,
-                                         bool modified_diagonal, std::span<const label> sequence) {
+TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, const TriangularMethod& method,
+                                         std::span<const label> sequence) {
   const label n = matrix.n_rows();
+  const TriangleSplit split = method.split;
   TriangularFactor t;
+  t.method = method.name;
   t.n_rows = n;
-  t.modified_diagonal = modified_diagonal;
+  t.modified_diagonal = method.modified_diagonal;
   t.split = split;
   t.mesh_row = op.new_to_old;
   const FactorPattern g = factor_pattern(*matrix.addressing, op);
@@ -178,11 +180,13 @@ TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutat
   return t;
 }
 
-SolverError pivot_error(bool modified_diagonal, double pivot, label row, label mesh_cell) {
-  return SolverError(fmt::format("{}: pivot {:.6g} at row {} (mesh cell {}) is not positive{}",
-                                 modified_diagonal ? "DIC" : "mcsgs", pivot, row, mesh_cell,
-                                 modified_diagonal ? " (the matrix is not SPD, or incomplete Cholesky broke down on it)"
-                                                   : " (the diagonal must be positive)"));
+SolverError pivot_error(const TriangularMethod& method, double pivot, label row, label mesh_cell) {
+  return SolverError(fmt::format("{}: pivot {:.6g} at row {} (mesh cell {}) is not positive{}", method.name, pivot, row,
+                                 mesh_cell,
+                                 method.modified_diagonal
+                                     ? " (the incomplete factorisation broke down on it: a matrix that is not SPD, or "
+                                       "not diagonally dominant enough)"
+                                     : " (the diagonal must be positive)"));
 }
 
 double spmv_equivalents(label n_rows, std::int64_t triangle_slots, bool rows_contiguous, int sweeps, std::int64_t nnz) {
@@ -230,10 +234,18 @@ long long sync_free_hops(const FactorPattern& p, std::span<const label> order, i
 }
 
 void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& t) {
+  // --- a slot in row i, column j of face f: the face's upper coefficient where j is its upper row
+  //     (i its lower one), else its lower coefficient; transposed: the other one
+  const std::vector<double>& lower = matrix.lower_coeffs();
+  const std::vector<label>& upper_row = matrix.upper_addr();
+  const auto entry = [&](label f, label column, bool transposed) {
+    return (t.mesh_row[column] == upper_row[f]) != transposed ? matrix.upper[f] : lower[f];
+  };
   for (TrianglePart* part : {&t.lower, &t.upper}) {
     const std::int64_t slots = part->slots();
 #pragma omp parallel for schedule(static) if (slots > min_parallel_rows)
-    for (std::int64_t s = 0; s < slots; ++s) part->value[s] = part->face[s] >= 0 ? matrix.upper[part->face[s]] : 0.0;
+    for (std::int64_t s = 0; s < slots; ++s)
+      part->value[s] = part->face[s] >= 0 ? entry(part->face[s], part->col[s], false) : 0.0;
   }
   // --- D~, level by level: every lower neighbour's pivot is final before the row's
   for (label l = 0; l < t.levels(); ++l) {
@@ -245,10 +257,12 @@ void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& t) {
       if (t.modified_diagonal)
         for (label k = 0; k < width; ++k) {
           const std::int64_t slot = t.lower.offset[l] + static_cast<std::int64_t>(k) * size + r;
-          const double a = t.lower.value[slot];
-          d -= a * a * t.rdiag[t.lower.col[slot]];
+          const label f = t.lower.face[slot];
+          if (f < 0) continue;  // padding
+          d -= t.lower.value[slot] * entry(f, t.lower.col[slot], true) * t.rdiag[t.lower.col[slot]];
         }
-      if (!(d > 0.0) || !std::isfinite(d)) throw pivot_error(t.modified_diagonal, d, i, t.mesh_row[i]);
+      if (!(d > 0.0) || !std::isfinite(d))
+        throw pivot_error({t.method, t.split, t.modified_diagonal}, d, i, t.mesh_row[i]);
       t.rdiag[i] = 1.0 / d;
     }
   }

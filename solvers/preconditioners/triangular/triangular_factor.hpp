@@ -1,10 +1,12 @@
 #pragma once
-// The triangles of a preconditioner M = (D~ + L) D~^-1 (D~ + U) on a symmetric LDU matrix, in the
+// The triangles of a preconditioner M = (D~ + L) D~^-1 (D~ + U) on an LDU matrix, in the
 // operator's numbering, stored for solving level by level (Anderson & Saad's level scheduling):
 // a row's level is one more than the highest level among the neighbours it depends on, so the
-// rows of one level are solved in parallel and the levels one after another.
-//   DIC:  D~ from the IC(0) recurrence d~_i = a_ii - sum_{j in L(i)} a_ij^2 / d~_j, off-diagonals
-//         kept (OpenFOAM's DIC; exactly IC(0) when the matrix graph has no triangles).
+// rows of one level are solved in parallel and the levels one after another. L and U hold the
+// matrix's own entries of each triangle (its lower and upper coefficients where it is asymmetric).
+//   DIC:  D~ from the recurrence d~_i = a_ii - sum_{j in L(i)} a_ij a_ji / d~_j, off-diagonals
+//         kept (OpenFOAM's DIC; exactly IC(0) when the matrix graph has no triangles); on an
+//         asymmetric matrix the same recurrence is OpenFOAM's DILU.
 //   SGS:  D~ = diag(A): one forward and one backward Gauss-Seidel sweep from zero.
 // Each level's rows hold their entries of one triangle as an ELL block (column-major, padded to
 // the level's longest row) so that the threads of a level read them coalesced.
@@ -61,6 +63,9 @@ struct TriangularMethod {
 /// DIC: IC(0) on the LDU pattern with only the diagonal modified, the triangles split by the
 /// solve's ordering, so its ordering decides the levels.
 inline const TriangularMethod incomplete_cholesky{"DIC", TriangleSplit::index, true};
+/// DILU: the same recurrence on an asymmetric matrix (OpenFOAM's DILU), each triangle its own
+/// coefficients; on a symmetric matrix it is DIC.
+inline const TriangularMethod incomplete_lu{"DILU", TriangleSplit::index, true};
 /// mcsgs: symmetric Gauss-Seidel on a greedy colouring of the solve's ordering, one level per colour.
 inline const TriangularMethod multicolour_gauss_seidel{"mcsgs", TriangleSplit::colour, false};
 
@@ -77,6 +82,7 @@ std::vector<label> schedule_order(const FactorPattern& pattern, TriangleSplit sp
 std::vector<label> sequence_order(label n_rows, std::span<const label> sequence);
 
 struct TriangularFactor {
+  std::string method;              ///< its preconditioner's name, for the errors
   label n_rows = 0;
   bool modified_diagonal = false;  ///< DIC (true) or SGS (false)
   TriangleSplit split = TriangleSplit::index;
@@ -97,11 +103,11 @@ struct TriangularFactor {
 /// Levels, triangles and the diagonal for `matrix` in the numbering `op` (new -> old mesh rows).
 /// @throws SolverError when a pivot is not positive (refresh_triangular_factor)
 /// @param[in] sequence the solve's ordering as schedule_order takes it (empty: the operator's)
-TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, TriangleSplit split,
-                                         bool modified_diagonal, std::span<const label> sequence = {});
+TriangularFactor build_triangular_factor(const LduMatrix& matrix, const Permutation& op, const TriangularMethod& method,
+                                         std::span<const label> sequence = {});
 
-/// The error for a pivot d~ that is not positive or not finite at operator row `row`.
-SolverError pivot_error(bool modified_diagonal, double pivot, label row, label mesh_cell);
+/// The error of `method`'s pivot d~ that is not positive or not finite at operator row `row`.
+SolverError pivot_error(const TriangularMethod& method, double pivot, label row, label mesh_cell);
 
 /// Bytes one application of a factor moves (triangles with their padding, pivots, vectors, the
 /// level indirection unless the rows are contiguous) over the bytes of a CSR SpMV of the same
@@ -120,8 +126,8 @@ double spmv_equivalents(label n_rows, std::int64_t triangle_slots, bool rows_con
 long long sync_free_hops(const FactorPattern& pattern, std::span<const label> order, int block_rows,
                          int resident_blocks);
 
-/// New values on the same addressing: the triangles from the faces, then D~ (the IC(0) recurrence
-/// for DIC). The levels and the colouring stay.
+/// New values on the same addressing: the triangles from the faces (each entry the matrix's own at
+/// its row and column), then D~ (the recurrence for DIC and DILU). The levels and the colouring stay.
 /// @throws SolverError naming the row when a pivot d~ is not positive or not finite (a matrix
 ///         that is not SPD, or an IC(0) breakdown)
 void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& factor);

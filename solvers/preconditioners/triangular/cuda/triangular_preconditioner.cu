@@ -547,7 +547,7 @@ struct DeviceTriangularPreconditioner::Impl {
     if (bad != none) {
       double r = 0.0;
       FVMMINI_CUDA_CHECK(cudaMemcpy(&r, rdiag.data() + bad, sizeof(double), cudaMemcpyDeviceToHost));
-      throw pivot_error(method.modified_diagonal, 1.0 / r, bad, mesh_row[bad]);
+      throw pivot_error(method, 1.0 / r, bad, mesh_row[bad]);
     }
   }
 
