@@ -235,11 +235,13 @@ long long sync_free_hops(const FactorPattern& p, std::span<const label> order, i
 
 void refresh_triangular_factor(const LduMatrix& matrix, TriangularFactor& t) {
   // --- a slot in row i, column j of face f: the face's upper coefficient where j is its upper row
-  //     (i its lower one), else its lower coefficient; transposed: the other one
-  const std::vector<double>& lower = matrix.lower_coeffs();
+  //     (i its lower one), else its lower coefficient; transposed: the other one (a symmetric
+  //     matrix's are one, read without the lookups)
+  const bool symmetric = matrix.symmetric();
   const std::vector<label>& upper_row = matrix.upper_addr();
   const auto entry = [&](label f, label column, bool transposed) {
-    return (t.mesh_row[column] == upper_row[f]) != transposed ? matrix.upper[f] : lower[f];
+    if (symmetric) return matrix.upper[f];
+    return (t.mesh_row[column] == upper_row[f]) != transposed ? matrix.upper[f] : matrix.lower[f];
   };
   for (TrianglePart* part : {&t.lower, &t.upper}) {
     const std::int64_t slots = part->slots();
