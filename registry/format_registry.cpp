@@ -488,7 +488,7 @@ void compose_value_map(PreparedFormat& p) {
 namespace {
 /// Mesh-order coefficients into the format's values (or a copy of them) through the maps.
 void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
-  if (find_format(p.format_name).symmetric_only) require_symmetric(m, "format " + p.format_name);
+  if (!m.symmetric() && find_format(p.format_name).symmetric_only) require_symmetric(m, "format " + p.format_name);
   if (p.value_map && p.value_map->diag_slot.size() == static_cast<size_t>(m.n_rows())) {
     refresh_csr_values(m, *p.value_map, values);
     return;
