@@ -118,7 +118,8 @@ void add_solver_keys(KeySpec& field) {
       .values(preconditioner_words());
   add_settings_keys<SolverSettings>(field);
   for (const auto& [key, readers] : preconditioner_keys())
-    for (KeySpec* spec : field.children_named(key)) spec->when("preconditioner", readers);
+    for (KeySpec* spec : field.children_named(key))
+      if (spec->conditions().empty()) spec->when("preconditioner", readers);  // (smoother: smoothSolver's has its own)
   // --- Formats and orderings: the names the linear-algebra tables know.
   std::vector<std::string> formats = format_names();
   formats.push_back("auto");

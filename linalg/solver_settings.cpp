@@ -25,7 +25,15 @@ const std::vector<std::string>& triangular_solve_names() {
   return names;
 }
 const std::vector<std::string>& smoother_names() {
+  static const std::vector<std::string> names{"jacobi", "mcsgs", "GaussSeidel", "symGaussSeidel"};
+  return names;
+}
+const std::vector<std::string>& gamg_smoother_names() {
   static const std::vector<std::string> names{"jacobi", "mcsgs"};
+  return names;
+}
+const std::vector<std::string>& smooth_solver_smoother_names() {
+  static const std::vector<std::string> names{"GaussSeidel", "symGaussSeidel"};
   return names;
 }
 const std::vector<std::string>& agglomerator_names() {

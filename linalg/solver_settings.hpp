@@ -22,9 +22,11 @@ namespace fvmmini {
 /// nCellsInCoarsestLevel is bounded by it.
 constexpr label max_direct_rows = 1024;
 
-/// GAMG's smoother on every level but the coarsest: jacobi (damped by 0.9) or mcsgs (a symmetric
-/// multicolour Gauss-Seidel sweep, forward and backward).
-enum class Smoother { jacobi, mcsgs };
+/// A smoother, the key `smoother`. GAMG's on every level but the coarsest: jacobi (damped by 0.9)
+/// or mcsgs (a symmetric multicolour Gauss-Seidel sweep, forward and backward). smoothSolver's,
+/// OpenFOAM's: GaussSeidel (a forward sweep) or symGaussSeidel (forward, then backward), in the
+/// solve's ordering. Each reader takes its own two (gamg_smoother_names, smooth_solver_smoother_names).
+enum class Smoother { jacobi, mcsgs, gauss_seidel, symmetric_gauss_seidel };
 /// How GAMG pairs cells: algebraicPair (OpenFOAM's pairGAMGAgglomeration, a sequential greedy
 /// pass on the host), parallelPair (a handshake matching that runs on the device: each round pairs
 /// the cells whose heaviest free face is the heaviest free face of its other cell too), or
@@ -52,7 +54,9 @@ enum class Backend { reference, cuda, automatic };
 // Each enum's one name table (in enum order, as case files and logs write them), its name and
 // its parser. @throws std::invalid_argument on an unknown name, listing the known ones
 const std::vector<std::string>& triangular_solve_names();  ///< levels, cusparse
-const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs
+const std::vector<std::string>& smoother_names();          ///< jacobi, mcsgs, GaussSeidel, symGaussSeidel
+const std::vector<std::string>& gamg_smoother_names();     ///< jacobi, mcsgs
+const std::vector<std::string>& smooth_solver_smoother_names();  ///< GaussSeidel, symGaussSeidel
 const std::vector<std::string>& agglomerator_names();      ///< auto, algebraicPair, parallelPair
 const std::vector<std::string>& backend_names();          ///< reference, cuda, auto
 const std::vector<std::string>& l2_window_names();        ///< auto, on, off
@@ -105,7 +109,7 @@ void declare_keys(Keys& keys, GamgSettings& g) {
       .min(1)
       .max(4);
   keys.enumeration("smoother", g.smoother, "GAMG: jacobi (damped by 0.9) or mcsgs (multicolour symmetric Gauss-Seidel)",
-                   smoother_names(), parse_smoother, name);
+                   gamg_smoother_names(), parse_smoother, name);
   keys.enumeration("agglomerator", g.agglomerator,
                    "GAMG: how cells are paired: algebraicPair (OpenFOAM's, sequential, on the host), parallelPair "
                    "(a handshake matching, built on the GPU by the cuda backend on one rank with the jacobi smoother), "
@@ -138,6 +142,10 @@ struct SolverSettings {
   /// diagonal, DIC, mcsgs, GAMG.
   std::string preconditioner = "none";
   int sweeps = 1;  ///< mcsgs: symmetric sweeps per application
+  /// smoothSolver's smoother (GaussSeidel or symGaussSeidel) and its sweeps between residuals.
+  /// The key `smoother` is GAMG's too: both members read it, each reader takes its own.
+  Smoother smoother = Smoother::symmetric_gauss_seidel;
+  int n_sweeps = 1;
   TriangularSolve triangular_solve = TriangularSolve::levels;  ///< DIC on the cuda backend
   GamgSettings gamg;
   double tolerance = 1e-6;              ///< absolute, on the normalised residual
@@ -166,6 +174,16 @@ void declare_keys(Keys& keys, SolverSettings& s) {
                    "DIC on the cuda backend: levels (fvmmini's level-scheduled kernels) or cusparse (cusparseSpSV)",
                    triangular_solve_names(), parse_triangular_solve, name);
   declare_keys(keys, s.gamg);
+  // --- smoothSolver's: after GAMG's smoother, the same key read under another unit (the first found where both apply)
+  keys.enumeration("smoother", s.smoother,
+                   "smoothSolver: GaussSeidel (a forward sweep) or symGaussSeidel (forward, then backward), "
+                   "in the solve's ordering (OpenFOAM's)",
+                   smooth_solver_smoother_names(), parse_smoother, name)
+      .when("solver", {"smoothSolver"});
+  keys.add("nSweeps", s.n_sweeps, "smoothSolver: smoother sweeps between residual checks (iterations count sweeps)")
+      .min(1)
+      .max(1000)
+      .when("solver", {"smoothSolver"});
   keys.add("tolerance", s.tolerance, "stop when the normalised residual falls below this").min(0);
   keys.add("relTol", s.rel_tol, "stop when the residual falls below relTol x the initial one (0: off)")
       .min(0)

@@ -57,6 +57,7 @@ class ReferenceSolver final : public LinearSolver {
                                : GamgRanks{},
                         same_pattern ? &same_pattern->preconditioner_ : nullptr),
         note_(std::move(note)) {
+    krylov_->set_up(m, op_->prepared().permutation, op_->prepared().position_before_grouping, s, system != nullptr);
     if (permuted_) {
       x_op_.resize(m.n_rows());
       b_op_.resize(m.n_rows());
@@ -117,11 +118,13 @@ class ReferenceSolver final : public LinearSolver {
   void update_coefficients(const LduMatrix& m) override {
     check_symmetry(m, settings_, false);
     op_->refresh_values(m);
+    krylov_->refresh(m);
     preconditioner_.refresh(m);
   }
   void update_distributed(const DistributedLdu& system) override {
     if (!distributed_) LinearSolver::update_distributed(system);  // throws
     op_->refresh_values(system.local);
+    krylov_->refresh(system.local);
     distributed_->refresh_interfaces(system.interfaces);
     preconditioner_.refresh(system.local, &system.interfaces);
   }
@@ -266,6 +269,9 @@ SolverSettings resolve_solver_settings(const SolverSettings& requested, std::str
                                        : " (auto: " + missing + " is on the reference backend only)";
   s.backend = device ? Backend::cuda : Backend::reference;
   s.preconditioner = parse_preconditioner(s.preconditioner);  // an alias as its unit's name
+  if (!find_krylov(s.solver).preconditioned && s.preconditioner != "none")
+    throw std::invalid_argument(fmt::format("solver {} takes no preconditioner (preconditioner {}: write none)",
+                                            s.solver, s.preconditioner));
   if (s.format == "auto") s.format = auto_format(name(s.backend));
   if (note) *note = why;
   return s;

@@ -1,6 +1,6 @@
 #pragma once
-// A Krylov method as one unit: its name, the matrices it is for, and its reference (host)
-// implementation. One file per method in solvers/krylov/units/ defines one, and the list in
+// A solver method as one unit: its name, the matrices it is for, and its reference (host)
+// implementation: the Krylov methods, and OpenFOAM's smoothSolver beside them. One file per method in solvers/krylov/units/ defines one, and the list in
 // solvers/CMakeLists.txt is the table (krylov_table.hpp reads it). The cuda backend adds its own
 // implementation by name (units/cuda/, its own list: cuda/device_krylov.hpp). docs/architecture.md,
 // "Adding a Krylov method", walks through one.
@@ -29,6 +29,15 @@ class KrylovMethod {
   /// stopping tests and errors.
   virtual SolverPerformance solve(const HostOperator& a, std::span<double> x, std::span<const double> b,
                                   const SolverSettings& settings, HostPreconditioner& preconditioner) = 0;
+  /// A method that reads the matrix itself (smoothSolver's sweeps) sets up from it here, once per
+  /// mesh, in the operator's numbering `op` (sequence: the solve's ordering before a format's
+  /// grouping), and checks the settings it reads; a Krylov method needs nothing.
+  /// @param decomposed the matrix is a rank's block of one decomposed over ranks
+  /// @throws std::invalid_argument for settings it cannot take, naming the key
+  virtual void set_up(const LduMatrix& /*matrix*/, const Permutation& /*op*/, std::span<const label> /*sequence*/,
+                      const SolverSettings& /*settings*/, bool /*decomposed*/) {}
+  /// New values on the addressing of set_up.
+  virtual void refresh(const LduMatrix& /*matrix*/) {}
   /// Whether solve_block solves k systems of one operator together (one multi-vector SpMV an
   /// iteration, the preconditioner applied to all k); false: the caller solves them one by one.
   virtual bool solves_together(const HostOperator&, const SolverSettings&, const HostPreconditioner&,
@@ -49,6 +58,8 @@ struct KrylovUnit {
   std::string summary{};  ///< one line for --help and the docs: what it is, the matrices it is for
   /// Solves symmetric matrices only (CG): set-up refuses an asymmetric matrix.
   bool symmetric_only = false;
+  /// Takes a preconditioner (the key preconditioner); smoothSolver has its smoother instead.
+  bool preconditioned = true;
   /// Its reference implementation, its work vectors taken from `store` (a store of its own, or
   /// one shared with methods that never solve at the same time).
   std::function<std::unique_ptr<KrylovMethod>(std::shared_ptr<WorkStore> store)> make{};

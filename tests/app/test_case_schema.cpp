@@ -442,6 +442,26 @@ TEST_F(CaseSchemaTest, TheSolverKeyIsTheKrylovUnits) {
   for (const std::string& name : krylov_names()) EXPECT_NE(found[0].find(name), std::string::npos) << found[0];
 }
 
+// smoother is GAMG's key and smoothSolver's: each reads its own words, nSweeps is smoothSolver's.
+TEST_F(CaseSchemaTest, SmoothSolverReadsItsSmootherAndSweeps) {
+  const SolverSettings plain = solver_settings(load(base_case + "solvers:\n  T: {solver: smoothSolver}\n"), "T");
+  EXPECT_EQ(plain.smoother, Smoother::symmetric_gauss_seidel);
+  EXPECT_EQ(plain.n_sweeps, 1);
+  const SolverSettings set = solver_settings(
+      load(base_case + "solvers:\n  T: {solver: smoothSolver, smoother: GaussSeidel, nSweeps: 3}\n"), "T");
+  EXPECT_EQ(set.smoother, Smoother::gauss_seidel);
+  EXPECT_EQ(set.n_sweeps, 3);
+  auto found = problems(base_case + "solvers:\n  T: {solver: smoothSolver, smoother: jacobi}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("GaussSeidel, symGaussSeidel"), std::string::npos) << found[0];
+  found = problems(base_case + "solvers:\n  T: {preconditioner: GAMG, smoother: symGaussSeidel}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("jacobi, mcsgs"), std::string::npos) << found[0];
+  found = problems(base_case + "solvers:\n  T: {solver: CG, nSweeps: 2}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("key 'nSweeps' in solvers.T is not used when solvers.T.solver is CG"), std::string::npos) << found[0];
+}
+
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {
   const ResolvedCase first = load(base_case + "solvers: {T: {tolerance: 0.1}}\n");
   const std::string printed = first.to_yaml();

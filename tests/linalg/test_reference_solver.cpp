@@ -249,7 +249,7 @@ TEST(SolverFactory, UnknownNamesAreClearErrors) {
   };
   EXPECT_EQ(message(parse_preconditioner, "ilu"), "unknown preconditioner 'ilu' (known: none, diagonal, DIC, DILU, mcsgs, GAMG)");
   EXPECT_EQ(message(parse_backend, "opencl"), "unknown backend 'opencl' (known: reference, cuda, auto)");
-  EXPECT_EQ(message(find_krylov, "GMRES"), "unknown solver 'GMRES' (known: CG, PBiCGStab)");
+  EXPECT_EQ(message(find_krylov, "GMRES"), "unknown solver 'GMRES' (known: CG, PBiCGStab, smoothSolver)");
 }
 
 }  // namespace

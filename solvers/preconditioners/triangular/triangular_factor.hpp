@@ -66,6 +66,9 @@ inline const TriangularMethod incomplete_cholesky{"DIC", TriangleSplit::index, t
 /// DILU: the same recurrence on an asymmetric matrix (OpenFOAM's DILU), each triangle its own
 /// coefficients; on a symmetric matrix it is DIC.
 inline const TriangularMethod incomplete_lu{"DILU", TriangleSplit::index, true};
+/// smoothSolver's GaussSeidel and symGaussSeidel: the diagonal's own pivots, the triangles split by
+/// the solve's ordering (the mesh's cell order under ordering none, as OpenFOAM sweeps).
+inline const TriangularMethod gauss_seidel{"GaussSeidel", TriangleSplit::index, false};
 /// mcsgs: symmetric Gauss-Seidel on a greedy colouring of the solve's ordering, one level per colour.
 inline const TriangularMethod multicolour_gauss_seidel{"mcsgs", TriangleSplit::colour, false};
 

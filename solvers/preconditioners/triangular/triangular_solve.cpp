@@ -86,6 +86,11 @@ void sgs_sweep(const TriangularFactor& f, std::span<const double> b, std::span<d
   for_each_row(f, false, Sums::upper, x, [&](label i, double, double ux) { x[i] = (t[i] - ux) * f.rdiag[i]; });
 }
 
+void gs_sweep(const TriangularFactor& f, std::span<const double> b, std::span<double> x) {
+  if (f.modified_diagonal) throw std::logic_error("gs_sweep: a DIC factor is not a Gauss-Seidel splitting");
+  for_each_row(f, true, Sums::both, x, [&](label i, double lx, double ux) { x[i] = (b[i] - lx - ux) * f.rdiag[i]; });
+}
+
 void sgs_multiply(const TriangularFactor& f, std::span<const double> t, std::span<const double> x,
                   std::span<double> ax) {
   for_each_row(f, true, Sums::lower, x, [&](label i, double lx, double) { ax[i] = t[i] + lx; });

@@ -31,6 +31,11 @@ void triangular_apply(const TriangularFactor& factor, std::span<const double> r,
 void sgs_sweep(const TriangularFactor& factor, std::span<const double> b, std::span<double> x, std::span<double> t,
                bool from_zero);
 
+/// One forward Gauss-Seidel sweep on A x = b in place for an SGS factor (D~ = diag A):
+/// x_i = (b_i - L_i x - U_i x) / a_ii, L_i x of this sweep, U_i x of the last.
+/// @throws std::logic_error for a DIC factor
+void gs_sweep(const TriangularFactor& factor, std::span<const double> b, std::span<double> x);
+
 /// ax = A x = t + L x right after sgs_sweep (a_ii x_i = t_i - U_i x): the residual costs the lower
 /// triangle only. ax may alias t.
 void sgs_multiply(const TriangularFactor& factor, std::span<const double> t, std::span<const double> x,
