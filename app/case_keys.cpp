@@ -182,7 +182,7 @@ void add_scalar_physics_keys(CaseSchema& schema) {
 const std::vector<PhysicsModule>& physics_modules() {
   static const std::vector<PhysicsModule> modules{
       {{"poisson", "diffusion"}, {"T"}, add_scalar_physics_keys},
-      {{"incompressible"}, {"U", "p"}, add_incompressible_physics_keys},
+      {{"incompressible"}, {"U", "p", "pFinal"}, add_incompressible_physics_keys},
   };
   return modules;
 }
@@ -205,6 +205,8 @@ void add_physics(CaseSchema& schema) {
   KeySpec& solvers = schema.root().add("solvers", KeyType::map, "the linear solver of each field");
   for (const auto& field : fields)
     add_solver_keys(solvers.add(field, KeyType::map, "the linear solver of " + field).when_root("physics.type", users[field]));
+  // --- pFinal: PISO's last pressure solve of a step (keys not given are p's: final_solver_settings)
+  for (KeySpec* spec : solvers.children_named("pFinal")) spec->when_root("physics.algorithm", {"PISO"});
   // --- CG needs a symmetric V-cycle
   schema.add_check([fields](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
     for (const auto& field : fields) {

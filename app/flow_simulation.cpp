@@ -139,14 +139,17 @@ class FlowSimulation final : public Simulation {
     operators_timing.stop();
     for (const auto& [part, seconds] : operators_->setup.parts()) timer.add_part("operators", part, seconds);
     auto timing = timer.measure("solver setup");
-    step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"));
+    const SolverSettings final_pressure = final_solver_settings(c, "pFinal", "p");
+    step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"), &final_pressure);
     timing.stop();
     for (const auto& [part, seconds] : step_->setup_parts()) timer.add_part("solver setup", part, seconds);
   }
 
   std::string describe() const override {
-    std::string text = fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), convection {}\n",
-                                   settings_.viscosity, 1.0 / settings_.viscosity, name(settings_.convection));
+    std::string text =
+        fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), {}, convection {}\n",
+                    settings_.viscosity, 1.0 / settings_.viscosity, name(settings_.algorithm),
+                    name(settings_.convection));
     text += step_->describe();
     if (!operators_->boundary.fixes_pressure())
       text += fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",
@@ -171,8 +174,8 @@ class FlowSimulation final : public Simulation {
     timer_.add("pressure assembly", report_.times.pressure_assembly);
     timer_.add("pressure solve", report_.times.pressure_solve);
     timer_.add("correction", report_.times.correction);
-    pressure_iterations_ += report_.solves.back().iterations;
-    for (std::size_t j = 0; j + 1 < report_.solves.size(); ++j) momentum_iterations_ += report_.solves[j].iterations;
+    for (const SolverPerformance& perf : report_.solves)
+      (perf.field == "p" ? pressure_iterations_ : momentum_iterations_) += perf.iterations;
     ++steps_;
     last_delta_t_ = dt;
     const bool is_steady = steady_.update(report_.momentum_residual, report_.velocity_change);
@@ -182,9 +185,18 @@ class FlowSimulation final : public Simulation {
     outcome.solves = report_.solves;
     outcome.stop = is_steady && steady_.settings().stop;
     outcome.log = fmt::format("Courant Number mean: {:.6g} max: {:.6g}\n", courant.mean, courant.max);
-    for (const auto& perf : report_.solves) outcome.log += format_solve_line(perf) + "\n";
-    outcome.log += fmt::format("time step continuity errors : sum local = {:.6g}, global = {:.6g}, cumulative = {:.6g}\n",
-                               report_.continuity.sum_local, report_.continuity.global, report_.continuity.cumulative);
+    // --- OpenFOAM's lines: the solves in order, each pressure correction's continuity errors after it
+    const auto continuity_line = [](const ContinuityErrors& e) {
+      return fmt::format("time step continuity errors : sum local = {:.6g}, global = {:.6g}, cumulative = {:.6g}\n",
+                         e.sum_local, e.global, e.cumulative);
+    };
+    auto correction = report_.corrections.begin();
+    for (std::size_t j = 0; j < report_.solves.size(); ++j) {
+      outcome.log += format_solve_line(report_.solves[j]) + "\n";
+      for (; correction != report_.corrections.end() && correction->after_solve == j; ++correction)
+        outcome.log += continuity_line(correction->continuity);
+    }
+    if (report_.corrections.empty()) outcome.log += continuity_line(report_.continuity);
     outcome.log += fmt::format("deltaT = {:.6g}  velocity change = {:.3g}\n", dt, report_.velocity_change);
     outcome.progress = fmt::format("  Co {:.3f}  p iters {}", courant.max, report_.solves.back().iterations);
     return outcome;

@@ -16,6 +16,15 @@ void add_incompressible_physics_keys(CaseSchema& schema) {
   // --- physics: the fluid and the schemes
   add_settings_keys<IncompressibleSettings>(schema.at("physics"));
 
+  // --- upwind is implicit only: PISO's
+  schema.add_check([](const ResolvedCase& c, std::vector<CaseProblem>& problems) {
+    if (!c.has("physics.algorithm") || !c.has("physics.convection")) return;
+    if (c.get_string("physics.algorithm") == "projection" && c.get_string("physics.convection") == "upwind")
+      problems.push_back({c.where("physics.convection"),
+                          "physics.convection: upwind is PISO's (implicit); the projection's convection is explicit "
+                          "and second order: linear or linearUpwind"});
+  });
+
   // --- boundaryField: one flow condition per patch (U and p follow from it)
   KeySpec& boundary = schema.root()
                           .add("boundaryField", KeyType::named_map, "patch name -> the flow condition on it")

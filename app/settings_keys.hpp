@@ -106,13 +106,15 @@ class SchemaKeys {
 class CaseKeys {
  public:
   /// @param[in] path the map's dotted path ("solvers.T")
-  CaseKeys(const ResolvedCase& resolved, const std::string& path) : case_(resolved), prefix_(path + ".") {}
+  /// @param[in] given_only read only the keys the case gives (not the schema's defaults)
+  CaseKeys(const ResolvedCase& resolved, const std::string& path, bool given_only = false)
+      : case_(resolved), prefix_(path + "."), given_only_(given_only) {}
 
   /// @throws std::logic_error when an integer does not fit its member (the key lacks a max())
   template <KeyMember M>
   KeyConstraints add(const std::string& name, M& member, const std::string&) {
     const std::string path = prefix_ + name;
-    if (!case_.has(path)) return KeyConstraints(nullptr);
+    if (!holds(path)) return KeyConstraints(nullptr);
     if constexpr (std::same_as<M, bool>) member = case_.get_bool(path);
     else if constexpr (std::integral<M>) member = narrow<M>(path, case_.get_int(path));
     else if constexpr (std::same_as<M, double>) member = case_.get_real(path);
@@ -121,14 +123,14 @@ class CaseKeys {
   }
   KeyConstraints boolean_word(const std::string& name, bool& member, const std::string&, const std::string&,
                               const std::string& on) {
-    if (case_.has(prefix_ + name)) member = case_.get_string(prefix_ + name) == on;
+    if (holds(prefix_ + name)) member = case_.get_string(prefix_ + name) == on;
     return KeyConstraints(nullptr);
   }
   template <class E>
   KeyConstraints enumeration(const std::string& name, E& member, const std::string&, const std::vector<std::string>&,
                              std::type_identity_t<E (*)(const std::string&)> parse,
                              std::type_identity_t<const std::string& (*)(E)>) {
-    if (case_.has(prefix_ + name)) member = parse(case_.get_string(prefix_ + name));
+    if (holds(prefix_ + name)) member = parse(case_.get_string(prefix_ + name));
     return KeyConstraints(nullptr);
   }
 
@@ -139,9 +141,11 @@ class CaseKeys {
     return static_cast<I>(value);
   }
   [[noreturn]] static void throw_does_not_fit(const std::string& path, std::int64_t value);
+  bool holds(const std::string& path) const { return given_only_ ? case_.given(path) : case_.has(path); }
 
   const ResolvedCase& case_;
   std::string prefix_;
+  bool given_only_ = false;
 };
 
 /// Add the keys declare_keys(keys, settings, args...) names to a map of the schema, each default from

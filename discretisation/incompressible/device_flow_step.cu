@@ -230,7 +230,6 @@ DeviceBuffer<T> upload(std::span<const T> host) {
   return DeviceBuffer<T>(host);
 }
 
-const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
 
 
 class DeviceFlowStep final : public FlowStep {
@@ -485,7 +484,7 @@ void DeviceFlowStep::predict_velocity(double dt, StepReport& report) {
     if (solved.c[i]) {
       x.push_back(velocity[i].data());
       b.push_back(rhs[i].data());
-      fields.push_back(component_name(i));
+      fields.push_back(velocity_component_name(i));
     }
   for (const SolverPerformance& perf : velocity_solver.solve_block(x, b, fields, s)) {
     report.momentum_residual = std::max(report.momentum_residual, perf.initial_residual);

@@ -71,4 +71,12 @@ bool SteadyStateDetector::update(double momentum_residual, double velocity_chang
   return steady_;
 }
 
+double absolute_sum(std::span<const double> values) {
+  const auto n = static_cast<std::ptrdiff_t>(values.size());
+  double sum = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (std::ptrdiff_t i = 0; i < n; ++i) sum += std::abs(values[i]);
+  return sum;
+}
+
 }  // namespace fvmmini

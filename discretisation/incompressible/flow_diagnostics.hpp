@@ -49,6 +49,9 @@ ContinuityErrors continuity_from_sums(double absolute_sum, double sum, double to
 struct ContinuitySums {
   double absolute = 0.0, net = 0.0, volume = 0.0;
 };
+/// sum |x| over the values (OpenMP, the rank's own).
+double absolute_sum(std::span<const double> values);
+
 ContinuitySums continuity_sums(std::span<const double> div, std::span<const double> volumes);
 
 /// The errors of net outflows div (one per cell, m^3/s) over a step dt.

@@ -43,8 +43,24 @@ std::vector<T> with_ghosts(std::span<const T> values, ProcessorFaces& processor)
 }  // namespace
 
 const std::vector<std::string>& convection_scheme_names() {
-  static const std::vector<std::string> names{"linear", "linearUpwind"};
+  static const std::vector<std::string> names{"linear", "linearUpwind", "upwind"};
   return names;
+}
+
+const std::vector<std::string>& flow_algorithm_names() {
+  static const std::vector<std::string> names{"projection", "PISO"};
+  return names;
+}
+
+const std::string& name(FlowAlgorithm algorithm) {
+  return flow_algorithm_names().at(static_cast<std::size_t>(algorithm));
+}
+
+FlowAlgorithm parse_flow_algorithm(const std::string& name) {
+  const auto& names = flow_algorithm_names();
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found == names.end()) throw std::invalid_argument("unknown algorithm '" + name + "' (known: projection, PISO)");
+  return static_cast<FlowAlgorithm>(found - names.begin());
 }
 
 const std::string& name(ConvectionScheme scheme) {
@@ -55,7 +71,7 @@ ConvectionScheme parse_convection_scheme(const std::string& name) {
   const auto& names = convection_scheme_names();
   const auto found = std::find(names.begin(), names.end(), name);
   if (found == names.end())
-    throw std::invalid_argument("unknown convection scheme '" + name + "' (known: linear, linearUpwind)");
+    throw std::invalid_argument("unknown convection scheme '" + name + "' (known: linear, linearUpwind, upwind)");
   return static_cast<ConvectionScheme>(found - names.begin());
 }
 

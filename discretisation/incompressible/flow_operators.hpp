@@ -31,16 +31,35 @@ namespace fvmmini {
 /// The reference cell's extra pressure diagonal, as a fraction of its diagonal (the weak pin).
 inline constexpr double pressure_reference_pin = 1e-4;
 
-enum class ConvectionScheme { linear, linear_upwind };
+/// The convection scheme: explicit and second order in the projection (linear, linearUpwind),
+/// implicit in PISO (OpenFOAM's Gauss upwind, linear and linearUpwind; upwind is PISO's only).
+enum class ConvectionScheme { linear, linear_upwind, upwind };
 
-/// The scheme names in enum order, as case files and logs write them: linear, linearUpwind.
+/// The scheme names in enum order, as case files and logs write them: linear, linearUpwind, upwind.
 const std::vector<std::string>& convection_scheme_names();
 const std::string& name(ConvectionScheme scheme);
 /// @throws std::invalid_argument on an unknown name, listing the known ones
 ConvectionScheme parse_convection_scheme(const std::string& name);
 
+/// How a step couples velocity and pressure: fvmmini's projection (flow_step.hpp) or icoFoam's
+/// PISO (piso_step.hpp).
+enum class FlowAlgorithm { projection, piso };
+const std::vector<std::string>& flow_algorithm_names();  ///< projection, PISO
+const std::string& name(FlowAlgorithm algorithm);
+/// @throws std::invalid_argument on an unknown name, listing the known ones
+FlowAlgorithm parse_flow_algorithm(const std::string& name);
+
+/// icoFoam's PISO controls, under OpenFOAM's names.
+struct PisoSettings {
+  int n_correctors = 2;                 ///< pressure corrections a step
+  int n_non_orthogonal_correctors = 0;  ///< extra pressure solves a correction (OpenFOAM's loop)
+  bool momentum_predictor = true;       ///< solve the momentum equation before the corrections
+};
+
 struct IncompressibleSettings {
   double viscosity = 0.01;  ///< kinematic, nu = U L / Re
+  FlowAlgorithm algorithm = FlowAlgorithm::projection;
+  PisoSettings piso;
   ConvectionScheme convection = ConvectionScheme::linear;
   label reference_cell = 0;      ///< where p is pinned when no patch fixes it
   double reference_value = 0.0;
@@ -54,10 +73,28 @@ template <class Keys>
 void declare_keys(Keys& keys, IncompressibleSettings& s) {
   const std::vector<std::string> flow{"incompressible"};
   keys.add("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
+  keys.enumeration("algorithm", s.algorithm,
+                   "projection (fvmmini's fractional step, explicit convection) or PISO (icoFoam's, implicit "
+                   "convection; reference backend, one rank, orthogonal meshes)",
+                   flow_algorithm_names(), parse_flow_algorithm, name)
+      .when("type", flow);
   keys.enumeration("convection", s.convection,
-                   "the convection scheme (explicit, second order): linear (central) or linearUpwind",
+                   "the convection scheme: linear (central) or linearUpwind, explicit in the projection; with PISO "
+                   "implicit, and upwind too (OpenFOAM's Gauss schemes)",
                    convection_scheme_names(), parse_convection_scheme, name)
       .when("type", flow);
+  const std::vector<std::string> piso{"PISO"};
+  keys.add("nCorrectors", s.piso.n_correctors, "PISO: pressure corrections a step").min(1).max(100).when("type", flow)
+      .when("algorithm", piso);
+  keys.add("nNonOrthogonalCorrectors", s.piso.n_non_orthogonal_correctors,
+           "PISO: extra pressure solves in each correction (OpenFOAM's non-orthogonal loop)")
+      .min(0)
+      .max(100)
+      .when("type", flow)
+      .when("algorithm", piso);
+  keys.add("momentumPredictor", s.piso.momentum_predictor, "PISO: solve the momentum equation before the corrections")
+      .when("type", flow)
+      .when("algorithm", piso);
   keys.add("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);
 }
 
@@ -110,10 +147,12 @@ struct FlowOperators {
   /// velocity_gradients' value for component i at the rank's cell c alone (the output's samples),
   /// the cell fitted now where no weights are kept.
   Vec3 velocity_gradient(const FlowState& state, int i, label c) const;
-  /// Whether a step takes the velocity's cell gradients (linearUpwind's face values, the deferred
-  /// non-orthogonal diffusion), and so every cell's least-squares weights are kept.
+  /// Whether a step takes the velocity's least-squares cell gradients (the projection's
+  /// linearUpwind face values and deferred non-orthogonal diffusion), and so every cell's
+  /// least-squares weights are kept (PISO's linearUpwind takes Gauss gradients, as OpenFOAM's).
   bool needs_velocity_gradients() const {
-    return settings.convection == ConvectionScheme::linear_upwind || !orthogonal;
+    return settings.algorithm == FlowAlgorithm::projection &&
+           (settings.convection == ConvectionScheme::linear_upwind || !orthogonal);
   }
   /// Whether a step reads the geometry's face centres (linearUpwind's face values); the set-up
   /// has read them otherwise (the Laplacian, the fits, the device's copies), the output never.

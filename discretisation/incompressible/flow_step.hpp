@@ -52,14 +52,24 @@ struct StepPhaseTimes {
 
 struct StepReport {
   double delta_t = 0.0;
-  std::vector<SolverPerformance> solves;  ///< Ux, Uy (, Uz), p, in order
+  std::vector<SolverPerformance> solves;  ///< Ux, Uy (, Uz), p (PISO: each correction's), in order
   double divergence_before = 0.0;  ///< sum_c |div phiH|: the fluxes' divergence before the projection (m^3/s)
   double divergence_after = 0.0;   ///< sum_c |div phi| after it
-  ContinuityErrors continuity;
+  ContinuityErrors continuity;  ///< after the step's last pressure correction
+  /// PISO: each pressure correction's continuity errors and the solve that ends it (an index into
+  /// solves), for the log; empty for the projection (one correction: continuity).
+  struct Correction {
+    std::size_t after_solve = 0;
+    ContinuityErrors continuity;
+  };
+  std::vector<Correction> corrections;
   double momentum_residual = 0.0;  ///< largest initial residual of the momentum solves
   double velocity_change = 0.0;    ///< max|U_new - U_old| / (dt max|U_new|)
   StepPhaseTimes times;
 };
+
+/// The solve line's name of velocity component i: Ux, Uy, Uz.
+inline const char* velocity_component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
 
 /// Both steps' failure when the new pressure is not finite (almost always a diverging flow).
 inline SolverError non_finite_pressure_error() {

@@ -9,11 +9,15 @@
 
 namespace fvmmini {
 
-/// The step for these settings: on the device when both systems resolve to the cuda backend (on
-/// each rank's GPU across ranks), on the host otherwise. `operators` must outlive the step. @throws SolverSetupError (naming the
-/// field) for settings that do not fit a matrix
+/// The step for these settings: PISO on the host where the operators' algorithm is PISO (its
+/// last pressure solve of a step with final_pressure_solver; null: pressure_solver's with relTol
+/// 0, as OpenFOAM's tutorials write pFinal); the projection on the device when
+/// both systems resolve to the cuda backend (on each rank's GPU across ranks), on the host
+/// otherwise. `operators` must outlive the step. @throws SolverSetupError (naming the field) for
+/// settings that do not fit a matrix; std::invalid_argument for a PISO the step cannot run
 std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
-                                         const SolverSettings& pressure_solver);
+                                         const SolverSettings& pressure_solver,
+                                         const SolverSettings* final_pressure_solver = nullptr);
 
 /// The device step from the operators' initial state (both settings with backend cuda: the
 /// format, ordering and preconditioner of each). Phase times in its reports are the device's

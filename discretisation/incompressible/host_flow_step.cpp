@@ -18,14 +18,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double absolute_sum(std::span<const double> values) {
-  const auto n = static_cast<std::ptrdiff_t>(values.size());
-  double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-  for (std::ptrdiff_t i = 0; i < n; ++i) sum += std::abs(values[i]);
-  return sum;
-}
-
 int omp_threads() {
 #ifdef _OPENMP
   return omp_get_max_threads();
@@ -33,8 +25,6 @@ int omp_threads() {
   return 1;
 #endif
 }
-
-const char* component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }
 
 }  // namespace
 
@@ -206,7 +196,7 @@ void HostFlowStep::predict_velocity(double dt, StepReport& report) {
     if (ops.solved[i]) {
       x.push_back(std::span<double>(state_.velocity[i]).first(n_cells));
       b.push_back(momentum_rhs_[i]);
-      fields.push_back(component_name(i));
+      fields.push_back(velocity_component_name(i));
     }
   for (const SolverPerformance& perf : velocity_solver_->solve_block(x, b, fields)) {
     report.solves.push_back(perf);

@@ -462,6 +462,33 @@ TEST_F(CaseSchemaTest, SmoothSolverReadsItsSmootherAndSweeps) {
   EXPECT_NE(found[0].find("key 'nSweeps' in solvers.T is not used when solvers.T.solver is CG"), std::string::npos) << found[0];
 }
 
+// PISO's keys apply under it; upwind is PISO's; pFinal takes p's keys, relTol 0, and its own.
+TEST_F(CaseSchemaTest, PisoKeysAndTheFinalPressureSolver) {
+  const std::string flow =
+      "mesh: {type: box, cells: [4, 4, 1], patches: {lid: {sides: [ymax]}, walls: {sides: [xmin, xmax, ymin]}, "
+      "sides: {sides: [zmin, zmax], type: empty}}}\n"
+      "boundaryField: {lid: {type: wall, velocity: [1, 0, 0]}, walls: {type: wall}, sides: {type: empty}}\n"
+      "time: {endTime: 1, deltaT: 0.1, writeInterval: 1}\n";
+  const std::string piso = "physics: {type: incompressible, nu: 0.01, algorithm: PISO, convection: upwind, "
+                           "nCorrectors: 3}\n";
+  const ResolvedCase c = load(flow + piso + "solvers:\n  p: {preconditioner: DIC, tolerance: 1e-7, relTol: 0.05}\n"
+                                            "  pFinal: {tolerance: 1e-9}\n");
+  EXPECT_EQ(c.get_int("physics.nCorrectors"), 3);
+  const SolverSettings p_final = final_solver_settings(c, "pFinal", "p");
+  EXPECT_EQ(p_final.preconditioner, "DIC");  // p's
+  EXPECT_DOUBLE_EQ(p_final.rel_tol, 0.0);    // relTol 0 unless given
+  EXPECT_DOUBLE_EQ(p_final.tolerance, 1e-9); // its own
+  auto found = problems(flow + "physics: {type: incompressible, nu: 0.01, convection: upwind}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("upwind is PISO's"), std::string::npos) << found[0];
+  found = problems(flow + "physics: {type: incompressible, nu: 0.01, nCorrectors: 2}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("is not used when physics.algorithm is projection"), std::string::npos) << found[0];
+  found = problems(flow + "physics: {type: incompressible, nu: 0.01}\nsolvers:\n  pFinal: {relTol: 0}\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("pFinal"), std::string::npos) << found[0];
+}
+
 TEST_F(CaseSchemaTest, PrintedResolvedCaseReadsBackToItself) {
   const ResolvedCase first = load(base_case + "solvers: {T: {tolerance: 0.1}}\n");
   const std::string printed = first.to_yaml();

@@ -112,6 +112,19 @@ inline std::vector<double> random_vector(label n, std::uint64_t seed) {
   return x;
 }
 
+/// An asymmetric system on a box's pattern (a convection-diffusion-like matrix, diagonally
+/// dominant) with a right-hand side from a known solution.
+struct AsymmetricSystem {
+  LduMatrix a;
+  std::vector<double> x_true, b;
+};
+inline AsymmetricSystem asymmetric_system(label nx, label ny, label nz, std::uint64_t seed) {
+  AsymmetricSystem s{asymmetric(box_matrix(nx, ny, nz, seed), seed + 1), random_vector(nx * ny * nz, seed + 2), {}};
+  s.b.resize(s.x_true.size());
+  reference::ldu_spmv(s.a, s.x_true, s.b);
+  return s;
+}
+
 /// Per-row scale sum_j |a_ij x_j| for a relative comparison with the LDU face loop.
 inline std::vector<double> abs_row_scale(const LduMatrix& m, std::span<const double> x) {
   LduMatrix abs_m = m;

@@ -16,20 +16,8 @@
 namespace fvmmini {
 namespace {
 
-/// A box's pattern with asymmetric coefficients, diagonally dominant (a convection-diffusion-like
-/// matrix), and a right-hand side from a known solution.
-struct System {
-  LduMatrix a;
-  std::vector<double> x_true, b;
-};
-
-System asymmetric_system(label nx, label ny, label nz, std::uint64_t seed) {
-  System s{test::asymmetric(test::box_matrix(nx, ny, nz, seed), seed + 1), {}, {}};
-  s.x_true = test::random_vector(s.a.n_rows(), seed + 2);
-  s.b.resize(s.x_true.size());
-  reference::ldu_spmv(s.a, s.x_true, s.b);
-  return s;
-}
+using System = test::AsymmetricSystem;
+using test::asymmetric_system;
 
 SolverSettings bicgstab(const std::string& preconditioner, double tolerance = 1e-12) {
   SolverSettings s;
