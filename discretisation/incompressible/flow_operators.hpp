@@ -75,7 +75,7 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
   keys.add("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
   keys.enumeration("algorithm", s.algorithm,
                    "projection (fvmmini's fractional step, explicit convection) or PISO (icoFoam's, implicit "
-                   "convection; reference backend, one rank, orthogonal meshes)",
+                   "convection; the step on the host, one rank, orthogonal meshes)",
                    flow_algorithm_names(), parse_flow_algorithm, name)
       .when("type", flow);
   keys.enumeration("convection", s.convection,
