@@ -17,7 +17,8 @@ std::string join_problems(const std::vector<CaseProblem>& problems) {
 
 std::string SourceLocation::str() const {
   if (line <= 0) return origin;
-  return origin + ":" + std::to_string(line) + ":" + std::to_string(column);
+  const std::string at = origin + ":" + std::to_string(line);
+  return column > 0 ? at + ":" + std::to_string(column) : at;  // (a dictionary entry: its line)
 }
 
 std::string CaseProblem::str() const {

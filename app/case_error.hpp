@@ -14,7 +14,7 @@ struct SourceLocation {
   int line = 0;        ///< 1-based; 0 when not line-specific
   int column = 0;      ///< 1-based; 0 when not line-specific
 
-  /// "cases/x.yaml:12:5", "cases/x.yaml" or "--set a.b=1".
+  /// "cases/x.yaml:12:5", "cases/x.yaml" or "--set a.b=1"; "system/fvSolution:12" without a column.
   std::string str() const;
 };
 

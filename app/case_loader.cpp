@@ -6,9 +6,11 @@
 
 namespace fvmmini {
 
-ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector<std::string>& overrides) {
-  SourceNode document = read_case_source(case_file, case_file.string());
+namespace {
 
+/// The overrides over the document, validated; out/<stem> for an empty output.directory.
+ResolvedCase resolve_case(SourceNode document, const std::filesystem::path& case_file,
+                          const std::vector<std::string>& overrides) {
   // --- Every malformed --set is reported, not just the first.
   std::vector<CaseProblem> problems;
   std::size_t nodes = node_count(document);
@@ -32,6 +34,17 @@ ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector
     resolved.set_scalar("output.directory", (std::filesystem::path("out") / stem).string());
   }
   return resolved;
+}
+
+}  // namespace
+
+ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector<std::string>& overrides) {
+  return resolve_case(read_case_source(case_file, case_file.string()), case_file, overrides);
+}
+
+ResolvedCase load_case_text(const std::string& yaml_text, const std::filesystem::path& case_file,
+                            const std::vector<std::string>& overrides) {
+  return resolve_case(source_from_text(yaml_text, SourceLocation{case_file.string()}), case_file, overrides);
 }
 
 std::filesystem::path output_directory(const ResolvedCase& resolved) {

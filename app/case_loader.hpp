@@ -16,6 +16,11 @@ namespace fvmmini {
 /// The empty output.directory becomes "out/<case file stem>".
 ResolvedCase load_case(const std::filesystem::path& case_file, const std::vector<std::string>& overrides);
 
+/// The same from YAML text made for the case (fvmmini --foam-case's mapping): every value's place
+/// is `case_file` (no line), which also names the default output folder.
+ResolvedCase load_case_text(const std::string& yaml_text, const std::filesystem::path& case_file,
+                            const std::vector<std::string>& overrides);
+
 /// The absolute output folder of a resolved case: output.directory against the current folder.
 std::filesystem::path output_directory(const ResolvedCase& resolved);
 

@@ -1,4 +1,5 @@
-// fvmmini: the command line. Reads and validates a case, then either checks it
+// fvmmini: the command line. Reads and validates a case (a case file, or an OpenFOAM case
+// directory mapped to one: --foam-case), then either checks it
 // (--dry-run: mesh check, sizes and the resolved case, nothing solved or written) or runs it,
 // alone or as one of the ranks of mpirun -np N (each rank reads the case; rank 0 reports).
 // Exit status: 0 success, 1 run-time failure (I/O, mesh, solver, device), 2 usage or case error.
@@ -16,6 +17,7 @@
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
 #include "app/case_mesh.hpp"
+#include "app/foam_case.hpp"
 #include "app/format_reference.hpp"
 #include "app/progress.hpp"
 #include "app/rank_failure.hpp"
@@ -89,12 +91,17 @@ int main(int argc, char** argv) {
                "case key decomposition); on the cuda backend each rank takes one of its host's GPUs (solver key "
                "transport: nccl, ipc or mpi)",
                "fvmmini"};
-  std::string case_file;
+  std::string case_file, foam_case;
   std::vector<std::string> overrides;
   bool dry = false;
   bool quiet = false;
   bool list_formats = false;
-  app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
+  auto* case_option = app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
+  app.add_option("--foam-case", foam_case,
+                 "run an OpenFOAM icoFoam case directory as it is: its dictionaries, 0/U, 0/p and polyMesh mapped "
+                 "to an fvmmini case (algorithm PISO; --dry-run prints it), output in out/<its name>")
+      ->type_name("DIR")
+      ->excludes(case_option);
   app.add_flag("--list-formats", list_formats,
                "print the storage formats, their backends and their case keys (Markdown, as in docs/cases.md)");
   app.footer(fvmmini::format_help_text() + fvmmini::solver_help_text() +
@@ -122,14 +129,15 @@ int main(int argc, char** argv) {
     if (ranks.is_root()) print_error(std::string(e.what()) + " (see fvmmini --help)");
     return exit_usage;
   }
-  if (!ranks.is_root() && (list_formats || dry || case_file.empty())) return list_formats || dry ? 0 : exit_usage;
+  const bool no_case = case_file.empty() && foam_case.empty();
+  if (!ranks.is_root() && (list_formats || dry || no_case)) return list_formats || dry ? 0 : exit_usage;
 
   if (list_formats) {
     std::cout << fvmmini::format_reference_markdown();
     return 0;
   }
-  if (case_file.empty()) {
-    print_error("a case file is required (see fvmmini --help)");
+  if (no_case) {
+    print_error("a case file or --foam-case DIR is required (see fvmmini --help)");
     return exit_usage;
   }
 
@@ -137,11 +145,14 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
   try {
-    const fvmmini::ResolvedCase resolved = fvmmini::load_case(case_file, overrides);
+    std::string mapped;  // --foam-case: the case it maps to
+    const fvmmini::ResolvedCase resolved = foam_case.empty() ? fvmmini::load_case(case_file, overrides)
+                                                             : fvmmini::load_foam_case(foam_case, overrides, &mapped);
     if (resolved.get_bool("output.vtk") && !fvmmini::vtk_output_available())
       throw fvmmini::CaseError(resolved.where("output.vtk"),
                                "output.vtk is true, but this build of fvmmini has no VTK output (built with "
                                "FVMMINI_WITH_VTK=OFF); set output.vtk: false or rebuild with VTK");
+    if (dry && !quiet && !mapped.empty()) std::cout << mapped << '\n';
     if (dry) return dry_run(resolved, quiet);
 
     fvmmini::RunContext context;

@@ -733,3 +733,65 @@ TEST(Cli, VtkOutputInABuildWithoutVtkExitsTwoBeforeSolving) {
 
 }  // namespace
 }  // namespace fvmmini
+
+namespace fvmmini {
+namespace {
+
+/// An icoFoam channel on the box_hex fixture: U fixed at the inlet, p fixed at the outlet.
+void write_foam_channel(testing::TempFolder& folder) {
+  const std::filesystem::path poly = folder.path() / "channel/constant/polyMesh";
+  std::filesystem::create_directories(poly);
+  for (const char* name : {"points", "faces", "owner", "neighbour", "boundary"})
+    std::filesystem::copy_file(std::filesystem::path(FVMMINI_FIXTURES_DIR) / "polymesh/box_hex" / name, poly / name);
+  const std::string dict = "FoamFile { version 2.0; format ascii; class dictionary; }\n";
+  folder.write("channel/system/controlDict", dict + "application icoFoam;\nstartFrom startTime;\nstartTime 0;\n"
+                                                    "stopAt endTime;\nendTime 0.02;\ndeltaT 0.01;\n"
+                                                    "writeControl runTime;\nwriteInterval 0.02;\n");
+  folder.write("channel/system/fvSchemes", dict + "ddtSchemes { default Euler; }\ngradSchemes { default Gauss linear; }\n"
+                                                  "divSchemes { div(phi,U) Gauss upwind; }\n"
+                                                  "laplacianSchemes { default Gauss linear corrected; }\n"
+                                                  "interpolationSchemes { default linear; }\n"
+                                                  "snGradSchemes { default corrected; }\n");
+  folder.write("channel/system/fvSolution",
+               dict + "solvers { p { solver PCG; preconditioner DIC; tolerance 1e-8; relTol 0; }\n"
+                      "pFinal { $p; }\nU { solver PBiCGStab; preconditioner DILU; tolerance 1e-8; } }\n"
+                      "PISO { nCorrectors 2; }\n");
+  folder.write("channel/constant/transportProperties", dict + "nu 0.01;\n");
+  folder.write("channel/0/U", dict + "internalField uniform (0 0 0);\nboundaryField {\n"
+                                     "inlet { type fixedValue; value uniform (1 0 0); }\noutlet { type zeroGradient; }\n"
+                                     "walls { type noSlip; }\n}\n");
+  folder.write("channel/0/p", dict + "internalField uniform 0;\nboundaryField {\ninlet { type zeroGradient; }\n"
+                                     "outlet { type fixedValue; value uniform 0; }\nwalls { type zeroGradient; }\n}\n");
+}
+
+TEST(Cli, AnOpenFoamCaseRunsAsItIs) {
+  testing::TempFolder folder;
+  write_foam_channel(folder);
+  // --- --dry-run prints the case it maps to, then checks it as a case file's dry run does
+  const Outcome dry = run_fvmmini(folder.path(), {"--foam-case", "channel", "--dry-run"});
+  EXPECT_EQ(dry.status, 0) << dry.err;
+  EXPECT_EQ(dry.out.rfind("# fvmmini --foam-case channel: the icoFoam case mapped", 0), 0u) << dry.out;
+  for (const char* mapped : {"inlet: {type: velocityInlet, velocity: [1, 0, 0]}", "outlet: {type: pressureOutlet, pressure: 0}",
+                             "walls: {type: wall}", "U: {solver: PBiCGStab, preconditioner: DILU, tolerance: 1e-8",
+                             "convection: upwind", "# Dry run: nothing was solved or written."})
+    EXPECT_NE(dry.out.find(mapped), std::string::npos) << mapped << "\n" << dry.out;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() / "out"));
+  // --- the run writes where a case file named channel.yaml would: out/channel
+  const Outcome run = run_fvmmini(folder.path(), {"--foam-case", "channel", "--set", "output.vtk=false"});
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("PBiCGStab"), std::string::npos);
+  EXPECT_NE(run.out.find("Step: PISO on the host"), std::string::npos) << run.out;
+  EXPECT_TRUE(std::filesystem::exists(folder.path() / "out/channel/summary.json"));
+  // --- a case file and a case directory together is a usage error; so is an entry it cannot map
+  EXPECT_EQ(run_fvmmini(folder.path(), {"a.yaml", "--foam-case", "channel"}).status, 2);
+  folder.write("channel/system/fvSchemes", "ddtSchemes { default CrankNicolson 0.9; }\n");
+  const Outcome bad = run_fvmmini(folder.path(), {"--foam-case", "channel"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("fvmmini: error: channel/system/fvSchemes:1: ddtSchemes.default CrankNicolson 0.9: fvmmini's "
+                         "PISO is Euler"),
+            std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace fvmmini

@@ -1,0 +1,74 @@
+#pragma once
+// The icoFoam cavity tutorial's case directory (OpenFOAM v1912), written with its sizes, its
+// convection scheme and its tolerances as parameters: what the icoFoam parity test runs with both
+// codes and what the --foam-case tests map.
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace fvmmini::testing {
+
+/// The cavity of the icoFoam tutorial with its sizes, scheme and tolerances as parameters.
+struct IcoFoamCase {
+  int nx, ny, nz;
+  bool two_dimensional;    ///< front and back empty (else walls)
+  std::string divergence;  ///< fvSchemes' div(phi,U): "Gauss linear", "Gauss linearUpwind grad(U)", "Gauss upwind"
+  double delta_t;
+  int steps = 20;
+  double u_tolerance, p_tolerance, p_rel_tol;
+};
+
+/// Writes `text` to `path`, its folders made.
+inline void write_case_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+/// The icoFoam cavity tutorial's dictionaries with the case's sizes, schemes and tolerances.
+inline void write_icofoam_case(const std::filesystem::path& dir, const IcoFoamCase& c) {
+  const auto dict = [](const std::string& name) {
+    return "FoamFile { version 2.0; format ascii; class dictionary; object " + name + "; }\n";
+  };
+  const double depth = c.two_dimensional ? 0.1 : 1.0;
+  write_case_file(dir / "system/blockMeshDict",
+             dict("blockMeshDict") +
+                 fmt::format("convertToMeters 0.1;\nvertices ((0 0 0) (1 0 0) (1 1 0) (0 1 0) (0 0 {0}) (1 0 {0}) "
+                             "(1 1 {0}) (0 1 {0}));\nblocks (hex (0 1 2 3 4 5 6 7) ({1} {2} {3}) simpleGrading "
+                             "(1 1 1));\nedges ();\nboundary (\n movingWall {{ type wall; faces ((3 7 6 2)); }}\n"
+                             " fixedWalls {{ type wall; faces ((0 4 7 3) (2 6 5 1) (1 5 4 0){4}); }}\n{5});\n",
+                             depth, c.nx, c.ny, c.nz, c.two_dimensional ? "" : " (0 3 2 1) (4 5 6 7)",
+                             c.two_dimensional ? " frontAndBack { type empty; faces ((0 3 2 1) (4 5 6 7)); }\n" : ""));
+  write_case_file(dir / "system/controlDict",
+             dict("controlDict") + fmt::format("application icoFoam; startFrom startTime; startTime 0; stopAt "
+                                               "endTime; endTime {0:.6g}; deltaT {1}; writeControl timeStep; "
+                                               "writeInterval {2}; writeFormat ascii; writePrecision 17; "
+                                               "timeFormat general; timePrecision 6;\n",
+                                               c.delta_t * c.steps, c.delta_t, c.steps));
+  write_case_file(dir / "system/fvSchemes",
+             dict("fvSchemes") + "ddtSchemes { default Euler; }\ngradSchemes { default Gauss linear; }\n"
+                                 "divSchemes { default none; div(phi,U) " + c.divergence + "; }\n"
+                                 "laplacianSchemes { default Gauss linear orthogonal; }\n"
+                                 "interpolationSchemes { default linear; }\nsnGradSchemes { default orthogonal; }\n");
+  write_case_file(dir / "system/fvSolution",
+             dict("fvSolution") +
+                 fmt::format("solvers {{\n p {{ solver PCG; preconditioner DIC; tolerance {0}; relTol {1}; }}\n"
+                             " pFinal {{ $p; relTol 0; }}\n U {{ solver smoothSolver; smoother symGaussSeidel; "
+                             "tolerance {2}; relTol 0; }}\n}}\nPISO {{ nCorrectors 2; nNonOrthogonalCorrectors 0; "
+                             "pRefCell 0; pRefValue 0; }}\n",
+                             c.p_tolerance, c.p_rel_tol, c.u_tolerance));
+  write_case_file(dir / "constant/transportProperties", dict("transportProperties") + "nu [0 2 -1 0 0 0 0] 0.01;\n");
+  const std::string front_and_back = c.two_dimensional ? " frontAndBack { type empty; }\n" : "";
+  write_case_file(dir / "0/U", "FoamFile { version 2.0; format ascii; class volVectorField; object U; }\n"
+                          "dimensions [0 1 -1 0 0 0 0];\ninternalField uniform (0 0 0);\nboundaryField {\n"
+                          " movingWall { type fixedValue; value uniform (1 0 0); }\n fixedWalls { type noSlip; }\n" +
+                              front_and_back + "}\n");
+  write_case_file(dir / "0/p", "FoamFile { version 2.0; format ascii; class volScalarField; object p; }\n"
+                          "dimensions [0 2 -2 0 0 0 0];\ninternalField uniform 0;\nboundaryField {\n"
+                          " movingWall { type zeroGradient; }\n fixedWalls { type zeroGradient; }\n" +
+                              front_and_back + "}\n");
+}
+
+}  // namespace fvmmini::testing
