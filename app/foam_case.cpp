@@ -374,6 +374,8 @@ class FoamCaseMapper {
       out_["physics"]["initialVelocity"] = flow_list(*value);
     if (const auto value = uniform(*p, entry(*p, "internalField"), 1); value && std::stod(value->front()) != 0.0)
       problem(*p, *p->find("internalField"), "fvmmini starts p from uniform 0");
+    for (const Dictionary& field : {u, p})
+      only(*field, {"dimensions", "internalField", "boundaryField"}, "a field file holds its dimensions and values");
     const FoamDictionary* ub = sub_dictionary(*u, "boundaryField");
     const FoamDictionary* pb = sub_dictionary(*p, "boundaryField");
     if (!ub || !pb) return;
@@ -397,6 +399,8 @@ class FoamCaseMapper {
     const auto ut = word(u, entry(u, "type"));
     const auto pt = word(p, entry(p, "type"));
     if (!ut || !pt) return;
+    for (const FoamDictionary* condition : {&u, &p})
+      only(*condition, {"type", "value"}, "the conditions fvmmini maps take a type and a value");
     const bool u_fixed = *ut == "fixedValue" || *ut == "noSlip";
     if (*ut == "empty" && *pt == "empty") {
       out["type"] = "empty";
