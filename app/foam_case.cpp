@@ -250,10 +250,21 @@ class FoamCaseMapper {
       else
         out_["physics"]["convection"] = found->second;
     }
-    for (const char* l : {"laplacian(nu,U)", "laplacian((1|A(U)),p)"})
-      require(section("laplacianSchemes"), scheme(d, "laplacianSchemes", l),
-              {"Gauss linear orthogonal", "Gauss linear corrected"},
-              "fvmmini maps Gauss linear orthogonal and corrected (the same on the orthogonal meshes PISO takes)");
+    // --- one snGrad for both Laplacians: Gauss linear corrected or orthogonal
+    std::optional<std::string> sn_grad;
+    for (const char* l : {"laplacian(nu,U)", "laplacian((1|A(U)),p)"}) {
+      const FoamEntry* e = scheme(d, "laplacianSchemes", l);
+      if (!e || !section("laplacianSchemes")) continue;
+      const std::string text = e->text();
+      const std::string word = text == "Gauss linear corrected" ? "corrected" : text == "Gauss linear orthogonal" ? "orthogonal" : "";
+      if (word.empty())
+        problem(*section("laplacianSchemes"), *e, "fvmmini maps Gauss linear corrected and Gauss linear orthogonal");
+      else if (sn_grad && *sn_grad != word)
+        problem(*section("laplacianSchemes"), *e, "fvmmini takes one snGrad for both of icoFoam's Laplacians");
+      else
+        sn_grad = word;
+    }
+    if (sn_grad) out_["physics"]["snGrad"] = *sn_grad;
     require(section("interpolationSchemes"), scheme(d, "interpolationSchemes", "interpolate(HbyA)"), {"linear"},
             "fvmmini interpolates linearly");
     require(section("snGradSchemes"), scheme(d, "snGradSchemes", "snGrad(p)"), {"orthogonal", "corrected"},

@@ -47,6 +47,20 @@ const std::vector<std::string>& convection_scheme_names() {
   return names;
 }
 
+const std::vector<std::string>& sn_grad_names() {
+  static const std::vector<std::string> names{"corrected", "orthogonal"};
+  return names;
+}
+
+const std::string& name(SnGrad scheme) { return sn_grad_names().at(static_cast<std::size_t>(scheme)); }
+
+SnGrad parse_sn_grad(const std::string& name) {
+  const auto& names = sn_grad_names();
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found == names.end()) throw std::invalid_argument("unknown snGrad '" + name + "' (known: corrected, orthogonal)");
+  return static_cast<SnGrad>(found - names.begin());
+}
+
 const std::vector<std::string>& flow_algorithm_names() {
   static const std::vector<std::string> names{"projection", "PISO"};
   return names;

@@ -49,11 +49,21 @@ const std::string& name(FlowAlgorithm algorithm);
 /// @throws std::invalid_argument on an unknown name, listing the known ones
 FlowAlgorithm parse_flow_algorithm(const std::string& name);
 
+/// The surface-normal gradient of PISO's Laplacians (OpenFOAM's Gauss linear <snGrad>): corrected
+/// (the implicit part |S| / max(n.d, 0.05|d|) and the explicit non-orthogonal part
+/// |S| k . (grad x)_f) or orthogonal (|S| / |d|, nothing explicit). The same on orthogonal meshes.
+enum class SnGrad { corrected, orthogonal };
+const std::vector<std::string>& sn_grad_names();  ///< corrected, orthogonal
+const std::string& name(SnGrad scheme);
+/// @throws std::invalid_argument on an unknown name, listing the known ones
+SnGrad parse_sn_grad(const std::string& name);
+
 /// icoFoam's PISO controls, under OpenFOAM's names.
 struct PisoSettings {
   int n_correctors = 2;                 ///< pressure corrections a step
-  int n_non_orthogonal_correctors = 0;  ///< extra pressure solves a correction (OpenFOAM's loop)
+  int n_non_orthogonal_correctors = 0;  ///< extra pressure solves a correction, each with p's newest correction
   bool momentum_predictor = true;       ///< solve the momentum equation before the corrections
+  SnGrad sn_grad = SnGrad::corrected;
 };
 
 struct IncompressibleSettings {
@@ -75,7 +85,7 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
   keys.add("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
   keys.enumeration("algorithm", s.algorithm,
                    "projection (fvmmini's fractional step, explicit convection) or PISO (icoFoam's, implicit "
-                   "convection; the step on the host, one rank, orthogonal meshes)",
+                   "convection; the step on the host, one rank)",
                    flow_algorithm_names(), parse_flow_algorithm, name)
       .when("type", flow);
   keys.enumeration("convection", s.convection,
@@ -93,6 +103,12 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
       .when("type", flow)
       .when("algorithm", piso);
   keys.add("momentumPredictor", s.piso.momentum_predictor, "PISO: solve the momentum equation before the corrections")
+      .when("type", flow)
+      .when("algorithm", piso);
+  keys.enumeration("snGrad", s.piso.sn_grad,
+                   "PISO: the Laplacians' surface-normal gradient, corrected (with the explicit non-orthogonal part) or "
+                   "orthogonal (OpenFOAM's Gauss linear corrected / orthogonal; the same on orthogonal meshes)",
+                   sn_grad_names(), parse_sn_grad, name)
       .when("type", flow)
       .when("algorithm", piso);
   keys.add("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);

@@ -73,6 +73,12 @@ FVMMINI_FLOW_HD inline double linear_upwind_correction(const flow::Faces& F, con
   return phi[f] * dot(F.centre[f] - cell_centre[up], grad_u[up]);
 }
 
+/// The explicit non-orthogonal part of a Laplacian's face flux per unit gamma, |S| k . (grad x)_f
+/// with the cell gradients interpolated linearly (OpenFOAM's corrected snGrad; internal faces only).
+FVMMINI_FLOW_HD inline double non_orthogonal_flux(const flow::Faces& F, const Vec3* grad, label f) {
+  return dot(F.correction[f], flow::interpolate(F, grad, f));
+}
+
 /// U^n_f . S_f as ddtCorr takes it: linear inside, the owner's on outlets; 0 on other faces
 /// (their coupling coefficient is 0).
 FVMMINI_FLOW_HD inline double old_velocity_flux(const flow::Faces& F, flow::Components<const double> u, label f) {

@@ -39,10 +39,18 @@ PisoStep::PisoStep(const FlowOperators& operators, const SolverSettings& velocit
     : FlowStep(operators), state_(operators.initial_state()) {
   if (operators.comm.distributed())
     throw std::invalid_argument("algorithm PISO runs on one rank (the projection runs on several)");
-  if (!operators.orthogonal)
-    throw std::invalid_argument(
-        "algorithm PISO needs an orthogonal mesh: its non-orthogonal correction is not implemented (the projection "
-        "corrects non-orthogonal faces)");
+  // --- the Laplacians' face coefficients: the operators' (corrected), or |S| / |d| (orthogonal)
+  faces_ = operators.faces();
+  const SnGrad sn_grad = operators.settings.piso.sn_grad;
+  corrected_ = sn_grad == SnGrad::corrected && !operators.orthogonal;
+  if (sn_grad == SnGrad::orthogonal && !operators.orthogonal) {
+    const auto& g = operators.geometry;
+    orthogonal_coeff_.resize(operators.mesh.n_internal_faces());
+#pragma omp parallel for schedule(static)
+    for (label f = 0; f < operators.mesh.n_internal_faces(); ++f)
+      orthogonal_coeff_[f] = mag(g.face_areas[f]) / mag(g.cell_centres[faces_.neighbour[f]] - g.cell_centres[faces_.owner[f]]);
+    faces_.coeff = orthogonal_coeff_.data();
+  }
   setup_timer_.mark("initial fields");
   const auto& addressing = operators.laplacian.addressing();
   // --- unit diagonals until the first step assembles them (the set-up of a factor checks its
@@ -64,11 +72,12 @@ PisoStep::PisoStep(const FlowOperators& operators, const SolverSettings& velocit
     rhs_[i].assign(n_cells, 0.0);
     velocity_old_[i].assign(n_cells, 0.0);
     hbya_[i].assign(n_cells, 0.0);
-    if (operators.settings.convection == ConvectionScheme::linear_upwind && operators.solved[i])
+    if ((operators.settings.convection == ConvectionScheme::linear_upwind || corrected_) && operators.solved[i])
       grad_u_[i].assign(n_cells, Vec3{});
   }
   for (auto* faces : {&flux_old_, &ddt_corr_, &predicted_flux_, &face_work_}) faces->assign(n_faces, 0.0);
-  for (auto* cells : {&rau_, &pressure_rhs_, &div_}) cells->assign(n_cells, 0.0);
+  for (auto* cells : {&rau_, &pressure_rhs_, &pressure_source_, &div_}) cells->assign(n_cells, 0.0);
+  if (corrected_) flux_correction_.assign(operators.mesh.n_internal_faces(), 0.0);
   setup_timer_.mark("work arrays");
   setup_parts_ = setup_timer_.parts();
 }
@@ -77,9 +86,10 @@ std::string PisoStep::describe() const {
   const PisoSettings& piso = operators().settings.piso;
   return fmt::format(
       "U solver: {}\np solver: {}\npFinal solver: {}\nStep: PISO on the host, nCorrectors {}, "
-      "nNonOrthogonalCorrectors {}, momentumPredictor {}\n",
+      "nNonOrthogonalCorrectors {}, momentumPredictor {}, snGrad {}{}\n",
       velocity_solver_->describe(), pressure_solver_->describe(), final_pressure_solver_->describe(), piso.n_correctors,
-      piso.n_non_orthogonal_correctors, piso.momentum_predictor ? "on" : "off");
+      piso.n_non_orthogonal_correctors, piso.momentum_predictor ? "on" : "off", name(piso.sn_grad),
+      operators().orthogonal ? " (an orthogonal mesh: nothing to correct)" : "");
 }
 
 CourantNumber PisoStep::courant_number(double dt) const { return operators().courant_number(state_.flux, dt); }
@@ -123,7 +133,7 @@ void PisoStep::assemble_momentum(double dt) {
   const FlowOperators& ops = operators();
   const label n_cells = ops.mesh.n_cells;
   const label n_internal = ops.mesh.n_internal_faces();
-  const flow::Faces F = ops.faces();
+  const flow::Faces& F = faces_;
   const flow::Cells C = ops.cell_view();
   const double nu = ops.settings.viscosity;
   const double* phi = state_.flux.data();
@@ -143,7 +153,7 @@ void PisoStep::assemble_momentum(double dt) {
     momentum_.lower[f] = a.lower;
     momentum_.upper[f] = a.upper;
   }
-  if (linear_upwind) {
+  if (linear_upwind || corrected_) {  // the Gauss gradients of U^n
     for (int i = 0; i < 3; ++i) {
       if (!ops.solved[i]) continue;
 #pragma omp parallel for schedule(static)
@@ -159,11 +169,13 @@ void PisoStep::assemble_momentum(double dt) {
       const label f = C.faces[k];
       if (f < n_internal) {
         diag -= C.signs[k] > 0 ? momentum_.lower[f] : momentum_.upper[f];
-        if (linear_upwind)
-          for (int i = 0; i < 3; ++i)
-            if (ops.solved[i])
-              source[i] -= C.signs[k] * piso::linear_upwind_correction(F, ops.cell_centres.data(), grad_u_[i].data(),
-                                                                       phi, f);
+        for (int i = 0; i < 3; ++i) {
+          if (!ops.solved[i]) continue;
+          if (linear_upwind)
+            source[i] -= C.signs[k] * piso::linear_upwind_correction(F, ops.cell_centres.data(), grad_u_[i].data(),
+                                                                     phi, f);
+          if (corrected_) source[i] += C.signs[k] * nu * piso::non_orthogonal_flux(F, grad_u_[i].data(), f);
+        }
         continue;
       }
       diag += piso::momentum_boundary_diagonal(F, nu, phi, f);
@@ -199,7 +211,7 @@ void PisoStep::prepare_corrections(double dt) {
   const FlowOperators& ops = operators();
   const label n_cells = ops.mesh.n_cells;
   const label n_internal = ops.mesh.n_internal_faces();
-  const flow::Faces F = ops.faces();
+  const flow::Faces& F = faces_;
   const flow::Cells C = ops.cell_view();
   const auto& volume = ops.geometry.cell_volumes;
   const auto u_old = view(velocity_old_);
@@ -220,12 +232,29 @@ void PisoStep::prepare_corrections(double dt) {
   final_pressure_solver_->update_coefficients(pressure_);
 }
 
+/// rAU_f |S| k . (grad p)_f of the current p on every internal face, its net outflow added to the
+/// pressure right-hand side (the negated pEqn's: laplacian(rAU, p) moves it to the source).
+void PisoStep::add_pressure_flux_correction() {
+  const FlowOperators& ops = operators();
+  const flow::Faces& F = faces_;
+  ops.pressure_gradient(state_.pressure, face_work_, state_.pressure_gradient);
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < F.n_internal; ++f)
+    flux_correction_[f] =
+        flow::interpolate(F, rau_.data(), f) * piso::non_orthogonal_flux(F, state_.pressure_gradient.data(), f);
+  const flow::Cells C = ops.cell_view();
+#pragma omp parallel for schedule(static)
+  for (label c = 0; c < ops.mesh.n_cells; ++c)
+    for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k)
+      if (C.faces[k] < F.n_internal) pressure_rhs_[c] += C.signs[k] * flux_correction_[C.faces[k]];
+}
+
 void PisoStep::correct(int corrector, double dt, StepReport& report) {
   const FlowOperators& ops = operators();
   const PisoSettings& piso = ops.settings.piso;
   const bool last = corrector == piso.n_correctors;
   const label n_cells = ops.mesh.n_cells;
-  const flow::Faces F = ops.faces();
+  const flow::Faces& F = faces_;
   const flow::Cells C = ops.cell_view();
   const auto& volume = ops.geometry.cell_volumes;
   const auto start = clock_type::now();
@@ -260,26 +289,32 @@ void PisoStep::correct(int corrector, double dt, StepReport& report) {
       if (f >= F.n_internal && flow::boundary_kind(F, f) == FlowPatchType::pressure_outlet)
         b += piso::pressure_coupling(F, rau_.data(), f) * F.bpressure[f - F.n_internal];
     }
-    pressure_rhs_[c] = b;
+    pressure_source_[c] = b;
   }
   if (ops.reference_cell >= 0)  // setReference: the diagonal before its doubling times the value
-    pressure_rhs_[ops.reference_cell] += 0.5 * pressure_.diag[ops.reference_cell] * ops.settings.reference_value;
+    pressure_source_[ops.reference_cell] += 0.5 * pressure_.diag[ops.reference_cell] * ops.settings.reference_value;
   report.times.pressure_assembly += seconds_since(start);
 
-  // --- the pressure solves (OpenFOAM's non-orthogonal loop: the same system again), pFinal last
-  const auto solve_start = clock_type::now();
+  // --- the pressure solves (OpenFOAM's non-orthogonal loop), pFinal last; each takes the explicit
+  //     non-orthogonal flux of the p before it (corrected on a non-orthogonal mesh)
   auto& p = state_.pressure;
   for (int n = 0; n <= piso.n_non_orthogonal_correctors; ++n) {
+    const auto solve_start = clock_type::now();
+    std::copy(pressure_source_.begin(), pressure_source_.end(), pressure_rhs_.begin());
+    if (corrected_) add_pressure_flux_correction();
     LinearSolver& solver = last && n == piso.n_non_orthogonal_correctors ? *final_pressure_solver_ : *pressure_solver_;
     report.solves.push_back(solver.solve(std::span<double>(p).first(n_cells), pressure_rhs_, "p"));
+    report.times.pressure_solve += seconds_since(solve_start);
   }
-  report.times.pressure_solve += seconds_since(solve_start);
 
-  // --- phi = phiHbyA - pEqn.flux(); continuity; U = HbyA - rAU grad p
+  // --- phi = phiHbyA - pEqn.flux() (with the last solve's explicit part); continuity; U = HbyA - rAU grad p
   const auto correct_start = clock_type::now();
   auto& phi = state_.flux;
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < F.n_faces; ++f) phi[f] = piso::corrected_flux(F, rau_.data(), p.data(), predicted_flux_[f], f);
+  for (label f = 0; f < F.n_faces; ++f) {
+    phi[f] = piso::corrected_flux(F, rau_.data(), p.data(), predicted_flux_[f], f);
+    if (corrected_ && f < F.n_internal) phi[f] -= flux_correction_[f];
+  }
   ops.cells.divergence(phi, div_);
   report.divergence_after = absolute_sum(div_);
   report.continuity = ops.continuity_errors(div_, dt, cumulative_continuity_);

@@ -12,8 +12,10 @@
 //
 // The velocity and pressure matrices are assembled here each step on the mesh's LDU addressing
 // and solved by LinearSolvers (the velocity's must take an asymmetric matrix: PBiCGStab or
-// smoothSolver, reference backend). One rank; orthogonal meshes (the non-orthogonal correction
-// of OpenFOAM's corrected Laplacian is not implemented).
+// smoothSolver, reference backend). One rank. On a non-orthogonal mesh the Laplacians take
+// OpenFOAM's snGrad: corrected (|S| / max(n.d, 0.05|d|) implicit, |S| k . (grad x)_f explicit from
+// the Gauss gradient: for U from U^n, for p from the p before each solve, and in pEqn.flux()) or
+// orthogonal (|S| / |d|, nothing explicit).
 
 #include <array>
 #include <memory>
@@ -29,7 +31,7 @@ namespace fvmmini {
 class PisoStep final : public FlowStep {
  public:
   /// The solvers of U, p and pFinal, built once (pFinal's copies p's format where it can).
-  /// @throws std::invalid_argument on several ranks or a non-orthogonal mesh; SolverSetupError
+  /// @throws std::invalid_argument on several ranks; SolverSetupError
   ///         (naming the field) for settings that do not fit a matrix (CG on U's)
   PisoStep(const FlowOperators& operators, const SolverSettings& velocity_solver, const SolverSettings& pressure_solver,
            const SolverSettings& final_pressure_solver, const LinearSolverFactory& factory = make_linear_solver);
@@ -53,12 +55,20 @@ class PisoStep final : public FlowStep {
   void prepare_corrections(double dt);
   /// PISO correction `corrector` (1 .. nCorrectors): HbyA, phiHbyA, the pressure solves, phi, U.
   void correct(int corrector, double dt, StepReport& report);
+  /// The explicit non-orthogonal pressure flux of the current p (flux_correction_), added to the
+  /// pressure right-hand side.
+  void add_pressure_flux_correction();
 
   std::unique_ptr<LinearSolver> make_solver(const LduMatrix& matrix, const SolverSettings& settings,
                                             const LinearSolverFactory& factory, const char* field,
                                             const LinearSolver* same_pattern = nullptr) const;
 
   PartTimer setup_timer_;  ///< the constructor's parts (declared before what it times)
+  /// The operators' face data, their Laplacian coefficient |S| / |d| under snGrad orthogonal on a
+  /// non-orthogonal mesh (orthogonal_coeff_)
+  flow::Faces faces_;
+  std::vector<double> orthogonal_coeff_;
+  bool corrected_ = false;  ///< snGrad corrected on a non-orthogonal mesh: the explicit parts are added
   LduMatrix momentum_;     ///< UEqn: diagonal with the boundary's part, asymmetric
   LduMatrix pressure_;     ///< the negated pEqn (symmetric positive definite)
   std::unique_ptr<LinearSolver> velocity_solver_, pressure_solver_, final_pressure_solver_;
@@ -71,6 +81,8 @@ class PisoStep final : public FlowStep {
   std::array<std::vector<double>, 3> velocity_old_, hbya_;
   std::vector<double> flux_old_, ddt_corr_, predicted_flux_, face_work_;
   std::vector<double> rau_, pressure_rhs_, div_;
+  std::vector<double> pressure_source_;  ///< the pressure right-hand side but the explicit non-orthogonal part
+  std::vector<double> flux_correction_;  ///< rAU_f |S| k . (grad p)_f per internal face (corrected)
   std::array<std::vector<Vec3>, 3> grad_u_;  ///< linearUpwind's Gauss gradients of U^n
 };
 

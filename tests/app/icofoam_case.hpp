@@ -19,6 +19,9 @@ struct IcoFoamCase {
   double delta_t;
   int steps = 20;
   double u_tolerance, p_tolerance, p_rel_tol;
+  double skew = 0.0;  ///< the lid's vertices moved this far in x (blockMesh units): non-orthogonal cells
+  std::string sn_grad = "orthogonal";  ///< laplacianSchemes' Gauss linear <sn_grad>, snGradSchemes'
+  int n_non_orthogonal_correctors = 0;
 };
 
 /// Writes `text` to `path`, its folders made.
@@ -35,12 +38,13 @@ inline void write_icofoam_case(const std::filesystem::path& dir, const IcoFoamCa
   const double depth = c.two_dimensional ? 0.1 : 1.0;
   write_case_file(dir / "system/blockMeshDict",
              dict("blockMeshDict") +
-                 fmt::format("convertToMeters 0.1;\nvertices ((0 0 0) (1 0 0) (1 1 0) (0 1 0) (0 0 {0}) (1 0 {0}) "
-                             "(1 1 {0}) (0 1 {0}));\nblocks (hex (0 1 2 3 4 5 6 7) ({1} {2} {3}) simpleGrading "
+                 fmt::format("convertToMeters 0.1;\nvertices ((0 0 0) (1 0 0) ({6} 1 0) ({7} 1 0) (0 0 {0}) (1 0 {0}) "
+                             "({6} 1 {0}) ({7} 1 {0}));\nblocks (hex (0 1 2 3 4 5 6 7) ({1} {2} {3}) simpleGrading "
                              "(1 1 1));\nedges ();\nboundary (\n movingWall {{ type wall; faces ((3 7 6 2)); }}\n"
                              " fixedWalls {{ type wall; faces ((0 4 7 3) (2 6 5 1) (1 5 4 0){4}); }}\n{5});\n",
                              depth, c.nx, c.ny, c.nz, c.two_dimensional ? "" : " (0 3 2 1) (4 5 6 7)",
-                             c.two_dimensional ? " frontAndBack { type empty; faces ((0 3 2 1) (4 5 6 7)); }\n" : ""));
+                             c.two_dimensional ? " frontAndBack { type empty; faces ((0 3 2 1) (4 5 6 7)); }\n" : "",
+                             1.0 + c.skew, c.skew));
   write_case_file(dir / "system/controlDict",
              dict("controlDict") + fmt::format("application icoFoam; startFrom startTime; startTime 0; stopAt "
                                                "endTime; endTime {0:.6g}; deltaT {1}; writeControl timeStep; "
@@ -50,15 +54,16 @@ inline void write_icofoam_case(const std::filesystem::path& dir, const IcoFoamCa
   write_case_file(dir / "system/fvSchemes",
              dict("fvSchemes") + "ddtSchemes { default Euler; }\ngradSchemes { default Gauss linear; }\n"
                                  "divSchemes { default none; div(phi,U) " + c.divergence + "; }\n"
-                                 "laplacianSchemes { default Gauss linear orthogonal; }\n"
-                                 "interpolationSchemes { default linear; }\nsnGradSchemes { default orthogonal; }\n");
+                                 "laplacianSchemes { default Gauss linear " + c.sn_grad + "; }\n"
+                                 "interpolationSchemes { default linear; }\nsnGradSchemes { default " + c.sn_grad +
+                                 "; }\n");
   write_case_file(dir / "system/fvSolution",
              dict("fvSolution") +
                  fmt::format("solvers {{\n p {{ solver PCG; preconditioner DIC; tolerance {0}; relTol {1}; }}\n"
                              " pFinal {{ $p; relTol 0; }}\n U {{ solver smoothSolver; smoother symGaussSeidel; "
-                             "tolerance {2}; relTol 0; }}\n}}\nPISO {{ nCorrectors 2; nNonOrthogonalCorrectors 0; "
+                             "tolerance {2}; relTol 0; }}\n}}\nPISO {{ nCorrectors 2; nNonOrthogonalCorrectors {3}; "
                              "pRefCell 0; pRefValue 0; }}\n",
-                             c.p_tolerance, c.p_rel_tol, c.u_tolerance));
+                             c.p_tolerance, c.p_rel_tol, c.u_tolerance, c.n_non_orthogonal_correctors));
   write_case_file(dir / "constant/transportProperties", dict("transportProperties") + "nu [0 2 -1 0 0 0 0] 0.01;\n");
   const std::string front_and_back = c.two_dimensional ? " frontAndBack { type empty; }\n" : "";
   write_case_file(dir / "0/U", "FoamFile { version 2.0; format ascii; class volVectorField; object U; }\n"

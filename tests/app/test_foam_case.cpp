@@ -58,6 +58,7 @@ TEST_F(FoamCase, TheTutorialMapsToItsCaseKeys) {
   EXPECT_EQ(fs::path(c.get_string("mesh.file")), fs::absolute(dir()));
   EXPECT_EQ(c.get_string("physics.algorithm"), "PISO");
   EXPECT_EQ(c.get_string("physics.convection"), "linear");
+  EXPECT_EQ(c.get_string("physics.snGrad"), "orthogonal");  // laplacianSchemes Gauss linear orthogonal
   EXPECT_DOUBLE_EQ(c.get_real("physics.nu"), 0.01);
   EXPECT_EQ(c.get_int("physics.nCorrectors"), 2);
   EXPECT_DOUBLE_EQ(c.get_real("time.endTime"), 0.5);
