@@ -1,7 +1,8 @@
 #pragma once
 // Every per-face and per-cell formula of icoFoam's PISO step (piso_step.hpp states the
 // algorithm), written once as inline functions over the views of flow_formulas.hpp, as OpenFOAM
-// v1912 discretises them on an orthogonal mesh:
+// v1912 discretises them (a_f below is the snGrad's implicit coefficient; corrected adds
+// non_orthogonal_flux):
 //
 //   UEqn = fvm::ddt(U) + fvm::div(phi, U) - fvm::laplacian(nu, U)    (Euler, Gauss <scheme>)
 //     internal face f, owner P, neighbour N, lambda_f the scheme's weight of P:

@@ -47,8 +47,10 @@ PisoStep::PisoStep(const FlowOperators& operators, const SolverSettings& velocit
     const auto& g = operators.geometry;
     orthogonal_coeff_.resize(operators.mesh.n_internal_faces());
 #pragma omp parallel for schedule(static)
-    for (label f = 0; f < operators.mesh.n_internal_faces(); ++f)
-      orthogonal_coeff_[f] = mag(g.face_areas[f]) / mag(g.cell_centres[faces_.neighbour[f]] - g.cell_centres[faces_.owner[f]]);
+    for (label f = 0; f < operators.mesh.n_internal_faces(); ++f) {
+      const Vec3 d = g.cell_centres[faces_.neighbour[f]] - g.cell_centres[faces_.owner[f]];
+      orthogonal_coeff_[f] = mag(g.face_areas[f]) / mag(d);
+    }
     faces_.coeff = orthogonal_coeff_.data();
   }
   setup_timer_.mark("initial fields");
