@@ -108,15 +108,20 @@ TEST_F(FoamDictionaryTest, HostileFilesStayBounded) {
   for (int i = 0; i < 40; ++i) deep += "a { ";
   EXPECT_NE(error(deep).find("nested deeper than 32"), std::string::npos);
   // --- $name copies doubling at every level cannot grow the tree past its bound
-  std::string bomb = "d0 { a 1; b 2; }\n";
-  for (int i = 1; i < 30; ++i)
-    bomb += "d" + std::to_string(i) + " { $d" + std::to_string(i - 1) + "; $d" + std::to_string(i - 1) + "; }\n";
-  EXPECT_NE(error(bomb).find("more than 100000 entries"), std::string::npos);
+  // (each line: <name>i <open> $<name>(i-1)<separator> $<name>(i-1)<close>)
+  const auto doubling = [](std::string text, const std::string& name, const char* open, const char* separator,
+                           const char* close) {
+    for (int i = 1; i < 30; ++i) {
+      const std::string previous = "$" + name + std::to_string(i - 1);
+      text.append(name).append(std::to_string(i)).append(open).append(previous).append(separator);
+      text.append(previous).append(close);
+    }
+    return text;
+  };
+  EXPECT_NE(error(doubling("d0 { a 1; b 2; }\n", "d", " { ", "; ", "; }\n")).find("more than 100000 entries"),
+            std::string::npos);
   // --- values doubling by $name stop at the token bound
-  std::string value_bomb = "v0 1 2 3 4;\n";
-  for (int i = 1; i < 40; ++i)
-    value_bomb += "v" + std::to_string(i) + " $v" + std::to_string(i - 1) + " $v" + std::to_string(i - 1) + ";\n";
-  EXPECT_NE(error(value_bomb).find("longer than 4096 tokens"), std::string::npos);
+  EXPECT_NE(error(doubling("v0 1 2 3 4;\n", "v", " ", " ", ";\n")).find("longer than 4096 tokens"), std::string::npos);
 }
 
 }  // namespace
