@@ -51,8 +51,12 @@ class FoamCaseMapper {
     for (auto field : out_["solvers"]) field.second.SetStyle(YAML::EmitterStyle::Flow);
     YAML::Emitter emitter;
     emitter << out_;
-    std::string text = "# fvmmini --foam-case " + dir_.string() + ": the icoFoam case mapped (docs/cases.md)\n";
-    for (const std::string& note : notes_) text += "# " + note + "\n";
+    // --- the comments hold names from the case (its folder, patches): escaped, so that none can
+    //     end its line and become YAML, nor reach a terminal raw
+    constexpr std::size_t whole = 4096;
+    std::string text =
+        "# fvmmini --foam-case " + printable(dir_.string(), whole) + ": the icoFoam case mapped (docs/cases.md)\n";
+    for (const std::string& note : notes_) text += "# " + printable(note, whole) + "\n";
     return text + emitter.c_str() + "\n";
   }
 
@@ -75,7 +79,8 @@ class FoamCaseMapper {
   std::string shown(const std::string& name) const { return (dir_ / name).string(); }
 
   void problem(const FoamDictionary& dict, const FoamEntry* entry, const std::string& message) {
-    problems_.push_back(CaseProblem{SourceLocation{dict.file(), entry ? static_cast<int>(entry->line) : 0, 0}, message});
+    const int line = entry ? static_cast<int>(entry->line) : 0;
+    problems_.push_back(CaseProblem{SourceLocation{dict.file(), line, 0}, message});
   }
   void problem(const FoamDictionary& dict, const FoamEntry& entry, const std::string& message) {
     problem(dict, &entry, dict.path_of(entry.keyword) + " " + printable(entry.text()) + ": " + message);
@@ -256,7 +261,9 @@ class FoamCaseMapper {
       const FoamEntry* e = scheme(d, "laplacianSchemes", l);
       if (!e || !section("laplacianSchemes")) continue;
       const std::string text = e->text();
-      const std::string word = text == "Gauss linear corrected" ? "corrected" : text == "Gauss linear orthogonal" ? "orthogonal" : "";
+      const std::string word = text == "Gauss linear corrected"    ? "corrected"
+                               : text == "Gauss linear orthogonal" ? "orthogonal"
+                                                                   : "";
       if (word.empty())
         problem(*section("laplacianSchemes"), *e, "fvmmini maps Gauss linear corrected and Gauss linear orthogonal");
       else if (sn_grad && *sn_grad != word)
@@ -369,7 +376,8 @@ class FoamCaseMapper {
       map_integer(*piso, n, out_["physics"]["nNonOrthogonalCorrectors"], 0);
     if (const FoamEntry* m = piso->find("momentumPredictor"))
       if (const auto on = flag(*piso, m)) out_["physics"]["momentumPredictor"] = *on;
-    if (const FoamEntry* cell = piso->find("pRefCell")) map_integer(*piso, cell, out_["discretisation"]["referenceCell"], 0);
+    if (const FoamEntry* cell = piso->find("pRefCell"))
+      map_integer(*piso, cell, out_["discretisation"]["referenceCell"], 0);
     if (const FoamEntry* value = piso->find("pRefValue"))
       if (const auto v = number(*piso, value)) out_["discretisation"]["referenceValue"] = *v;
     only(*piso, {"nCorrectors", "nNonOrthogonalCorrectors", "momentumPredictor", "pRefCell", "pRefValue"},
@@ -403,7 +411,8 @@ class FoamCaseMapper {
       map_patch(*patch.dictionary, *p_patch->dictionary, out_["boundaryField"][patch.keyword]);
     }
     for (const FoamEntry& patch : pb->entries())
-      if (!ub->find(patch.keyword)) problem(*ub, nullptr, "missing entry " + ub->path_of(patch.keyword) + " (p has it)");
+      if (!ub->find(patch.keyword))
+        problem(*ub, nullptr, "missing entry " + ub->path_of(patch.keyword) + " (p has it)");
   }
   /// The flow condition of U's and p's conditions on one patch.
   void map_patch(const FoamDictionary& u, const FoamDictionary& p, YAML::Node out) {
@@ -419,7 +428,8 @@ class FoamCaseMapper {
       std::vector<std::string> value{"0", "0", "0"};
       if (*ut == "fixedValue")
         if (const auto v = uniform(u, entry(u, "value"), 3)) value = *v;
-      const bool at_rest = std::all_of(value.begin(), value.end(), [](const std::string& c) { return std::stod(c) == 0; });
+      const bool at_rest =
+          std::all_of(value.begin(), value.end(), [](const std::string& c) { return std::stod(c) == 0.0; });
       // a fixed velocity other than 0 keeps its normal part, as OpenFOAM's fixedValue does: velocityInlet
       out["type"] = at_rest ? "wall" : "velocityInlet";
       if (!at_rest) {

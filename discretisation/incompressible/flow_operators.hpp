@@ -106,7 +106,8 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
       .when("type", flow)
       .when("algorithm", piso);
   keys.enumeration("snGrad", s.piso.sn_grad,
-                   "PISO: the Laplacians' surface-normal gradient, corrected (with the explicit non-orthogonal part) or "
+                   "PISO: the Laplacians' surface-normal gradient, corrected (with the explicit non-orthogonal "
+                   "part) or "
                    "orthogonal (OpenFOAM's Gauss linear corrected / orthogonal; the same on orthogonal meshes)",
                    sn_grad_names(), parse_sn_grad, name)
       .when("type", flow)

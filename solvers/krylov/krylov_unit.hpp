@@ -1,7 +1,8 @@
 #pragma once
 // A solver method as one unit: its name, the matrices it is for, and its reference (host)
-// implementation: the Krylov methods, and OpenFOAM's smoothSolver beside them. One file per method in solvers/krylov/units/ defines one, and the list in
-// solvers/CMakeLists.txt is the table (krylov_table.hpp reads it). The cuda backend adds its own
+// implementation: the Krylov methods, and OpenFOAM's smoothSolver beside them. One file per
+// method in solvers/krylov/units/ defines one, and the list in solvers/CMakeLists.txt is the
+// table (krylov_table.hpp reads it). The cuda backend adds its own
 // implementation by name (units/cuda/, its own list: cuda/device_krylov.hpp). docs/architecture.md,
 // "Adding a Krylov method", walks through one.
 

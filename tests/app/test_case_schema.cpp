@@ -459,7 +459,8 @@ TEST_F(CaseSchemaTest, SmoothSolverReadsItsSmootherAndSweeps) {
   EXPECT_NE(found[0].find("jacobi, mcsgs"), std::string::npos) << found[0];
   found = problems(base_case + "solvers:\n  T: {solver: CG, nSweeps: 2}\n");
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_NE(found[0].find("key 'nSweeps' in solvers.T is not used when solvers.T.solver is CG"), std::string::npos) << found[0];
+  EXPECT_NE(found[0].find("key 'nSweeps' in solvers.T is not used when solvers.T.solver is CG"), std::string::npos)
+      << found[0];
 }
 
 // PISO's keys apply under it; upwind is PISO's; pFinal takes p's keys, relTol 0, and its own.

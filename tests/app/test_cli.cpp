@@ -747,7 +747,8 @@ void write_foam_channel(testing::TempFolder& folder) {
   folder.write("channel/system/controlDict", dict + "application icoFoam;\nstartFrom startTime;\nstartTime 0;\n"
                                                     "stopAt endTime;\nendTime 0.02;\ndeltaT 0.01;\n"
                                                     "writeControl runTime;\nwriteInterval 0.02;\n");
-  folder.write("channel/system/fvSchemes", dict + "ddtSchemes { default Euler; }\ngradSchemes { default Gauss linear; }\n"
+  folder.write("channel/system/fvSchemes", dict + "ddtSchemes { default Euler; }\n"
+                                                  "gradSchemes { default Gauss linear; }\n"
                                                   "divSchemes { div(phi,U) Gauss upwind; }\n"
                                                   "laplacianSchemes { default Gauss linear corrected; }\n"
                                                   "interpolationSchemes { default linear; }\n"
@@ -758,7 +759,8 @@ void write_foam_channel(testing::TempFolder& folder) {
                       "PISO { nCorrectors 2; }\n");
   folder.write("channel/constant/transportProperties", dict + "nu 0.01;\n");
   folder.write("channel/0/U", dict + "internalField uniform (0 0 0);\nboundaryField {\n"
-                                     "inlet { type fixedValue; value uniform (1 0 0); }\noutlet { type zeroGradient; }\n"
+                                     "inlet { type fixedValue; value uniform (1 0 0); }\n"
+                                     "outlet { type zeroGradient; }\n"
                                      "walls { type noSlip; }\n}\n");
   folder.write("channel/0/p", dict + "internalField uniform 0;\nboundaryField {\ninlet { type zeroGradient; }\n"
                                      "outlet { type fixedValue; value uniform 0; }\nwalls { type zeroGradient; }\n}\n");
@@ -771,7 +773,8 @@ TEST(Cli, AnOpenFoamCaseRunsAsItIs) {
   const Outcome dry = run_fvmmini(folder.path(), {"--foam-case", "channel", "--dry-run"});
   EXPECT_EQ(dry.status, 0) << dry.err;
   EXPECT_EQ(dry.out.rfind("# fvmmini --foam-case channel: the icoFoam case mapped", 0), 0u) << dry.out;
-  for (const char* mapped : {"inlet: {type: velocityInlet, velocity: [1, 0, 0]}", "outlet: {type: pressureOutlet, pressure: 0}",
+  for (const char* mapped : {"inlet: {type: velocityInlet, velocity: [1, 0, 0]}",
+                             "outlet: {type: pressureOutlet, pressure: 0}",
                              "walls: {type: wall}", "U: {solver: PBiCGStab, preconditioner: DILU, tolerance: 1e-8",
                              "convection: upwind", "# Dry run: nothing was solved or written."})
     EXPECT_NE(dry.out.find(mapped), std::string::npos) << mapped << "\n" << dry.out;

@@ -54,7 +54,8 @@ void dense_sweeps(const LduMatrix& m, std::vector<double>& x, const std::vector<
 TEST(SmoothSolver, SweepsAsTextbookGaussSeidel) {
   const System sys = asymmetric_system(7, 6, 5, 81);
   for (const Smoother smoother : {Smoother::gauss_seidel, Smoother::symmetric_gauss_seidel}) {
-    for (const std::string format : {"csr", "sell"}) {  // sell numbers its rows by length: the sweeps stay in mesh order
+    // (sell numbers its rows by length: the sweeps stay in the mesh's order)
+    for (const std::string format : {"csr", "sell"}) {
       SCOPED_TRACE(name(smoother) + " " + format);
       SolverSettings s = smooth_solver(smoother, 3, 0.0);
       s.max_iter = 3;  // one round of three sweeps

@@ -90,8 +90,9 @@ struct FvmminiRun {
 
 void run_fvmmini(const fs::path& dir, FvmminiRun& run) {
   const fs::path folder = dir.parent_path();
-  const testing::Outcome outcome = testing::run_command(fmt::format(
-      "cd '{}' && OMP_NUM_THREADS=2 {} --foam-case '{}'", folder.string(), FVMMINI_EXECUTABLE, dir.filename().string()));
+  const testing::Outcome outcome =
+      testing::run_command(fmt::format("cd '{}' && OMP_NUM_THREADS=2 {} --foam-case '{}'", folder.string(),
+                                       FVMMINI_EXECUTABLE, dir.filename().string()));
   ASSERT_EQ(outcome.status, 0) << outcome.err;
   const std::regex line(R"(Solving for p,.*No Iterations (\d+))");
   std::istringstream log(outcome.out);

@@ -27,7 +27,8 @@ void check_smoother(const SolverSettings& s) {
     throw std::invalid_argument(
         fmt::format("solver smoothSolver: smoother {} is GAMG's (smoothSolver's: GaussSeidel, symGaussSeidel)",
                     name(s.smoother)));
-  if (s.n_sweeps < 1) throw std::invalid_argument(fmt::format("solver smoothSolver: nSweeps {} (at least 1)", s.n_sweeps));
+  if (s.n_sweeps < 1)
+    throw std::invalid_argument(fmt::format("solver smoothSolver: nSweeps {} (at least 1)", s.n_sweeps));
 }
 
 class SmoothSolverMethod final : public KrylovMethod {

@@ -82,7 +82,8 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
         g.n_post_sweeps));
   if (g.n_vcycles < 1) throw std::invalid_argument(fmt::format("GAMG: nVcycles {} (must be at least 1)", g.n_vcycles));
   if (g.smoother != Smoother::jacobi && g.smoother != Smoother::mcsgs)
-    throw std::invalid_argument(fmt::format("GAMG: smoother {} is smoothSolver's (GAMG's: jacobi, mcsgs)", name(g.smoother)));
+    throw std::invalid_argument(
+        fmt::format("GAMG: smoother {} is smoothSolver's (GAMG's: jacobi, mcsgs)", name(g.smoother)));
   GamgHierarchy h;
   PartTimer timer;
   h.fine_addressing = fine.addressing;
