@@ -117,6 +117,18 @@ TEST_F(FoamCase, SchemesAndSolversItMapsOthersItNames) {
   EXPECT_TRUE(has(R"(cavity/0/p:3: internalField nonuniform List<scalar> 2 \( 1 2 \): expected uniform)"));
 }
 
+// A folder or patch name is text from the user's disk: in the mapped case's comments it is
+// escaped, so that no name ends its line and becomes case text.
+TEST_F(FoamCase, NamesInTheMappedCaseCannotBecomeCaseText) {
+  const fs::path hostile = folder_.path() / "cavity\nmesh: {type: box, cells: [1, 1, 1]}\n#";
+  fs::rename(dir(), hostile);
+  std::string yaml;
+  const ResolvedCase c = load_foam_case(hostile, {}, &yaml);
+  EXPECT_EQ(c.get_string("mesh.type"), "polyMesh");
+  EXPECT_NE(yaml.find("cavity\\nmesh: {type: box"), std::string::npos) << yaml;  // written \n, not a newline
+  EXPECT_EQ(yaml.find("\nmesh: {type: box"), std::string::npos) << yaml;
+}
+
 TEST_F(FoamCase, AMissingDictionaryOrEntryIsNamed) {
   fs::remove(dir() / "system/fvSolution");
   edit("constant/transportProperties", "nu [0 2 -1 0 0 0 0] 0.01;", "");
