@@ -30,6 +30,8 @@ const FoamEntry* FoamDictionary::find_matching(std::string_view keyword) const {
   if (const FoamEntry* exact = find(keyword)) return exact;
   for (auto e = entries_.rbegin(); e != entries_.rend(); ++e) {
     if (!e->pattern) continue;
+    if (e->keyword.size() > max_pattern_bytes)  // (std::regex compiles recursively: bounded)
+      throw MeshError(file_, e->line, "a pattern longer than " + std::to_string(max_pattern_bytes) + " bytes");
     try {
       if (std::regex_match(keyword.begin(), keyword.end(), std::regex(e->keyword, std::regex::extended))) return &*e;
     } catch (const std::regex_error&) {

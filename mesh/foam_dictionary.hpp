@@ -36,6 +36,8 @@ class FoamDictionary {
   /// The deepest nesting of dictionaries, and the most entries in a file ($name's copies too).
   static constexpr int max_depth = 32;
   static constexpr std::size_t max_entries = 100000;
+  /// The longest pattern keyword find_matching compiles.
+  static constexpr std::size_t max_pattern_bytes = 256;
 
   FoamDictionary(std::string file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
 
