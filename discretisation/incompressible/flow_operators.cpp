@@ -42,51 +42,50 @@ std::vector<T> with_ghosts(std::span<const T> values, ProcessorFaces& processor)
 
 }  // namespace
 
+namespace {
+
+/// The enum value whose name is `text` in `names` (enum order). @throws std::invalid_argument
+/// naming `what` and listing the known names
+template <class E>
+E parse_name(const std::vector<std::string>& names, const std::string& text, const char* what) {
+  const auto found = std::find(names.begin(), names.end(), text);
+  if (found == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown " + std::string(what) + " '" + text + "' (known: " + known + ")");
+  }
+  return static_cast<E>(found - names.begin());
+}
+
+}  // namespace
+
 const std::vector<std::string>& convection_scheme_names() {
   static const std::vector<std::string> names{"linear", "linearUpwind", "upwind"};
   return names;
+}
+const std::string& name(ConvectionScheme scheme) {
+  return convection_scheme_names().at(static_cast<std::size_t>(scheme));
+}
+ConvectionScheme parse_convection_scheme(const std::string& name) {
+  return parse_name<ConvectionScheme>(convection_scheme_names(), name, "convection scheme");
 }
 
 const std::vector<std::string>& sn_grad_names() {
   static const std::vector<std::string> names{"corrected", "orthogonal"};
   return names;
 }
-
 const std::string& name(SnGrad scheme) { return sn_grad_names().at(static_cast<std::size_t>(scheme)); }
-
-SnGrad parse_sn_grad(const std::string& name) {
-  const auto& names = sn_grad_names();
-  const auto found = std::find(names.begin(), names.end(), name);
-  if (found == names.end()) throw std::invalid_argument("unknown snGrad '" + name + "' (known: corrected, orthogonal)");
-  return static_cast<SnGrad>(found - names.begin());
-}
+SnGrad parse_sn_grad(const std::string& name) { return parse_name<SnGrad>(sn_grad_names(), name, "snGrad"); }
 
 const std::vector<std::string>& flow_algorithm_names() {
   static const std::vector<std::string> names{"projection", "PISO"};
   return names;
 }
-
 const std::string& name(FlowAlgorithm algorithm) {
   return flow_algorithm_names().at(static_cast<std::size_t>(algorithm));
 }
-
 FlowAlgorithm parse_flow_algorithm(const std::string& name) {
-  const auto& names = flow_algorithm_names();
-  const auto found = std::find(names.begin(), names.end(), name);
-  if (found == names.end()) throw std::invalid_argument("unknown algorithm '" + name + "' (known: projection, PISO)");
-  return static_cast<FlowAlgorithm>(found - names.begin());
-}
-
-const std::string& name(ConvectionScheme scheme) {
-  return convection_scheme_names().at(static_cast<std::size_t>(scheme));
-}
-
-ConvectionScheme parse_convection_scheme(const std::string& name) {
-  const auto& names = convection_scheme_names();
-  const auto found = std::find(names.begin(), names.end(), name);
-  if (found == names.end())
-    throw std::invalid_argument("unknown convection scheme '" + name + "' (known: linear, linearUpwind, upwind)");
-  return static_cast<ConvectionScheme>(found - names.begin());
+  return parse_name<FlowAlgorithm>(flow_algorithm_names(), name, "algorithm");
 }
 
 FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary b, IncompressibleSettings s,

@@ -32,7 +32,9 @@
 // after each solve p is shifted by a constant so that it equals the reference value there.
 // The weak pin lets CG ignore the constant mode: ~40% fewer iterations than a full pin.
 
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +69,24 @@ struct StepReport {
   double velocity_change = 0.0;    ///< max|U_new - U_old| / (dt max|U_new|)
   StepPhaseTimes times;
 };
+
+/// Builds a LinearSolver for a matrix (make_linear_solver, or a backend's own factory in tests);
+/// the third argument is a solver built before on the same pattern, whose format it may copy.
+using LinearSolverFactory =
+    std::function<std::unique_ptr<LinearSolver>(const LduMatrix&, const SolverSettings&, const LinearSolver*)>;
+
+/// make()'s solver for `field`, its settings' std::invalid_argument as a SolverSetupError naming
+/// the field (the app reports it on solvers.<field>).
+template <class Make>
+std::unique_ptr<LinearSolver> field_solver(const char* field, Make&& make) {
+  try {
+    return make();
+  } catch (const SolverSetupError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw SolverSetupError(field, e.what());
+  }
+}
 
 /// The solve line's name of velocity component i: Ux, Uy, Uz.
 inline const char* velocity_component_name(int i) { return i == 0 ? "Ux" : (i == 1 ? "Uy" : "Uz"); }

@@ -32,14 +32,10 @@ std::unique_ptr<LinearSolver> HostFlowStep::make_solver(const DistributedLdu& sy
                                                         const LinearSolverFactory& factory, const char* field,
                                                         const LinearSolver* same_pattern) const {
   const Communicator& comm = operators().comm;
-  try {
+  return field_solver(field, [&] {
     return comm.distributed() ? make_distributed_linear_solver(system, settings, comm, same_pattern)
                               : factory(system.local, settings, same_pattern);
-  } catch (const SolverSetupError&) {
-    throw;
-  } catch (const std::invalid_argument& e) {
-    throw SolverSetupError(field, e.what());
-  }
+  });
 }
 
 HostFlowStep::HostFlowStep(const FlowOperators& operators, const SolverSettings& velocity_settings,

@@ -6,7 +6,6 @@
 // sums and maxima are taken over all ranks.
 
 #include <array>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,11 +14,6 @@
 #include "solvers/linear_solver.hpp"
 
 namespace fvmmini {
-
-/// Builds a LinearSolver for a matrix (make_linear_solver, or a backend's own factory in tests);
-/// the third argument is a solver built before on the same pattern, whose format it may copy.
-using LinearSolverFactory =
-    std::function<std::unique_ptr<LinearSolver>(const LduMatrix&, const SolverSettings&, const LinearSolver*)>;
 
 class HostFlowStep final : public FlowStep {
  public:

@@ -21,18 +21,6 @@ flow::Components<const double> view(const std::array<std::vector<double>, 3>& u)
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> PisoStep::make_solver(const LduMatrix& matrix, const SolverSettings& settings,
-                                                    const LinearSolverFactory& factory, const char* field,
-                                                    const LinearSolver* same_pattern) const {
-  try {
-    return factory(matrix, settings, same_pattern);
-  } catch (const SolverSetupError&) {
-    throw;
-  } catch (const std::invalid_argument& e) {
-    throw SolverSetupError(field, e.what());
-  }
-}
-
 PisoStep::PisoStep(const FlowOperators& operators, const SolverSettings& velocity_solver,
                    const SolverSettings& pressure_solver, const SolverSettings& final_pressure_solver,
                    const LinearSolverFactory& factory)
@@ -61,10 +49,11 @@ PisoStep::PisoStep(const FlowOperators& operators, const SolverSettings& velocit
   momentum_.lower.assign(momentum_.upper.size(), 0.0);
   pressure_ = make_ldu_matrix(addressing);
   for (LduMatrix* m : {&momentum_, &pressure_}) std::fill(m->diag.begin(), m->diag.end(), 1.0);
-  velocity_solver_ = make_solver(momentum_, velocity_solver, factory, "U");
+  velocity_solver_ = field_solver("U", [&] { return factory(momentum_, velocity_solver, nullptr); });
   setup_timer_.mark("U solver");
-  pressure_solver_ = make_solver(pressure_, pressure_solver, factory, "p", velocity_solver_.get());
-  final_pressure_solver_ = make_solver(pressure_, final_pressure_solver, factory, "pFinal", pressure_solver_.get());
+  pressure_solver_ = field_solver("p", [&] { return factory(pressure_, pressure_solver, velocity_solver_.get()); });
+  final_pressure_solver_ =
+      field_solver("pFinal", [&] { return factory(pressure_, final_pressure_solver, pressure_solver_.get()); });
   setup_timer_.mark("p solvers");
 
   const label n_cells = operators.mesh.n_cells;

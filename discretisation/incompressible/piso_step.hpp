@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "discretisation/incompressible/flow_step.hpp"
-#include "discretisation/incompressible/host_flow_step.hpp"
 #include "linalg/timing.hpp"
 #include "solvers/linear_solver.hpp"
 
@@ -58,10 +57,6 @@ class PisoStep final : public FlowStep {
   /// The explicit non-orthogonal pressure flux of the current p (flux_correction_), added to the
   /// pressure right-hand side.
   void add_pressure_flux_correction();
-
-  std::unique_ptr<LinearSolver> make_solver(const LduMatrix& matrix, const SolverSettings& settings,
-                                            const LinearSolverFactory& factory, const char* field,
-                                            const LinearSolver* same_pattern = nullptr) const;
 
   PartTimer setup_timer_;  ///< the constructor's parts (declared before what it times)
   /// The operators' face data, their Laplacian coefficient |S| / |d| under snGrad orthogonal on a
