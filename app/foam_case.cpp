@@ -11,6 +11,7 @@
 
 #include "app/case_error.hpp"
 #include "app/case_loader.hpp"
+#include "app/vtk_writer.hpp"
 #include "base/printable.hpp"
 #include "mesh/foam_dictionary.hpp"
 #include "mesh/mesh_error.hpp"
@@ -45,6 +46,11 @@ class FoamCaseMapper {
     if (solution) map_solution(*solution);
     map_fields(start);
     if (!problems_.empty()) throw CaseError(problems_);
+    if (!vtk_output_available()) {
+      out_["output"]["vtk"] = false;
+      out_["output"].SetStyle(YAML::EmitterStyle::Flow);
+      notes_.push_back("output.vtk: false, as this build of fvmmini has no VTK output: fields are not written");
+    }
     for (const char* section : {"mesh", "physics", "time", "discretisation"})
       out_[section].SetStyle(YAML::EmitterStyle::Flow);
     for (auto patch : out_["boundaryField"]) patch.second.SetStyle(YAML::EmitterStyle::Flow);
