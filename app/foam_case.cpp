@@ -1,5 +1,7 @@
 #include "app/foam_case.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "app/case_loader.hpp"
 #include "app/vtk_writer.hpp"
 #include "base/printable.hpp"
+#include "mesh/box_generator.hpp"
 #include "mesh/foam_dictionary.hpp"
 #include "mesh/mesh_error.hpp"
 #include "mesh/text_reader.hpp"
@@ -35,8 +38,15 @@ class FoamCaseMapper {
     const Dictionary schemes = read("system/fvSchemes");
     const Dictionary solution = read("system/fvSolution");
     const Dictionary transport = read("constant/transportProperties");
-    out_["mesh"]["type"] = "polyMesh";
-    out_["mesh"]["file"] = fs::absolute(dir_).lexically_normal().string();
+    // --- the polyMesh where there is one (OpenFOAM reads it), else blockMesh's block as a box
+    const bool block_mesh = !exists("constant/polyMesh") && exists("system/blockMeshDict");
+    if (block_mesh) {
+      out_["mesh"]["type"] = "box";
+      if (const Dictionary blocks = read("system/blockMeshDict")) map_block_mesh(*blocks);
+    } else {
+      out_["mesh"]["type"] = "polyMesh";
+      out_["mesh"]["file"] = fs::absolute(dir_).lexically_normal().string();
+    }
     out_["physics"]["type"] = "incompressible";
     out_["physics"]["algorithm"] = "PISO";
     // --- each dictionary there is mapped, so that every problem is reported at once
@@ -50,9 +60,15 @@ class FoamCaseMapper {
       out_["output"]["vtk"] = false;
       out_["output"].SetStyle(YAML::EmitterStyle::Flow);
       notes_.push_back("output.vtk: false, as this build of fvmmini has no VTK output: fields are not written");
+    } else if (!no_write_.empty()) {
+      out_["output"]["vtk"] = false;
+      out_["output"].SetStyle(YAML::EmitterStyle::Flow);
+      notes_.push_back("output.vtk: false, as icoFoam writes no fields here: " + no_write_ +
+                       " (--set output.vtk=true writes them at the start and the end)");
     }
     for (const char* section : {"mesh", "physics", "time", "discretisation"})
-      out_[section].SetStyle(YAML::EmitterStyle::Flow);
+      if (!(block_mesh && std::string(section) == "mesh")) out_[section].SetStyle(YAML::EmitterStyle::Flow);
+    for (auto patch : out_["mesh"]["patches"]) patch.second.SetStyle(YAML::EmitterStyle::Flow);
     for (auto patch : out_["boundaryField"]) patch.second.SetStyle(YAML::EmitterStyle::Flow);
     for (auto field : out_["solvers"]) field.second.SetStyle(YAML::EmitterStyle::Flow);
     YAML::Emitter emitter;
@@ -60,8 +76,9 @@ class FoamCaseMapper {
     // --- the comments hold names from the case (its folder, patches): escaped, so that none can
     //     end its line and become YAML, nor reach a terminal raw
     constexpr std::size_t whole = 4096;
-    std::string text =
-        "# fvmmini --foam-case " + printable(dir_.string(), whole) + ": the icoFoam case mapped (docs/cases.md)\n";
+    std::string text = "# fvmmini --foam-case " + printable(dir_.string(), whole) + ": the icoFoam case mapped" +
+                       (block_mesh ? ", its mesh system/blockMeshDict's block (no constant/polyMesh)" : "") +
+                       " (docs/cases.md)\n";
     for (const std::string& note : notes_) text += "# " + printable(note, whole) + "\n";
     return text + emitter.c_str() + "\n";
   }
@@ -83,6 +100,15 @@ class FoamCaseMapper {
     }
   }
   std::string shown(const std::string& name) const { return (dir_ / name).string(); }
+  /// Whether the case has `name` (a problem where it cannot be looked at).
+  bool exists(const std::string& name) {
+    try {
+      return path_exists(dir_ / name);
+    } catch (const MeshError& e) {
+      problems_.push_back(CaseProblem{SourceLocation{shown(name), 0, 0}, e.what()});
+      return false;
+    }
+  }
 
   void problem(const FoamDictionary& dict, const FoamEntry* entry, const std::string& message) {
     const int line = entry ? static_cast<int>(entry->line) : 0;
@@ -148,7 +174,7 @@ class FoamCaseMapper {
     }
     std::vector<std::string> values;
     for (std::size_t k = vector_form ? 2 : 1; k < (vector_form ? 5u : 2u); ++k) {
-      FoamEntry one{e->keyword, false, e->line, {t[k]}, nullptr};
+      FoamEntry one{e->keyword, false, e->line, {t[k]}, nullptr, {}, {}};
       const auto value = number(dict, &one);
       if (!value) return std::nullopt;
       values.push_back(*value);
@@ -175,7 +201,7 @@ class FoamCaseMapper {
     const FoamEntry* nu = entry(d, "nu");
     if (!nu) return;
     // nu [0 2 -1 0 0 0 0] 0.01 (or nu 0.01): the value is the last token
-    FoamEntry value{nu->keyword, false, nu->line, {nu->tokens.empty() ? "" : nu->tokens.back()}, nullptr};
+    FoamEntry value{nu->keyword, false, nu->line, {nu->tokens.empty() ? "" : nu->tokens.back()}, nullptr, {}, {}};
     if (const auto v = number(d, &value)) out_["physics"]["nu"] = *v;
     if (const FoamEntry* model = d.find("transportModel"); model && model->text() != "Newtonian")
       problem(d, *model, "icoFoam's fluid is Newtonian");
@@ -191,7 +217,8 @@ class FoamCaseMapper {
     if (const auto stop = word(d, entry(d, "stopAt", false)); stop && *stop != "endTime")
       problem(d, *d.find("stopAt"), "fvmmini stops at endTime");
     if (const auto s = number(d, entry(d, "startTime"))) out_["time"]["startTime"] = start = *s;
-    if (const auto e = number(d, entry(d, "endTime"))) out_["time"]["endTime"] = *e;
+    const auto end = number(d, entry(d, "endTime"));
+    if (end) out_["time"]["endTime"] = *end;
     const auto dt = number(d, entry(d, "deltaT"));
     if (dt) out_["time"]["deltaT"] = *dt;
     const FoamEntry* adjust = d.find("adjustTimeStep");
@@ -203,16 +230,22 @@ class FoamCaseMapper {
     }
     const auto control = word(d, entry(d, "writeControl"));
     const auto interval = number(d, entry(d, "writeInterval"));
+    std::optional<double> every;  // the write interval in time
     if (control && interval) {
       if (*control == "timeStep") {
         if (adjustable) problem(d, *d.find("writeControl"), "timeStep with adjustTimeStep: write by runTime");
-        else if (dt) out_["time"]["writeInterval"] = fmt::format("{}", std::stod(*interval) * std::stod(*dt));
+        else if (dt) every = std::stod(*interval) * std::stod(*dt);
+        if (every) out_["time"]["writeInterval"] = fmt::format("{}", *every);
       } else if (*control == "runTime" || *control == "adjustableRunTime") {
         out_["time"]["writeInterval"] = *interval;  // fvmmini lands on every write time (adjustableRunTime)
+        every = std::stod(*interval);
       } else {
         problem(d, *d.find("writeControl"), "fvmmini writes by timeStep, runTime or adjustableRunTime");
       }
     }
+    // --- stopAt endTime writes at write times only (fvmmini also at the end): none in the run, no fields
+    if (every && end && *every > (std::stod(*end) - std::stod(start)) * (1 + 1e-9))
+      no_write_ = fmt::format("writeInterval {} ({}) is past endTime", *interval, *control);
     std::string output_controls;
     for (const char* k : {"writeFormat", "writePrecision", "writeCompression", "timeFormat", "timePrecision",
                           "runTimeModifiable", "purgeWrite", "graphFormat"})
@@ -325,7 +358,16 @@ class FoamCaseMapper {
     } else {
       out["relTol"] = "0";
     }
-    if (const FoamEntry* max = s.find("maxIter")) map_integer(s, max, out["maxIter"], 1);
+    if (const FoamEntry* max = s.find("maxIter")) {
+      // OpenFOAM's solvers test maxIter after an iteration (do ... while): maxIter 0 iterates once
+      if (max->text() == "0") {
+        out["maxIter"] = "1";
+        notes_.push_back(fmt::format("{}: maxIter 0 is maxIter 1: OpenFOAM's solvers iterate once before they test "
+                                     "maxIter", s.path()));
+      } else {
+        map_integer(s, max, out["maxIter"], 1);
+      }
+    }
     if (const FoamEntry* min = s.find("minIter"); min && min->text() != "0")
       problem(s, *min, "fvmmini has no minIter (0 only)");
     only(s, known, "not a key of this solver");
@@ -388,6 +430,289 @@ class FoamCaseMapper {
       if (const auto v = number(*piso, value)) out_["discretisation"]["referenceValue"] = *v;
     only(*piso, {"nCorrectors", "nNonOrthogonalCorrectors", "momentumPredictor", "pRefCell", "pRefValue"},
          "pRefPoint and the other controls are not mapped");
+  }
+
+  // --- system/blockMeshDict: one hexahedral block with straight edges and uniform cells is the box
+  //     mesh fvmmini generates; any other is refused, naming the entry
+
+  /// A problem at the line of `e`'s token `k`.
+  void problem_at(const FoamDictionary& d, const FoamEntry& e, std::size_t k, const std::string& message) {
+    const long line = k < e.lines.size() ? e.lines[k] : e.line;
+    problems_.push_back(CaseProblem{SourceLocation{d.file(), static_cast<int>(line), 0},
+                                    d.path_of(e.keyword) + ": " + message});
+  }
+  /// Tokens [begin, end) of an entry: one token, or a list with its parentheses.
+  struct Item {
+    std::size_t begin = 0, end = 0;
+    bool list(const FoamEntry& e) const { return end - begin >= 2 && e.tokens[begin] == "("; }
+    const std::string& token(const FoamEntry& e) const { return e.tokens[begin]; }
+  };
+  /// The items of the list that is `e`'s value, a count of its elements before it allowed (`per`
+  /// items each: a block's hex, vertices, cells, grading and grades are 5), or nullopt (a problem).
+  std::optional<std::vector<Item>> items(const FoamDictionary& d, const FoamEntry& e, const std::string& expected,
+                                         std::size_t per = 1) {
+    Item list{0, e.tokens.size()};
+    const long count = e.tokens.size() >= 2 && e.tokens[1] == "(" ? integer(e.tokens[0]).value_or(-1) : -1;
+    if (count >= 0) ++list.begin;
+    if (!list.list(e) || e.tokens[list.end - 1] != ")") {
+      problem_at(d, e, list.begin, "expected " + expected);
+      return std::nullopt;
+    }
+    std::vector<Item> found;
+    int depth = 0;
+    for (std::size_t k = list.begin + 1; k + 1 < list.end; ++k) {
+      if (depth == 0) found.push_back({k, k + 1});
+      depth += (e.tokens[k] == "(") - (e.tokens[k] == ")");
+      found.back().end = k + 1;
+      if (depth < 0) {  // "(a) (b)": two lists
+        problem_at(d, e, k, "expected " + expected);
+        return std::nullopt;
+      }
+    }
+    if (count >= 0 && static_cast<std::size_t>(count) * per != found.size()) {
+      problem_at(d, e, 0, fmt::format("the list says {} entries and holds {}", count,
+                                      per == 1 ? fmt::format("{}", found.size()) : "others"));
+      return std::nullopt;
+    }
+    return found;
+  }
+  /// The tokens of a list of `n` single tokens ("(0 1 2 3)"), or nullopt.
+  static std::optional<std::vector<std::string>> flat(const FoamEntry& e, const Item& item, std::size_t n) {
+    if (!item.list(e) || item.end - item.begin != n + 2) return std::nullopt;
+    std::vector<std::string> tokens(e.tokens.begin() + item.begin + 1, e.tokens.begin() + item.end - 1);
+    if (std::any_of(tokens.begin(), tokens.end(), [](const std::string& t) { return t == "(" || t == ")"; }))
+      return std::nullopt;
+    return tokens;
+  }
+  static std::string item_text(const FoamEntry& e, const Item& item) {
+    std::string text;
+    for (std::size_t k = item.begin; k < item.end; ++k) text += (text.empty() ? "" : " ") + e.tokens[k];
+    return printable(text);
+  }
+  static std::optional<long> integer(const std::string& text) {
+    try {
+      std::size_t used = 0;
+      const long value = std::stol(text, &used);
+      if (used == text.size() && value >= 0 && value <= 1000000000) return value;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+  static std::optional<double> real(const std::string& text) {
+    try {
+      std::size_t used = 0;
+      const double value = std::stod(text, &used);
+      if (used == text.size() && std::isfinite(value)) return value;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+  /// A problem unless `keyword` is absent or an empty list.
+  void no_items(const FoamDictionary& d, const std::string& keyword, const std::string& why) {
+    const FoamEntry* e = d.find(keyword);
+    if (!e) return;
+    if (e->dictionary) {
+      problem(d, *e, why);
+    } else if (const auto found = items(d, *e, "a list"); found && !found->empty()) {
+      problem(d, *e, why);
+    }
+  }
+
+  void map_block_mesh(const FoamDictionary& d) {
+    only(d, {"scale", "convertToMeters", "vertices", "blocks", "edges", "faces", "boundary", "defaultPatch",
+             "mergePatchPairs"},
+         "fvmmini maps one block with its vertices, scale and boundary");
+    no_items(d, "edges", "curved edges: fvmmini's box has straight edges");
+    no_items(d, "faces", "projected faces: fvmmini's box has plane sides");
+    no_items(d, "mergePatchPairs", "merged patches: fvmmini maps one block");
+    // --- scale (convertToMeters before OpenFOAM 1.6; scale read first, as blockMesh does)
+    double scale = 1.0;
+    if (const FoamEntry* e = d.find("scale") ? d.find("scale") : d.find("convertToMeters")) {
+      const auto value = number(d, e);
+      if (value && std::stod(*value) > 0.0) scale = std::stod(*value);
+      else if (value) problem(d, *e, "expected a factor above 0");
+    }
+    // --- vertices
+    std::vector<std::array<double, 3>> vertices;
+    const FoamEntry* v = entry(d, "vertices");
+    if (const auto list = v ? items(d, *v, "a list of vertices (x y z)") : std::nullopt) {
+      if (list->empty()) problem(d, *v, "no vertices");
+      for (const Item& item : *list) {
+        const auto xyz = flat(*v, item, 3);
+        std::array<double, 3> point{};
+        for (int i = 0; xyz && i < 3; ++i) point[i] = real((*xyz)[i]).value_or(NAN);
+        if (!xyz || std::isnan(point[0] + point[1] + point[2])) {
+          problem_at(d, *v, item.begin, "expected a vertex (x y z): fvmmini maps vertices given by position");
+          return;
+        }
+        vertices.push_back(point);
+      }
+    }
+    // --- one block: hex (8 vertices) (nx ny nz) simpleGrading (1 1 1) (or edgeGrading, 12 ones)
+    const FoamEntry* b = entry(d, "blocks");
+    const auto blocks = b ? items(d, *b, "a list of blocks", 5) : std::nullopt;
+    if (!blocks || vertices.empty()) return;
+    const std::string form = "hex (8 vertices) (nx ny nz) simpleGrading (1 1 1) (or edgeGrading with 12 ones)";
+    if (blocks->size() < 5) {
+      problem_at(d, *b, blocks->empty() ? 0 : (*blocks)[0].begin, "expected one block, " + form);
+      return;
+    }
+    const auto shape = flat(*b, (*blocks)[1], 8);
+    const auto cells = flat(*b, (*blocks)[2], 3);
+    const std::string& grading = (*blocks)[3].token(*b);
+    const auto grades = flat(*b, (*blocks)[4], grading == "edgeGrading" ? 12 : 3);
+    const bool graded = grading == "simpleGrading" || grading == "edgeGrading";
+    if ((*blocks)[0].token(*b) != "hex" || !shape || !cells || !graded) {
+      problem_at(d, *b, (*blocks)[0].begin, "expected " + form);  // (a zone name, another shape, ...)
+      return;
+    }
+    if (blocks->size() > 5) {
+      problem_at(d, *b, (*blocks)[5].begin, "a second block: fvmmini maps one block (a box)");
+      return;
+    }
+    if (!grades || std::any_of(grades->begin(), grades->end(), [](const std::string& g) { return real(g) != 1.0; }))
+      problem_at(d, *b, (*blocks)[3].begin, "grading other than 1: fvmmini's box has uniform cells");
+    std::array<long, 8> hex{};
+    for (int k = 0; k < 8; ++k) {
+      const auto label = integer((*shape)[k]);
+      if (!label || *label >= static_cast<long>(vertices.size())) {
+        problem_at(d, *b, (*blocks)[1].begin + 1 + k,
+                   fmt::format("vertex {} is not one of the {} vertices (0 to {})", printable((*shape)[k]),
+                               vertices.size(), vertices.size() - 1));
+        return;
+      }
+      hex[k] = *label;
+    }
+    std::array<long, 3> n{};
+    for (int i = 0; i < 3; ++i) {
+      const auto count = integer((*cells)[i]);
+      if (!count || *count < 1) {
+        problem_at(d, *b, (*blocks)[2].begin, "expected the cells along x, y and z, each at least 1");
+        return;
+      }
+      n[i] = *count;
+    }
+    // --- the hex in blockMesh's order is the box: local x, y, z along the axes, each side a plane
+    const auto at = [&](int k) { return vertices[hex[k]]; };
+    bool box = true;
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 8; ++k) {
+        const bool upper = i == 0 ? (k == 1 || k == 2 || k == 5 || k == 6) : i == 1 ? (k % 4 >= 2) : k >= 4;
+        box = box && at(k)[i] == (upper ? at(6)[i] : at(0)[i]) && at(0)[i] < at(6)[i];
+      }
+    if (!box) {
+      problem_at(d, *b, (*blocks)[1].begin,
+                 "its vertices are not a box along the axes in blockMesh's order (vertex 0 to 1 along x, 0 to 3 "
+                 "along y, 0 to 4 along z): fvmmini maps the block its box generator makes");
+      return;
+    }
+    YAML::Node mesh = out_["mesh"];
+    mesh["cells"] = flow_list({std::to_string(n[0]), std::to_string(n[1]), std::to_string(n[2])});
+    std::vector<std::string> min, max;
+    for (int i = 0; i < 3; ++i) {
+      min.push_back(fmt::format("{}", scale * at(0)[i]));
+      max.push_back(fmt::format("{}", scale * at(6)[i]));
+    }
+    mesh["min"] = flow_list(min);
+    mesh["max"] = flow_list(max);
+    map_block_patches(d, hex);
+  }
+
+  /// mesh.patches: each boundary patch's faces as the box's sides; the sides no face names are
+  /// blockMesh's default patch (defaultFaces, empty).
+  void map_block_patches(const FoamDictionary& d, const std::array<long, 8>& hex) {
+    // the block's faces by local vertex, outward (OpenFOAM's hex), in BoxSide order
+    static constexpr int sides[6][4] = {{0, 4, 7, 3}, {1, 2, 6, 5}, {0, 1, 5, 4},
+                                        {3, 7, 6, 2}, {0, 3, 2, 1}, {4, 5, 6, 7}};
+    std::array<std::string, 6> owner;  // the patch of each side
+    std::vector<std::pair<std::string, std::string>> patches;  // name, type, in order
+    std::map<std::string, std::vector<std::string>> patch_sides;
+    const std::set<std::string> types{"patch", "wall", "empty"};
+    const FoamEntry* boundary = d.find("boundary");
+    const std::string form = "patches as name { type ...; faces (...); }";
+    const auto list = boundary ? items(d, *boundary, "a list of " + form, 2) : std::vector<Item>{};
+    if (!list) return;
+    if (list->size() != 2 * boundary->elements.size()) problem_at(d, *boundary, 0, "expected " + form);
+    for (const FoamEntry& patch : boundary ? boundary->elements : std::vector<FoamEntry>{}) {
+      const FoamDictionary& p = *patch.dictionary;
+      only(p, {"type", "faces"}, "fvmmini maps a patch's type and faces");
+      if (patch_sides.count(patch.keyword)) {
+        problems_.push_back(CaseProblem{SourceLocation{d.file(), static_cast<int>(patch.line), 0},
+                                        p.path() + ": a second patch of that name"});
+        continue;
+      }
+      const auto type = word(p, entry(p, "type"));
+      if (type && !types.count(*type))
+        problem(p, *p.find("type"), "fvmmini's box takes the patch types patch, wall and empty");
+      patches.emplace_back(patch.keyword, type.value_or("patch"));
+      std::vector<std::string>& named = patch_sides[patch.keyword];
+      const FoamEntry* faces = entry(p, "faces");
+      const auto quads = faces ? items(p, *faces, "a list of faces (a b c d)") : std::nullopt;
+      for (const Item& item : quads.value_or(std::vector<Item>{})) {
+        const auto quad = flat(*faces, item, 4);
+        std::array<int, 4> local{-1, -1, -1, -1};  // the face's vertices in the hex
+        for (int k = 0; quad && k < 4; ++k)
+          if (const auto label = integer((*quad)[k]))
+            local[k] = static_cast<int>(std::find(hex.begin(), hex.end(), *label) - hex.begin());
+        int side = -1;
+        bool inward = false;
+        for (int s = 0; s < 6; ++s)
+          for (int r = 0; r < 4; ++r) {
+            bool same = true, reversed = true;
+            for (int k = 0; k < 4; ++k) {
+              same = same && local[(k + r) % 4] == sides[s][k];
+              reversed = reversed && local[(r + 4 - k) % 4] == sides[s][k];
+            }
+            if (same || reversed) side = s, inward = reversed;
+          }
+        const std::string shown = item_text(*faces, item);
+        if (!quad) {
+          problem_at(p, *faces, item.begin, shown + ": expected a face of 4 vertices (a b c d)");
+        } else if (side < 0) {
+          problem_at(p, *faces, item.begin, shown + ": not one side of the block: fvmmini maps faces that are "
+                                                    "whole sides of its box");
+        } else if (inward) {
+          problem_at(p, *faces, item.begin, shown + ": points into the block (blockMesh refuses it): write its "
+                                                    "vertices the other way round");
+        } else if (!owner[side].empty()) {
+          problem_at(p, *faces, item.begin, fmt::format("{}: side {} is patch {}'s already", shown,
+                                                        to_string(static_cast<BoxSide>(side)), printable(owner[side])));
+        } else {
+          owner[side] = patch.keyword;
+          named.push_back(to_string(static_cast<BoxSide>(side)));
+        }
+      }
+      if (quads && quads->empty())
+        problem(p, faces, p.path_of("faces") + ": no faces: fvmmini's box has no patch without faces");
+    }
+    // --- the sides left: blockMesh's default patch, a patch of that name given them
+    std::string name = "defaultFaces", type = "empty";
+    if (const FoamDictionary* dflt = sub_dictionary(d, "defaultPatch", false)) {
+      only(*dflt, {"name", "type"}, "blockMesh's default patch has a name and a type");
+      if (const auto n = word(*dflt, dflt->find("name"))) name = *n;
+      if (const auto t = word(*dflt, dflt->find("type"))) type = *t;
+    }
+    std::vector<std::string> left;
+    for (int s = 0; s < 6; ++s)
+      if (owner[s].empty()) left.push_back(to_string(static_cast<BoxSide>(s)));
+    if (!left.empty()) {
+      const bool given = patch_sides.count(name) > 0;
+      if (!given && !types.count(type))
+        problem(d, d.find("defaultPatch"), fmt::format("defaultPatch: type {}: fvmmini's box takes the patch types "
+                                                        "patch, wall and empty", printable(type)));
+      if (!given) patches.emplace_back(name, type);
+      std::vector<std::string>& named = patch_sides[name];
+      named.insert(named.end(), left.begin(), left.end());
+      std::string joined;
+      for (const std::string& side : left) joined += (joined.empty() ? "" : ", ") + side;
+      notes_.push_back(fmt::format("{}: the sides no face of boundary names ({}), blockMesh's defaultPatch", name,
+                                   joined));
+    }
+    for (const auto& [patch, type_of] : patches) {
+      YAML::Node node = out_["mesh"]["patches"][patch];
+      node["sides"] = flow_list(patch_sides[patch]);
+      node["type"] = type_of;
+    }
   }
 
   /// boundaryField from the start time's U and p, patch by patch; the initial velocity.
@@ -459,6 +784,7 @@ class FoamCaseMapper {
   YAML::Node out_;
   std::vector<CaseProblem> problems_;
   std::vector<std::string> notes_;
+  std::string no_write_;  ///< why icoFoam writes no time in this run, or ""
 };
 
 }  // namespace

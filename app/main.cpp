@@ -98,8 +98,9 @@ int main(int argc, char** argv) {
   bool list_formats = false;
   auto* case_option = app.add_option("case", case_file, "the case file (YAML; see docs/cases.md)");
   app.add_option("--foam-case", foam_case,
-                 "run an OpenFOAM icoFoam case directory as it is: its dictionaries, 0/U, 0/p and polyMesh mapped "
-                 "to an fvmmini case (algorithm PISO; --dry-run prints it), output in out/<its name>")
+                 "run an OpenFOAM icoFoam case directory as it is: its dictionaries, 0/U, 0/p and polyMesh (where it "
+                 "has none, system/blockMeshDict's one block, as a box) mapped to an fvmmini case (algorithm PISO; "
+                 "--dry-run prints it), output in out/<its name>")
       ->type_name("DIR")
       ->excludes(case_option);
   app.add_flag("--list-formats", list_formats,

@@ -158,7 +158,7 @@ class FoamDictionaryParser {
         next(token);
         continue;
       }
-      FoamEntry entry{token.text, token.quoted, token.line, {}, nullptr};
+      FoamEntry entry{token.text, token.quoted, token.line, {}, nullptr, {}, {}};
       const Token* after = peek();
       if (after && !after->quoted && after->text == "{") {
         next(token);
@@ -167,7 +167,7 @@ class FoamDictionaryParser {
         parse_entries(*entry.dictionary, true);
         scope_.pop_back();
       } else {
-        read_value(entry);
+        read_value(dict, entry);
       }
       add(dict, std::move(entry), token.line);
     }
@@ -176,16 +176,40 @@ class FoamDictionaryParser {
 
   /// Every entry counted: copies by $name; cannot grow the tree past max_entries.
   void add(FoamDictionary& dict, FoamEntry&& entry, long line) {
-    if (++entries_ > FoamDictionary::max_entries)
-      fail(line, "more than " + std::to_string(FoamDictionary::max_entries) + " entries (with those $name copies)");
+    count(line);
     dict.entries_.push_back(std::move(entry));
   }
+  void count(long line) {
+    if (++entries_ > FoamDictionary::max_entries)
+      fail(line, "more than " + std::to_string(FoamDictionary::max_entries) + " entries (with those $name copies)");
+  }
 
-  /// An entry's value: its tokens up to ';' outside ( ) and [ ], $name spliced in.
-  void read_value(FoamEntry& entry) {
+  /// Whether '{' next in `entry`'s value opens a named dictionary of a list: inside ( ), after a name.
+  static bool opens_element(const FoamEntry& entry, const std::vector<char>& open) {
+    if (open.empty() || open.back() != ')' || entry.tokens.empty()) return false;
+    const std::string& name = entry.tokens.back();
+    return name != "{...}" && !(name.size() == 1 && punctuation(name[0]));
+  }
+
+  /// An entry's value: its tokens up to ';' outside ( ) and [ ], $name spliced in, and each
+  /// `name { ... }` of a list read as an element (its name and "{...}" in the tokens).
+  void read_value(const FoamDictionary& dict, FoamEntry& entry) {
     std::vector<char> open;
     for (Token token;;) {
       if (!next(token)) fail(entry.line, "'" + printable(entry.keyword) + "' has no ';' to end its value");
+      if (!token.quoted && token.text == "{" && opens_element(entry, open)) {
+        const std::string& name = entry.tokens.back();
+        FoamEntry element{name, false, entry.lines.back(), {}, nullptr, {}, {}};
+        element.dictionary = std::make_shared<FoamDictionary>(file_, dict.path_of(entry.keyword) + "." + name);
+        scope_.push_back(element.dictionary.get());
+        parse_entries(*element.dictionary, true);
+        scope_.pop_back();
+        count(element.line);
+        entry.elements.push_back(std::move(element));
+        entry.tokens.push_back("{...}");
+        entry.lines.push_back(token.line);
+        continue;
+      }
       if (!token.quoted && token.text.size() == 1) {
         const char c = token.text[0];
         if (c == ';' && open.empty()) return;
@@ -201,8 +225,11 @@ class FoamDictionaryParser {
         const FoamEntry& from = referenced(token);
         if (from.dictionary) fail(token.line, "'" + printable(token.text) + "' is a dictionary, not a value");
         entry.tokens.insert(entry.tokens.end(), from.tokens.begin(), from.tokens.end());
+        entry.lines.insert(entry.lines.end(), from.tokens.size(), token.line);
+        entry.elements.insert(entry.elements.end(), from.elements.begin(), from.elements.end());
       } else {
         entry.tokens.push_back(std::move(token.text));
+        entry.lines.push_back(token.line);
       }
       if (entry.tokens.size() > FoamDictionary::max_value_tokens)
         fail(entry.line, "the value of '" + printable(entry.keyword) + "' is longer than " +

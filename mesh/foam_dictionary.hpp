@@ -3,7 +3,8 @@
 // transportProperties, the fields of 0/) read into a tree of entries, each with its line: a
 // keyword and either a value (its tokens up to ';') or a sub-dictionary. `$name` takes another
 // entry's value, or at the head of a dictionary its entries (pFinal { $p; relTol 0; }), found as
-// OpenFOAM finds it: in the dictionary, then in those around it. Directives (#include, #calc,
+// OpenFOAM finds it: in the dictionary, then in those around it. A list may hold named
+// dictionaries (blockMeshDict's boundary ( movingWall { ... } )). Directives (#include, #calc,
 // #codeStream, ...) are refused: a case fvmmini maps is self-contained.
 
 #include <cstddef>
@@ -23,6 +24,10 @@ struct FoamEntry {
   long line = 0;
   std::vector<std::string> tokens;              ///< the value, ( ) [ ] as tokens of their own; empty for a dictionary
   std::shared_ptr<FoamDictionary> dictionary;  ///< the sub-dictionary, or null for a value
+  std::vector<long> lines;                     ///< each token's line
+  /// The dictionaries in the value's lists, in order, each keyword its name (boundary ( movingWall
+  /// { ... } )); in tokens each stands as its name and "{...}".
+  std::vector<FoamEntry> elements;
   /// The value as one line, tokens joined by spaces ("Gauss linearUpwind grad(U)" as written:
   /// "Gauss linearUpwind grad ( U )").
   std::string text() const;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "app/vtk_writer.hpp"
+#include "icofoam_case.hpp"
 #include "run_command.hpp"
 #include "temp_folder.hpp"
 
@@ -796,6 +797,56 @@ TEST(Cli, AnOpenFoamCaseRunsAsItIs) {
                          "PISO is Euler"),
             std::string::npos)
       << bad.err;
+}
+
+// The icoFoam cavity tutorial as blockMesh reads it, with no constant/polyMesh: its blockMeshDict's
+// block is the mesh (a box), run end to end; a block the box cannot be is refused by file and line.
+TEST(Cli, AnOpenFoamCaseWithOnlyABlockMeshDictRunsAsItIs) {
+  testing::TempFolder folder;
+  testing::write_icofoam_case(folder.path() / "cavity", {8, 8, 1, true, "Gauss linear", 0.005, 2, 1e-5, 1e-6, 0.05});
+  const Outcome dry = run_fvmmini(folder.path(), {"--foam-case", "cavity", "--dry-run"});
+  EXPECT_EQ(dry.status, 0) << dry.err;
+  EXPECT_EQ(dry.out.rfind("# fvmmini --foam-case cavity: the icoFoam case mapped, its mesh system/blockMeshDict's "
+                          "block (no constant/polyMesh)",
+                          0),
+            0u)
+      << dry.out;
+  // (z: 0.1 times 0.1, as blockMesh's points)
+  const char* box = "  type: box\n  cells: [8, 8, 1]\n  min: [0, 0, 0]\n  max: [0.1, 0.1, 0.010000000000000002]\n";
+  for (const char* mapped : {box, "    movingWall: {sides: [ymax], type: wall}",
+                             "    fixedWalls: {sides: [xmin, xmax, ymin], type: wall}",
+                             "    frontAndBack: {sides: [zmin, zmax], type: empty}"})
+    EXPECT_NE(dry.out.find(mapped), std::string::npos) << mapped << "\n" << dry.out;
+  const Outcome run = run_fvmmini(folder.path(), {"--foam-case", "cavity", "--set", "output.vtk=false"});
+  EXPECT_EQ(run.status, 0) << run.err;
+  for (const char* printed : {"Mesh: box 8x8x1 (64 cells", "Step: PISO on the host", "Solving for p",
+                              "End: Time = 0.01 after 2 steps"})
+    EXPECT_NE(run.out.find(printed), std::string::npos) << printed << "\n" << run.out;
+  EXPECT_TRUE(std::filesystem::exists(folder.path() / "out/cavity/summary.json"));
+  // --- grading other than 1 (the block on line 4)
+  const std::string dict = read_text(folder.path() / "cavity/system/blockMeshDict");
+  const auto at = dict.find("simpleGrading (1 1 1)");
+  ASSERT_NE(at, std::string::npos) << dict;
+  folder.write("cavity/system/blockMeshDict", std::string(dict).replace(at, 21, "simpleGrading (2 1 1)"));
+  const Outcome bad = run_fvmmini(folder.path(), {"--foam-case", "cavity", "--dry-run"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "fvmmini: error: cavity/system/blockMeshDict:4: blocks: grading other than 1: fvmmini's box has "
+                     "uniform cells\n")
+      << bad.err;
+}
+
+// The OpenFOAM HPC Technical Committee's cavity3D cases as shipped (cases/hpc-cavity3D/*/*): each
+// dry run maps and checks (a box is sized, not built; the memory limit raised for the 64 M cells).
+TEST(Cli, TheShippedHpcCavityCasesDryRun) {
+  testing::TempFolder folder;
+  for (const char* size : {"1M", "8M", "64M"})
+    for (const char* variant : {"fixedIter", "fixedTol"}) {
+      const std::string dir = std::string(FVMMINI_FIXTURES_DIR "/../../cases/hpc-cavity3D/") + size + "/" + variant;
+      const Outcome dry = run_fvmmini(folder.path(), {"--foam-case", dir, "--dry-run"}, 600, "FVMMINI_MEMORY_LIMIT=1T");
+      EXPECT_EQ(dry.status, 0) << dir << "\n" << dry.err;
+      EXPECT_NE(dry.out.find("# Dry run: nothing was solved or written."), std::string::npos) << dry.out;
+    }
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -1,11 +1,15 @@
 // fvmmini --foam-case's mapping of an icoFoam case directory: the tutorial's entries land on
-// their case keys, and every entry it cannot map is an error naming its file, line and entry
-// (all of them at once); nothing is dropped unseen.
+// their case keys, its blockMeshDict's block on a box where there is no polyMesh, and every entry
+// it cannot map is an error naming its file, line and entry (all of them at once); nothing is
+// dropped unseen.
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -37,6 +41,8 @@ class FoamCase : public ::testing::Test {
     ASSERT_NE(at, std::string::npos) << name << " has no '" << from << "'";
     std::ofstream(dir() / name) << s.replace(at, from.size(), to);
   }
+  /// An (empty) constant/polyMesh: the mesh the case names, before its blockMeshDict.
+  void add_poly_mesh() { fs::create_directories(dir() / "constant/polyMesh"); }
   /// The problems the mapping reports, one string each.
   std::vector<std::string> problems() {
     try {
@@ -52,6 +58,7 @@ class FoamCase : public ::testing::Test {
 };
 
 TEST_F(FoamCase, TheTutorialMapsToItsCaseKeys) {
+  add_poly_mesh();
   std::string yaml;
   const ResolvedCase c = load_foam_case(dir(), {}, &yaml);
   EXPECT_EQ(c.get_string("mesh.type"), "polyMesh");
@@ -121,6 +128,7 @@ TEST_F(FoamCase, SchemesAndSolversItMapsOthersItNames) {
 // escaped, so that no name ends its line and becomes case text.
 TEST_F(FoamCase, NamesInTheMappedCaseCannotBecomeCaseText) {
   const fs::path hostile = folder_.path() / "cavity\nmesh: {type: box, cells: [1, 1, 1]}\n#";
+  add_poly_mesh();
   fs::rename(dir(), hostile);
   std::string yaml;
   const ResolvedCase c = load_foam_case(hostile, {}, &yaml);
@@ -137,6 +145,164 @@ TEST_F(FoamCase, AMissingDictionaryOrEntryIsNamed) {
   EXPECT_NE(found[0].find("cavity/system/fvSolution: missing: an icoFoam case has system/fvSolution"),
             std::string::npos) << found[0];
   EXPECT_NE(found[1].find("transportProperties: missing entry nu"), std::string::npos) << found[1];
+}
+
+
+// --- system/blockMeshDict where there is no constant/polyMesh: the block is fvmmini's box
+
+/// The cavity's blockMeshDict, one entry a line from line 2: scale, vertices, blocks (the block on
+/// line 6), boundary (movingWall on line 10, fixedWalls 11, frontAndBack 12).
+const std::string cavity_block_mesh = R"(FoamFile { version 2.0; format ascii; class dictionary; object blockMeshDict; }
+scale 0.1;
+vertices ((0 0 0) (1 0 0) (1 1 0) (0 1 0) (0 0 0.1) (1 0 0.1) (1 1 0.1) (0 1 0.1));
+blocks
+(
+    hex (0 1 2 3 4 5 6 7) (20 20 1) simpleGrading (1 1 1)
+);
+boundary
+(
+    movingWall { type wall; faces ((3 7 6 2)); }
+    fixedWalls { type wall; faces ((0 4 7 3) (2 6 5 1) (1 5 4 0)); }
+    frontAndBack { type empty; faces ((0 3 2 1) (4 5 6 7)); }
+);
+edges ();
+mergePatchPairs ();
+)";
+
+TEST_F(FoamCase, ABlockMeshDictWithoutPolyMeshIsTheBox) {
+  testing::write_case_file(dir() / "system/blockMeshDict", cavity_block_mesh);
+  std::string yaml;
+  const ResolvedCase c = load_foam_case(dir(), {}, &yaml);
+  EXPECT_EQ(yaml.rfind("# fvmmini --foam-case " + dir().string() +
+                           ": the icoFoam case mapped, its mesh system/blockMeshDict's block (no constant/polyMesh)",
+                       0),
+            0u)
+      << yaml;
+  EXPECT_EQ(c.get_string("mesh.type"), "box");
+  EXPECT_EQ(c.get_int3("mesh.cells"), (std::array<std::int64_t, 3>{20, 20, 1}));
+  EXPECT_EQ(c.get_real3("mesh.min"), (Vec3{0, 0, 0}));
+  EXPECT_EQ(c.get_real3("mesh.max"), (Vec3{0.1, 0.1, 0.1 * 0.1}));  // scale times the vertices, as blockMesh's points
+  EXPECT_EQ(c.entry_names("mesh.patches"), (std::vector<std::string>{"movingWall", "fixedWalls", "frontAndBack"}));
+  EXPECT_EQ(c.get_list("mesh.patches.movingWall.sides"), std::vector<std::string>{"ymax"});
+  EXPECT_EQ(c.get_list("mesh.patches.fixedWalls.sides"), (std::vector<std::string>{"xmin", "xmax", "ymin"}));
+  EXPECT_EQ(c.get_list("mesh.patches.frontAndBack.sides"), (std::vector<std::string>{"zmin", "zmax"}));
+  EXPECT_EQ(c.get_string("mesh.patches.movingWall.type"), "wall");
+  EXPECT_EQ(c.get_string("mesh.patches.frontAndBack.type"), "empty");
+  EXPECT_EQ(c.get_string("boundaryField.frontAndBack.type"), "empty");  // 0/U and 0/p as before
+  // --- where constant/polyMesh is there too, it is the mesh (as OpenFOAM reads it)
+  add_poly_mesh();
+  EXPECT_EQ(load_foam_case(dir(), {}).get_string("mesh.type"), "polyMesh");
+}
+
+TEST_F(FoamCase, ABlockMeshDictsScaleCountsFaceOrderAndDefaultPatch) {
+  // convertToMeters (scale's old name), a box off the origin, lists with their counts, faces from
+  // any vertex of the side, and three sides no patch names: blockMesh's defaultFaces, empty
+  testing::write_case_file(dir() / "system/blockMeshDict",
+                           "convertToMeters 0.5;\nvertices 8 ((-1 0 2) (3 0 2) (3 4 2) (-1 4 2) (-1 0 3) (3 0 3) "
+                           "(3 4 3) (-1 4 3));\nblocks 1 (hex (0 1 2 3 4 5 6 7) (8 4 2) edgeGrading "
+                           "(1 1 1 1 1 1 1 1 1 1 1 1));\nboundary 2 (lid { type wall; faces 1 ((2 3 7 6)); }\n"
+                           "sides { type patch; faces ((5 1 2 6) (4 7 3 0)); });\n");
+  std::string yaml;
+  const ResolvedCase c = load_foam_case(dir(), {}, &yaml);
+  EXPECT_EQ(c.get_int3("mesh.cells"), (std::array<std::int64_t, 3>{8, 4, 2}));
+  EXPECT_EQ(c.get_real3("mesh.min"), (Vec3{-0.5, 0, 1}));
+  EXPECT_EQ(c.get_real3("mesh.max"), (Vec3{1.5, 2, 1.5}));
+  EXPECT_EQ(c.entry_names("mesh.patches"), (std::vector<std::string>{"lid", "sides", "defaultFaces"}));
+  EXPECT_EQ(c.get_list("mesh.patches.lid.sides"), std::vector<std::string>{"ymax"});
+  EXPECT_EQ(c.get_list("mesh.patches.sides.sides"), (std::vector<std::string>{"xmax", "xmin"}));
+  EXPECT_EQ(c.get_string("mesh.patches.sides.type"), "patch");
+  EXPECT_EQ(c.get_list("mesh.patches.defaultFaces.sides"), (std::vector<std::string>{"ymin", "zmin", "zmax"}));
+  EXPECT_EQ(c.get_string("mesh.patches.defaultFaces.type"), "empty");
+  EXPECT_NE(yaml.find("# defaultFaces: the sides no face of boundary names (ymin, zmin, zmax), blockMesh's "
+                      "defaultPatch"),
+            std::string::npos)
+      << yaml;
+  // --- defaultPatch names them; a patch of that name takes them
+  edit("system/blockMeshDict", "boundary 2", "defaultPatch { name sides; type wall; }\nboundary 2");
+  const ResolvedCase named = load_foam_case(dir(), {});
+  EXPECT_EQ(named.entry_names("mesh.patches"), (std::vector<std::string>{"lid", "sides"}));
+  EXPECT_EQ(named.get_list("mesh.patches.sides.sides"),
+            (std::vector<std::string>{"xmax", "xmin", "ymin", "zmin", "zmax"}));
+  EXPECT_EQ(named.get_string("mesh.patches.sides.type"), "patch");
+}
+
+TEST_F(FoamCase, ABlockMeshDictItCannotMapIsNamedByLine) {
+  // each change to the cavity's blockMeshDict, and the problem it is (its file:line: entry: why)
+  const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> refusals{
+      {{"simpleGrading (1 1 1)\n",
+        "simpleGrading (1 1 1)\n    hex (0 1 2 3 4 5 6 7) (20 20 1) simpleGrading (1 1 1)\n"},
+       R"(blockMeshDict:7: blocks: a second block: fvmmini maps one block \(a box\))"},
+      {{"simpleGrading (1 1 1)", "simpleGrading (1 2 1)"},
+       R"(blockMeshDict:6: blocks: grading other than 1: fvmmini's box has uniform cells)"},
+      {{"simpleGrading (1 1 1)", "simpleGrading ((0.5 0.5 2) 1 1)"},
+       R"(blockMeshDict:6: blocks: grading other than 1)"},
+      {{"(3 7 6 2)", "(0 1 6 7)"},
+       R"(blockMeshDict:10: boundary\.movingWall\.faces: \( 0 1 6 7 \): not one side of the block)"},
+      {{"(3 7 6 2)", "(2 6 7 3)"},
+       R"(blockMeshDict:10: boundary\.movingWall\.faces: \( 2 6 7 3 \): points into the block )"
+       R"(\(blockMesh refuses it\))"},
+      {{"(3 7 6 2)", "(3 7 6 2) (7 6 2 3)"},
+       R"(blockMeshDict:10: boundary\.movingWall\.faces: \( 7 6 2 3 \): side ymax is patch movingWall's already)"},
+      {{"hex (0 1 2 3 4 5 6 7)", "hex (0 1 2 3 4 5 6 8)"},
+       R"(blockMeshDict:6: blocks: vertex 8 is not one of the 8 vertices \(0 to 7\))"},
+      {{"(1 1 0.1)", "(1 1.5 0.1)"}, R"(blockMeshDict:6: blocks: its vertices are not a box along the axes)"},
+      {{"edges ();", "edges (arc 0 1 (0.5 -0.1 0));"},
+       R"(blockMeshDict:14: edges \( arc 0 1 \( 0\.5 -0\.1 0 \) \): curved edges: fvmmini's box has straight edges)"},
+      {{"mergePatchPairs ();", "mergePatchPairs ((a b));"}, R"(blockMeshDict:15: mergePatchPairs .*: merged patches)"},
+      {{"type empty;", "type symmetryPlane;"},
+       R"(blockMeshDict:12: boundary\.frontAndBack\.type symmetryPlane: fvmmini's box takes the patch types)"},
+      {{"(20 20 1)", "lid (20 20 1)"}, R"(blockMeshDict:6: blocks: expected hex \(8 vertices\) \(nx ny nz\))"},
+      {{" (0 1 0.1));", ");"}, R"(blockMeshDict:6: blocks: vertex 7 is not one of the 7 vertices \(0 to 6\))"},
+      {{"scale 0.1;", "scale 0.1;\ngeometry { sphere { type sphere; } }"},
+       R"(blockMeshDict:3: geometry: fvmmini does not map geometry here)"},
+  };
+  for (const auto& [change, wanted] : refusals) {
+    testing::write_case_file(dir() / "system/blockMeshDict", cavity_block_mesh);
+    edit("system/blockMeshDict", change.first, change.second);
+    const auto found = problems();
+    ASSERT_EQ(found.size(), 1u) << change.second << "\n" << (found.empty() ? "" : found[0]);
+    EXPECT_TRUE(std::regex_search(found[0], std::regex("cavity/system/" + wanted))) << found[0];
+  }
+  // --- every problem at once, the blockMeshDict's with the other files'
+  testing::write_case_file(dir() / "system/blockMeshDict", cavity_block_mesh);
+  edit("system/blockMeshDict", "(3 7 6 2)", "(0 1 6 7)");
+  edit("system/blockMeshDict", "edges ();", "edges (arc 0 1 (0.5 -0.1 0));");
+  edit("system/fvSchemes", "default Euler;", "default CrankNicolson 0.9;");
+  EXPECT_EQ(problems().size(), 3u);
+}
+
+// The OpenFOAM HPC Technical Committee's cavity3D cases as shipped (cases/hpc-cavity3D): each
+// maps, the meshes sized only (mapping builds none).
+TEST(FoamCaseShipped, TheHpcCommitteesCavity3dCasesMap) {
+  const fs::path root = fs::path(FVMMINI_FIXTURES_DIR) / "../../cases/hpc-cavity3D";
+  const std::map<std::string, std::pair<std::int64_t, double>> sizes{
+      {"1M", {100, 0.001}}, {"8M", {200, 0.0005}}, {"64M", {400, 0.00025}}};
+  const std::map<std::string, int> fixed_iterations{{"1M", 67}, {"8M", 116}, {"64M", 321}};
+  for (const auto& [size, cells_and_step] : sizes)
+    for (const std::string variant : {"fixedIter", "fixedTol"}) {
+      SCOPED_TRACE(size + "/" + variant);
+      std::string yaml;
+      const ResolvedCase c = load_foam_case(root / size / variant, {}, &yaml);
+      const auto n = cells_and_step.first;
+      EXPECT_EQ(c.get_int3("mesh.cells"), (std::array<std::int64_t, 3>{n, n, n}));
+      EXPECT_EQ(c.get_real3("mesh.max"), (Vec3{0.1, 0.1, 0.1}));
+      EXPECT_EQ(c.get_list("mesh.patches.movingWall.sides"), std::vector<std::string>{"ymax"});
+      EXPECT_DOUBLE_EQ(c.get_real("time.deltaT"), cells_and_step.second);
+      EXPECT_DOUBLE_EQ(c.get_real("time.endTime"), 15 * cells_and_step.second);  // 15 steps at Co = 1
+      EXPECT_FALSE(c.get_bool("physics.momentumPredictor"));
+      EXPECT_FALSE(c.get_bool("output.vtk"));  // icoFoam writes no time there
+      const SolverSettings p = solver_settings(c, "p"), u = solver_settings(c, "U");
+      EXPECT_EQ(p.preconditioner, "DIC");
+      EXPECT_EQ(u.max_iter, 1);  // maxIter 0: OpenFOAM iterates once
+      if (variant == "fixedIter") {
+        EXPECT_EQ(p.tolerance, 0.0);
+        EXPECT_EQ(p.max_iter, fixed_iterations.at(size));
+      } else {
+        EXPECT_EQ(p.tolerance, 1e-5);
+        EXPECT_EQ(p.rel_tol, 0.05);
+        EXPECT_EQ(final_solver_settings(c, "pFinal", "p").rel_tol, 0.0);
+      }
+    }
 }
 
 }  // namespace

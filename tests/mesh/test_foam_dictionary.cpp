@@ -1,6 +1,6 @@
 // OpenFOAM's dictionary files as --foam-case reads them: entries, sub-dictionaries, $name
-// references, keywords with parentheses, patterns; and every malformed or hostile file refused
-// with its file and line, in bounded memory.
+// references, keywords with parentheses, patterns, lists of named dictionaries; and every
+// malformed or hostile file refused with its file and line, in bounded memory.
 
 #include <gtest/gtest.h>
 
@@ -71,6 +71,28 @@ TEST_F(FoamDictionaryTest, ReferencesAreFoundInTheDictionariesAroundThem) {
   const auto d = parse("tol 1e-6;\na { b { t $tol; } }\nc { tol 1e-9; d { t $tol; } }\n");
   EXPECT_EQ(d->find("a")->dictionary->find("b")->dictionary->find("t")->text(), "1e-6");
   EXPECT_EQ(d->find("c")->dictionary->find("d")->dictionary->find("t")->text(), "1e-9");  // the nearest
+}
+
+// blockMeshDict's boundary: a list of named dictionaries, each an element with its entries; every
+// token keeps its line, so that an item of a long list is named by its own.
+TEST_F(FoamDictionaryTest, ListsOfNamedDictionariesAndTokenLines) {
+  const auto d = parse("w wall;\nboundary\n(\n  lid { type $w; faces ((3 7 6 2)); }\n  walls\n  {\n    type patch;\n"
+                       "    faces\n    (\n      (0 4 7 3)\n      (1 2 6 5)\n    );\n  }\n);\ncopy $boundary;\n");
+  const FoamEntry& boundary = *d->find("boundary");
+  EXPECT_EQ(boundary.text(), "( lid {...} walls {...} )");
+  ASSERT_EQ(boundary.elements.size(), 2u);
+  EXPECT_EQ(boundary.elements[0].keyword, "lid");
+  EXPECT_EQ(boundary.elements[0].line, 4);
+  EXPECT_EQ(boundary.elements[1].line, 5);
+  const FoamDictionary& lid = *boundary.elements[0].dictionary;
+  EXPECT_EQ(lid.path(), "boundary.lid");
+  EXPECT_EQ(lid.find("type")->text(), "wall");  // $w from the file's top
+  const FoamEntry& faces = *boundary.elements[1].dictionary->find("faces");
+  EXPECT_EQ(faces.lines, (std::vector<long>{9, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 12}));
+  EXPECT_EQ(d->find("copy")->elements.size(), 2u);  // $boundary takes its elements along
+  // --- '{' elsewhere in a value is still refused
+  EXPECT_EQ(error("a ({ b 1; });\n"), "system/fvSolution:1: '{' inside the value of 'a'");
+  EXPECT_EQ(error("a b { c 1; };\n"), "system/fvSolution:1: '{' inside the value of 'a'");
 }
 
 TEST_F(FoamDictionaryTest, MalformedFilesNameTheirLine) {
