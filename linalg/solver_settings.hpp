@@ -96,6 +96,8 @@ struct GamgSettings {
   /// gathered whole on every rank and agglomerated on as on one rank (no halo below it); 0: every
   /// level across the ranks, the coarsest gathered; -1: the backend's (solvers/preconditioners/gamg/multigrid.hpp).
   label n_cells_to_gather = -1;
+
+  bool operator==(const GamgSettings&) const = default;
 };
 
 /// GAMG's case keys (app/settings_keys.hpp), under OpenFOAM's names; they apply to preconditioner GAMG.
@@ -159,7 +161,18 @@ struct SolverSettings {
   std::string format = "csr";            ///< a format name, or auto: staircase on cuda, csr on reference
   std::string ordering = "none";
   FormatParameters format_parameters;  ///< keys not set take the format's defaults
+
+  bool operator==(const SolverSettings&) const = default;
 };
+
+/// Whether `b` is `a` but for the stopping rules (tolerance, relTol, maxIter): pFinal beside p,
+/// which one solver set up once may serve with each solve's rules.
+inline bool same_but_stopping_rules(SolverSettings a, const SolverSettings& b) {
+  a.tolerance = b.tolerance;
+  a.rel_tol = b.rel_tol;
+  a.max_iter = b.max_iter;
+  return a == b;
+}
 
 /// The case keys of solvers.<field> (app/settings_keys.hpp) but the tables': format, ordering and
 /// the format parameters come from the format tables of registry/, solver and preconditioner from

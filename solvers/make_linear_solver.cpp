@@ -21,20 +21,15 @@ namespace fvmmini {
 #include "cuda_krylov_files.inc"
 #include "cuda_preconditioner_files.inc"
 
-namespace {
-
-/// An asymmetric matrix only where every part of the solver takes one: the Krylov method and the
-/// preconditioner of the reference backend on one rank (the cuda backend and the decomposed
-/// operator take symmetric matrices only; a symmetric-only format refuses one in prepare_format).
-/// @throws std::invalid_argument naming the key
 void check_symmetry(const LduMatrix& matrix, const SolverSettings& s, bool decomposed) {
   if (matrix.symmetric()) return;
-  if (s.backend == Backend::cuda) require_symmetric(matrix, "backend cuda");
   if (decomposed) require_symmetric(matrix, "a matrix decomposed over ranks");
   if (find_krylov(s.solver).symmetric_only) require_symmetric(matrix, "solver " + s.solver);
   if (find_preconditioner(s.preconditioner).symmetric_only)
     require_symmetric(matrix, "preconditioner " + s.preconditioner);
 }
+
+namespace {
 
 class ReferenceSolver final : public LinearSolver {
  public:
@@ -235,6 +230,7 @@ namespace {
 /// @throws std::invalid_argument for an unknown method or preconditioner
 std::string missing_on_device(const SolverSettings& s) {
   if (!lists(krylov_backends(s.solver), "cuda")) return "solver " + s.solver;
+  if (s.precision == Precision::mixed && s.solver != "CG") return "solver " + s.solver + " in precision mixed";
   if (!lists(preconditioner_backends(s.preconditioner), "cuda")) return "preconditioner " + s.preconditioner;
   return "";
 }

@@ -25,6 +25,13 @@ namespace fvmmini {
 ///         backend cuda without a device
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note = nullptr);
 
+/// An asymmetric matrix only where every part of the solver takes one: the Krylov method and the
+/// preconditioner on one rank (the decomposed operator takes symmetric matrices only; a
+/// symmetric-only format refuses one in prepare_format). Every factory checks it; so does a
+/// step that makes its solvers itself (the device PISO step).
+/// @throws std::invalid_argument naming the key
+void check_symmetry(const LduMatrix& matrix, const SolverSettings& s, bool decomposed);
+
 /// Where any of `settings` may resolve to the cuda backend (cuda, or auto in a build with it, with a
 /// Krylov method the backend has), the GPU of node rank `node_rank` started on a thread of its own
 /// (cuda::start_device), so that its driver's and context's start-up overlaps the host's set-up

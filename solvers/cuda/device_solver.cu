@@ -85,6 +85,16 @@ __global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const l
   }
 }
 
+/// values[upper_slot[f]] = upper[f], values[lower_slot[f]] = lower[f] (upper[f] where lower is null).
+__global__ void set_faces_kernel(int n_faces, const double* __restrict__ upper, const double* __restrict__ lower,
+                                 const long long* __restrict__ upper_slot, const long long* __restrict__ lower_slot,
+                                 double* __restrict__ values) {
+  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < n_faces; f += gridDim.x * blockDim.x) {
+    values[upper_slot[f]] = upper[f];
+    values[lower_slot[f]] = lower ? lower[f] : upper[f];
+  }
+}
+
 /// Up to max_block_vectors device vectors, passed by value.
 struct VectorSet {
   double* v[max_block_vectors];
@@ -169,8 +179,11 @@ struct DeviceSolver::Impl {
                                             matrix.n_rows());
       ranks->set_overlap(s.halo_overlap);
     }
-    cg = find_device_krylov(s.solver).make(device, diagonal, ranks.get());
-    if (cg_step(s) == CgStep::applied) {
+    const DeviceKrylovUnit& method = find_device_krylov(s.solver);
+    cg = method.make(device, diagonal, ranks.get());
+    // --- the settings' preconditioner, or the method's own splitting (smoothSolver's sweeps)
+    method_smoother = static_cast<bool>(method.make_smoother);
+    if (cg_step(s) == CgStep::applied || method_smoother) {
       GamgRanks across;
       if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
       const bool mapped =
@@ -184,10 +197,13 @@ struct DeviceSolver::Impl {
                                             ranks.get(),
                                             mapped ? prepared->value_map.get() : nullptr,
                                             model ? model->preconditioner.get() : nullptr};
-      preconditioner = find_device_preconditioner(s.preconditioner).make(input);
+      preconditioner = method_smoother ? method.make_smoother(input)
+                                       : find_device_preconditioner(s.preconditioner).make(input);
     }
     if (preconditioner) cg->set_preconditioner(preconditioner.get());
     cg->set_l2_window(l2_window);
+    symmetric_only = matrix.symmetric();
+    addressing = matrix.addressing;
   }
 
   /// The device format's values from matrix: refreshed in the host format and uploaded, or, where
@@ -254,6 +270,14 @@ struct DeviceSolver::Impl {
   Event fork, join;
   std::string device_name;
   std::unique_ptr<DevicePreconditioner> preconditioner;  ///< DIC, mcsgs, GAMG; cg refers to it
+  /// preconditioner is the method's own splitting (make_smoother), not the settings' (none)
+  bool method_smoother = false;
+  bool symmetric_only = true;  ///< set up on a symmetric matrix: its method or preconditioner may need one
+  /// set_coefficients: mesh face -> slots of its two coefficients (made on first use)
+  DeviceBuffer<long long> upper_slot, lower_slot;
+  /// set_coefficients for a preconditioner that cannot refresh on the device: the values on the host
+  std::shared_ptr<const LduAddressing> addressing;
+  std::unique_ptr<LduMatrix> host_values;
 };
 
 DeviceSolver::DeviceSolver(const LduMatrix& matrix, const SolverSettings& settings, const DeviceSolver* same_pattern) {
@@ -287,7 +311,14 @@ SolverPerformance DeviceSolver::solve(std::span<double> x, std::span<const doubl
 }
 
 SolverPerformance DeviceSolver::solve(double* x, const double* b, const std::string& field, CUstream_st* caller) {
+  return solve(x, b, field, caller, impl_->settings);
+}
+
+SolverPerformance DeviceSolver::solve(double* x, const double* b, const std::string& field, CUstream_st* caller,
+                                      const SolverSettings& rules) {
   Impl& m = *impl_;
+  if (!same_but_stopping_rules(m.settings, rules))
+    throw std::logic_error("DeviceSolver::solve: rules other than the stopping rules differ from the solver's");
   const int n = m.device.n_rows();
   cudaStream_t s = m.cg->stream();
   const int grid = vector_grid(n);
@@ -295,7 +326,7 @@ SolverPerformance DeviceSolver::solve(double* x, const double* b, const std::str
   m.wait_for(caller);
   gather_kernel<<<grid, reduce_block, 0, s>>>(n, m.new_to_old.data(), x, b, m.cg->x_device(), m.cg->b_device());
   FVMMINI_CUDA_CHECK_LAUNCH(gather_kernel);
-  SolverPerformance perf = m.cg->solve_resident(m.settings);
+  SolverPerformance perf = m.cg->solve_resident(rules);
   scatter_kernel<<<grid, reduce_block, 0, s>>>(n, m.new_to_old.data(), m.cg->x_device(), x);
   FVMMINI_CUDA_CHECK_LAUNCH(scatter_kernel);
   m.release(caller);
@@ -367,8 +398,8 @@ std::vector<SolverPerformance> DeviceSolver::solve_block(std::span<double* const
 bool DeviceSolver::solves_together(int k) const { return impl_->blockable(k); }
 
 void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
-  require_symmetric(matrix, "backend cuda");
   Impl& m = *impl_;
+  if (m.symmetric_only) require_symmetric(matrix, "a solver set up on a symmetric matrix");
   m.upload_values(matrix);
   permute_to_new(m.prepared->permutation, matrix.diag, m.diagonal);
   m.cg->refresh(m.diagonal);
@@ -472,9 +503,53 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   m.release(caller);
 }
 
+void DeviceSolver::set_coefficients(const double* diag, const double* upper, const double* lower,
+                                    CUstream_st* caller) {
+  Impl& m = *impl_;
+  if (lower && m.symmetric_only)
+    throw std::invalid_argument("set_coefficients: asymmetric coefficients for a solver set up on a symmetric matrix");
+  if (m.device.mixed()) throw std::invalid_argument("set_coefficients: precision mixed refreshes from the host only");
+  const LduToCsrMap& map = *m.prepared->value_map;
+  const int n = m.device.n_rows();
+  const int n_faces = static_cast<int>(map.upper_slot.size());
+  if (m.upper_slot.size() != map.upper_slot.size()) {
+    m.upper_slot = DeviceBuffer<long long>(std::span<const long long>(to_long_long(map.upper_slot)));
+    m.lower_slot = DeviceBuffer<long long>(std::span<const long long>(to_long_long(map.lower_slot)));
+  }
+  cudaStream_t s = m.cg->stream();
+  m.wait_for(caller);
+  double* values = m.device.spmv().device_values();
+  if (n_faces > 0) {
+    set_faces_kernel<<<vector_grid(n_faces), reduce_block, 0, s>>>(n_faces, upper, lower, m.upper_slot.data(),
+                                                                   m.lower_slot.data(), values);
+    FVMMINI_CUDA_CHECK_LAUNCH(set_faces_kernel);
+  }
+  set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, m.diag_slot.data(), m.old_to_new.data(),
+                                                              values, m.cg->inverse_diagonal_device(),
+                                                              m.diagonal_op.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
+  m.cg->refresh_on_device();
+  if (m.preconditioner && m.preconditioner->refreshes_on_device()) {
+    m.preconditioner->refresh_on_device({m.diagonal_op.data(), upper, lower ? lower : upper}, s);
+  } else if (m.preconditioner) {  // from a download of the mesh-numbered values
+    if (!m.host_values) m.host_values = std::make_unique<LduMatrix>(make_ldu_matrix(m.addressing));
+    LduMatrix& h = *m.host_values;
+    h.lower.resize(lower ? h.upper.size() : 0);
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(h.diag.data(), diag, sizeof(double) * n, cudaMemcpyDeviceToHost, s));
+    FVMMINI_CUDA_CHECK(
+        cudaMemcpyAsync(h.upper.data(), upper, sizeof(double) * n_faces, cudaMemcpyDeviceToHost, s));
+    if (lower)
+      FVMMINI_CUDA_CHECK(
+          cudaMemcpyAsync(h.lower.data(), lower, sizeof(double) * n_faces, cudaMemcpyDeviceToHost, s));
+    FVMMINI_CUDA_CHECK(cudaStreamSynchronize(s));
+    m.preconditioner->refresh(h);
+  }
+  m.release(caller);
+}
+
 PreconditionerInfo DeviceSolver::preconditioner_info() const {
   const Impl& m = *impl_;
-  if (!m.preconditioner) {
+  if (!m.preconditioner || m.method_smoother) {  // (smoothSolver's sweeps: preconditioner none, as on the host)
     PreconditionerInfo none;
     none.name = m.settings.preconditioner;
     return none;

@@ -69,6 +69,10 @@ class DeviceSolver {
   /// The solve waits for the work queued so far on `caller`; work queued on `caller` after the
   /// return sees the solution.
   SolverPerformance solve(double* x, const double* b, const std::string& field, CUstream_st* caller);
+  /// The same, stopping by `rules`' tolerance, relTol and maxIter (pFinal on p's solver: @pre
+  /// same_but_stopping_rules of the solver's settings and `rules`).
+  SolverPerformance solve(double* x, const double* b, const std::string& field, CUstream_st* caller,
+                          const SolverSettings& rules);
 
   /// Several systems of this matrix at once (the velocity components): x[j], b[j] in the mesh's
   /// numbering, fields[j] each record's field. With preconditioner none or diagonal and a format
@@ -95,6 +99,15 @@ class DeviceSolver {
   /// LinearSolver::time_solves on device vectors: b uploaded once, each solve from a zero guess on
   /// the device (solve(double*, ...)), its end waited for before the clock stops.
   SolveTiming time_solves(std::span<const double> b, int solves, const Communicator& comm);
+
+  /// New coefficients on the same addressing, from device arrays in the mesh's numbering (diag a
+  /// row, upper and lower a face; lower null where the matrix is symmetric), set on the device
+  /// once the work queued on `caller` is done: the format's values, the method's diagonal and the
+  /// preconditioner's, with no host copy (but a GAMG hierarchy built on the host, refreshed from a
+  /// download). The caller vouches for a nonsingular matrix: a breakdown shows in the next solve.
+  /// @throws std::invalid_argument for asymmetric coefficients where the solver was set up on a
+  ///         symmetric matrix, or in mixed precision
+  void set_coefficients(const double* diag, const double* upper, const double* lower, CUstream_st* caller);
 
   /// A new diagonal (device vector, mesh numbering, every entry positive), set on the device
   /// once the work queued on `caller` is done; the off-diagonal entries stay.

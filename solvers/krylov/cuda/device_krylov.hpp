@@ -19,6 +19,7 @@ namespace fvmmini::cuda {
 
 class DevicePreconditioner;
 class DeviceRanks;
+struct DevicePreconditionerInput;
 
 /// k systems of one matrix solved together on the device, their vectors interleaved by row
 /// (linalg/block_vectors.hpp).
@@ -54,7 +55,8 @@ class DeviceKrylov {
   virtual double* inverse_diagonal_device() = 0;
   /// The stream its work is queued on.
   virtual CUstream_st* stream() const = 0;
-  /// The applied preconditioner (null: none, or one fused into the method's passes); not owned.
+  /// The applied preconditioner (null: none, or one fused into the method's passes), or the
+  /// method's own splitting (DeviceKrylovUnit::make_smoother); not owned.
   virtual void set_preconditioner(DevicePreconditioner* preconditioner) = 0;
   /// Whether each solve keeps a persisting-L2 window over the vector the SpMV gathers.
   virtual void set_l2_window(bool on) = 0;
@@ -73,6 +75,10 @@ struct DeviceKrylovUnit {
   std::function<std::unique_ptr<DeviceKrylov>(DeviceMatrix& matrix, std::span<const double> diagonal,
                                               DeviceRanks* ranks)>
       make;
+  /// A method that sweeps with a splitting of the matrix (smoothSolver) sets the splitting up here,
+  /// from what a preconditioner's set-up gets; the solver hands it to the method through
+  /// DeviceKrylov::set_preconditioner. Empty: the method takes the settings' preconditioner.
+  std::function<std::unique_ptr<DevicePreconditioner>(const DevicePreconditionerInput& input)> make_smoother{};
 };
 
 /// The cuda backend's twin of the Krylov unit `name`.

@@ -1,7 +1,8 @@
 // "smoothSolver": OpenFOAM's smoothSolver beside the Krylov methods. No Krylov space: nSweeps
 // sweeps of its smoother (GaussSeidel: forward; symGaussSeidel: forward, then backward) on A x = b
 // in the solve's ordering, then the residual, until it passes the tolerances; its iterations count
-// sweeps, as OpenFOAM's do. Any matrix with a positive diagonal, symmetric or not (reference backend).
+// sweeps, as OpenFOAM's do. Any matrix with a positive diagonal, symmetric or not (its cuda twin:
+// units/cuda/smoothsolver.cpp).
 
 #include <cmath>
 #include <memory>
@@ -12,17 +13,13 @@
 #include "kernels/reference/vector_ops.hpp"
 #include "solvers/krylov/krylov_unit.hpp"
 #include "solvers/krylov/reference_steps.hpp"
+#include "solvers/krylov/smooth_solver_settings.hpp"
 #include "solvers/preconditioners/triangular/triangular_factor.hpp"
 #include "solvers/preconditioners/triangular/triangular_solve.hpp"
 
 namespace fvmmini {
 
-namespace {
-
-namespace ops = reference;
-
-/// @throws std::invalid_argument for a smoother that is GAMG's
-void check_smoother(const SolverSettings& s) {
+void check_smooth_solver_settings(const SolverSettings& s) {
   if (s.smoother != Smoother::gauss_seidel && s.smoother != Smoother::symmetric_gauss_seidel)
     throw std::invalid_argument(
         fmt::format("solver smoothSolver: smoother {} is GAMG's (smoothSolver's: GaussSeidel, symGaussSeidel)",
@@ -31,13 +28,17 @@ void check_smoother(const SolverSettings& s) {
     throw std::invalid_argument(fmt::format("solver smoothSolver: nSweeps {} (at least 1)", s.n_sweeps));
 }
 
+namespace {
+
+namespace ops = reference;
+
 class SmoothSolverMethod final : public KrylovMethod {
  public:
   explicit SmoothSolverMethod(std::shared_ptr<WorkStore> store) : store_(std::move(store)) {}
 
   void set_up(const LduMatrix& matrix, const Permutation& op, std::span<const label> sequence,
               const SolverSettings& s, bool decomposed) override {
-    check_smoother(s);
+    check_smooth_solver_settings(s);
     // (a rank's sweep would need its neighbours' values at every row of a processor face)
     if (decomposed) throw std::invalid_argument("solver smoothSolver runs on one rank (use PBiCGStab across ranks)");
     factor_ = build_triangular_factor(matrix, op, gauss_seidel, sequence);
@@ -46,7 +47,7 @@ class SmoothSolverMethod final : public KrylovMethod {
 
   SolverPerformance solve(const HostOperator& a, std::span<double> x, std::span<const double> b,
                           const SolverSettings& s, HostPreconditioner& /*unused: it has none*/) override {
-    check_smoother(s);
+    check_smooth_solver_settings(s);
     const label n = a.n_rows();
     if (factor_.n_rows != n) throw std::logic_error("smoothSolver: not set up for this operator");
     const auto size = static_cast<std::size_t>(n);

@@ -25,6 +25,14 @@ namespace fvmmini::cuda {
 class DeviceSpmv;
 class DeviceRanks;
 
+/// The operator's coefficients after new values were written on the device (DeviceSolver::
+/// set_coefficients, the PISO step's matrices): the operator's format holds them too.
+struct DeviceCoefficients {
+  const double* diagonal;  ///< operator numbering
+  const double* upper;     ///< per mesh face: a_{owner, neighbour}
+  const double* lower;     ///< per mesh face: a_{neighbour, owner} (upper where symmetric)
+};
+
 /// z = M^-1 r on the device, as the device CG applies it.
 class DevicePreconditioner {
  public:
@@ -46,6 +54,12 @@ class DevicePreconditioner {
   /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
   /// values stayed, taken on `stream`.
   virtual void refactor(const double* diagonal, CUstream_st* stream) = 0;
+  /// New values on the same addressing written on the device, taken on `stream` with no host copy
+  /// and no wait: a pivot that is not positive shows as the method's breakdown, not here.
+  virtual void refresh_on_device(const DeviceCoefficients& coefficients, CUstream_st* stream) = 0;
+  /// Whether refresh_on_device takes new values; where not, the caller downloads them and calls
+  /// refresh() (GAMG whose hierarchy was built on the host).
+  virtual bool refreshes_on_device() const { return true; }
   /// Across ranks, the processor interfaces' new coefficients (the LDU block's rows), told before
   /// refresh(): GAMG couples its levels through them; the others act on the rank's block alone.
   virtual void refresh_interfaces(const std::vector<ProcessorInterface>&) {}

@@ -1,6 +1,6 @@
 // "DILU": OpenFOAM's diagonal incomplete LU, for matrices that need not be symmetric: DIC's
 // recurrence with each triangle's own coefficients, d~_i = a_ii - sum_{j in L(i)} a_ij a_ji / d~_j,
-// its triangles solved level by level in the solve's ordering (reference backend).
+// its triangles solved level by level in the solve's ordering (its cuda twin: units/cuda/dilu.cpp).
 
 #include <memory>
 

@@ -651,6 +651,19 @@ void DeviceGamg::refresh(const LduMatrix& matrix) {
   m.refresh_parts = timer.parts();
 }
 
+void DeviceGamg::refresh_on_device(const DeviceCoefficients&, CUstream_st*) {
+  Impl& m = *impl_;
+  if (!m.device) throw std::logic_error("GAMG refreshes on the device only a hierarchy built there");
+  const auto start = std::chrono::steady_clock::now();
+  PartTimer timer;
+  m.device_coefficients(&timer);  // waits for the device: the caller's values written
+  m.device_smoothers(&timer);  // marked: its stream done before the caller's next apply
+  m.refresh_seconds = seconds_since(start);
+  m.refresh_parts = timer.parts();
+}
+
+bool DeviceGamg::refreshes_on_device() const { return impl_->device != nullptr; }
+
 void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
   Impl& m = *impl_;
   const label count = m.count;

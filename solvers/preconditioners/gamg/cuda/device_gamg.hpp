@@ -65,6 +65,11 @@ class DeviceGamg final : public DevicePreconditioner {
   /// A new fine diagonal on the device: the coarse diagonals restricted there, the smoothers
   /// refactored; the coarsest diagonal comes to the host for its inverse (one small copy).
   void refactor(const double* diagonal, CUstream_st* stream) override;
+  /// The operator's new values (its format's, on the device) down the device hierarchy; the
+  /// coarsest inverse on the host, as refresh() does. @pre refreshes_on_device()
+  void refresh_on_device(const DeviceCoefficients& coefficients, CUstream_st* stream) override;
+  /// Whether the hierarchy was built on the device (builds_on_device), so that it refreshes there.
+  bool refreshes_on_device() const override;
   /// Across ranks, the finest interfaces' new coefficients; refresh() takes them down the levels.
   void refresh_interfaces(const std::vector<ProcessorInterface>& interfaces) override;
   PreconditionerInfo info(std::int64_t nnz) const override;

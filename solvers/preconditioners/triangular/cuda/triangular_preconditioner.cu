@@ -178,8 +178,30 @@ struct BackwardRow : Triangle {
   }
 };
 
-/// DIC pivots: 1/d~_i = 1 / (a_ii - sum_j a_ij^2 / d~_j); the lowest row whose pivot is not
-/// positive into `bad`.
+/// y_p = z_i = (r_i - L_i y) / d~_i: the forward solve alone, its result also in the operator's
+/// numbering. Nothing unsets y for the next forward sweep (a backward sweep would): its caller does.
+struct LowerRow : Triangle {
+  const double* rdiag;
+  const double* r;
+  double* y;
+  double* z;
+  __device__ void own(RowSlots& h) const {
+    h.b = __ldg(r + h.i);
+    h.d = __ldg(rdiag + h.i);
+  }
+  template <class Sync>
+  __device__ void finish(const RowSlots& h) const {
+    const double v =
+        (h.b - Sync::fold(*this, h, 0.0, y, [](double s, double a, double x) { return s + a * x; })) * h.d;
+    Sync::store(y + h.p, v);
+    z[h.i] = v;
+  }
+};
+
+/// DIC and DILU pivots: 1/d~_i = 1 / (a_ii - sum_j a_ij a_ji / d~_j), the triangle's values the
+/// a_ij of a symmetric matrix (a_ij a_ji = a_ij^2) or, `Product`, each slot's a_ij a_ji; the lowest
+/// row whose pivot is not positive into `bad`.
+template <bool Product>
 struct PivotRow : Triangle {
   const double* diagonal;
   double* rdiag;
@@ -188,7 +210,10 @@ struct PivotRow : Triangle {
   __device__ void own(RowSlots& h) const { h.b = __ldg(diagonal + h.i); }
   template <class Sync>
   __device__ void finish(const RowSlots& h) const {
-    const double d = Sync::fold(*this, h, h.b, level_rdiag, [](double s, double a, double r) { return s - a * a * r; });
+    const double d = Sync::fold(*this, h, h.b, level_rdiag, [](double s, double a, double r) {
+      if constexpr (Product) return s - a * r;
+      else return s - a * a * r;
+    });
     if (!(d > 0.0) || !isfinite(d)) atomicMin(bad, h.i);
     Sync::store(level_rdiag + h.p, 1.0 / d);
     if (level_rdiag != rdiag) rdiag[h.i] = 1.0 / d;
@@ -240,6 +265,44 @@ __global__ void gather_faces(long long slots, const int* __restrict__ face, cons
     value[s] = face[s] >= 0 ? upper[face[s]] : 0.0;
 }
 
+/// An asymmetric matrix's slots: value[s] = the slot's own coefficient of its face f, lower[f]
+/// (a_{neighbour, owner}) where lower_side[s], else upper[f]; 0 for padding. Where `product` is not
+/// null also product[s] = upper[f] lower[f], a_ij a_ji for DILU's pivots (the host's product, as
+/// the factors commute).
+__global__ void gather_sides(long long slots, const int* __restrict__ face, const std::uint8_t* __restrict__ lower_side,
+                             const double* __restrict__ upper, const double* __restrict__ lower,
+                             double* __restrict__ value, double* __restrict__ product) {
+  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < slots;
+       s += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int f = face[s];
+    const double u = f >= 0 ? upper[f] : 0.0, l = f >= 0 ? lower[f] : 0.0;
+    value[s] = lower_side[s] ? l : u;
+    if (product) product[s] = u * l;
+  }
+}
+
+/// owner[f] = the operator row of face f's owner, its lower-addressed mesh row (old_to_new null:
+/// the identity).
+__global__ void face_owners(int faces, const int* __restrict__ lower, const int* __restrict__ old_to_new,
+                            int* __restrict__ owner) {
+  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < faces; f += gridDim.x * blockDim.x)
+    owner[f] = old_to_new ? old_to_new[lower[f]] : lower[f];
+}
+
+/// lower_side[s]: whether slot s holds its face's lower coefficient, a_{neighbour, owner}: its row
+/// is the face's neighbour, so its column the owner (the host's rule, refresh_triangular_factor).
+/// Columns are positions in the level order, `rows` their rows (null where the two agree, and for
+/// the CSR's columns, which are rows); padding (face -1) is 0.
+__global__ void mark_lower_side(long long slots, const int* __restrict__ col, const int* __restrict__ face,
+                                const int* __restrict__ rows, const int* __restrict__ owner,
+                                std::uint8_t* __restrict__ lower_side) {
+  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < slots;
+       s += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int f = face[s];
+    lower_side[s] = f >= 0 && (rows ? rows[col[s]] : col[s]) == owner[f];
+  }
+}
+
 /// The CSR position of each row's diagonal.
 __global__ void find_diagonal(int n, const int* __restrict__ row_ptr, const int* __restrict__ col, int* __restrict__ slot) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -276,6 +339,16 @@ int slot_grid(long long slots) {
   return static_cast<int>(std::min<long long>((slots + reduce_block - 1) / reduce_block, 65536));
 }
 
+/// Each slot's side of its face (mark_lower_side) for `slots` slots, on the default stream.
+DeviceBuffer<std::uint8_t> lower_sides(long long slots, const int* col, const int* face, const int* rows,
+                                       const int* owner) {
+  DeviceBuffer<std::uint8_t> side(static_cast<std::size_t>(slots));
+  if (slots == 0) return side;
+  mark_lower_side<<<slot_grid(slots), reduce_block>>>(slots, col, face, rows, owner, side.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(mark_lower_side);
+  return side;
+}
+
 const double one = 1.0;
 
 // cusparseSpSV on the factor as CSR (the pattern's own CSR: D~ + L + U, columns ascending): the
@@ -283,13 +356,17 @@ const double one = 1.0;
 class CusparseTriangles {
  public:
   /// @param[in] upper the LDU faces' values and `rdiag` the pivots, both already on the device
-  CusparseTriangles(const DevicePattern& p, DeviceBuffer<double>& rdiag, const double* upper)
+  /// @param[in] lower, owner an asymmetric matrix's lower coefficients and each face's owner
+  ///            (operator row), on the device; null for a symmetric matrix
+  CusparseTriangles(const DevicePattern& p, DeviceBuffer<double>& rdiag, const double* upper, const double* lower,
+                    const int* owner)
       : n_(p.n_rows), nnz_(static_cast<long long>(p.col.size())), face_(p.face), rdiag_(rdiag) {
     diag_slot_ = DeviceBuffer<int>(std::max(1, n_));
     find_diagonal<<<vector_grid(n_), reduce_block>>>(n_, p.row_ptr.data(), p.col.data(), diag_slot_.data());
     FVMMINI_CUDA_CHECK_LAUNCH(find_diagonal);
     values_ = DeviceBuffer<double>(std::max<long long>(nnz_, 1));
-    fill_values(upper, nullptr);
+    if (owner) lower_side_ = lower_sides(nnz_, p.col.data(), face_.data(), nullptr, owner);
+    fill_values(upper, lower, nullptr);
     probe_x_ = DeviceBuffer<double>(std::max(1, n_));
     probe_y_ = DeviceBuffer<double>(std::max(1, n_));
     scaled_ = DeviceBuffer<double>(std::max(1, n_));
@@ -340,10 +417,10 @@ class CusparseTriangles {
     solve(1, scaled_.data(), z, stream);
   }
 
-  /// The off-diagonal values from the LDU faces (device), the diagonal from the device pivots,
-  /// then both solves told of the new values.
-  void refresh(const double* upper, cudaStream_t stream) {
-    fill_values(upper, stream);
+  /// The off-diagonal values from the LDU faces (device; lower ignored for a symmetric set-up),
+  /// the diagonal from the device pivots, then both solves told of the new values.
+  void refresh(const double* upper, const double* lower, cudaStream_t stream) {
+    fill_values(upper, lower, stream);
     update_matrix(stream);
   }
   void refresh_pivots(cudaStream_t stream) {
@@ -359,9 +436,15 @@ class CusparseTriangles {
     FVMMINI_CUSPARSE_CHECK(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix_[t], x_, y_,
                                               CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, solve_[t]));
   }
-  void fill_values(const double* upper, cudaStream_t stream) {
-    gather_faces<<<slot_grid(nnz_), reduce_block, 0, stream>>>(nnz_, face_.data(), upper, values_.data());
-    FVMMINI_CUDA_CHECK_LAUNCH(gather_faces);
+  void fill_values(const double* upper, const double* lower, cudaStream_t stream) {
+    if (lower_side_.size() > 0) {
+      gather_sides<<<slot_grid(nnz_), reduce_block, 0, stream>>>(nnz_, face_.data(), lower_side_.data(), upper, lower,
+                                                                 values_.data(), nullptr);
+      FVMMINI_CUDA_CHECK_LAUNCH(gather_sides);
+    } else {
+      gather_faces<<<slot_grid(nnz_), reduce_block, 0, stream>>>(nnz_, face_.data(), upper, values_.data());
+      FVMMINI_CUDA_CHECK_LAUNCH(gather_faces);
+    }
     fill_pivots(stream);
   }
   void fill_pivots(cudaStream_t stream) {
@@ -393,6 +476,7 @@ class CusparseTriangles {
   const DeviceBuffer<int>& face_;  ///< the pattern's, kept by the owner
   DeviceBuffer<double>& rdiag_;
   DeviceBuffer<int> diag_slot_;
+  DeviceBuffer<std::uint8_t> lower_side_;  ///< per CSR entry (an asymmetric matrix): lower_sides
   DeviceBuffer<double> values_, probe_x_, probe_y_, scaled_;
   DeviceBuffer<char> buffer_[2];
   cusparseHandle_t handle_ = nullptr;
@@ -455,7 +539,13 @@ struct DeviceTriangularPreconditioner::Impl {
   Impl(const LduMatrix& matrix, const Permutation& op, const TriangularMethod& k, TriangularSolve s, int sw,
        DeviceSpmv* a,
        LevelLaunch asked, std::span<const label> sequence)
-      : n(matrix.n_rows()), method(k), solve(s), sweeps(sw), spmv(a), mesh_row(op.new_to_old) {
+      : n(matrix.n_rows()),
+        method(k),
+        solve(s),
+        sweeps(sw),
+        spmv(a),
+        asymmetric(!matrix.symmetric()),
+        mesh_row(op.new_to_old) {
     if (sweeps < 1) throw std::invalid_argument("sweeps: " + std::to_string(sweeps) + " (must be at least 1)");
     if (sweeps > 1 && !spmv) throw std::invalid_argument("mcsgs: sweeps after the first need the operator");
     split = method.split;
@@ -510,10 +600,23 @@ struct DeviceTriangularPreconditioner::Impl {
       correction = DeviceBuffer<double>(n);
     }
     timer.mark("buffers");
+    // --- an asymmetric matrix: each slot's side of its face, from the faces' owners
+    DeviceBuffer<int> owner;
+    if (asymmetric && n > 0) {
+      owner = face_owner_rows(*matrix.addressing, op);
+      lower_coeff = DeviceBuffer<double>(matrix.lower.size());
+      lower_side = lower_sides(levels.lower.slots(), levels.lower.col.data(), levels.lower.face.data(), row_list(),
+                               owner.data());
+      upper_side = lower_sides(levels.upper.slots(), levels.upper.col.data(), levels.upper.face.data(), row_list(),
+                               owner.data());
+      if (method.modified_diagonal) lower_products = DeviceBuffer<double>(levels.lower.slots());
+      timer.mark("sides");
+    }
     set_values(matrix);
     timer.mark("values");
     if (solve == TriangularSolve::cusparse && n > 0) {
-      cusparse = std::make_unique<CusparseTriangles>(pattern, rdiag, upper_coeff.data());
+      cusparse = std::make_unique<CusparseTriangles>(pattern, rdiag, upper_coeff.data(), lower_values(matrix),
+                                                     asymmetric ? owner.data() : nullptr);
       timer.mark("cusparseSpSV");
       analysis_seconds = cusparse->analysis_seconds();
       layout_seconds = 0.0;
@@ -524,23 +627,68 @@ struct DeviceTriangularPreconditioner::Impl {
     setup_parts = timer.parts();
   }
 
+  /// Each face's owner as an operator row, on the device (temporary: the slots' sides are marked
+  /// from it at set-up).
+  static DeviceBuffer<int> face_owner_rows(const LduAddressing& a, const Permutation& op) {
+    DeviceBuffer<int> owner(a.lower.size());
+    if (a.n_faces() == 0) return owner;
+    const DeviceBuffer<int> lower(std::span<const int>(a.lower));
+    DeviceBuffer<int> old_to_new;
+    if (!op.is_identity()) old_to_new = DeviceBuffer<int>(std::span<const int>(op.old_to_new));
+    face_owners<<<vector_grid(a.n_faces()), reduce_block>>>(a.n_faces(), lower.data(),
+                                                            op.is_identity() ? nullptr : old_to_new.data(),
+                                                            owner.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(face_owners);
+    return owner;
+  }
+
+  /// The device's copy of the matrix's lower coefficients for an asymmetric set-up (its upper
+  /// ones where the new matrix is symmetric), after set_values uploaded them; null for a symmetric one.
+  const double* lower_values(const LduMatrix& matrix) const {
+    if (!asymmetric) return nullptr;
+    return matrix.symmetric() ? upper_coeff.data() : lower_coeff.data();
+  }
+
+  /// The triangles' values from the faces' coefficients on the device (lower: null for a
+  /// symmetric set-up, whose slots read the upper ones alone), and DILU's products, on `s`.
+  void gather_values(const double* upper, const double* lower, cudaStream_t s) {
+    for (DeviceTrianglePart* part : {&levels.lower, &levels.upper}) {
+      if (part->slots() == 0) continue;
+      if (!asymmetric) {
+        gather_faces<<<slot_grid(part->slots()), reduce_block, 0, s>>>(part->slots(), part->face.data(), upper,
+                                                                       part->value.data());
+        FVMMINI_CUDA_CHECK_LAUNCH(gather_faces);
+        continue;
+      }
+      const bool is_lower = part == &levels.lower;
+      gather_sides<<<slot_grid(part->slots()), reduce_block, 0, s>>>(
+          part->slots(), part->face.data(), (is_lower ? lower_side : upper_side).data(), upper, lower,
+          part->value.data(), is_lower && pivot_products() ? lower_products.data() : nullptr);
+      FVMMINI_CUDA_CHECK_LAUNCH(gather_sides);
+    }
+  }
+
+  /// Whether the modified pivots read a_ij a_ji per lower slot (DILU on an asymmetric matrix).
+  bool pivot_products() const { return asymmetric && method.modified_diagonal; }
+
   /// The triangles from the matrix's faces, the pivots from its diagonal; checked.
+  /// @throws std::invalid_argument for an asymmetric matrix after a symmetric set-up
   void set_values(const LduMatrix& matrix) {
     if (n == 0) return;
+    if (!matrix.symmetric() && !asymmetric)
+      throw std::invalid_argument(method.name +
+                                  ": an asymmetric matrix where the set-up's was symmetric (its triangles read the "
+                                  "upper coefficients alone): set it up afresh");
     upper_coeff.upload(std::span<const double>(matrix.upper));
+    if (asymmetric && !matrix.symmetric()) lower_coeff.upload(std::span<const double>(matrix.lower));
     std::vector<double> d(n);
     for (int i = 0; i < n; ++i) d[i] = matrix.diag[mesh_row[i]];
     diagonal.upload(std::span<const double>(d));
-    for (DeviceTrianglePart* part : {&levels.lower, &levels.upper})
-      if (part->slots() > 0) {
-        gather_faces<<<slot_grid(part->slots()), reduce_block>>>(part->slots(), part->face.data(), upper_coeff.data(),
-                                                                 part->value.data());
-        FVMMINI_CUDA_CHECK_LAUNCH(gather_faces);
-      }
+    gather_values(upper_coeff.data(), lower_values(matrix), nullptr);
     const int none = INT_MAX;
     bad_row.upload(std::span<const int>(&none, 1));
     pivots(diagonal.data(), nullptr);
-    if (cusparse) cusparse->refresh(upper_coeff.data(), nullptr);
+    if (cusparse) cusparse->refresh(upper_coeff.data(), lower_values(matrix), nullptr);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
     int bad = none;
     bad_row.download(std::span<int>(&bad, 1));
@@ -562,10 +710,16 @@ struct DeviceTriangularPreconditioner::Impl {
     if (method.modified_diagonal) {
       double* pivots_in_level_order = row_list() ? level_rdiag.data() : rdiag.data();
       unset(pivots_in_level_order, s);
-      run_sweep(launch, levels, lower, false, nullptr, tickets.data(),
-                PivotRow{{levels.lower.col.data(), levels.lower.value.data()}, diag, rdiag.data(),
-                         pivots_in_level_order, bad_row.data()},
-                s);
+      if (pivot_products())
+        run_sweep(launch, levels, lower, false, nullptr, tickets.data(),
+                  PivotRow<true>{{levels.lower.col.data(), lower_products.data()}, diag, rdiag.data(),
+                                 pivots_in_level_order, bad_row.data()},
+                  s);
+      else
+        run_sweep(launch, levels, lower, false, nullptr, tickets.data(),
+                  PivotRow<false>{{levels.lower.col.data(), levels.lower.value.data()}, diag, rdiag.data(),
+                                  pivots_in_level_order, bad_row.data()},
+                  s);
     } else {
       sgs_pivots<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, rdiag.data(), bad_row.data());
       FVMMINI_CUDA_CHECK_LAUNCH(sgs_pivots);
@@ -590,12 +744,25 @@ struct DeviceTriangularPreconditioner::Impl {
     }
   }
 
+  /// z = (D~ + L)^-1 r: the forward sweep alone, then y unset again for the next forward sweep.
+  void apply_lower(const double* r, double* z, const int* status, cudaStream_t s) {
+    if (n == 0) return;
+    if (cusparse) {
+      cusparse->forward(r, z, s);
+      return;
+    }
+    run_sweep(launch, levels, lower, false, status, tickets.data(),
+              LowerRow{{levels.lower.col.data(), levels.lower.value.data()}, rdiag.data(), r, level_y.data(), z}, s);
+    unset(level_y.data(), s);
+  }
+
   int n;
   TriangularMethod method;
   TriangleSplit split = TriangleSplit::index;
   TriangularSolve solve;
   int sweeps;
   DeviceSpmv* spmv;
+  bool asymmetric;  ///< set up on lower coefficients of their own: the slots know their sides
   std::vector<label> mesh_row;  ///< operator row -> mesh row
   label colours = 0;
   DevicePattern pattern;  ///< kept for cusparseSpSV, which reads its CSR
@@ -606,6 +773,10 @@ struct DeviceTriangularPreconditioner::Impl {
   DeviceBuffer<double> rdiag, upper_coeff, diagonal, residual, correction;
   DeviceBuffer<double> level_y;                   ///< the forward sweep's result, level order
   DeviceBuffer<double> level_w, level_rdiag;      ///< the backward's result and DIC's pivots in the level order (when it differs)
+  // --- an asymmetric set-up only (empty for a symmetric one)
+  DeviceBuffer<double> lower_coeff;               ///< the faces' lower coefficients (refresh)
+  DeviceBuffer<std::uint8_t> lower_side, upper_side;  ///< per slot of each triangle: mark_lower_side
+  DeviceBuffer<double> lower_products;            ///< per lower slot a_ij a_ji (DILU's pivots)
   DeviceBuffer<int> bad_row;
   std::unique_ptr<CusparseTriangles> cusparse;
   double setup_seconds = 0.0, analysis_seconds = 0.0, layout_seconds = 0.0, refresh_seconds = 0.0;
@@ -646,11 +817,31 @@ void DeviceTriangularPreconditioner::refactor(const double* diagonal, CUstream_s
   if (m.cusparse) m.cusparse->refresh_pivots(stream);
 }
 
+void DeviceTriangularPreconditioner::refresh_on_device(const DeviceCoefficients& c, CUstream_st* stream) {
+  Impl& m = *impl_;
+  const double* lower = c.lower ? c.lower : c.upper;
+  if (lower != c.upper && !m.asymmetric)
+    throw std::invalid_argument(m.method.name +
+                                ": lower coefficients of their own where the set-up's matrix was symmetric (its "
+                                "triangles read the upper coefficients alone): set it up afresh");
+  if (m.n == 0) return;
+  // --- as set_values, on the stream: the triangles, the pivots, cuSPARSE's CSR from both
+  m.gather_values(c.upper, m.asymmetric ? lower : nullptr, stream);
+  m.pivots(c.diagonal, stream);
+  if (m.cusparse) m.cusparse->refresh(c.upper, lower, stream);
+}
+
+void DeviceTriangularPreconditioner::apply_lower(const double* r, double* z, const int* status, CUstream_st* stream) {
+  impl_->apply_lower(r, z, status, stream);
+}
+
 double DeviceTriangularPreconditioner::analysis_seconds() const { return impl_->analysis_seconds; }
 
 double DeviceTriangularPreconditioner::layout_seconds() const { return impl_->layout_seconds; }
 
 LevelLaunch DeviceTriangularPreconditioner::level_launch() const { return impl_->launch; }
+
+const TriangularMethod& DeviceTriangularPreconditioner::method() const { return impl_->method; }
 
 LevelLaunch automatic_level_launch(long long rows, int levels) {
   return levels > 0 && rows / levels >= (1 << 16) ? LevelLaunch::per_level : LevelLaunch::sync_free;
@@ -675,6 +866,7 @@ TriangularFactor DeviceTriangularPreconditioner::download() const {
   const Impl& m = *impl_;
   FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
   TriangularFactor t;
+  t.method = m.method.name;
   t.n_rows = m.n;
   t.modified_diagonal = m.method.modified_diagonal;
   t.split = m.split;

@@ -1,9 +1,12 @@
 #pragma once
-// DIC and multicolour SGS on the device (plain C++ interface), set up there: the factor's pattern
-// (factor_pattern.cuh), mcsgs's greedy colouring, the level analysis and the triangles
-// (level_analysis.cuh) are built on the device and give the same factor as
-// build_triangular_factor. Solved level by level (LevelLaunch) or, for DIC, by
-// cuSPARSE's cusparseSpSV on the same factor stored as CSR (the baseline).
+// DIC, DILU, multicolour SGS and smoothSolver's Gauss-Seidel splitting on the device (plain C++
+// interface), set up there: the factor's pattern (factor_pattern.cuh), mcsgs's greedy colouring,
+// the level analysis and the triangles (level_analysis.cuh) are built on the device and give the
+// same factor as build_triangular_factor. Solved level by level (LevelLaunch) or, for triangles
+// split by index, by cuSPARSE's cusparseSpSV on the same factor stored as CSR (the baseline). On
+// an asymmetric matrix each slot takes its own coefficient of its face, as the host's factor does:
+// a byte per slot says which, and DILU's pivots read a_ij a_ji from a product kept per lower slot
+// (a symmetric matrix needs neither).
 
 #include <cstdint>
 #include <memory>
@@ -36,8 +39,8 @@ LevelLaunch automatic_level_launch(long long rows, int levels);
 
 class DeviceTriangularPreconditioner final : public DevicePreconditioner {
  public:
-  /// Set up `method` (incomplete_cholesky, multicolour_gauss_seidel) for `matrix` in the
-  /// operator's numbering `op`: the analysis and the factor on the device; for
+  /// Set up `method` (incomplete_cholesky, incomplete_lu, multicolour_gauss_seidel, gauss_seidel)
+  /// for `matrix` in the operator's numbering `op`: the analysis and the factor on the device; for
   /// TriangularSolve::cusparse also both cusparseSpSV analyses.
   /// @param[in] spmv the operator, for mcsgs sweeps after the first (may be null when sweeps ==
   ///            1); must outlive this object
@@ -53,11 +56,21 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   DeviceTriangularPreconditioner& operator=(const DeviceTriangularPreconditioner&) = delete;
 
   void apply(const double* r, double* z, const int* status, CUstream_st* stream) override;
+  /// z = (D~ + L)^-1 r, the forward solve alone, once whatever `sweeps` (smoothSolver's
+  /// GaussSeidel: x += (D + L)^-1 (b - A x) is its forward sweep); status as apply's.
+  void apply_lower(const double* r, double* z, const int* status, CUstream_st* stream);
 
   /// New values on the same addressing (the matrix's faces and diagonal uploaded): triangles and
   /// pivots recomputed on the device, the analysis kept (cusparseSpSV_updateMatrix for cusparse).
-  /// @throws SolverError as the constructor
+  /// @throws SolverError as the constructor; std::invalid_argument for an asymmetric matrix where
+  ///         the set-up's was symmetric (its slots do not know their sides)
   void refresh(const LduMatrix& matrix) override;
+
+  /// New values on the device (the faces' upper and lower coefficients, the diagonal in operator
+  /// numbering): the triangles gathered and the pivots recomputed on `stream`, no host copy or wait.
+  /// @throws std::invalid_argument for lower coefficients of their own (lower != upper) where the
+  ///         set-up's matrix was symmetric
+  void refresh_on_device(const DeviceCoefficients& coefficients, CUstream_st* stream) override;
 
   /// A new diagonal of the operator (device vector, operator numbering) after the off-diagonal
   /// values stayed: the pivots recomputed on `stream`, level by level (DIC) or 1/a_ii (SGS). A
@@ -72,6 +85,8 @@ class DeviceTriangularPreconditioner final : public DevicePreconditioner {
   double layout_seconds() const;
   /// How the sweeps (and DIC's pivots) run: per_level or sync_free, never automatic.
   LevelLaunch level_launch() const;
+  /// The method it was set up for.
+  const TriangularMethod& method() const;
   /// Set-up and refresh times, levels, colours and the modelled cost of one application; the
   /// name shows the triangles' solver where it is not fvmmini's own ("DIC/cusparse").
   PreconditionerInfo info(std::int64_t nnz) const override;
