@@ -11,6 +11,11 @@ std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const S
   if (operators.settings.algorithm == FlowAlgorithm::piso) {
     SolverSettings final_settings = final_pressure_solver ? *final_pressure_solver : pressure_solver;
     if (!final_pressure_solver) final_settings.rel_tol = 0.0;
+    const SolverSettings u = resolve_solver_settings(velocity_solver);
+    const SolverSettings p = resolve_solver_settings(pressure_solver);
+    const SolverSettings p_final = resolve_solver_settings(final_settings);
+    if (u.backend == Backend::cuda && p.backend == Backend::cuda && p_final.backend == Backend::cuda)
+      return make_device_piso_step(operators, u, p, p_final);
     return std::make_unique<PisoStep>(operators, velocity_solver, pressure_solver, final_settings);
   }
   if (operators.settings.convection == ConvectionScheme::upwind)

@@ -9,11 +9,11 @@
 
 namespace fvmmini {
 
-/// The step for these settings: PISO on the host where the operators' algorithm is PISO (its
-/// last pressure solve of a step with final_pressure_solver; null: pressure_solver's with relTol
-/// 0, as OpenFOAM's tutorials write pFinal); the projection on the device when
-/// both systems resolve to the cuda backend (on each rank's GPU across ranks), on the host
-/// otherwise. `operators` must outlive the step. @throws SolverSetupError (naming the field) for
+/// The step for these settings: where the operators' algorithm is PISO, PISO (its last pressure
+/// solve of a step with final_pressure_solver; null: pressure_solver's with relTol 0, as
+/// OpenFOAM's tutorials write pFinal) on the device when the three systems resolve to the cuda
+/// backend, on the host otherwise; else the projection on the device when both systems resolve
+/// to the cuda backend (on each rank's GPU across ranks), on the host otherwise. `operators` must outlive the step. @throws SolverSetupError (naming the field) for
 /// settings that do not fit a matrix; std::invalid_argument for a PISO the step cannot run
 std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
                                          const SolverSettings& pressure_solver,
@@ -26,5 +26,13 @@ std::unique_ptr<FlowStep> make_flow_step(const FlowOperators& operators, const S
 /// (naming the field) for settings the cuda backend does not accept
 std::unique_ptr<FlowStep> make_device_flow_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
                                                 const SolverSettings& pressure_solver);
+
+/// PISO on the device (device_piso_step.cu) from the operators' initial state, the three settings
+/// resolved to the cuda backend; pFinal solved by p's solver with its own stopping rules where
+/// nothing else differs. One rank. Phase times are the device's.
+/// @throws as make_device_flow_step; std::invalid_argument on several ranks
+std::unique_ptr<FlowStep> make_device_piso_step(const FlowOperators& operators, const SolverSettings& velocity_solver,
+                                                const SolverSettings& pressure_solver,
+                                                const SolverSettings& final_pressure_solver);
 
 }  // namespace fvmmini

@@ -9,4 +9,9 @@ std::unique_ptr<FlowStep> make_device_flow_step(const FlowOperators&, const Solv
   throw SolverError("the device flow step needs the CUDA backend, which this build does not have");
 }
 
+std::unique_ptr<FlowStep> make_device_piso_step(const FlowOperators&, const SolverSettings&, const SolverSettings&,
+                                                const SolverSettings&) {
+  throw SolverError("the device PISO step needs the CUDA backend, which this build does not have");
+}
+
 }  // namespace fvmmini
