@@ -8,6 +8,8 @@
 
 #include "discretisation/incompressible/flow_step_factory.hpp"
 
+#include "discretisation/incompressible/device_flow_state.cuh"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -697,18 +699,7 @@ void DevicePisoStep::correct(int corrector, StepReport& report) {
 
 const FlowState& DevicePisoStep::state() {
   if (!host_state_stale) return host_state;
-  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  const label n = operators().mesh.n_cells;
-  for (int i = 0; i < 3; ++i) {
-    host_state.velocity[i].resize(n);
-    velocity[i].download(host_state.velocity[i]);
-  }
-  host_state.pressure.resize(n);
-  pressure.download(host_state.pressure);
-  host_state.pressure_gradient.resize(n);
-  grad_p.download(host_state.pressure_gradient);
-  host_state.flux.resize(flux.size());
-  flux.download(host_state.flux);
+  download_flow_state(velocity, pressure, grad_p, flux, stream.get(), host_state);
   host_state_stale = false;
   return host_state;
 }
