@@ -250,19 +250,15 @@ TEST_F(CudaSmoothSolver, RefusesWhatItCannotTake) {
     EXPECT_EQ(std::string(e.what()), "solver smoothSolver runs on one rank (use PBiCGStab across ranks)");
   }
 
-  // --- its sweeps and residuals need the float64 matrix: no float32 twin
+  // --- its sweeps and residuals need the float64 matrix: the backend's choice refuses a float32
+  //     twin, and auto takes the reference backend instead
   SolverSettings mixed = s;
   mixed.precision = Precision::mixed;
   mixed.format = "staircase";
   mixed.ordering = "staircase";
-  try {
-    make_linear_solver(test::box_matrix(16, 16, 16, 81), mixed);
-    ADD_FAILURE() << "smoothSolver in precision mixed";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "smoothSolver on the cuda backend sweeps in double precision only: the matrix has a float32 twin "
-              "(precision mixed); write precision double");
-  }
+  EXPECT_EQ(message(mixed), "backend cuda: solver smoothSolver in precision mixed is on the reference backend only");
+  mixed.backend = Backend::automatic;
+  EXPECT_EQ(resolve_solver_settings(mixed).backend, Backend::reference);
 
   // --- its sweeps are a Gauss-Seidel splitting, not a preconditioner
   const PreparedFormat prepared = prepare_format(symmetric, "csr", "none", {});
