@@ -85,7 +85,7 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
   keys.add("nu", s.viscosity, "the kinematic viscosity (Re = U L / nu)").required().min(0, false).when("type", flow);
   keys.enumeration("algorithm", s.algorithm,
                    "projection (fvmmini's fractional step, explicit convection) or PISO (icoFoam's, implicit "
-                   "convection; the step on the host, one rank)",
+                   "convection; on the GPU where U, p and pFinal take the cuda backend, else on the host; one rank)",
                    flow_algorithm_names(), parse_flow_algorithm, name)
       .when("type", flow);
   keys.enumeration("convection", s.convection,

@@ -12,7 +12,8 @@
 //
 // The velocity and pressure matrices are assembled here each step on the mesh's LDU addressing
 // and solved by LinearSolvers (the velocity's must take an asymmetric matrix: PBiCGStab or
-// smoothSolver, reference backend). One rank. On a non-orthogonal mesh the Laplacians take
+// smoothSolver, on either backend; device_piso_step.cu is this step with every field on the
+// GPU). One rank. On a non-orthogonal mesh the Laplacians take
 // OpenFOAM's snGrad: corrected (|S| / max(n.d, 0.05|d|) implicit, |S| k . (grad x)_f explicit from
 // the Gauss gradient: for U from U^n, for p from the p before each solve, and in pEqn.flux()) or
 // orthogonal (|S| / |d|, nothing explicit).
