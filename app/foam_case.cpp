@@ -371,6 +371,9 @@ class FoamCaseMapper {
     if (const FoamEntry* min = s.find("minIter"); min && min->text() != "0")
       problem(s, *min, "fvmmini has no minIter (0 only)");
     only(s, known, "not a key of this solver");
+    // where it solves is fvmmini's choice, as the shipped cases make it: the GPU where there is one
+    out["backend"] = "auto";
+    out["format"] = "auto";
   }
   void map_integer(const FoamDictionary& d, const FoamEntry* e, YAML::Node out, long least) {
     const auto text = word(d, e);
