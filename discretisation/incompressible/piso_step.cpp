@@ -49,8 +49,11 @@ PisoStep::PisoStep(const FlowOperators& operators, const SolverSettings& velocit
   momentum_.lower.assign(momentum_.upper.size(), 0.0);
   pressure_ = make_ldu_matrix(addressing);
   for (LduMatrix* m : {&momentum_, &pressure_}) std::fill(m->diag.begin(), m->diag.end(), 1.0);
-  velocity_solver_ = field_solver("U", [&] { return factory(momentum_, velocity_solver, nullptr); });
-  setup_timer_.mark("U solver");
+  // (without momentumPredictor icoFoam never solves U: no solver, as the device step has none)
+  if (operators.settings.piso.momentum_predictor) {
+    velocity_solver_ = field_solver("U", [&] { return factory(momentum_, velocity_solver, nullptr); });
+    setup_timer_.mark("U solver");
+  }
   pressure_solver_ = field_solver("p", [&] { return factory(pressure_, pressure_solver, velocity_solver_.get()); });
   final_pressure_solver_ =
       field_solver("pFinal", [&] { return factory(pressure_, final_pressure_solver, pressure_solver_.get()); });
@@ -78,7 +81,8 @@ std::string PisoStep::describe() const {
   return fmt::format(
       "U solver: {}\np solver: {}\npFinal solver: {}\nStep: PISO on the host, nCorrectors {}, "
       "nNonOrthogonalCorrectors {}, momentumPredictor {}, snGrad {}{}\n",
-      velocity_solver_->describe(), pressure_solver_->describe(), final_pressure_solver_->describe(), piso.n_correctors,
+      velocity_solver_ ? velocity_solver_->describe() : "none (momentumPredictor off: U is not solved)",
+      pressure_solver_->describe(), final_pressure_solver_->describe(), piso.n_correctors,
       piso.n_non_orthogonal_correctors, piso.momentum_predictor ? "on" : "off", name(piso.sn_grad),
       operators().orthogonal ? " (an orthogonal mesh: nothing to correct)" : "");
 }
@@ -175,7 +179,7 @@ void PisoStep::assemble_momentum(double dt) {
     momentum_.diag[c] = diag;
     for (int i = 0; i < 3; ++i) source_[i][c] = source[i];
   }
-  velocity_solver_->update_coefficients(momentum_);
+  if (velocity_solver_) velocity_solver_->update_coefficients(momentum_);
 }
 
 /// UEqn == -grad p: each solved component with the velocity solver, from U^n.

@@ -40,9 +40,13 @@ class PisoStep final : public FlowStep {
   StepReport advance(double dt) override;
   const FlowState& state() override { return state_; }
   std::string describe() const override;
-  PreconditionerInfo velocity_preconditioner() const override { return velocity_solver_->preconditioner_info(); }
+  PreconditionerInfo velocity_preconditioner() const override {
+    return velocity_solver_ ? velocity_solver_->preconditioner_info() : PreconditionerInfo{};
+  }
   PreconditionerInfo pressure_preconditioner() const override { return pressure_solver_->preconditioner_info(); }
-  FormatInfo velocity_format() const override { return velocity_solver_->format_info(); }
+  FormatInfo velocity_format() const override {
+    return velocity_solver_ ? velocity_solver_->format_info() : FormatInfo{};
+  }
   FormatInfo pressure_format() const override { return pressure_solver_->format_info(); }
 
  private:
@@ -67,6 +71,7 @@ class PisoStep final : public FlowStep {
   bool corrected_ = false;  ///< snGrad corrected on a non-orthogonal mesh: the explicit parts are added
   LduMatrix momentum_;     ///< UEqn: diagonal with the boundary's part, asymmetric
   LduMatrix pressure_;     ///< the negated pEqn (symmetric positive definite)
+  /// U's solver is null without momentumPredictor
   std::unique_ptr<LinearSolver> velocity_solver_, pressure_solver_, final_pressure_solver_;
   FlowState state_;
   double cumulative_continuity_ = 0.0;
