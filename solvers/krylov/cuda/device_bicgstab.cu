@@ -28,6 +28,7 @@
 #include "kernels/cuda/reduction.cuh"
 #include "kernels/cuda/vector_ops.cuh"
 #include "solvers/krylov/cg_rules.hpp"
+#include "solvers/krylov/cuda/solve_start.cuh"
 #include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
@@ -35,7 +36,6 @@ namespace fvmmini::cuda {
 
 namespace {
 
-constexpr int finalize_block = 1024;
 /// OpenFOAM's VSMALL, as reference_bicgstab.cpp: below it r0.r and omega count as zero.
 constexpr double vanishing = 1e-300;
 /// The status of a solve stopped because r0.r or omega vanished: no error (OpenFOAM's stops so),
@@ -63,27 +63,6 @@ __device__ inline bool running(const BiCgStabState& state) {
   return state.status == static_cast<int>(CgStatus::running);
 }
 
-#define FVMMINI_GRID_STRIDE(i, n)                                                                   \
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (n);      \
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-
-__global__ void fill_kernel(long long n, double value, double* __restrict__ a) {
-  FVMMINI_GRID_STRIDE(i, n) a[i] = value;
-}
-
-__global__ void __launch_bounds__(reduce_block) sum_kernel(long long n, const double* __restrict__ a,
-                                                           double* __restrict__ partials) {
-  Sums<1> s{};
-  FVMMINI_GRID_STRIDE(i, n) s.v[0] += a[i];
-  write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
-}
-
-__global__ void __launch_bounds__(finalize_block) mean_finalize(long long n, const double* __restrict__ partials,
-                                                                int count, BiCgStabState* state) {
-  const Sums<1> s = reduce_partials<1>(partials, count);
-  if (threadIdx.x == 0) state->x_mean = s.v[0] / static_cast<double>(n);
-}
-
 /// r = b - Ax; r0 = r; partials of |r|, |Ax - s x̄| + |b - s x̄| (s = A 1) and r.r (the first rho).
 __global__ void __launch_bounds__(reduce_block)
     initial_residual_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax,
@@ -92,12 +71,9 @@ __global__ void __launch_bounds__(reduce_block)
   const double x_mean = state->x_mean;
   Sums<3> s{};
   FVMMINI_GRID_STRIDE(i, n) {
-    const double a_ref = row_sums[i] * x_mean;
-    const double ri = b[i] - ax[i];
+    const double ri = start_residual(b[i], ax[i], row_sums[i], x_mean, s);
     r[i] = ri;
     r0[i] = ri;
-    s.v[0] += fabs(ri);
-    s.v[1] += fabs(ax[i] - a_ref) + fabs(b[i] - a_ref);
     s.v[2] += ri * ri;
   }
   write_block_partials<3>(s, partials, gridDim.x, blockIdx.x);
@@ -109,13 +85,8 @@ __global__ void __launch_bounds__(finalize_block) initial_finalize(const double*
                                                                    BiCgStabState* state, CgStop stop) {
   const Sums<3> s = reduce_partials<3>(partials, count);
   if (threadIdx.x != 0) return;
-  const double norm_factor = s.v[1] + cg_small;
-  const double residual = s.v[0] / norm_factor;
-  state->norm_factor = norm_factor;
-  state->initial_residual = state->residual = residual;
-  state->iterations = 0;
+  start_state(s.v[0], s.v[1], *state, stop);
   state->x_half_pending = 0;
-  state->status = static_cast<int>(cg_status_after(residual, residual, 0, stop));
   if (!running(*state)) return;
   state->rho = s.v[2];
   if (fabs(state->rho) < vanishing) state->status = status_vanished;
@@ -250,8 +221,6 @@ __global__ void __launch_bounds__(finalize_block) update_finalize(const double* 
   }
   state->beta = (state->rho / rho_old) * (state->alpha / state->omega);
 }
-
-#undef FVMMINI_GRID_STRIDE
 
 }  // namespace
 

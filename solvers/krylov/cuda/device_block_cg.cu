@@ -27,6 +27,7 @@
 #include "solvers/distributed/cuda/device_ranks.hpp"
 #include "solvers/krylov/cg_rules.hpp"
 #include "solvers/krylov/cuda/cg_state.cuh"
+#include "solvers/krylov/cuda/solve_start.cuh"
 #include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
@@ -34,7 +35,6 @@ namespace fvmmini::cuda {
 
 namespace {
 
-constexpr int finalize_block = 1024;
 constexpr int check_interval = 8;
 
 template <int K>
@@ -109,13 +109,10 @@ __global__ void __launch_bounds__(reduce_block)
   for (long long v = f.first; v < f.end; v += f.stride) {
     const long long i = v / K;
     const double m = inv_diag ? inv_diag[i] : 1.0;
-    const double a_ref = row_sums[i] * x_mean;
-    const double ri = b[v] - ax[v];
+    const double ri = start_residual(b[v], ax[v], row_sums[i], x_mean, mine);
     const double zi = ri * m;
     r[v] = ri;
     p[v] = zi;
-    mine.v[0] += fabs(ri);
-    mine.v[1] += fabs(ax[v] - a_ref) + fabs(b[v] - a_ref);
     mine.v[2] += ri * zi;
   }
   write_block_partials<3 * K>(of_system<K>(f.system, mine), partials, gridDim.x, blockIdx.x);
@@ -129,12 +126,9 @@ __global__ void __launch_bounds__(finalize_block)
 #pragma unroll
   for (int j = 0; j < K; ++j) {
     CgState& st = state[j];
-    st.norm_factor = s.v[3 * j + 1] + cg_small;
-    st.initial_residual = st.residual = s.v[3 * j] / st.norm_factor;
+    start_state(s.v[3 * j], s.v[3 * j + 1], st, stop);
     st.rz = s.v[3 * j + 2];
-    st.iterations = 0;
     st.x_pending = 0;
-    set_status(&st, cg_status_after(st.residual, st.residual, 0, stop));
   }
   *idle = !any_running<K>(state);
 }

@@ -39,6 +39,7 @@
 #include "solvers/krylov/cg_rules.hpp"
 #include "solvers/krylov/cuda/cg_state.cuh"
 #include "solvers/krylov/cuda/device_block_cg.hpp"
+#include "solvers/krylov/cuda/solve_start.cuh"
 #include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 
@@ -46,28 +47,9 @@ namespace fvmmini::cuda {
 
 namespace {
 
-constexpr int finalize_block = 1024;
 /// precision mixed: the residual is replaced once it fell below this share of the last replaced
 /// one (Clark et al. 2010 use 0.1 in their reliable updates).
 constexpr double reliable_update_drop = 0.1;
-
-
-#define FVMMINI_GRID_STRIDE(i, n)                                                                   \
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (n);      \
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-
-__global__ void __launch_bounds__(reduce_block) sum_kernel(long long n, const double* __restrict__ a,
-                                                           double* __restrict__ partials) {
-  Sums<1> s{};
-  FVMMINI_GRID_STRIDE(i, n) s.v[0] += a[i];
-  write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
-}
-
-__global__ void __launch_bounds__(finalize_block) mean_finalize(long long n, const double* __restrict__ partials,
-                                                                int count, CgState* state) {
-  const Sums<1> s = reduce_partials<1>(partials, count);
-  if (threadIdx.x == 0) state->x_mean = s.v[0] / static_cast<double>(n);
-}
 
 /// r = b - Ax; p = z = M^-1 r; partials of |r|, |Ax - s x̄| + |b - s x̄| (s = A 1) and r.z.
 __global__ void __launch_bounds__(reduce_block)
@@ -78,13 +60,10 @@ __global__ void __launch_bounds__(reduce_block)
   const double x_mean = state->x_mean;
   Sums<3> s{};
   FVMMINI_GRID_STRIDE(i, n) {
-    const double a_ref = row_sums[i] * x_mean;
-    const double ri = b[i] - ax[i];
+    const double ri = start_residual(b[i], ax[i], row_sums[i], x_mean, s);
     const double zi = inv_diag ? ri * inv_diag[i] : ri;
     r[i] = ri;
     p[i] = zi;
-    s.v[0] += fabs(ri);
-    s.v[1] += fabs(ax[i] - a_ref) + fabs(b[i] - a_ref);
     s.v[2] += ri * zi;
   }
   write_block_partials<3>(s, partials, gridDim.x, blockIdx.x);
@@ -94,17 +73,11 @@ __global__ void __launch_bounds__(finalize_block) initial_finalize(const double*
                                                                    CgState* state, double* history, CgStop stop) {
   const Sums<3> s = reduce_partials<3>(partials, count);
   if (threadIdx.x != 0) return;
-  // --- normFactor = sum(|Ax - A x̄| + |b - A x̄|) + SMALL; residual = |r|_1 / normFactor
-  const double norm_factor = s.v[1] + cg_small;
-  const double residual = s.v[0] / norm_factor;
-  state->norm_factor = norm_factor;
-  state->initial_residual = state->residual = residual;
+  start_state(s.v[0], s.v[1], *state, stop);
   state->rz = s.v[2];
-  state->iterations = 0;
   state->x_pending = 0;
   state->restart = 0;
-  history[0] = residual;
-  set_status(state, cg_status_after(residual, residual, 0, stop));
+  history[0] = state->residual;
 }
 
 /// alpha = r.z / p.q, unless p.q fails the breakdown test (cg_breaks_down). The previous iteration's x update
@@ -243,12 +216,6 @@ __global__ void __launch_bounds__(reduce_block)
   if (!state->restart || !running(*state)) return;
   FVMMINI_GRID_STRIDE(i, n) p[i] = z ? z[i] : inv_diag ? r[i] * inv_diag[i] : r[i];
 }
-
-__global__ void fill_kernel(long long n, double value, double* __restrict__ a) {
-  FVMMINI_GRID_STRIDE(i, n) a[i] = value;
-}
-
-#undef FVMMINI_GRID_STRIDE
 
 }  // namespace
 

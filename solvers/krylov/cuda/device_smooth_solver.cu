@@ -17,6 +17,7 @@
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/reduction.cuh"
 #include "solvers/krylov/cg_rules.hpp"
+#include "solvers/krylov/cuda/solve_start.cuh"
 #include "solvers/krylov/smooth_solver_settings.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 #include "solvers/preconditioners/triangular/cuda/triangular_preconditioner.hpp"
@@ -24,8 +25,6 @@
 namespace fvmmini::cuda {
 
 namespace {
-
-constexpr int finalize_block = 1024;
 
 /// One solve's scalars on the device.
 struct SmoothState {
@@ -41,22 +40,6 @@ __host__ __device__ inline bool running(const SmoothState& state) {
   return state.status == static_cast<int>(CgStatus::running);
 }
 
-/// Partials of sum x (the mean of the normalisation).
-__global__ void __launch_bounds__(reduce_block) sum_kernel(long long n, const double* __restrict__ x,
-                                                           double* __restrict__ partials) {
-  Sums<1> s{};
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    s.v[0] += x[i];
-  write_block_partials<1>(s, partials, gridDim.x, blockIdx.x);
-}
-
-__global__ void __launch_bounds__(finalize_block) mean_finalize(long long n, const double* __restrict__ partials,
-                                                                int count, SmoothState* state) {
-  const Sums<1> s = reduce_partials<1>(partials, count);
-  if (threadIdx.x == 0) state->x_mean = s.v[0] / static_cast<double>(n);
-}
-
 /// r = b - Ax; partials of |r| and |Ax - s x̄| + |b - s x̄| (s = A 1).
 __global__ void __launch_bounds__(reduce_block)
     initial_residual_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax,
@@ -64,14 +47,7 @@ __global__ void __launch_bounds__(reduce_block)
                             double* __restrict__ partials) {
   const double x_mean = state->x_mean;
   Sums<2> s{};
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const double a_ref = row_sums[i] * x_mean;
-    const double ri = b[i] - ax[i];
-    r[i] = ri;
-    s.v[0] += fabs(ri);
-    s.v[1] += fabs(ax[i] - a_ref) + fabs(b[i] - a_ref);
-  }
+  FVMMINI_GRID_STRIDE(i, n) r[i] = start_residual(b[i], ax[i], row_sums[i], x_mean, s);
   write_block_partials<2>(s, partials, gridDim.x, blockIdx.x);
 }
 
@@ -81,12 +57,7 @@ __global__ void __launch_bounds__(finalize_block) initial_finalize(const double*
                                                                    SmoothState* state, CgStop stop) {
   const Sums<2> s = reduce_partials<2>(partials, count);
   if (threadIdx.x != 0) return;
-  const double norm_factor = s.v[1] + cg_small;
-  const double residual = s.v[0] / norm_factor;
-  state->norm_factor = norm_factor;
-  state->initial_residual = state->residual = residual;
-  state->iterations = 0;
-  state->status = static_cast<int>(cg_status_after(residual, residual, 0, stop));
+  start_state(s.v[0], s.v[1], *state, stop);
 }
 
 /// r = b - Ax, the next sweep's residual, unless stopped.
@@ -94,18 +65,14 @@ __global__ void __launch_bounds__(reduce_block)
     residual_kernel(long long n, const double* __restrict__ b, const double* __restrict__ ax, double* __restrict__ r,
                     const SmoothState* state) {
   if (!running(*state)) return;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    r[i] = b[i] - ax[i];
+  FVMMINI_GRID_STRIDE(i, n) r[i] = b[i] - ax[i];
 }
 
 /// x += c, a sweep's correction, unless stopped.
 __global__ void __launch_bounds__(reduce_block)
     correct_kernel(long long n, const double* __restrict__ c, double* __restrict__ x, const SmoothState* state) {
   if (!running(*state)) return;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    x[i] += c[i];
+  FVMMINI_GRID_STRIDE(i, n) x[i] += c[i];
 }
 
 /// After the pass's sweeps, unless stopped: r = b - Ax and partials of |r|.
@@ -114,8 +81,7 @@ __global__ void __launch_bounds__(reduce_block)
                          double* __restrict__ r, const SmoothState* state, double* __restrict__ partials) {
   if (!running(*state)) return;
   Sums<1> s{};
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+  FVMMINI_GRID_STRIDE(i, n) {
     const double ri = b[i] - ax[i];
     r[i] = ri;
     s.v[0] += fabs(ri);
@@ -134,12 +100,6 @@ __global__ void __launch_bounds__(finalize_block) pass_finalize(const double* __
   state->iterations = iterations;
   state->residual = residual;
   state->status = static_cast<int>(cg_status_after(residual, state->initial_residual, iterations, stop));
-}
-
-__global__ void fill_kernel(long long n, double value, double* __restrict__ a) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    a[i] = value;
 }
 
 }  // namespace
