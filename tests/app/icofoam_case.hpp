@@ -1,11 +1,16 @@
 #pragma once
 // The icoFoam cavity tutorial's case directory (OpenFOAM v1912), written with its sizes, its
 // convection scheme and its tolerances as parameters: what the icoFoam parity test runs with both
-// codes and what the --foam-case tests map.
+// codes and what the --foam-case tests map; the cases whose icoFoam fields the fixtures keep, and
+// a reader of those fields.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -74,6 +79,44 @@ inline void write_icofoam_case(const std::filesystem::path& dir, const IcoFoamCa
                           "dimensions [0 2 -2 0 0 0 0];\ninternalField uniform 0;\nboundaryField {\n"
                           " movingWall { type zeroGradient; }\n fixedWalls { type zeroGradient; }\n" +
                               front_and_back + "}\n");
+}
+
+/// The values of an OpenFOAM field file's internalField (ASCII, nonuniform): n cells of `width`
+/// components each, cell by cell. Throws std::runtime_error naming `what` where they are not there.
+inline std::vector<double> internal_field_values(const std::string& text, int width, const std::string& what) {
+  const std::size_t at = text.find("internalField");
+  const std::size_t open = at == std::string::npos ? at : text.find('>', at);
+  if (open == std::string::npos) throw std::runtime_error(what + ": no nonuniform internalField");
+  std::istringstream body(text.substr(open + 1));
+  std::size_t n = 0;
+  body >> n;
+  std::vector<double> values;
+  std::string token;
+  while (values.size() < n * width && body >> token) {
+    std::erase(token, '(');
+    std::erase(token, ')');
+    if (!token.empty()) values.push_back(std::stod(token));
+  }
+  if (n == 0 || values.size() != n * width)
+    throw std::runtime_error(what + ": " + std::to_string(values.size()) + " values of internalField, not " +
+                             std::to_string(n * width));
+  return values;
+}
+
+/// A case whose icoFoam fields at its end time the tests keep in tests/fixtures/icofoam/<name>/<end
+/// time>/{U,p}.gz, for the tests that have no icoFoam to run (the cuda backend's on a GPU host).
+struct StoredIcoFoamCase {
+  std::string name;
+  IcoFoamCase c;
+  std::string end_time;
+};
+
+/// The tutorial at tolerances 1e-10, and a 3-D cavity with linearUpwind (momentum predictor on:
+/// smoothSolver symGaussSeidel on U).
+inline std::vector<StoredIcoFoamCase> stored_icofoam_cases() {
+  return {{"cavity", {20, 20, 1, true, "Gauss linear", 0.005, 20, 1e-10, 1e-10, 0.0}, "0.1"},
+          {"cavity3d-linearUpwind", {12, 12, 12, false, "Gauss linearUpwind grad(U)", 0.002, 20, 1e-10, 1e-10, 0.0},
+           "0.04"}};
 }
 
 }  // namespace fvmmini::testing

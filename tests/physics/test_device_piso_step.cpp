@@ -5,7 +5,8 @@
 // cover the step's branches: the committee's settings (no momentum predictor, DIC-PCG, pFinal on
 // p's solver), the predictor with PBiCGStab (DILU, diagonal), the channel's inlet and outlet with
 // upwind and a GAMG pressure, and non-orthogonal meshes with linearUpwind, snGrad corrected and
-// orthogonal, and non-orthogonal correctors.
+// orthogonal, and non-orthogonal correctors. And icoFoam's own fields (the parity test's, kept as
+// fixtures: no icoFoam on a GPU host): the device's within 1e-6.
 // Skips without a CUDA device (fails under FVMMINI_REQUIRE_GPU=1).
 
 #include <gtest/gtest.h>
@@ -18,7 +19,9 @@
 #include "discretisation/incompressible/piso_step.hpp"
 #include "flow_cases.hpp"
 #include "mesh/gmsh_reader.hpp"
+#include "mesh/text_reader.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
+#include "tests/app/icofoam_case.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
 
 namespace fvmmini {
@@ -179,6 +182,88 @@ TEST_F(DevicePisoStepTest, TetrahedraAgreeWithTheHostStep) {
   s.boundary = lid_driven_boundary(s.mesh);
   s.settings.viscosity = 0.01;
   expect_agreement(s, 30, 0.01, {}, false);
+}
+
+/// The stored icoFoam case c as the step's set-up: blockMesh's block as the box (0.1 m; cells in
+/// blockMesh's order), the tutorial's walls and lid, nu 0.01, its schemes.
+PisoSetup icofoam_setup(const IcoFoamCase& c) {
+  BoxSpec spec;
+  spec.cells = {c.nx, c.ny, c.nz};
+  spec.max = {0.1, 0.1, c.two_dimensional ? 0.01 : 0.1};
+  BoxPatch fixed{"fixedWalls", "wall", {BoxSide::xmin, BoxSide::xmax, BoxSide::ymin}};
+  if (!c.two_dimensional) fixed.sides.insert(fixed.sides.end(), {BoxSide::zmin, BoxSide::zmax});
+  spec.patches = {{"movingWall", "wall", {BoxSide::ymax}}, fixed};
+  if (c.two_dimensional) spec.patches.push_back({"frontAndBack", "empty", {BoxSide::zmin, BoxSide::zmax}});
+  PisoSetup s{generate_box(spec), {}, {}};
+  s.boundary.patches = {{FlowPatchType::wall, {1.0, 0.0, 0.0}, 0.0}, {FlowPatchType::wall, {}, 0.0}};
+  if (c.two_dimensional) s.boundary.patches.push_back({FlowPatchType::empty, {}, 0.0});
+  s.settings.algorithm = FlowAlgorithm::piso;
+  s.settings.viscosity = 0.01;
+  s.settings.piso.sn_grad = parse_sn_grad(c.sn_grad);
+  s.settings.convection = c.divergence == "Gauss upwind"                 ? ConvectionScheme::upwind
+                          : c.divergence == "Gauss linearUpwind grad(U)" ? ConvectionScheme::linear_upwind
+                                                                         : ConvectionScheme::linear;
+  return s;
+}
+
+// The parity test's stored cases (tests/fixtures/icofoam: the tutorial, and 3-D with linearUpwind;
+// momentum predictor with smoothSolver symGaussSeidel, PCG DIC) marched on the GPU to their end
+// time: every cell's U and p within 1e-6 of icoFoam's (U over the lid's speed, p over its range,
+// each p's mean removed), the bar the host's parity test meets.
+TEST_F(DevicePisoStepTest, TheStoredIcoFoamCasesGiveIcoFoamsFields) {
+  for (const StoredIcoFoamCase& stored : stored_icofoam_cases()) {
+    SCOPED_TRACE(stored.name);
+    const IcoFoamCase& c = stored.c;
+    PisoSetup s = icofoam_setup(c);
+    const MeshGeometry g = compute_geometry(s.mesh);
+    const FlowOperators operators(s.mesh, g, s.boundary, s.settings);
+    SolverSettings u;
+    u.solver = "smoothSolver";
+    u.smoother = Smoother::symmetric_gauss_seidel;
+    u.tolerance = c.u_tolerance;
+    u.max_iter = 1000;
+    SolverSettings p = tight("CG", "DIC");
+    p.tolerance = c.p_tolerance;
+    p.rel_tol = c.p_rel_tol;
+    SolverSettings p_final = p;
+    p_final.rel_tol = 0.0;
+    u.backend = p.backend = p_final.backend = Backend::cuda;
+    const std::unique_ptr<FlowStep> step = make_flow_step(operators, u, p, &p_final);
+    ASSERT_NE(step->describe().find("PISO on the GPU"), std::string::npos) << step->describe();
+    for (int n = 0; n < c.steps; ++n)
+      for (const SolverPerformance& solve : step->advance(c.delta_t).solves)
+        ASSERT_TRUE(solve.converged) << solve.field << " at step " << n;
+
+    const std::string kept = std::string(FVMMINI_FIXTURES_DIR) + "/icofoam/" + stored.name + "/" + stored.end_time;
+    const std::vector<double> u_foam = internal_field_values(read_text_file(kept + "/U.gz"), 3, kept + "/U.gz");
+    const std::vector<double> p_foam = internal_field_values(read_text_file(kept + "/p.gz"), 1, kept + "/p.gz");
+    const label n = s.mesh.n_cells;
+    ASSERT_EQ(p_foam.size(), static_cast<std::size_t>(n));
+    // --- blockMesh numbers the cells x fastest, then y, then z: each cell's number there from its centre
+    const double depth = c.two_dimensional ? 0.01 : 0.1;
+    const auto foam_cell = [&](label cell) {
+      const Vec3 x = g.cell_centres[cell];
+      const auto index = [](double at, double length, int cells) { return static_cast<label>(at / length * cells); };
+      return index(x.x, 0.1, c.nx) + c.nx * (index(x.y, 0.1, c.ny) + c.ny * index(x.z, depth, c.nz));
+    };
+    const FlowState& state = step->state();
+    double du = 0.0, mean = 0.0, mean_foam = 0.0, p_min = p_foam[0], p_max = p_foam[0];
+    for (label cell = 0; cell < n; ++cell) {
+      const label f = foam_cell(cell);
+      for (int i = 0; i < 3; ++i) du = std::max(du, std::abs(state.velocity[i][cell] - u_foam[3 * f + i]));
+      mean += state.pressure[cell] / n;
+      mean_foam += p_foam[f] / n;
+      p_min = std::min(p_min, p_foam[f]);
+      p_max = std::max(p_max, p_foam[f]);
+    }
+    double dp = 0.0;
+    for (label cell = 0; cell < n; ++cell)
+      dp = std::max(dp, std::abs((state.pressure[cell] - mean) - (p_foam[foam_cell(cell)] - mean_foam)));
+    std::printf("%s on the GPU: max |U - U_icoFoam| = %.3g, max |p - p_icoFoam| / range = %.3g\n",
+                stored.name.c_str(), du, dp / (p_max - p_min));
+    EXPECT_LT(du, 1e-6);
+    EXPECT_LT(dp / (p_max - p_min), 1e-6);
+  }
 }
 
 TEST_F(DevicePisoStepTest, CgOnTheAsymmetricMomentumMatrixIsRefusedNamingU) {

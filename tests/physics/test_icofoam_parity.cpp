@@ -1,7 +1,8 @@
 // icoFoam parity: OpenFOAM v1912's icoFoam (Debian's `openfoam` package) and `fvmmini --foam-case`
 // run the same case directory (blockMesh'd); their cell values of U and p agree after 20 steps.
 // Where icoFoam is not installed the tests say so and skip (a build without VTK does not build
-// them: they read fvmmini's fields back with VTK).
+// them: they read fvmmini's fields back with VTK). The fields of two cases are kept as fixtures
+// for the cuda backend's parity test (test_device_piso_step), checked here against icoFoam.
 
 #include <gtest/gtest.h>
 
@@ -25,6 +26,7 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridReader.h>
 
+#include "mesh/text_reader.hpp"
 #include "tests/app/icofoam_case.hpp"
 #include "tests/app/run_command.hpp"
 
@@ -48,26 +50,9 @@ void run_icofoam(const fs::path& dir) {
   ASSERT_EQ(std::system(command.c_str()), 0) << "icoFoam failed: see " << (dir / "log.icoFoam");
 }
 
-/// The internalField of an ASCII OpenFOAM field: n values of `width` components each.
+/// The internalField of an ASCII OpenFOAM field file, plain or gzip: `width` components a cell.
 std::vector<double> read_internal_field(const fs::path& path, int width) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string s = text.str();
-  const std::size_t at = s.find("internalField");
-  EXPECT_NE(at, std::string::npos) << path;
-  std::istringstream body(s.substr(s.find('>', at) + 1));
-  std::size_t n = 0;
-  body >> n;
-  std::vector<double> values;
-  std::string token;
-  while (values.size() < n * width && body >> token) {
-    token.erase(std::remove(token.begin(), token.end(), '('), token.end());
-    token.erase(std::remove(token.begin(), token.end(), ')'), token.end());
-    if (!token.empty()) values.push_back(std::stod(token));
-  }
-  EXPECT_EQ(values.size(), n * width) << path;
-  return values;
+  return testing::internal_field_values(read_text_file(path), width, path.string());
 }
 
 /// "No Iterations N" of every pressure solve in icoFoam's log, in order.
@@ -196,6 +181,37 @@ TEST_F(IcoFoamParity, ANonOrthogonalCavityCorrectedAndOrthogonal) {
   c.sn_grad = "orthogonal";
   c.n_non_orthogonal_correctors = 0;
   expect_parity(root_ / "orthogonal", c, "0.1", orthogonal);
+}
+
+// The fields tests/fixtures/icofoam keeps for the tests without icoFoam (the cuda backend's) are
+// icoFoam's: each stored case run again here, its fields within 1e-12 of the stored ones (other
+// CPUs may round differently) and fvmmini's within 1e-6 of both. FVMMINI_WRITE_ICOFOAM_FIXTURES=1
+// writes them afresh instead (gzip -9 -n, into the source tree).
+TEST_F(IcoFoamParity, TheStoredFieldsAreIcoFoams) {
+  const fs::path fixtures = fs::path(FVMMINI_FIXTURES_DIR) / "icofoam";
+  const char* write = std::getenv("FVMMINI_WRITE_ICOFOAM_FIXTURES");
+  for (const testing::StoredIcoFoamCase& stored : testing::stored_icofoam_cases()) {
+    SCOPED_TRACE(stored.name);
+    FvmminiRun run;
+    expect_parity(root_ / stored.name, stored.c, stored.end_time, run);
+    for (const auto& [field, width] : {std::pair<std::string, int>{"U", 3}, {"p", 1}}) {
+      const fs::path live = root_ / stored.name / stored.end_time / field;
+      const fs::path kept = fixtures / stored.name / stored.end_time / (field + ".gz");
+      if (write && std::string(write) == "1") {
+        fs::create_directories(kept.parent_path());
+        ASSERT_EQ(std::system(fmt::format("gzip -9 -n -c '{}' > '{}'", live.string(), kept.string()).c_str()), 0);
+      }
+      const std::vector<double> a = read_internal_field(live, width), b = read_internal_field(kept, width);
+      ASSERT_EQ(a.size(), b.size()) << kept;
+      double range = 0.0, difference = 0.0;
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        range = std::max(range, std::abs(a[k]));
+        difference = std::max(difference, std::abs(a[k] - b[k]));
+      }
+      EXPECT_LE(difference, 1e-12 * range) << kept << " is not what icoFoam writes now: "
+                                           << "FVMMINI_WRITE_ICOFOAM_FIXTURES=1 writes it afresh";
+    }
+  }
 }
 
 }  // namespace
