@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -106,6 +107,27 @@ class FlowOutput {
   std::optional<CentrelineSampler> sampler_;
 };
 
+/// ", Re = U L / nu = 10 (the fastest boundary velocity U = 1, the mesh's extent along it L = 0.1)"
+/// (a moving wall or an inlet: the first of equals), or "" where none is set. Collective on several
+/// ranks (every part has every physical patch).
+std::string reynolds_number(const FlowBoundary& boundary, const Mesh& mesh, double nu, const Communicator& ranks) {
+  Vec3 fastest;
+  for (const FlowPatchCondition& bc : boundary.patches)
+    if ((bc.type == FlowPatchType::wall || bc.type == FlowPatchType::velocity_inlet) && mag(bc.velocity) > mag(fastest))
+      fastest = bc.velocity;
+  const double speed = mag(fastest);
+  if (!(speed > 0.0)) return {};
+  double low = std::numeric_limits<double>::max(), high = std::numeric_limits<double>::lowest();
+  for (const Vec3& x : mesh.points) {
+    low = std::min(low, dot(x, fastest) / speed);
+    high = std::max(high, dot(x, fastest) / speed);
+  }
+  const double length = ranks.max(high) + ranks.max(-low);
+  return fmt::format(", Re = U L / nu = {:g} (the fastest boundary velocity U = {:g}, the mesh's extent along it "
+                     "L = {:g})",
+                     speed * length / nu, speed, length);
+}
+
 IncompressibleSettings incompressible_settings(const ResolvedCase& c) {
   auto settings = read_settings<IncompressibleSettings>(c, "physics");
   CaseKeys discretisation(c, "discretisation");
@@ -136,6 +158,7 @@ class FlowSimulation final : public Simulation {
       timer.add_part("operators", "cell face lists", seconds_since(lists_start));
     }
     operators_.emplace(mesh, geometry, flow_boundary(c, mesh), local, ranks, global_cell, cells ? *cells : *made);
+    reynolds_ = reynolds_number(operators_->boundary, mesh, settings_.viscosity, ranks);
     operators_timing.stop();
     for (const auto& [part, seconds] : operators_->setup.parts()) timer.add_part("operators", part, seconds);
     auto timing = timer.measure("solver setup");
@@ -147,9 +170,8 @@ class FlowSimulation final : public Simulation {
 
   std::string describe() const override {
     std::string text =
-        fmt::format("Physics: incompressible, nu = {:g} (Re = U L / nu = {:g} for U = L = 1), {}, convection {}\n",
-                    settings_.viscosity, 1.0 / settings_.viscosity, name(settings_.algorithm),
-                    name(settings_.convection));
+        fmt::format("Physics: incompressible, nu = {:g}{}, {}, convection {}\n", settings_.viscosity, reynolds_,
+                    name(settings_.algorithm), name(settings_.convection));
     text += step_->describe();
     if (!operators_->boundary.fixes_pressure())
       text += fmt::format("Pressure level: no patch fixes p; reference cell {} held at {:g}\n",
@@ -237,6 +259,7 @@ class FlowSimulation final : public Simulation {
  private:
   PhaseTimer& timer_;
   IncompressibleSettings settings_;
+  std::string reynolds_;  ///< ", Re = ..." of the log's Physics line, or ""
   SteadyStateDetector steady_;
   FlowOutput output_;
   std::optional<FlowOperators> operators_;
