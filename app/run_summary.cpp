@@ -148,6 +148,14 @@ void RunSummary::set_memory(std::uint64_t largest_rank, std::uint64_t all_ranks)
                      {"bytesPerCell", cells > 0 ? static_cast<double>(all_ranks) / static_cast<double>(cells) : 0.0}};
 }
 
+void RunSummary::set_device_memory(std::uint64_t largest_rank, std::uint64_t all_ranks) {
+  const auto cells = json_["mesh"].value("cells", std::int64_t{0});
+  json_["memory"]["peakDeviceBytes"] = largest_rank;
+  json_["memory"]["peakDeviceBytesAllRanks"] = all_ranks;
+  json_["memory"]["deviceBytesPerCell"] =
+      cells > 0 ? static_cast<double>(all_ranks) / static_cast<double>(cells) : 0.0;
+}
+
 void RunSummary::set_rank_phases(const RankPhases& r) {
   nlohmann::json phases = nlohmann::json::array();
   for (std::size_t k = 0; k < r.names.size(); ++k) phases.push_back({{"phase", r.names[k]}, {"seconds", r.seconds[k]}});

@@ -38,6 +38,8 @@ class RunSummary {
   /// "memory": the largest rank's peak resident bytes, all ranks' together and those over the
   /// mesh's cells (set_mesh first).
   void set_memory(std::uint64_t largest_rank, std::uint64_t all_ranks);
+  /// "memory": the same of the device buffers' peak (device_memory_peak), where a device was used.
+  void set_device_memory(std::uint64_t largest_rank, std::uint64_t all_ranks);
   /// On several ranks: every rank's seconds per phase and wall time (phasesByRank, wallSecondsByRank).
   void set_rank_phases(const RankPhases& phases);
   /// "completed" or "failed" (with the error message), and the finish time.

@@ -271,7 +271,7 @@ class Run {
   }
 
   /// The peak resident memory, the largest rank's and all ranks' over the whole mesh's cells, in
-  /// the log and the summary. Collective.
+  /// the log and the summary; the device buffers' too where a GPU was used. Collective.
   void say_memory() {
     rusage usage{};
     const long long mine = getrusage(RUSAGE_SELF, &usage) == 0 ? 1024LL * usage.ru_maxrss : 0;  // KiB on Linux
@@ -285,6 +285,19 @@ class Run {
     else
       say(fmt::format("Peak resident memory: {}{}\n", format_bytes(all), per_cell));
     if (ranks().is_root()) summary_.set_memory(largest, all);
+    // --- the device buffers' peak, where a rank used a GPU
+    const auto device = static_cast<long long>(device_memory_peak());
+    const long long device_largest = ranks().max(device), device_all = ranks().sum(device);
+    if (device_all == 0) return;
+    const std::string device_per_cell =
+        cells > 0 ? fmt::format(", {:.0f} bytes a cell", static_cast<double>(device_all) / static_cast<double>(cells))
+                  : "";
+    if (ranks().distributed())
+      say(fmt::format("Peak device memory: {} on {} ranks, the largest rank's {}{} (fvmmini's buffers)\n",
+                      format_bytes(device_all), ranks().size(), format_bytes(device_largest), device_per_cell));
+    else
+      say(fmt::format("Peak device memory: {}{} (fvmmini's buffers)\n", format_bytes(device_all), device_per_cell));
+    if (ranks().is_root()) summary_.set_device_memory(device_largest, device_all);
   }
 
   const ResolvedCase& c_;

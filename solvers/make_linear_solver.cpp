@@ -244,6 +244,8 @@ std::jthread start_device_early(std::span<const SolverSettings> settings, int no
   return may_use_device && cuda::cuda_backend_built() ? cuda::start_device(node_rank) : std::jthread();
 }
 
+std::size_t device_memory_peak() { return cuda::device_memory_peak(); }
+
 SolverSettings resolve_solver_settings(const SolverSettings& requested, std::string* note) {
   SolverSettings s = requested;
 

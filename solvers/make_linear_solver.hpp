@@ -2,6 +2,7 @@
 // The solver factory: the one place that chooses a backend (the LinearSolver interface it
 // returns: solvers/linear_solver.hpp).
 
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -37,6 +38,11 @@ void check_symmetry(const LduMatrix& matrix, const SolverSettings& s, bool decom
 /// (cuda::start_device), so that its driver's and context's start-up overlaps the host's set-up
 /// before the first solver; else an empty thread. The thread joins when the returned object goes.
 std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank);
+
+/// The most bytes the cuda backend's device buffers held at once in this process so far (the CUDA
+/// context and the libraries' own workspaces not counted); 0 where the device was not used or the
+/// build has no CUDA backend.
+std::size_t device_memory_peak();
 
 /// The backends that implement `format`, whatever this build has: reference when its unit has a
 /// reference kernel, cuda when the CUDA library lists it (kernels/CMakeLists.txt).

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include <atomic>
 #include <sstream>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -18,6 +19,20 @@ bool cuda_device_available() {
   }();
   return available;
 }
+
+namespace {
+std::atomic<long long> device_bytes_in_use{0};
+std::atomic<long long> device_bytes_most{0};
+}  // namespace
+
+void count_device_bytes(long long delta) {
+  const long long now = device_bytes_in_use.fetch_add(delta) + delta;
+  long long most = device_bytes_most.load();
+  while (now > most && !device_bytes_most.compare_exchange_weak(most, now)) {
+  }
+}
+
+std::size_t device_bytes_peak() { return static_cast<std::size_t>(device_bytes_most.load()); }
 
 DeviceInfo device_info() {
   if (!cuda_device_available()) throw CudaError("no CUDA device is available (no driver or no GPU)");

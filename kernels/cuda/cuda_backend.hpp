@@ -28,6 +28,13 @@ DeviceInfo device_info();
 /// "NVIDIA H200 (sm_90, 132 SMs, 60 MB L2, CUDA 13.0)".
 std::string describe(const DeviceInfo& info);
 
+/// The most bytes fvmmini's device buffers (DeviceBuffer: cudaMalloc and the pool's stream-ordered
+/// allocations) held at once in this process so far; the CUDA context and the libraries' own
+/// workspaces are not counted. 0 where nothing was allocated.
+std::size_t device_bytes_peak();
+/// DeviceBuffer's count: `delta` bytes allocated (> 0) or freed (< 0).
+void count_device_bytes(long long delta);
+
 /// Whether solves may loop on the device (conditional while nodes): the environment variable
 /// FVMMINI_DEVICE_LOOP, `on` (or unset) or `off`. Off, every loop falls back to the batches the
 /// host queues, the same kernels: compute-sanitizer (CUDA 13.0's, driver 580) fails inside those

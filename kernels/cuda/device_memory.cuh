@@ -8,6 +8,7 @@
 #include <span>
 #include <utility>
 
+#include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/host_transfer.hpp"
 #include "kernels/cuda/l2_window.hpp"
@@ -22,12 +23,14 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t n) : size_(n) {
     if (n > 0) FVMMINI_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(T)));
+    count_device_bytes(static_cast<long long>(bytes()));
   }
   /// Scratch allocated in `stream`'s order from the device's memory pool and freed in it, for a
   /// build that makes and drops many buffers (a cudaFree waits for the whole device). The stream
   /// must outlive the buffer; see RetainedPool.
   DeviceBuffer(std::size_t n, cudaStream_t stream) : size_(n), stream_(stream), ordered_(true) {
     if (n > 0) FVMMINI_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), n * sizeof(T), stream));
+    count_device_bytes(static_cast<long long>(bytes()));
   }
   /// Allocate and copy the host data (synchronous).
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
@@ -50,6 +53,7 @@ class DeviceBuffer {
       cudaFreeAsync(data_, stream_);
     else if (data_)
       cudaFree(data_);
+    if (data_) count_device_bytes(-static_cast<long long>(bytes()));
   }
 
   T* data() { return data_; }
@@ -60,6 +64,7 @@ class DeviceBuffer {
   bool stream_ordered() const { return ordered_; }
   /// Gives the memory up unfreed (other processes may still map it: PeerExchange on an error path).
   void release() {
+    if (data_) count_device_bytes(-static_cast<long long>(bytes()));
     data_ = nullptr;
     size_ = 0;
   }

@@ -50,6 +50,8 @@ bool cuda_backend_built() { return true; }
 
 bool cuda_device_ready() { return cuda_device_available(); }
 
+std::size_t device_memory_peak() { return device_bytes_peak(); }
+
 std::jthread start_device(int node_rank) {
   return std::jthread([node_rank] {
     try {

@@ -3,6 +3,7 @@
 // stub (no_cuda.cpp) instead: no device, and make_cuda_linear_solver is a clear error, so no
 // consumer needs an #if.
 
+#include <cstddef>
 #include <memory>
 #include <thread>
 
@@ -25,6 +26,9 @@ bool cuda_device_ready();
 /// that starts it before its mesh gets the device's start-up beside the host's work. An empty
 /// thread in a build without the CUDA backend.
 std::jthread start_device(int node_rank);
+
+/// cuda::device_bytes_peak (kernels/cuda/cuda_backend.hpp); 0 in a build without the CUDA backend.
+std::size_t device_memory_peak();
 
 /// Whether every rank of comm has a GPU of its own once each takes its node rank's (what the
 /// nccl and ipc transports need). Collective; false in a build without the CUDA backend.

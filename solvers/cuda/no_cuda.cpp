@@ -9,6 +9,8 @@ bool cuda_backend_built() { return false; }
 
 bool cuda_device_ready() { return false; }
 
+std::size_t device_memory_peak() { return 0; }
+
 std::jthread start_device(int) { return {}; }
 
 bool ranks_have_their_own_gpus(const Communicator&) { return false; }

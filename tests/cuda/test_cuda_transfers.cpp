@@ -1,6 +1,7 @@
 // Host <-> device copies (kernels/cuda/host_transfer): the staged path over several pinned chunks
 // and a part-filled last one, against the bytes sent, into poisoned memory both ways; and the
-// stream-ordered scratch buffers (kernels/cuda/device_memory) a build makes and drops.
+// stream-ordered scratch buffers (kernels/cuda/device_memory) a build makes and drops; the device
+// buffers' high-water mark the run summary reports.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/host_transfer.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
@@ -120,6 +122,28 @@ TEST_F(CudaTransfers, StreamOrderedScratchHoldsItsDataAndThePoolIsEmptiedAfterTh
   }
   EXPECT_EQ(attribute(cudaMemPoolAttrReleaseThreshold), threshold);
   EXPECT_EQ(attribute(cudaMemPoolAttrReservedMemCurrent), 0u) << "emptied after the build";
+}
+
+// device_bytes_peak: the most held at once, plain and stream-ordered buffers alike, a moved buffer
+// counted once; what is freed leaves the peak where it was.
+TEST_F(CudaTransfers, ThePeakOfDeviceBytesCountsWhatIsHeldAtOnce) {
+  const std::size_t mib = std::size_t{1} << 20;
+  cuda::Stream stream;
+  const std::size_t before = cuda::device_bytes_peak();
+  std::size_t held = 0;  // (what was held before is at most `before`)
+  {
+    cuda::DeviceBuffer<char> a(before + 64 * mib);
+    cuda::DeviceBuffer<char> b(32 * mib, stream.get());
+    cuda::DeviceBuffer<char> moved = std::move(b);
+    held = a.bytes() + moved.bytes();
+    EXPECT_GE(cuda::device_bytes_peak(), held);
+    EXPECT_LE(cuda::device_bytes_peak(), held + before) << "a moved buffer is counted once";
+    stream.synchronize();
+  }
+  const std::size_t peak = cuda::device_bytes_peak();
+  EXPECT_GE(peak, held);
+  cuda::DeviceBuffer<char> small(mib);
+  EXPECT_EQ(cuda::device_bytes_peak(), peak) << "the freed buffers are no longer counted: 1 MiB stays below the peak";
 }
 
 }  // namespace
