@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -123,6 +124,7 @@ std::string reynolds_number(const FlowBoundary& boundary, const Mesh& mesh, doub
     high = std::max(high, dot(x, fastest) / speed);
   }
   const double length = ranks.max(high) + ranks.max(-low);
+  if (!(length > 0.0) || !std::isfinite(length)) return {};
   return fmt::format(", Re = U L / nu = {:g} (the fastest boundary velocity U = {:g}, the mesh's extent along it "
                      "L = {:g})",
                      speed * length / nu, speed, length);
