@@ -413,7 +413,7 @@ class DevicePisoStep final : public FlowStep {
     const PisoSettings& piso = operators().settings.piso;
     // (strings joined, not fmt::format: nvcc's front end rejects fmt's compile-time format check)
     return "U solver: " +
-           (velocity_solver ? velocity_solver->describe() : "none (momentumPredictor off: U is not solved)") +
+           (velocity_solver ? velocity_solver->describe() : no_velocity_solver) +
            "\np solver: " + pressure_solver->describe() +
            "\npFinal solver: " +
            (final_pressure_solver ? final_pressure_solver->describe() : "p's, its own stopping rules") +

@@ -96,6 +96,10 @@ inline SolverError non_finite_pressure_error() {
   return SolverError("the pressure contains NaN or Inf (time step too large?)");
 }
 
+/// A PISO step's "U solver" line without momentumPredictor: icoFoam never constructs U's solver,
+/// and neither step does.
+inline const std::string no_velocity_solver = "none (momentumPredictor off: U is not solved)";
+
 /// One projection step at a time, from FlowOperators::initial_state().
 class FlowStep {
  public:

@@ -81,7 +81,7 @@ std::string PisoStep::describe() const {
   return fmt::format(
       "U solver: {}\np solver: {}\npFinal solver: {}\nStep: PISO on the host, nCorrectors {}, "
       "nNonOrthogonalCorrectors {}, momentumPredictor {}, snGrad {}{}\n",
-      velocity_solver_ ? velocity_solver_->describe() : "none (momentumPredictor off: U is not solved)",
+      velocity_solver_ ? velocity_solver_->describe() : no_velocity_solver,
       pressure_solver_->describe(), final_pressure_solver_->describe(), piso.n_correctors,
       piso.n_non_orthogonal_correctors, piso.momentum_predictor ? "on" : "off", name(piso.sn_grad),
       operators().orthogonal ? " (an orthogonal mesh: nothing to correct)" : "");
