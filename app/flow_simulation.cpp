@@ -139,7 +139,7 @@ IncompressibleSettings incompressible_settings(const ResolvedCase& c) {
 
 class FlowSimulation final : public Simulation {
  public:
-  FlowSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, const MeshGeometry& geometry,
+  FlowSimulation(const ResolvedCase& c, const RunContext& context, const Mesh& mesh, MeshGeometry& geometry,
                  std::span<const label> global_cell, const CellFaceLists* cells, PhaseTimer& timer)
       : timer_(timer),
         settings_(incompressible_settings(c)),
@@ -163,6 +163,7 @@ class FlowSimulation final : public Simulation {
     reynolds_ = reynolds_number(operators_->boundary, mesh, settings_.viscosity, ranks);
     operators_timing.stop();
     for (const auto& [part, seconds] : operators_->setup.parts()) timer.add_part("operators", part, seconds);
+    if (!operators_->reads_face_centres()) std::vector<Vec3>().swap(geometry.face_centres);  // off the solvers' peak
     auto timing = timer.measure("solver setup");
     const SolverSettings final_pressure = final_solver_settings(c, "pFinal", "p");
     step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"), &final_pressure);
@@ -182,7 +183,6 @@ class FlowSimulation final : public Simulation {
   }
 
   bool transient() const override { return true; }
-  bool reads_face_centres() const override { return operators_->reads_face_centres(); }
 
   double wanted_delta_t(double last_wanted, const TimeControls& tc) const override {
     if (!(tc.max_co > 0.0)) return last_wanted;
@@ -278,7 +278,7 @@ class FlowSimulation final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
-                                                 const Mesh& mesh, const MeshGeometry& geometry,
+                                                 const Mesh& mesh, MeshGeometry& geometry,
                                                  std::span<const label> global_cell, const CellFaceLists* cells,
                                                  PhaseTimer& timer) {
   return std::make_unique<FlowSimulation>(resolved, context, mesh, geometry, global_cell, cells, timer);

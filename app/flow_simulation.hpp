@@ -13,7 +13,7 @@ namespace fvmmini {
 /// The flow operators (timed as "operators") and step (both linear solvers built once: "solver setup").
 /// @throws SolverSetupError (naming the field) for solver settings that do not fit a matrix
 std::unique_ptr<Simulation> make_flow_simulation(const ResolvedCase& resolved, const RunContext& context,
-                                                 const Mesh& mesh, const MeshGeometry& geometry,
+                                                 const Mesh& mesh, MeshGeometry& geometry,
                                                  std::span<const label> global_cell, const CellFaceLists* cells,
                                                  PhaseTimer& timer);
 

@@ -195,7 +195,7 @@ class ScalarSimulation final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> make_scalar_simulation(const ResolvedCase& resolved, const RunContext& context,
-                                                   const Mesh& mesh, const MeshGeometry& geometry,
+                                                   const Mesh& mesh, MeshGeometry& geometry,
                                                    std::span<const label> global_cell, const CellFaceLists*,
                                                    PhaseTimer& timer) {
   return std::make_unique<ScalarSimulation>(resolved, context, mesh, geometry, global_cell, timer);

@@ -85,7 +85,6 @@ class Run {
     }
     set_up(make, mesh, geometry, global_cell_);
     cell_lists_.reset();
-    if (!simulation_->reads_face_centres()) std::vector<Vec3>().swap(geometry.face_centres);
     say(mesh_line);
     say(decomposition_lines_);
     say(simulation_->describe());
@@ -163,7 +162,7 @@ class Run {
   }
 
   /// The physics, then the output folder: a set-up that fails leaves nothing behind.
-  void set_up(const SimulationFactory& make, const Mesh& mesh, const MeshGeometry& geometry,
+  void set_up(const SimulationFactory& make, const Mesh& mesh, MeshGeometry& geometry,
               std::span<const label> global_cell) {
     try {
       simulation_ = make(c_, context_, mesh, geometry, global_cell, cell_lists_ ? &*cell_lists_ : nullptr, timer_);

@@ -49,17 +49,17 @@ class Simulation {
   virtual std::string finish(RunSummary& summary, bool failed) = 0;
   /// What to add to a SolverError's message after the time and step ("", or a likely cause).
   virtual std::string failure_hint() const { return {}; }
-  /// Whether anything reads the geometry's face centres after set-up (else the driver frees them
-  /// before the first step: 24 bytes a face).
-  virtual bool reads_face_centres() const { return true; }
 };
 
 /// Builds the physics on the checked mesh (on several ranks, this rank's part, global_cell the
 /// numbers of its cells in the whole mesh; empty on one rank), timing its set-up phases on `timer`.
-/// `cells`: the mesh's cell_face_lists as the mesh check made them (one rank), else null.
+/// `cells`: the mesh's cell_face_lists as the mesh check made them (one rank), else null. The
+/// physics may free the parts of `geometry` it never reads again (the flow: the face centres, 24
+/// bytes a face, once its operators are made, where no step reads them), before its solvers'
+/// set-up, the run's peak of memory.
 /// @throws SolverSetupError for solver settings that do not fit a matrix (a case error at solvers.<field>)
 using SimulationFactory =
-    std::function<std::unique_ptr<Simulation>(const ResolvedCase&, const RunContext&, const Mesh&, const MeshGeometry&,
+    std::function<std::unique_ptr<Simulation>(const ResolvedCase&, const RunContext&, const Mesh&, MeshGeometry&,
                                               std::span<const label> global_cell, const CellFaceLists* cells,
                                               PhaseTimer&)>;
 
