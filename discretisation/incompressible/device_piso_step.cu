@@ -120,31 +120,38 @@ __global__ void pressure_faces_kernel(Faces F, ConstComponents u_old, const doub
   }
 }
 
-/// The negated pEqn's diagonal, the reference cell's doubled (setReference).
-__global__ void pressure_diagonal_kernel(Faces F, Cells C, const double* __restrict__ rau, label reference_cell,
+/// The negated pEqn's diagonal from its off-diagonal (the couplings' sum; outlets' from rAU), the
+/// reference cell's doubled (setReference).
+__global__ void pressure_diagonal_kernel(Faces F, Cells C, const double* __restrict__ rau,
+                                         const double* __restrict__ pressure_upper, label reference_cell,
                                          double* __restrict__ diag) {
   FVMMINI_GRID_STRIDE(c, C.n) {
     double d = 0.0;
-    for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k) d += piso::pressure_coupling(F, rau, C.faces[k]);
+    for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k) {
+      const label f = C.faces[k];
+      d += f < F.n_internal ? -pressure_upper[f] : piso::pressure_coupling(F, rau, f);
+    }
     diag[c] = c == reference_cell ? 2.0 * d : d;
   }
 }
 
-/// HbyA = rAU (source - sum_nb a_nb U_nb) / V of the solved components.
+/// HbyA = rAU (source - sum_nb a_nb U_nb) / V of the solved components, in one walk of the cell's
+/// faces.
 __global__ void hbya_kernel(Faces F, Cells C, ConstComponents source, ConstComponents u, Solved solved,
                             const double* __restrict__ lower, const double* __restrict__ upper,
                             const double* __restrict__ rau, Components hbya) {
   FVMMINI_GRID_STRIDE(c, C.n) {
-    for (int i = 0; i < 3; ++i) {
-      if (!solved.c[i]) continue;
-      double h = source.c[i][c];
-      for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k) {
-        const label f = C.faces[k];
-        if (f >= F.n_internal) continue;
-        h -= C.signs[k] > 0 ? upper[f] * u.c[i][F.neighbour[f]] : lower[f] * u.c[i][F.owner[f]];
-      }
-      hbya.c[i][c] = rau[c] * (h / C.volume[c]);
+    double h[3] = {source.c[0][c], source.c[1][c], source.c[2][c]};
+    for (label k = C.offsets[c]; k < C.offsets[c + 1]; ++k) {
+      const label f = C.faces[k];
+      if (f >= F.n_internal) continue;
+      const bool owns = C.signs[k] > 0;
+      const double a = owns ? upper[f] : lower[f];
+      const label other = owns ? F.neighbour[f] : F.owner[f];
+      for (int i = 0; i < 3; ++i) h[i] -= a * u.c[i][other];
     }
+    for (int i = 0; i < 3; ++i)
+      if (solved.c[i]) hbya.c[i][c] = rau[c] * (h[i] / C.volume[c]);
   }
 }
 
@@ -332,16 +339,21 @@ class DevicePisoStep final : public FlowStep {
     // --- the solvers: U's on an asymmetric matrix, where U is solved (without momentumPredictor
     //     icoFoam never solves it, and its matrix and factor would only take memory); p's on the
     //     Laplacian's values until the first step (GAMG agglomerates on them); pFinal on p's solver
-    //     where only the stopping rules differ
+    //     where only the stopping rules differ; each with the face slot maps that every step sets
+    //     its matrix through
     if (piso.momentum_predictor) {
       velocity_solver.emplace(field_solver(initial_momentum_matrix(ops), velocity_settings, "U"));
+      velocity_solver->upload_face_slots();
       setup_timer.mark("U solver");
     }
     pressure_solver.emplace(field_solver(ops.pressure_system.local, pressure_settings, "p",
                                          velocity_solver ? &*velocity_solver : nullptr));
-    if (!same_but_stopping_rules(pressure_settings, final_settings))
+    pressure_solver->upload_face_slots();
+    if (!same_but_stopping_rules(pressure_settings, final_settings)) {
       final_pressure_solver.emplace(
           field_solver(ops.pressure_system.local, final_settings, "pFinal", &*pressure_solver));
+      final_pressure_solver->upload_face_slots();
+    }
     setup_timer.mark("p solvers");
 
     // --- constant data: the operators' faces (the Laplacian's coefficients |S| / |d| under snGrad
@@ -615,7 +627,8 @@ void DevicePisoStep::prepare_corrections(double dt) {
   pressure_faces_kernel<<<grid_faces, block, 0, s>>>(F, components(std::as_const(velocity_old)), flux_old.data(), dt,
                                                      rau.data(), ddt_corr.data(), pressure_upper.data());
   FVMMINI_CUDA_CHECK_LAUNCH(pressure_faces_kernel);
-  pressure_diagonal_kernel<<<grid_cells, block, 0, s>>>(F, C, rau.data(), reference_cell, pressure_diag.data());
+  pressure_diagonal_kernel<<<grid_cells, block, 0, s>>>(F, C, rau.data(), pressure_upper.data(), reference_cell,
+                                                        pressure_diag.data());
   FVMMINI_CUDA_CHECK_LAUNCH(pressure_diagonal_kernel);
   pressure_solver->set_coefficients(pressure_diag.data(), pressure_upper.data(), nullptr, s);
   if (final_pressure_solver)

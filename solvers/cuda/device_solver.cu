@@ -75,7 +75,7 @@ __global__ void scatter_kernel(int n, const int* __restrict__ new_to_old, const 
 
 /// values[slot[i]] = d[i]; inv_diag[old_to_new[i]] = 1 / d[i]; d_op[old_to_new[i]] = d[i] (i in
 /// the mesh's numbering).
-__global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const long long* __restrict__ slot,
+__global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const std::int64_t* __restrict__ slot,
                                     const int* __restrict__ old_to_new, double* __restrict__ values,
                                     double* __restrict__ inv_diag, double* __restrict__ d_op) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -87,7 +87,8 @@ __global__ void set_diagonal_kernel(int n, const double* __restrict__ d, const l
 
 /// values[upper_slot[f]] = upper[f], values[lower_slot[f]] = lower[f] (upper[f] where lower is null).
 __global__ void set_faces_kernel(int n_faces, const double* __restrict__ upper, const double* __restrict__ lower,
-                                 const long long* __restrict__ upper_slot, const long long* __restrict__ lower_slot,
+                                 const std::int64_t* __restrict__ upper_slot,
+                                 const std::int64_t* __restrict__ lower_slot,
                                  double* __restrict__ values) {
   for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < n_faces; f += gridDim.x * blockDim.x) {
     values[upper_slot[f]] = upper[f];
@@ -124,8 +125,6 @@ __global__ void scatter_block_kernel(int n, int k, const int* __restrict__ new_t
   }
 }
 
-std::vector<long long> to_long_long(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
-
 /// The format keys a solver's set-up asks for (a mixed-precision solver's narrowed).
 FormatParameters format_parameters(const SolverSettings& s, const LduMatrix& matrix) {
   return s.precision == Precision::mixed ? mixed_precision_parameters(s.format, s.format_parameters, *matrix.addressing)
@@ -158,7 +157,7 @@ struct DeviceSolver::Impl {
         device(make_device_matrix(*prepared, s.precision)),
         new_to_old(std::span<const int>(prepared->permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared->permutation.old_to_new)),
-        diag_slot(std::span<const long long>(to_long_long(prepared->value_map->diag_slot))),
+        diag_slot(std::span<const std::int64_t>(prepared->value_map->diag_slot)),
         diagonal_op(matrix.n_rows()),
         diagonal(matrix.n_rows()),
         x_op(matrix.n_rows()),
@@ -261,7 +260,7 @@ struct DeviceSolver::Impl {
   double shared_seconds = 0.0;  ///< a shared format's set-up: this solver's values made and uploaded
   DeviceMatrix device;
   DeviceBuffer<int> new_to_old, old_to_new;
-  DeviceBuffer<long long> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
+  DeviceBuffer<std::int64_t> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
   DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
   std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
   std::unique_ptr<DeviceRanks> ranks;        ///< the halo and the sums across ranks, or null
@@ -273,8 +272,8 @@ struct DeviceSolver::Impl {
   /// preconditioner is the method's own splitting (make_smoother), not the settings' (none)
   bool method_smoother = false;
   bool symmetric_only = true;  ///< set up on a symmetric matrix: its method or preconditioner may need one
-  /// set_coefficients: mesh face -> slots of its two coefficients (made on first use)
-  DeviceBuffer<long long> upper_slot, lower_slot;
+  /// set_coefficients: mesh face -> slots of its two coefficients (upload_face_slots)
+  DeviceBuffer<std::int64_t> upper_slot, lower_slot;
   /// set_coefficients for a preconditioner that cannot refresh on the device: the values on the host
   std::shared_ptr<const LduAddressing> addressing;
   std::unique_ptr<LduMatrix> host_values;
@@ -503,19 +502,23 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   m.release(caller);
 }
 
+void DeviceSolver::upload_face_slots() {
+  Impl& m = *impl_;
+  const LduToCsrMap& map = *m.prepared->value_map;
+  if (m.upper_slot.size() == map.upper_slot.size()) return;
+  m.upper_slot = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(map.upper_slot));
+  m.lower_slot = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(map.lower_slot));
+}
+
 void DeviceSolver::set_coefficients(const double* diag, const double* upper, const double* lower,
                                     CUstream_st* caller) {
   Impl& m = *impl_;
   if (lower && m.symmetric_only)
     throw std::invalid_argument("set_coefficients: asymmetric coefficients for a solver set up on a symmetric matrix");
   if (m.device.mixed()) throw std::invalid_argument("set_coefficients: precision mixed refreshes from the host only");
-  const LduToCsrMap& map = *m.prepared->value_map;
+  upload_face_slots();
   const int n = m.device.n_rows();
-  const int n_faces = static_cast<int>(map.upper_slot.size());
-  if (m.upper_slot.size() != map.upper_slot.size()) {
-    m.upper_slot = DeviceBuffer<long long>(std::span<const long long>(to_long_long(map.upper_slot)));
-    m.lower_slot = DeviceBuffer<long long>(std::span<const long long>(to_long_long(map.lower_slot)));
-  }
+  const int n_faces = static_cast<int>(m.upper_slot.size());
   cudaStream_t s = m.cg->stream();
   m.wait_for(caller);
   double* values = m.device.spmv().device_values();

@@ -108,6 +108,10 @@ class DeviceSolver {
   /// @throws std::invalid_argument for asymmetric coefficients where the solver was set up on a
   ///         symmetric matrix, or in mixed precision
   void set_coefficients(const double* diag, const double* upper, const double* lower, CUstream_st* caller);
+  /// The face -> format slot maps set_coefficients writes through, uploaded now (16 bytes a face):
+  /// a caller that refreshes on the device calls it in its own set-up, so that the first
+  /// set_coefficients, inside a time step, does no set-up work.
+  void upload_face_slots();
 
   /// A new diagonal (device vector, mesh numbering, every entry positive), set on the device
   /// once the work queued on `caller` is done; the off-diagonal entries stay.
