@@ -400,6 +400,20 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   }
   p.ordering_seconds = ordering_seconds + seconds_since(t0);
 
+  // --- P A P^T straight into a unit that builds from the rows, its value map as it goes
+  if (grid.empty() && unit.build_rows) {
+    t0 = std::chrono::steady_clock::now();
+    const PermutedRows rows(matrix, p.permutation);
+    p.csr_seconds = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    LduToCsrMap map;
+    p.format = unit.build_rows(FormatRowsInput{rows, p.parameters, p.position_before_grouping, map});
+    p.value_map = std::make_shared<const LduToCsrMap>(std::move(map));
+    p.build_seconds = seconds_since(t0);
+    p.from_rows = true;
+    return p;
+  }
+
   // --- P A P^T in CSR with the mesh-order slot map
   t0 = std::chrono::steady_clock::now();
   CsrMatrix csr = permuted_csr(matrix, p.permutation, &p.csr_map);
@@ -542,8 +556,9 @@ std::string describe(const PreparedFormat& p) {
   if (p.copied) return describe(p, p.build_seconds, "the previous solver's, copied");
   return describe(
       p, p.ordering_seconds + p.csr_seconds + p.build_seconds + tuning,
-      fmt::format("ordering {:.1f}{}, csr {:.1f}, build {:.1f}{}", 1e3 * p.ordering_seconds,
-                  p.ordering_reused ? ", the previous solver's" : "", 1e3 * p.csr_seconds, 1e3 * p.build_seconds,
+      fmt::format("ordering {:.1f}{}, {} {:.1f}, build {:.1f}{}", 1e3 * p.ordering_seconds,
+                  p.ordering_reused ? ", the previous solver's" : "", p.from_rows ? "rows" : "csr",
+                  1e3 * p.csr_seconds, 1e3 * p.build_seconds,
                   p.tuning.done()
                       ? fmt::format(", tuning {:.1f} over {} settings", 1e3 * tuning, p.tuning.trials.size())
                       : ""));

@@ -101,7 +101,10 @@ struct PreparedFormat {
   /// The addressing it was built on (a model must share it; one freed since matches none).
   std::weak_ptr<const LduAddressing> addressing;
   std::string key;  ///< format, its resolved keys, ordering and seed (a model must match it); empty: none
-  double csr_seconds = 0.0;       ///< permuted CSR with its slot map
+  double csr_seconds = 0.0;       ///< permuted CSR with its slot map (from_rows: the rows' face lists)
+  /// The unit built the format straight from the rows (FormatUnit::build_rows): value_map was
+  /// written with it, no CSR or csr_map was made.
+  bool from_rows = false;
   double build_seconds = 0.0;     ///< the format struct from the CSR
   FormatTuning tuning;            ///< empty unless a key was auto and a timer was given
 };
@@ -186,8 +189,9 @@ void refresh_format_values(const LduMatrix& matrix, PreparedFormat& prepared);
 std::unique_ptr<double[]> format_values(const LduMatrix& matrix, const PreparedFormat& prepared);
 
 /// One line: "staircase (sliceHeight 32, alpha 0.01, launch interleaved), ordering staircase: padding
-/// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)"; after tuning the setup ends
-/// "..., build ..., tuning 812.0 over 18 settings)".
+/// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)" ("rows" for "csr" where the
+/// unit built from the rows); after tuning the setup ends "..., build ..., tuning 812.0 over 18
+/// settings)".
 std::string describe(const PreparedFormat& prepared);
 /// The line of a solver that shares `model`, another solver's format, its values its own:
 /// "..., setup 210.0 ms (the previous solver's, shared)".

@@ -1,6 +1,6 @@
 #pragma once
 // A storage format as one unit: its name, its parameters, how it is built from the CSR matrix
-// in the final ordering, and its reference (CPU) kernel. One file per format in
+// in the final ordering (or from its rows without the CSR), and its reference (CPU) kernel. One file per format in
 // registry/format_units/ defines one, and the list in registry/CMakeLists.txt is the registry
 // (format_registry.hpp reads it). A backend other than the reference one adds its own kernel
 // for a format by name (the CUDA library: kernels/cuda/device_formats.cuh).
@@ -16,6 +16,7 @@
 #include "linalg/csr_matrix.hpp"
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/formats/stored_format.hpp"
+#include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {
 
@@ -33,6 +34,14 @@ struct FormatBuildInput {
   /// Per row of the final numbering, its place in the ordering before the row grouping; empty
   /// unless the unit groups rows.
   std::span<const label> position_before_grouping;
+};
+
+/// What a builder from the rows gets (FormatUnit::build_rows).
+struct FormatRowsInput {
+  const PermutedRows& rows;            ///< P A P^T a mesh row at a time, in the final numbering
+  const FormatParameters& parameters;  ///< as FormatBuildInput's
+  std::span<const label> position_before_grouping;  ///< as FormatBuildInput's
+  LduToCsrMap& value_map;  ///< receives every LDU coefficient's slot in the built struct's values
 };
 
 using ReferenceMultiply = std::function<void(const StoredFormat&, std::span<const double> x, std::span<double> y)>;
@@ -64,6 +73,10 @@ struct FormatUnit {
   std::function<std::uint64_t(const FormatParameters&, label n_rows, std::int64_t nnz)> storage_bytes{};
   /// Build the struct. @throws std::invalid_argument when the format does not apply to the matrix
   std::function<StoredFormat(FormatBuildInput)> build{};
+  /// Build the struct straight from the rows, its value map written as it goes (no CSR in between:
+  /// one pass, and neither the CSR nor its slot map held beside the format); null: the registry
+  /// builds the CSR and calls build. Set-up takes it where nothing is tuned.
+  std::function<StoredFormat(FormatRowsInput)> build_rows{};
   /// The reference kernel y = A x; null: the format has no reference kernel (a library baseline).
   ReferenceMultiply multiply{};
   /// Y = A X for k vectors interleaved by row (linalg/block_vectors.hpp: 1 <= k <=

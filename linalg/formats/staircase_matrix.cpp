@@ -72,47 +72,98 @@ StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows
   return idx;
 }
 
-StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha) {
-  const label n = csr.n_rows;
-  validate_staircase_parameters(n, slice_height, alpha);
-  auto length = [&](label i) { return static_cast<label>(csr.row_ptr[i + 1] - csr.row_ptr[i]); };
+namespace {
 
-  // --- h[i] = rows with i nonzeros
-  std::vector<label> histogram;
-  for (label i = 0; i < n; ++i) {
-    const label len = length(i);
-    if (len >= static_cast<label>(histogram.size())) histogram.resize(len + 1, 0);
-    ++histogram[len];
+/// h[k] = rows with k entries, length(i) row i's (on every thread).
+template <class Length>
+std::vector<label> length_histogram(label n, const Length& length) {
+  label longest = 0;
+#pragma omp parallel for schedule(static) reduction(max : longest)
+  for (label i = 0; i < n; ++i) longest = std::max(longest, length(i));
+  std::vector<label> histogram(n > 0 ? longest + 1 : 0, 0);
+#pragma omp parallel
+  {
+    std::vector<label> mine(histogram.size(), 0);
+#pragma omp for schedule(static) nowait
+    for (label i = 0; i < n; ++i) ++mine[length(i)];
+#pragma omp critical
+    for (std::size_t k = 0; k < mine.size(); ++k) histogram[k] += mine[k];
   }
+  return histogram;
+}
 
+/// The struct with its index, col and values sized and padded (-1, 0), for rows of these lengths:
+/// several groups take the rows grouped (non-decreasing length); one takes them in any order.
+template <class Length>
+StaircaseMatrix staircase_shell(label n, int slice_height, double alpha, std::int64_t nnz, const Length& length) {
+  validate_staircase_parameters(n, slice_height, alpha);
   StaircaseMatrix m;
   m.n_rows = n;
   m.slice_height = slice_height;
   m.alpha = alpha;
-  m.n_nonzeros = csr.nnz();
-  m.index = staircase_index(histogram, n, slice_height, alpha);
-
-  // --- several groups take the rows grouped (non-decreasing length); one takes them in any order
-  if (m.index.n_groups() > 1)
+  m.n_nonzeros = nnz;
+  m.index = staircase_index(length_histogram(n, length), n, slice_height, alpha);
+  if (m.index.n_groups() > 1) {
+    label first_shorter = n;
+#pragma omp parallel for schedule(static) reduction(min : first_shorter)
     for (label i = 1; i < n; ++i)
-      if (length(i) < length(i - 1))
-        throw std::invalid_argument(fmt::format(
-            "staircase: rows must be ordered by non-decreasing length (row {} has {} nonzeros, row {} has {}); "
-            "use the staircase ordering or group_by_row_length",
-            i - 1, length(i - 1), i, length(i)));
+      if (length(i) < length(i - 1)) first_shorter = std::min(first_shorter, i);
+    if (first_shorter < n)
+      throw std::invalid_argument(fmt::format(
+          "staircase: rows must be ordered by non-decreasing length (row {} has {} nonzeros, row {} has {}); "
+          "use the staircase ordering or group_by_row_length",
+          first_shorter - 1, length(first_shorter - 1), first_shorter, length(first_shorter)));
+  }
+  m.col.assign(m.index.val_size(), padding_column);
+  m.values.assign(m.index.val_size(), 0.0);
+  return m;
+}
 
-  // --- Algorithm 4: entry k of local row j of group g goes to step_ptr[g] + (j/sh)*L*sh + k*sh + j%sh
+/// Algorithm 4: the slot of entry 0 of row `row` of group g (entry k at + k * sh).
+std::int64_t first_slot(const StaircaseIndex& idx, std::int64_t sh, label g, label row) {
+  const std::int64_t j = row - idx.row_ptr[g];
+  return idx.step_ptr[g] + (j / sh) * idx.step_lengths[g] * sh + j % sh;
+}
+
+}  // namespace
+
+StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha) {
+  StaircaseMatrix m = staircase_shell(csr.n_rows, slice_height, alpha, csr.nnz(), [&](label i) {
+    return static_cast<label>(csr.row_ptr[i + 1] - csr.row_ptr[i]);
+  });
   const auto& idx = m.index;
-  m.col.assign(idx.val_size(), padding_column);
-  m.values.assign(idx.val_size(), 0.0);
   m.value_slot.resize(csr.nnz());
-  const std::int64_t sh = slice_height;
   for (label g = 0; g < idx.n_groups(); ++g) {
-    const std::int64_t L = idx.step_lengths[g];
 #pragma omp parallel for schedule(static)
-    for (label row = idx.row_ptr[g]; row < idx.row_ptr[g + 1]; ++row) {
-      const std::int64_t j = row - idx.row_ptr[g];
-      place_row_column_major(csr, row, idx.step_ptr[g] + (j / sh) * L * sh + j % sh, sh, m);
+    for (label row = idx.row_ptr[g]; row < idx.row_ptr[g + 1]; ++row)
+      place_row_column_major(csr, row, first_slot(idx, slice_height, g, row), slice_height, m);
+  }
+  return m;
+}
+
+StaircaseMatrix build_staircase(const PermutedRows& rows, int slice_height, double alpha, LduToCsrMap& map) {
+  const Permutation& p = rows.permutation();
+  StaircaseMatrix m = staircase_shell(rows.n_rows(), slice_height, alpha, rows.nnz(),
+                                      [&](label i) { return rows.length(p.new_to_old[i]); });
+  const auto& idx = m.index;
+  rows.size_map(map);
+  // --- mesh row by mesh row, as permuted_csr: the faces and coefficients read in sequence
+#pragma omp parallel
+  {
+    std::vector<PermutedRows::Entry> row;
+#pragma omp for schedule(static)
+    for (label c = 0; c < m.n_rows; ++c) {
+      const label i = p.old_to_new[c];
+      const auto g = static_cast<label>(std::upper_bound(idx.row_ptr.begin(), idx.row_ptr.end(), i) -
+                                        idx.row_ptr.begin()) - 1;
+      std::int64_t slot = first_slot(idx, slice_height, g, i);
+      rows.entries(c, row);
+      for (const PermutedRows::Entry& e : row) {
+        m.col[slot] = e.column;
+        m.values[slot] = rows.coefficient(c, e);
+        PermutedRows::slot(map, c, e) = slot;
+        slot += slice_height;
+      }
     }
   }
   return m;

@@ -26,6 +26,7 @@
 
 #include "linalg/csr_matrix.hpp"
 #include "linalg/formats/format_common.hpp"
+#include "linalg/ordering/permutation.hpp"
 
 namespace fvmmini {
 
@@ -55,7 +56,9 @@ struct StaircaseMatrix {
   /// columns ascending; then padding (-1) up to step_lengths[g]; padding rows are all -1.
   std::vector<label> col;
   std::vector<double> values;             ///< same layout as col; padding holds 0
-  std::vector<std::int64_t> value_slot;  ///< nnz entries: CSR slot -> slot in values/col
+  /// nnz entries: CSR slot -> slot in values/col; empty when built from the rows (the caller holds
+  /// the map straight to values/col)
+  std::vector<std::int64_t> value_slot;
   std::int64_t n_nonzeros = 0;
   /// Per slice (groups in order, then slices in order): where its middle real row stood in the
   /// ordering before the grouping by row length (Cuthill-McKee for the staircase ordering). The
@@ -89,6 +92,11 @@ StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows
 /// @throws std::invalid_argument on bad parameters, or rows of several groups not in
 /// non-decreasing length order
 StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double alpha);
+
+/// build_staircase straight from the rows of P A P^T, no CSR made: `map` receives every LDU
+/// coefficient's slot in the format's values (value_slot stays empty: the map is already the
+/// format's own). The same struct as build_staircase(permuted_csr(...)), the same errors.
+StaircaseMatrix build_staircase(const PermutedRows& rows, int slice_height, double alpha, LduToCsrMap& map);
 
 /// slice_position for m, given each row's position before the grouping (n_rows entries, in m's
 /// numbering).

@@ -141,64 +141,66 @@ void refresh_permuted_ldu(const LduMatrix& original, const Permutation& p, Permu
   }
 }
 
+PermutedRows::PermutedRows(const LduMatrix& ldu, const Permutation& p)
+    : ldu_(ldu), p_(p), faces_(row_faces(*ldu.addressing)) {}
+
+void PermutedRows::entries(label c, std::vector<Entry>& row) const {
+  // --- insertion-sorted: rows are short
+  row.clear();
+  const auto insert = [&](label column, std::int64_t source) {
+    row.push_back({column, source});
+    std::size_t m = row.size() - 1;
+    for (; m > 0 && row[m - 1].column > column; --m) row[m] = row[m - 1];
+    row[m] = {column, source};
+  };
+  const auto& o2n = p_.old_to_new;
+  const auto& lower = ldu_.lower_addr();
+  const auto& upper = ldu_.upper_addr();
+  insert(o2n[c], -1);
+  for (label s = faces_.ptr[c]; s < faces_.ptr[c + 1]; ++s) {
+    const label f = faces_.faces[s];
+    const bool lower_cell = lower[f] == c;
+    insert(o2n[lower_cell ? upper[f] : lower[f]], 2 * static_cast<std::int64_t>(f) + (lower_cell ? 0 : 1));
+  }
+}
+
+void PermutedRows::size_map(LduToCsrMap& map) const {
+  const auto n_faces = static_cast<std::size_t>(ldu_.addressing->n_faces());
+  map.diag_slot.resize(static_cast<std::size_t>(n_rows()));
+  map.upper_slot.resize(n_faces);
+  map.lower_slot.resize(n_faces);
+}
+
 CsrMatrix permuted_csr(const LduMatrix& ldu, const Permutation& p, LduToCsrMap* map) {
   const label n = ldu.n_rows();
   if (p.size() != n)
     throw std::invalid_argument("permuted_csr: permutation of " + std::to_string(p.size()) + " indices for " +
                                 std::to_string(n) + " rows");
-  const auto& lower = ldu.lower_addr();
-  const auto& upper = ldu.upper_addr();
-  const label n_faces = static_cast<label>(lower.size());
-  const auto& o2n = p.old_to_new;
-  const auto& n2o = p.new_to_old;
-  const RowFaces faces = row_faces(*ldu.addressing);
+  const PermutedRows rows(ldu, p);
 
   // --- row i of P A P^T is row sigma(i) of A, its columns renumbered and sorted
   CsrMatrix csr;
   csr.n_rows = n;
   csr.row_ptr.assign(n + 1, 0);
-  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] = csr.row_ptr[i] + 1 + (faces.ptr[n2o[i] + 1] - faces.ptr[n2o[i]]);
+  for (label i = 0; i < n; ++i) csr.row_ptr[i + 1] = csr.row_ptr[i] + rows.length(p.new_to_old[i]);
   const std::int64_t nnz = csr.row_ptr[n];
   csr.col.resize(nnz);
   csr.values.resize(nnz);
-  if (map) {
-    map->diag_slot.resize(n);
-    map->upper_slot.resize(n_faces);
-    map->lower_slot.resize(n_faces);
-  }
+  if (map) rows.size_map(*map);
   // --- built row by row in the old order from the faces themselves: the faces, coefficients and
   //     map read and written nearly in sequence, each row's block placed at its new row, and no
   //     temporary the size of the nonzeros (12 bytes a nonzero before: 5 GB on 64 M cells)
 #pragma omp parallel
   {
-    // (renumbered column, tag) pairs of one row, insertion-sorted (rows are short); tag -1: the
-    // diagonal, 2 f: the upper coefficient of face f (this row its lower cell), 2 f + 1: the lower
-    std::vector<std::pair<label, std::int64_t>> row;
+    std::vector<PermutedRows::Entry> row;
 #pragma omp for schedule(static)
     for (label c = 0; c < n; ++c) {
-      row.clear();
-      const auto insert = [&](label column, std::int64_t tag) {
-        row.emplace_back(column, tag);
-        std::size_t m = row.size() - 1;
-        for (; m > 0 && row[m - 1].first > column; --m) row[m] = row[m - 1];
-        row[m] = {column, tag};
-      };
-      insert(o2n[c], -1);
-      for (label s = faces.ptr[c]; s < faces.ptr[c + 1]; ++s) {
-        const label f = faces.faces[s];
-        const bool lower_cell = lower[f] == c;
-        insert(o2n[lower_cell ? upper[f] : lower[f]], 2 * static_cast<std::int64_t>(f) + (lower_cell ? 0 : 1));
-      }
-      std::int64_t k = csr.row_ptr[o2n[c]];
-      for (const auto& [column, tag] : row) {
-        csr.col[k] = column;
-        if (tag < 0) {
-          csr.values[k] = ldu.diag[c];
-          if (map) map->diag_slot[c] = k;
-        } else {
-          csr.values[k] = (tag % 2 == 0 ? ldu.upper : ldu.lower_coeffs())[tag / 2];
-          if (map) (tag % 2 == 0 ? map->upper_slot : map->lower_slot)[tag / 2] = k;
-        }
+      rows.entries(c, row);
+      std::int64_t k = csr.row_ptr[p.old_to_new[c]];
+      for (const PermutedRows::Entry& e : row) {
+        csr.col[k] = e.column;
+        csr.values[k] = rows.coefficient(c, e);
+        if (map) PermutedRows::slot(*map, c, e) = k;
         ++k;
       }
     }

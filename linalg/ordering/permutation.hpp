@@ -54,6 +54,47 @@ PermutedLdu permute_ldu(const LduMatrix& ldu, const Permutation& p);
 /// Copy new coefficients of the original LDU matrix into an already permuted one.
 void refresh_permuted_ldu(const LduMatrix& original, const Permutation& p, PermutedLdu& permuted);
 
+/// The rows of P A P^T one mesh row at a time, each row's entries in column order with the LDU
+/// coefficient each comes from: what permuted_csr stores, for a builder that places the rows
+/// straight into its own format (no CSR in between). The rows' face lists are made once, here.
+class PermutedRows {
+ public:
+  /// An entry's column (new numbering) and source: -1 the diagonal, 2 f the upper coefficient of
+  /// face f (the row its lower cell), 2 f + 1 its lower coefficient.
+  struct Entry {
+    label column;
+    std::int64_t source;
+  };
+
+  /// @pre p.size() == ldu.n_rows(); ldu and p outlive the rows
+  PermutedRows(const LduMatrix& ldu, const Permutation& p);
+
+  label n_rows() const { return p_.size(); }
+  std::int64_t nnz() const { return ldu_.addressing->nnz(); }
+  const Permutation& permutation() const { return p_; }
+  /// Entries of mesh row c (new row permutation().old_to_new[c]): the diagonal and one a face.
+  label length(label c) const { return 1 + faces_.ptr[c + 1] - faces_.ptr[c]; }
+  /// Mesh row c's entries into `row` (cleared first), columns ascending.
+  void entries(label c, std::vector<Entry>& row) const;
+  /// The coefficient of entry e of mesh row c.
+  double coefficient(label c, const Entry& e) const {
+    if (e.source < 0) return ldu_.diag[c];
+    return (e.source % 2 == 0 ? ldu_.upper : ldu_.lower_coeffs())[e.source / 2];
+  }
+  /// `map` sized for this matrix (a slot per row and two per face; the entries unset).
+  void size_map(LduToCsrMap& map) const;
+  /// The slot map's entry of entry e of mesh row c.
+  static std::int64_t& slot(LduToCsrMap& map, label c, const Entry& e) {
+    if (e.source < 0) return map.diag_slot[c];
+    return (e.source % 2 == 0 ? map.upper_slot : map.lower_slot)[e.source / 2];
+  }
+
+ private:
+  const LduMatrix& ldu_;
+  const Permutation& p_;
+  RowFaces faces_;
+};
+
 /// CSR of P A P^T (columns sorted within rows, diagonal always present), with the map from the
 /// ORIGINAL LDU rows and faces to its value slots, so refresh_csr_values(original, map, values)
 /// refreshes it in place. For the identity this equals ldu_to_csr.

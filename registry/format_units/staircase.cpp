@@ -13,6 +13,14 @@
 
 namespace fvmmini {
 
+namespace {
+/// m with the interleaved launch's slice order, where the rows' places before the grouping are known.
+StaircaseMatrix with_slice_positions(StaircaseMatrix m, std::span<const label> position_before_grouping) {
+  if (!position_before_grouping.empty()) m.slice_position = staircase_slice_positions(m, position_before_grouping);
+  return m;
+}
+}  // namespace
+
 const FormatUnit& format_unit_staircase() {
   static const FormatUnit unit{
       .name = "staircase",
@@ -90,10 +98,14 @@ const FormatUnit& format_unit_staircase() {
       .check = [](const FormatParameters& p,
                   label n_rows) { validate_staircase_parameters(n_rows, p.integer("sliceHeight"), p.real("alpha")); },
       .build = [](FormatBuildInput in) -> StoredFormat {
-        StaircaseMatrix m = build_staircase(in.csr, in.parameters.integer("sliceHeight"), in.parameters.real("alpha"));
-        if (!in.position_before_grouping.empty())
-          m.slice_position = staircase_slice_positions(m, in.position_before_grouping);
-        return m;
+        return with_slice_positions(
+            build_staircase(in.csr, in.parameters.integer("sliceHeight"), in.parameters.real("alpha")),
+            in.position_before_grouping);
+      },
+      .build_rows = [](FormatRowsInput in) -> StoredFormat {
+        return with_slice_positions(build_staircase(in.rows, in.parameters.integer("sliceHeight"),
+                                                    in.parameters.real("alpha"), in.value_map),
+                                    in.position_before_grouping);
       },
       .multiply = multiply_as<StaircaseMatrix, reference::staircase_spmv>,
       .multiply_block = multiply_block_as<StaircaseMatrix, reference::staircase_spmv_block>,

@@ -1,6 +1,6 @@
 // The host side of the formats, whatever the backend: the reference operator's diagonal, the
-// Staircase kernel split over threads, the two-level value map, size figures, and errors for bad
-// names and parameters. The kernels of every format on every backend: tests/formats/.
+// Staircase kernel split over threads, the two-level value map, a format built from the rows
+// against the CSR route, size figures, and errors for bad names and parameters. The kernels of every format on every backend: tests/formats/.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "kernels/reference/ldu_spmv.hpp"
+#include "linalg/formats/staircase_matrix.hpp"
 #include "linalg/parallel.hpp"
 #include "registry/format_registry.hpp"
 #include "linalg/ordering/matrix_statistics.hpp"
@@ -115,6 +116,93 @@ TEST(FormatSpmv, RefreshOfAHandAssembledPreparedFormatUsesTheTwoLevelMap) {
     const auto fresh = rebuilt.values();
     for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(a[k], fresh[k]) << "slot " << k;
   }
+}
+
+// The format and value map the CSR route gives for prepared's permutation and keys: the CSR with
+// its slot map, the unit's build, the maps composed.
+PreparedFormat built_through_the_csr(const LduMatrix& m, const PreparedFormat& prepared) {
+  PreparedFormat hand;
+  hand.format_name = prepared.format_name;
+  hand.permutation = prepared.permutation;
+  hand.format = find_format(prepared.format_name)
+                    .build({permuted_csr(m, prepared.permutation, &hand.csr_map), prepared.parameters,
+                            prepared.position_before_grouping});
+  compose_value_map(hand);
+  return hand;
+}
+
+TEST(FormatSpmv, AFormatBuiltFromTheRowsIsTheOneBuiltFromTheCsr) {
+  // --- grouped and ungrouped rows, a hub longer than any slice, asymmetric values, orderings that
+  //     scatter the rows, above the parallel threshold on 1 to 3 threads: the same struct and map
+  const label big = 2 * static_cast<label>(min_parallel_rows) + 11;
+  struct Case {
+    std::string name;
+    LduMatrix matrix;
+  };
+  const std::vector<Case> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 51)},
+                                {"asymmetric box 9x7x5", test::asymmetric(test::box_matrix(9, 7, 5, 52), 53)},
+                                {"random wide", test::random_matrix(big, 12, 54)},
+                                {"star", test::star_matrix(300, 55)},
+                                {"ring", test::ring_matrix(200, 56)}};
+  const int saved = omp_get_max_threads();
+  int from_rows = 0;
+  for (const auto& unit : format_table()) {
+    if (!unit.build_rows) continue;
+    for (const auto& c : cases)
+      for (const std::string ordering : {"none", "rcm", "random"})
+        for (double alpha : {0.01, 1.0})
+          for (int threads : {1, 2, 3}) {
+            SCOPED_TRACE(fmt::format("{}, {}, ordering {}, alpha {}, {} threads", unit.name, c.name, ordering, alpha,
+                                     threads));
+            omp_set_num_threads(threads);
+            FormatParameters given;
+            if (unit.name == "staircase") given.set("alpha", alpha);
+            const PreparedFormat p = prepare_format(c.matrix, unit.name, ordering, given, 9);
+            ASSERT_TRUE(p.from_rows);
+            ASSERT_TRUE(p.csr_map.diag_slot.empty());
+            const PreparedFormat csr = built_through_the_csr(c.matrix, p);
+            EXPECT_EQ(p.value_map->diag_slot, csr.value_map->diag_slot);
+            EXPECT_EQ(p.value_map->upper_slot, csr.value_map->upper_slot);
+            EXPECT_EQ(p.value_map->lower_slot, csr.value_map->lower_slot);
+            const auto a = p.format.values(), b = csr.format.values();
+            ASSERT_EQ(a.size(), b.size());
+            for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(a[k], b[k]) << "slot " << k;
+            EXPECT_EQ(p.format.figures().footprint_bytes, csr.format.figures().footprint_bytes);
+            EXPECT_EQ(p.format.figures().nnz, csr.format.figures().nnz);
+            if (const auto* s = p.format.get_if<StaircaseMatrix>()) {
+              const auto& t = csr.format.as<StaircaseMatrix>();
+              EXPECT_EQ(s->col, t.col);
+              EXPECT_EQ(s->index.step_ptr, t.index.step_ptr);
+              EXPECT_EQ(s->index.row_ptr, t.index.row_ptr);
+              EXPECT_EQ(s->slice_position, t.slice_position);
+              EXPECT_TRUE(s->value_slot.empty());
+            }
+            expect_matches_ldu(c.matrix, *make_reference_operator(c.matrix, p), 57);
+            ++from_rows;
+          }
+  }
+  omp_set_num_threads(saved);
+  EXPECT_GT(from_rows, 0) << "no unit builds from the rows";
+}
+
+TEST(FormatSpmv, RowsOfSeveralGroupsNotGroupedAreRefusedAsTheCsrRouteRefusesThem) {
+  // --- the star's hub in the middle of the identity: a long row before short ones
+  const LduMatrix m = test::star_matrix(300, 58);
+  const Permutation identity = Permutation::identity(m.n_rows());
+  std::string from_csr, from_rows;
+  try {
+    build_staircase(permuted_csr(m, identity), 32, 0.2);
+  } catch (const std::invalid_argument& e) {
+    from_csr = e.what();
+  }
+  try {
+    LduToCsrMap map;
+    build_staircase(PermutedRows(m, identity), 32, 0.2, map);
+  } catch (const std::invalid_argument& e) {
+    from_rows = e.what();
+  }
+  EXPECT_NE(from_csr.find("non-decreasing length"), std::string::npos) << from_csr;
+  EXPECT_EQ(from_rows, from_csr);
 }
 
 TEST(FormatSpmv, FiguresCountPaddingAndBytes) {
