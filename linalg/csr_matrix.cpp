@@ -21,7 +21,7 @@ CsrMatrix ldu_to_csr(const LduMatrix& ldu, LduToCsrMap* map) {
   csr.col.resize(csr.row_ptr[n]);
   csr.values.assign(csr.row_ptr[n], 0.0);
 
-  std::vector<std::int64_t> diag_slot(n), upper_slot(n_faces), lower_slot(n_faces);
+  UnfilledVector<std::int64_t> diag_slot(n), upper_slot(n_faces), lower_slot(n_faces);
   // --- fill in sorted column order without sorting: faces are ordered by (lower, upper), so
   //     row i gets first its lower-triangle entries (faces where upper == i, in increasing lower),
   //     then the diagonal, then its upper-triangle entries (faces where lower == i, increasing upper).

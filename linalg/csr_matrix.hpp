@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "linalg/ldu_matrix.hpp"
 
 namespace fvmmini {
@@ -18,11 +19,12 @@ struct CsrMatrix {
   std::int64_t nnz() const { return row_ptr.back(); }
 };
 
-/// Where each LDU coefficient lands in the CSR value array.
+/// Where each LDU coefficient lands in the CSR value array (unfilled arrays: their builder writes
+/// every slot).
 struct LduToCsrMap {
-  std::vector<std::int64_t> diag_slot;   ///< per row
-  std::vector<std::int64_t> upper_slot;  ///< per face: slot of (lower[f], upper[f])
-  std::vector<std::int64_t> lower_slot;  ///< per face: slot of (upper[f], lower[f])
+  UnfilledVector<std::int64_t> diag_slot;   ///< per row
+  UnfilledVector<std::int64_t> upper_slot;  ///< per face: slot of (lower[f], upper[f])
+  UnfilledVector<std::int64_t> lower_slot;  ///< per face: slot of (upper[f], lower[f])
 };
 
 /// CSR with sorted columns (diagonal included even when zero).

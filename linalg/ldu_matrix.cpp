@@ -110,6 +110,14 @@ std::vector<label> row_lengths(const LduAddressing& a) {
   return length;
 }
 
+std::vector<label> row_lengths(const RowFaces& faces) {
+  const auto n = static_cast<label>(faces.ptr.empty() ? 0 : faces.ptr.size() - 1);
+  std::vector<label> length(n);
+#pragma omp parallel for schedule(static)
+  for (label i = 0; i < n; ++i) length[i] = 1 + faces.ptr[i + 1] - faces.ptr[i];
+  return length;
+}
+
 RowFaces row_faces(const LduAddressing& a) {
   std::vector<label> count;
   RowFaces r;

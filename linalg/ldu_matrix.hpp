@@ -34,6 +34,8 @@ RowFaces row_faces(const LduAddressing& a);
 
 /// Each row's stored entries: the diagonal and one per face that touches it.
 std::vector<label> row_lengths(const LduAddressing& a);
+/// The same from the rows' face lists.
+std::vector<label> row_lengths(const RowFaces& faces);
 
 struct LduMatrix {
   std::shared_ptr<const LduAddressing> addressing;

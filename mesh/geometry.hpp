@@ -5,16 +5,18 @@
 #include <array>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "mesh/cell_face_lists.hpp"
 #include "mesh/mesh.hpp"
 
 namespace fvmmini {
 
+/// Unfilled arrays: compute_geometry writes every entry on every thread.
 struct MeshGeometry {
-  std::vector<Vec3> face_centres;
-  std::vector<Vec3> face_areas;    ///< area vectors: magnitude = area, direction = owner -> out
-  std::vector<Vec3> cell_centres;
-  std::vector<double> cell_volumes;  ///< signed; the mesh check rejects non-positive volumes
+  UnfilledVector<Vec3> face_centres;
+  UnfilledVector<Vec3> face_areas;    ///< area vectors: magnitude = area, direction = owner -> out
+  UnfilledVector<Vec3> cell_centres;
+  UnfilledVector<double> cell_volumes;  ///< signed; the mesh check rejects non-positive volumes
 };
 
 /// Face centres and area vectors by triangle decomposition about the point average,

@@ -384,9 +384,17 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   const std::vector<FormatParameters> grid = keys.empty() ? std::vector<FormatParameters>{}
                                                           : tuning_grid(unit, parameters, matrix.n_rows());
 
-  // --- sigma = ordering, then the unit's stable grouping by row length
+  // --- a unit that builds from the rows: their face lists once, for the rows and their lengths
+  const bool from_rows = grid.empty() && unit.build_rows;
   auto t0 = std::chrono::steady_clock::now();
-  const std::vector<label> lengths = unit.row_grouping ? row_lengths(*matrix.addressing) : std::vector<label>{};
+  RowFaces faces = from_rows ? row_faces(*matrix.addressing) : RowFaces{};
+  const double faces_seconds = seconds_since(t0);
+
+  // --- sigma = ordering, then the unit's stable grouping by row length
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<label> lengths = !unit.row_grouping ? std::vector<label>{}
+                                     : from_rows        ? row_lengths(faces)
+                                                        : row_lengths(*matrix.addressing);
   const std::vector<label> histogram = unit.row_grouping ? row_length_stats(lengths).histogram : std::vector<label>{};
   const RowGrouping grouping = grouping_of(unit, p.parameters, histogram);
   if (grouping != RowGrouping::none) {
@@ -401,10 +409,9 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   p.ordering_seconds = ordering_seconds + seconds_since(t0);
 
   // --- P A P^T straight into a unit that builds from the rows, its value map as it goes
-  if (grid.empty() && unit.build_rows) {
-    t0 = std::chrono::steady_clock::now();
-    const PermutedRows rows(matrix, p.permutation);
-    p.csr_seconds = seconds_since(t0);
+  if (from_rows) {
+    const PermutedRows rows(matrix, p.permutation, std::move(faces));
+    p.csr_seconds = faces_seconds;
     t0 = std::chrono::steady_clock::now();
     LduToCsrMap map;
     p.format = unit.build_rows(FormatRowsInput{rows, p.parameters, p.position_before_grouping, map});
@@ -486,7 +493,7 @@ void compose_value_map(PreparedFormat& p) {
   }
   // --- value_map = value_slot o csr_map
   const std::int64_t* s = slot->data();
-  auto compose = [s](std::vector<std::int64_t>& slots) {
+  auto compose = [s](UnfilledVector<std::int64_t>& slots) {
     const auto count = static_cast<std::int64_t>(slots.size());
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < count; ++k) slots[k] = s[slots[k]];

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "linalg/ordering/matrix_statistics.hpp"
+
 namespace fvmmini {
 
 void validate_staircase_parameters(label n_rows, int slice_height, double alpha) {
@@ -74,24 +76,6 @@ StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows
 
 namespace {
 
-/// h[k] = rows with k entries, length(i) row i's (on every thread).
-template <class Length>
-std::vector<label> length_histogram(label n, const Length& length) {
-  label longest = 0;
-#pragma omp parallel for schedule(static) reduction(max : longest)
-  for (label i = 0; i < n; ++i) longest = std::max(longest, length(i));
-  std::vector<label> histogram(n > 0 ? longest + 1 : 0, 0);
-#pragma omp parallel
-  {
-    std::vector<label> mine(histogram.size(), 0);
-#pragma omp for schedule(static) nowait
-    for (label i = 0; i < n; ++i) ++mine[length(i)];
-#pragma omp critical
-    for (std::size_t k = 0; k < mine.size(); ++k) histogram[k] += mine[k];
-  }
-  return histogram;
-}
-
 /// The struct with its index, col and values sized and padded (-1, 0), for rows of these lengths:
 /// several groups take the rows grouped (non-decreasing length); one takes them in any order.
 template <class Length>
@@ -102,7 +86,7 @@ StaircaseMatrix staircase_shell(label n, int slice_height, double alpha, std::in
   m.slice_height = slice_height;
   m.alpha = alpha;
   m.n_nonzeros = nnz;
-  m.index = staircase_index(length_histogram(n, length), n, slice_height, alpha);
+  m.index = staircase_index(row_length_stats(n, length).histogram, n, slice_height, alpha);
   if (m.index.n_groups() > 1) {
     label first_shorter = n;
 #pragma omp parallel for schedule(static) reduction(min : first_shorter)

@@ -10,17 +10,7 @@ namespace fvmmini {
 RowLengthStats row_length_stats(const LduAddressing& addressing) { return row_length_stats(row_lengths(addressing)); }
 
 RowLengthStats row_length_stats(std::span<const label> length) {
-  const auto n = static_cast<label>(length.size());
-  RowLengthStats s;
-  if (n == 0) return s;
-  s.min = *std::min_element(length.begin(), length.end());
-  s.max = *std::max_element(length.begin(), length.end());
-  std::int64_t nnz = 0;
-  for (label l : length) nnz += l;
-  s.mean = static_cast<double>(nnz) / n;
-  s.histogram.assign(s.max + 1, 0);
-  for (label l : length) ++s.histogram[l];
-  return s;
+  return row_length_stats(static_cast<label>(length.size()), [&](label i) { return length[i]; });
 }
 
 MatrixStatistics matrix_statistics(const LduAddressing& addressing, const Permutation& p) {

@@ -2,6 +2,7 @@
 // Structure statistics of the LDU matrix under an ordering: bandwidth and profile as
 // OpenFOAM's renumberMesh prints them, and the distribution of row lengths.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -32,6 +33,35 @@ struct MatrixStatistics {
 RowLengthStats row_length_stats(const LduAddressing& addressing);
 /// The same from each row's length, as row_lengths() gives them.
 RowLengthStats row_length_stats(std::span<const label> row_lengths);
+/// The same from length(i), row i's length, for i < n: one pass on every thread, then the
+/// histogram on every thread (each its own bins, added at the end).
+template <class Length>
+RowLengthStats row_length_stats(label n, const Length& length) {
+  RowLengthStats s;
+  if (n == 0) return s;
+  label lo = length(0), hi = lo;
+  std::int64_t nnz = 0;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(+ : nnz)
+  for (label i = 0; i < n; ++i) {
+    const label l = length(i);
+    lo = std::min(lo, l);
+    hi = std::max(hi, l);
+    nnz += l;
+  }
+  s.min = lo;
+  s.max = hi;
+  s.mean = static_cast<double>(nnz) / n;
+  s.histogram.assign(static_cast<std::size_t>(hi) + 1, 0);
+#pragma omp parallel
+  {
+    std::vector<label> mine(s.histogram.size(), 0);
+#pragma omp for schedule(static) nowait
+    for (label i = 0; i < n; ++i) ++mine[length(i)];
+#pragma omp critical
+    for (std::size_t k = 0; k < mine.size(); ++k) s.histogram[k] += mine[k];
+  }
+  return s;
+}
 
 /// Statistics of P A P^T.
 MatrixStatistics matrix_statistics(const LduAddressing& addressing, const Permutation& p);

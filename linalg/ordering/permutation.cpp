@@ -141,9 +141,6 @@ void refresh_permuted_ldu(const LduMatrix& original, const Permutation& p, Permu
   }
 }
 
-PermutedRows::PermutedRows(const LduMatrix& ldu, const Permutation& p)
-    : ldu_(ldu), p_(p), faces_(row_faces(*ldu.addressing)) {}
-
 void PermutedRows::entries(label c, std::vector<Entry>& row) const {
   // --- insertion-sorted: rows are short
   row.clear();

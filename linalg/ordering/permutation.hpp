@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "linalg/csr_matrix.hpp"
@@ -67,7 +68,10 @@ class PermutedRows {
   };
 
   /// @pre p.size() == ldu.n_rows(); ldu and p outlive the rows
-  PermutedRows(const LduMatrix& ldu, const Permutation& p);
+  PermutedRows(const LduMatrix& ldu, const Permutation& p) : PermutedRows(ldu, p, row_faces(*ldu.addressing)) {}
+  /// The same with the rows' face lists made already (row_faces(*ldu.addressing)).
+  PermutedRows(const LduMatrix& ldu, const Permutation& p, RowFaces faces)
+      : ldu_(ldu), p_(p), faces_(std::move(faces)) {}
 
   label n_rows() const { return p_.size(); }
   std::int64_t nnz() const { return ldu_.addressing->nnz(); }

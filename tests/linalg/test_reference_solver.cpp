@@ -44,9 +44,9 @@ TEST(LduToCsr, HandComputedThreeByThree) {
   EXPECT_EQ(csr.row_ptr, (std::vector<std::int64_t>{0, 3, 5, 7}));
   EXPECT_EQ(csr.col, (std::vector<label>{0, 1, 2, 0, 1, 0, 2}));
   EXPECT_EQ(csr.values, (std::vector<double>{4, -1, -2, -1, 5, -2, 6}));
-  EXPECT_EQ(map.diag_slot, (std::vector<std::int64_t>{0, 4, 6}));
-  EXPECT_EQ(map.upper_slot, (std::vector<std::int64_t>{1, 2}));
-  EXPECT_EQ(map.lower_slot, (std::vector<std::int64_t>{3, 5}));
+  EXPECT_EQ(map.diag_slot, (UnfilledVector<std::int64_t>{0, 4, 6}));
+  EXPECT_EQ(map.upper_slot, (UnfilledVector<std::int64_t>{1, 2}));
+  EXPECT_EQ(map.lower_slot, (UnfilledVector<std::int64_t>{3, 5}));
 
   // --- refresh in place equals a fresh conversion
   a.upper = {-0.5, -0.25};
