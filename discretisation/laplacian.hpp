@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "discretisation/boundary_conditions.hpp"
 #include "discretisation/least_squares_gradient.hpp"
 #include "discretisation/processor_faces.hpp"
@@ -34,7 +35,7 @@ class Laplacian {
   /// Frees the correction vectors (24 bytes a face) once the caller knows the whole mesh, every
   /// rank's part, orthogonal: no correction is asked for then. non_orthogonal_corrections() is
   /// empty after it and add_non_orthogonal_correction refuses.
-  void drop_corrections() { std::vector<Vec3>().swap(corrections_); }
+  void drop_corrections() { decltype(corrections_)().swap(corrections_); }
 
   /// a = the matrix of -div(gamma grad phi) (gamma uniform) with the boundary conditions. Overwrites a.
   /// A processor face adds its coefficient to the diagonal as an internal face does; its coupling
@@ -83,9 +84,10 @@ class Laplacian {
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
   std::shared_ptr<const LduAddressing> addressing_;
-  std::vector<double> face_coeffs_;
-  std::vector<double> boundary_coeffs_;
-  std::vector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face
+  // unfilled: the constructor's loops write every entry
+  UnfilledVector<double> face_coeffs_;
+  UnfilledVector<double> boundary_coeffs_;
+  UnfilledVector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face
   std::vector<label> processor_faces_;  ///< ProcessorFaces::faces(), or empty
   std::vector<Vec3> processor_far_end_;  ///< the centre of the cell across each processor face
   std::vector<double> weights_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <span>
 
 #include <omp.h>
 
@@ -22,7 +23,7 @@ void count_into(const label* cells, label n, std::vector<label>& counter, bool p
 
 /// faces[next[c]++] = f for each face f of cells[0 .. n), c = cells[f]: on one thread in face
 /// order, on several in some order within each cell's run (sorted afterwards).
-void place_into(const label* cells, label n, std::vector<std::int64_t>& next, std::vector<label>& faces, bool parallel) {
+void place_into(const label* cells, label n, std::vector<std::int64_t>& next, std::span<label> faces, bool parallel) {
   if (!parallel) {
     for (label f = 0; f < n; ++f) faces[next[cells[f]]++] = f;
     return;

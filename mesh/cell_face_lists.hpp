@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "mesh/mesh.hpp"
 
 namespace fvmmini {
@@ -17,7 +18,7 @@ struct CellFaceLists {
   /// n_cells + 1: cell c has faces[start[c] .. start[c + 1]); 64-bit, as the n_faces +
   /// n_internal_faces entries can pass the label range
   std::vector<std::int64_t> start;
-  std::vector<label> faces;
+  UnfilledVector<label> faces;  ///< unfilled: every entry placed
   std::vector<label> owned;  ///< per cell, how many of its faces it owns (they come first)
 };
 

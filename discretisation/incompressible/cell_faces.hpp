@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "discretisation/incompressible/flow_formulas.hpp"
 #include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
@@ -38,8 +39,8 @@ class CellFaces {
 
  private:
   std::vector<label> offsets_;
-  std::vector<label> faces_;
-  std::vector<std::int8_t> signs_;  ///< one byte an entry: the products with them are exact
+  UnfilledVector<label> faces_;        ///< unfilled: every entry written
+  UnfilledVector<std::int8_t> signs_;  ///< one byte an entry: the products with them are exact
 };
 
 }  // namespace fvmmini
