@@ -1,6 +1,7 @@
 // The host side of the formats, whatever the backend: the reference operator's diagonal, the
 // Staircase kernel split over threads, the two-level value map, a format built from the rows
-// against the CSR route, size figures, and errors for bad names and parameters. The kernels of every format on every backend: tests/formats/.
+// against the CSR route, size figures, and errors for bad names and parameters. The kernels of
+// every format on every backend: tests/formats/.
 
 #include <gtest/gtest.h>
 
@@ -23,6 +24,14 @@
 
 namespace fvmmini {
 namespace {
+
+struct NamedMatrix {
+  std::string name;
+  LduMatrix matrix;
+};
+
+// Rows enough that 2 and 3 threads split a pass over them.
+const label above_parallel_threshold = 2 * static_cast<label>(min_parallel_rows) + 11;
 
 // y = A x through the prepared operator, mapped back to mesh order.
 std::vector<double> operator_product(const ReferenceOperator& op, const std::vector<double>& x_mesh) {
@@ -52,13 +61,8 @@ void expect_matches_ldu(const LduMatrix& m, const ReferenceOperator& op, std::ui
 TEST(FormatSpmv, StaircaseSlicesSplitAcrossThreadsWhateverTheirGroups) {
   // --- above the parallel threshold, so 2 and 3 threads split the slices of all groups between
   //     them: the same products as the face loop, and the same bits as one thread (no sums cross rows)
-  const label big = 2 * static_cast<label>(min_parallel_rows) + 11;
-  struct Case {
-    std::string name;
-    LduMatrix matrix;
-  };
-  const std::vector<Case> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 21)},
-                                {"random wide", test::random_matrix(big, 12, 22)}};
+  const std::vector<NamedMatrix> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 21)},
+                                       {"random wide", test::random_matrix(above_parallel_threshold, 12, 22)}};
   const int saved = omp_get_max_threads();
   for (const auto& c : cases)
     for (int sh : {32, 64}) {
@@ -134,16 +138,11 @@ PreparedFormat built_through_the_csr(const LduMatrix& m, const PreparedFormat& p
 TEST(FormatSpmv, AFormatBuiltFromTheRowsIsTheOneBuiltFromTheCsr) {
   // --- grouped and ungrouped rows, a hub longer than any slice, asymmetric values, orderings that
   //     scatter the rows, above the parallel threshold on 1 to 3 threads: the same struct and map
-  const label big = 2 * static_cast<label>(min_parallel_rows) + 11;
-  struct Case {
-    std::string name;
-    LduMatrix matrix;
-  };
-  const std::vector<Case> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 51)},
-                                {"asymmetric box 9x7x5", test::asymmetric(test::box_matrix(9, 7, 5, 52), 53)},
-                                {"random wide", test::random_matrix(big, 12, 54)},
-                                {"star", test::star_matrix(300, 55)},
-                                {"ring", test::ring_matrix(200, 56)}};
+  const std::vector<NamedMatrix> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 51)},
+                                       {"asymmetric box 9x7x5", test::asymmetric(test::box_matrix(9, 7, 5, 52), 53)},
+                                       {"random wide", test::random_matrix(above_parallel_threshold, 12, 54)},
+                                       {"star", test::star_matrix(300, 55)},
+                                       {"ring", test::ring_matrix(200, 56)}};
   const int saved = omp_get_max_threads();
   int from_rows = 0;
   for (const auto& unit : format_table()) {
