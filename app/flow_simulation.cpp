@@ -163,7 +163,8 @@ class FlowSimulation final : public Simulation {
     reynolds_ = reynolds_number(operators_->boundary, mesh, settings_.viscosity, ranks);
     operators_timing.stop();
     for (const auto& [part, seconds] : operators_->setup.parts()) timer.add_part("operators", part, seconds);
-    if (!operators_->reads_face_centres()) decltype(geometry.face_centres)().swap(geometry.face_centres);  // off the solvers' peak
+    if (!operators_->reads_face_centres())  // off the solvers' peak
+      decltype(geometry.face_centres)().swap(geometry.face_centres);
     auto timing = timer.measure("solver setup");
     const SolverSettings final_pressure = final_solver_settings(c, "pFinal", "p");
     step_ = make_flow_step(*operators_, solver_settings(c, "U"), solver_settings(c, "p"), &final_pressure);

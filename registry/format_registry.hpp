@@ -82,7 +82,8 @@ struct PreparedFormat {
   /// preconditioners schedule by it, so that grouping does not split a colour ordering's colours.
   std::vector<label> position_before_grouping;
   /// Mesh-order LDU rows/faces -> slots of the permuted CSR. compose_value_map moves it into
-  /// value_map for formats with their own slot order (and leaves it empty then).
+  /// value_map for formats with their own slot order (and leaves it empty then); never made for a
+  /// format built from the rows (from_rows).
   LduToCsrMap csr_map;
   /// Mesh-order LDU rows/faces -> slots of the format's values; null until compose_value_map.
   /// Shared by the copies of a PreparedFormat (one map a pattern: 56 bytes a cell of a hexahedral
