@@ -76,6 +76,8 @@ class FormatOperator final : public ReferenceOperator {
  public:
   FormatOperator(const LduMatrix& m, PreparedFormat prepared)
       : prepared_(std::move(prepared)), unit_(find_format(prepared_.format_name)) {
+    if (prepared_.arrays_on_device)
+      throw std::logic_error("format " + prepared_.format_name + ": a shape whose arrays are on the device");
     diag_.resize(m.n_rows());
     permute_to_new(prepared_.permutation, m.diag, diag_);
   }
@@ -282,19 +284,25 @@ std::vector<std::string> tuned_keys(const FormatUnit& unit, const FormatParamete
 
 }  // namespace
 
+bool shapes_for_device(const std::string& format, const FormatParameters& parameters, const SpmvTimer& timer) {
+  const FormatUnit& unit = find_format(format);
+  return unit.build_shape && !(timer.milliseconds && !tuned_keys(unit, parameters).empty());
+}
+
 bool fits_model(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                 const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
-                const PreparedFormat& model) {
+                const PreparedFormat& model, FormatArrays arrays) {
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
   const bool tuned = timer.milliseconds && !tuned_keys(find_format(format), parameters).empty();
   return !tuned && !model.tuning.done() && !model.key.empty() &&
+         model.arrays_on_device == (arrays == FormatArrays::device) &&
          model.key == format_key(format, resolved, ordering, seed) && matrix.addressing &&
          model.addressing.lock() == matrix.addressing;
 }
 
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
-                              const PreparedFormat* model) {
+                              const PreparedFormat* model, FormatArrays arrays) {
   // --- fail on an unknown format or bad parameters before the (expensive) ordering; the ordering
   //     does not depend on the keys set-up tunes
   const FormatParameters resolved = resolve_format_parameters(format, parameters, matrix.n_rows());
@@ -302,7 +310,9 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
   const std::string key = format_key(format, resolved, ordering, seed);
   const auto t0 = std::chrono::steady_clock::now();
   // --- the model's structure, where it is this matrix's pattern in this format
-  if (model && fits_model(matrix, format, ordering, parameters, seed, timer, *model)) {
+  if (arrays == FormatArrays::device && !shapes_for_device(format, parameters, timer))
+    throw std::logic_error(fmt::format("format '{}': its arrays cannot be left to the device with these keys", format));
+  if (model && fits_model(matrix, format, ordering, parameters, seed, timer, *model, arrays)) {
     PreparedFormat p = *model;
     refresh_format_values(matrix, p);
     p.ordering_seconds = p.csr_seconds = 0.0;
@@ -324,8 +334,8 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
     const std::lock_guard lock(last_ordering_mutex);
     last_ordering = {matrix.addressing, key, *base};
   }
-  PreparedFormat p =
-      prepare_ordered_format(matrix, format, ordering, parameters, std::move(*base), seconds_since(t0), timer);
+  PreparedFormat p = prepare_ordered_format(matrix, format, ordering, parameters, std::move(*base), seconds_since(t0),
+                                            timer, arrays);
   p.ordering_reused = reused;
   p.key = key;
   return p;
@@ -372,7 +382,7 @@ std::vector<FormatParameters> tuning_grid(const FormatUnit& unit, const FormatPa
 
 PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                                       const FormatParameters& parameters, Permutation base, double ordering_seconds,
-                                      const SpmvTimer& timer) {
+                                      const SpmvTimer& timer, FormatArrays arrays) {
   const FormatUnit& unit = find_format(format);
   if (unit.symmetric_only) require_symmetric(matrix, "format " + format);
   PreparedFormat p;
@@ -384,17 +394,21 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
   const std::vector<FormatParameters> grid = keys.empty() ? std::vector<FormatParameters>{}
                                                           : tuning_grid(unit, parameters, matrix.n_rows());
 
-  // --- a unit that builds from the rows: their face lists once, for the rows and their lengths
-  const bool from_rows = grid.empty() && unit.build_rows;
+  // --- the shape alone (its arrays the device's), or a unit that builds from the rows: their face
+  //     lists once, for the rows and their lengths
+  const bool shape_only = arrays == FormatArrays::device;
+  if (shape_only && !(grid.empty() && unit.build_shape))
+    throw std::logic_error(fmt::format("format '{}': no shape to leave its arrays to the device", format));
+  const bool from_rows = !shape_only && grid.empty() && unit.build_rows;
   auto t0 = std::chrono::steady_clock::now();
   RowFaces faces = from_rows ? row_faces(*matrix.addressing) : RowFaces{};
   const double faces_seconds = seconds_since(t0);
 
   // --- sigma = ordering, then the unit's stable grouping by row length
   t0 = std::chrono::steady_clock::now();
-  const std::vector<label> lengths = !unit.row_grouping ? std::vector<label>{}
-                                     : from_rows        ? row_lengths(faces)
-                                                        : row_lengths(*matrix.addressing);
+  const std::vector<label> lengths = !unit.row_grouping && !shape_only ? std::vector<label>{}
+                                     : from_rows                       ? row_lengths(faces)
+                                                                       : row_lengths(*matrix.addressing);
   const std::vector<label> histogram = unit.row_grouping ? row_length_stats(lengths).histogram : std::vector<label>{};
   const RowGrouping grouping = grouping_of(unit, p.parameters, histogram);
   if (grouping != RowGrouping::none) {
@@ -407,6 +421,19 @@ PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string
     p.permutation = std::move(base);
   }
   p.ordering_seconds = ordering_seconds + seconds_since(t0);
+
+  // --- the shape from the rows' lengths in the final numbering: no arrays, no value map
+  if (shape_only) {
+    t0 = std::chrono::steady_clock::now();
+    std::vector<label> final_lengths(lengths.size());
+#pragma omp parallel for schedule(static)
+    for (label i = 0; i < p.permutation.size(); ++i) final_lengths[i] = lengths[p.permutation.new_to_old[i]];
+    p.format = unit.build_shape(
+        FormatShapeInput{final_lengths, matrix.addressing->nnz(), p.parameters, p.position_before_grouping});
+    p.build_seconds = seconds_since(t0);
+    p.arrays_on_device = true;
+    return p;
+  }
 
   // --- P A P^T straight into a unit that builds from the rows, its value map as it goes
   if (from_rows) {
@@ -509,6 +536,9 @@ void compose_value_map(PreparedFormat& p) {
 namespace {
 /// Mesh-order coefficients into the format's values (or a copy of them) through the maps.
 void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<double> values) {
+  if (p.arrays_on_device)
+    throw std::logic_error("format " + p.format_name +
+                           ": its values are built on the device, the host holds its shape");
   if (!m.symmetric() && find_format(p.format_name).symmetric_only) require_symmetric(m, "format " + p.format_name);
   if (p.value_map && p.value_map->diag_slot.size() == static_cast<size_t>(m.n_rows())) {
     refresh_csr_values(m, *p.value_map, values);
@@ -561,6 +591,11 @@ std::string describe(const PreparedFormat& p, double setup_seconds, const std::s
 std::string describe(const PreparedFormat& p) {
   const double tuning = p.tuning.seconds;
   if (p.copied) return describe(p, p.build_seconds, "the previous solver's, copied");
+  if (p.arrays_on_device)
+    return describe(p, p.ordering_seconds + p.build_seconds + p.device_seconds,
+                    fmt::format("ordering {:.1f}{}, shape {:.1f}, arrays on the device {:.1f}",
+                                1e3 * p.ordering_seconds, p.ordering_reused ? ", the previous solver's" : "",
+                                1e3 * p.build_seconds, 1e3 * p.device_seconds));
   return describe(
       p, p.ordering_seconds + p.csr_seconds + p.build_seconds + tuning,
       fmt::format("ordering {:.1f}{}, {} {:.1f}, build {:.1f}{}", 1e3 * p.ordering_seconds,
@@ -589,7 +624,7 @@ FormatInfo format_info(const PreparedFormat& p) {
   info.name = p.format_name;
   info.ordering = p.ordering_name;
   info.parameters = format_parameter_text(find_format(p.format_name), p.parameters);
-  info.setup_seconds = p.ordering_seconds + p.csr_seconds + p.build_seconds + p.tuning.seconds;
+  info.setup_seconds = p.ordering_seconds + p.csr_seconds + p.build_seconds + p.device_seconds + p.tuning.seconds;
   for (const auto& trial : p.tuning.trials) info.tuning.push_back({tuned_values(p.tuning, trial.parameters), trial.spmv_ms});
   info.chosen = p.tuning.chosen;
   info.tuning_timer = p.tuning.timer;

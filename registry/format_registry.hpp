@@ -69,6 +69,10 @@ struct FormatTuning {
   bool done() const { return !trials.empty(); }
 };
 
+/// Where a format's arrays are built: on the host, or on the backend's device from the rows, the
+/// host holding the struct's shape only (FormatUnit::build_shape).
+enum class FormatArrays { host, device };
+
 /// Everything the host builds before a backend takes over, in the operator's numbering.
 struct PreparedFormat {
   std::string format_name;
@@ -106,7 +110,11 @@ struct PreparedFormat {
   /// The unit built the format straight from the rows (FormatUnit::build_rows): value_map was
   /// written with it, no CSR or csr_map was made.
   bool from_rows = false;
-  double build_seconds = 0.0;     ///< the format struct from the CSR
+  /// The format is its shape (FormatArrays::device): no values, no value map on the host; a
+  /// backend builds them from the rows on its device, in device_seconds.
+  bool arrays_on_device = false;
+  double build_seconds = 0.0;     ///< the format struct from the CSR (arrays_on_device: its shape)
+  double device_seconds = 0.0;    ///< arrays_on_device: the backend's build of the arrays
   FormatTuning tuning;            ///< empty unless a key was auto and a timer was given
 };
 
@@ -151,17 +159,23 @@ FormatParameters mixed_precision_parameters(const std::string& format, const For
 /// @param[in] model a format prepared before: where it was built on matrix's addressing with the
 ///   same format, resolved keys, ordering and seed, and nothing is tuned, it is copied and its
 ///   values refreshed from matrix instead (the same pattern's ordering, CSR and build made once)
+/// @param[in] arrays FormatArrays::device: the shape alone (builds_on_device must hold)
 /// @throws std::invalid_argument for an unknown format or ordering or bad format parameters
 PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                               const FormatParameters& parameters, std::uint64_t seed = 1,
-                              const SpmvTimer& timer = {}, const PreparedFormat* model = nullptr);
+                              const SpmvTimer& timer = {}, const PreparedFormat* model = nullptr,
+                              FormatArrays arrays = FormatArrays::host);
+
+/// Whether prepare_format may leave `format`'s arrays to the device with these keys: the unit
+/// builds a shape (FormatUnit::build_shape) and `timer` tunes none of them.
+bool shapes_for_device(const std::string& format, const FormatParameters& parameters, const SpmvTimer& timer);
 
 /// Whether `model` is matrix's pattern prepared as asked: built on matrix's addressing with the
-/// same format, resolved keys, ordering and seed, nothing tuned (prepare_format then copies it; a
-/// backend may share it instead).
+/// same format, resolved keys, ordering and seed, its arrays where asked, nothing tuned
+/// (prepare_format then copies it; a backend may share it instead).
 bool fits_model(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                 const FormatParameters& parameters, std::uint64_t seed, const SpmvTimer& timer,
-                const PreparedFormat& model);
+                const PreparedFormat& model, FormatArrays arrays = FormatArrays::host);
 
 /// The ordering `format` is built on: make_ordering's, except that a format which groups rows by
 /// length given the staircase ordering gets its Cuthill-McKee part (the grouping follows
@@ -174,7 +188,8 @@ Permutation format_ordering(const std::string& format, const FormatParameters& p
 /// @throws std::invalid_argument for an unknown format or bad format parameters
 PreparedFormat prepare_ordered_format(const LduMatrix& matrix, const std::string& format, const std::string& ordering,
                                       const FormatParameters& parameters, Permutation base,
-                                      double ordering_seconds = 0.0, const SpmvTimer& timer = {});
+                                      double ordering_seconds = 0.0, const SpmvTimer& timer = {},
+                                      FormatArrays arrays = FormatArrays::host);
 
 /// value_map = the format's value_slot applied to csr_map (one indirection per refresh instead of
 /// two); csr_map is released. For formats in CSR slot order value_map is csr_map itself.
@@ -192,7 +207,7 @@ std::unique_ptr<double[]> format_values(const LduMatrix& matrix, const PreparedF
 /// One line: "staircase (sliceHeight 32, alpha 0.01, launch interleaved), ordering staircase: padding
 /// 1.040, 12.3 MB, setup 45.0 ms (ordering ..., csr ..., build ...)" ("rows" for "csr" where the
 /// unit built from the rows); after tuning the setup ends "..., build ..., tuning 812.0 over 18
-/// settings)".
+/// settings)"; with its arrays on the device "(ordering ..., shape ..., arrays on the device ...)".
 std::string describe(const PreparedFormat& prepared);
 /// The line of a solver that shares `model`, another solver's format, its values its own:
 /// "..., setup 210.0 ms (the previous solver's, shared)".

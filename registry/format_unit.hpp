@@ -44,6 +44,14 @@ struct FormatRowsInput {
   LduToCsrMap& value_map;  ///< receives every LDU coefficient's slot in the built struct's values
 };
 
+/// What a shape builder gets (FormatUnit::build_shape).
+struct FormatShapeInput {
+  std::span<const label> row_lengths;  ///< each row's entries, in the final numbering
+  std::int64_t nnz;                    ///< the matrix's structural nonzeros
+  const FormatParameters& parameters;  ///< as FormatBuildInput's
+  std::span<const label> position_before_grouping;  ///< as FormatBuildInput's
+};
+
 using ReferenceMultiply = std::function<void(const StoredFormat&, std::span<const double> x, std::span<double> y)>;
 
 struct FormatUnit {
@@ -77,6 +85,10 @@ struct FormatUnit {
   /// one pass, and neither the CSR nor its slot map held beside the format); null: the registry
   /// builds the CSR and calls build. Set-up takes it where nothing is tuned.
   std::function<StoredFormat(FormatRowsInput)> build_rows{};
+  /// The struct's shape from the rows' lengths, its arrays left empty for a backend that builds
+  /// them on its own device from the rows (the CUDA unit's place_rows): the host holds neither the
+  /// arrays nor the value map. null: the format is built on the host only.
+  std::function<StoredFormat(FormatShapeInput)> build_shape{};
   /// The reference kernel y = A x; null: the format has no reference kernel (a library baseline).
   ReferenceMultiply multiply{};
   /// Y = A X for k vectors interleaved by row (linalg/block_vectors.hpp: 1 <= k <=

@@ -40,20 +40,23 @@ std::vector<std::string> mixed_format_names() {
   return out;
 }
 
-DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
-                                const FormatParameters& parameters, bool mixed) {
-  for (const DeviceFormatUnit* unit : listed_device_formats()) {
-    if (unit->name != format) continue;
-    if (!mixed) return DeviceMatrix(unit->make(stored, parameters));
-    if (!unit->make_twins)
-      throw std::invalid_argument(fmt::format("precision mixed: format '{}' has no mixed-precision kernel (formats with "
-                                              "one: {})",
-                                              format, fmt::join(mixed_format_names(), ", ")));
-    DeviceFormatUnit::Twins twins = unit->make_twins(stored, parameters);
-    return DeviceMatrix(std::move(twins.full), std::move(twins.mixed));
-  }
+const DeviceFormatUnit& find_device_format(const std::string& format) {
+  for (const DeviceFormatUnit* unit : listed_device_formats())
+    if (unit->name == format) return *unit;
   throw std::invalid_argument(fmt::format("format '{}' is not available on the cuda backend (cuda formats: {})",
                                           format, fmt::join(device_format_names(), ", ")));
+}
+
+DeviceMatrix make_device_matrix(const std::string& format, const StoredFormat& stored,
+                                const FormatParameters& parameters, bool mixed) {
+  const DeviceFormatUnit& unit = find_device_format(format);
+  if (!mixed) return DeviceMatrix(unit.make(stored, parameters));
+  if (!unit.make_twins)
+    throw std::invalid_argument(fmt::format("precision mixed: format '{}' has no mixed-precision kernel (formats with "
+                                            "one: {})",
+                                            format, fmt::join(mixed_format_names(), ", ")));
+  DeviceFormatUnit::Twins twins = unit.make_twins(stored, parameters);
+  return DeviceMatrix(std::move(twins.full), std::move(twins.mixed));
 }
 
 }  // namespace fvmmini::cuda

@@ -10,6 +10,7 @@
 
 #include "kernels/cuda/cuda_error.hpp"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_rows.cuh"
 #include "kernels/cuda/device_spmv.cuh"
 #include "linalg/formats/format_parameters.hpp"
 #include "linalg/formats/stored_format.hpp"
@@ -28,7 +29,21 @@ struct DeviceFormatUnit {
   std::function<std::unique_ptr<DeviceSpmv>(const StoredFormat& format, const FormatParameters& parameters)> make;
   /// The same with the float32 twin; null: the format has no mixed-precision kernel.
   std::function<Twins(const StoredFormat& format, const FormatParameters& parameters)> make_twins{};
+  /// Place P A P^T's rows into the arrays of `shape` on the device (the format unit's build_shape:
+  /// its index, no arrays): col and values hold its stored entries, padding preset (column -1,
+  /// value 0), both null where the rows carry no coefficients; every LDU coefficient's slot into
+  /// map (sized). Queued on `stream`. null: the format's arrays are built on the host only.
+  std::function<void(const StoredFormat& shape, const DeviceRows& rows, int* col, double* values, DeviceSlotMap& map,
+                     cudaStream_t stream)>
+      place_rows{};
+  /// The SpMV over the arrays place_rows filled, taken over.
+  std::function<std::unique_ptr<DeviceSpmv>(const StoredFormat& shape, const FormatParameters& parameters,
+                                            DeviceBuffer<int> col, DeviceBuffer<double> values)>
+      make_placed{};
 };
+
+/// The unit of `format`. @throws std::invalid_argument as make_device_matrix does for a format with no CUDA kernel
+const DeviceFormatUnit& find_device_format(const std::string& format);
 
 /// The usual `make`: construct Device from the format struct Matrix (no parameters read).
 template <class Device, class Matrix>

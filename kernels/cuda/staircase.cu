@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -130,11 +131,15 @@ void check_slice_height(int slice_height) {
 class StaircaseDevice final : public DeviceSpmv {
  public:
   explicit StaircaseDevice(const StaircaseMatrix& a)
+      : StaircaseDevice(a, DeviceBuffer<int>(std::span<const int>(a.col)),
+                        DeviceBuffer<double>(std::span<const double>(a.values))) {}
+  /// Over arrays already on the device, laid out by a's index (a may be its shape alone).
+  StaircaseDevice(const StaircaseMatrix& a, DeviceBuffer<int> col, DeviceBuffer<double> values)
       : n_rows_(a.n_rows),
         slice_height_(a.slice_height),
         index_(a.index),
-        col_(std::span<const int>(a.col)),
-        val_(std::span<const double>(a.values)),
+        col_(std::move(col)),
+        val_(std::move(values)),
         fork_(true) {
     check_slice_height(slice_height_);
     const label n_groups = index_.n_groups();
@@ -221,10 +226,14 @@ class StaircaseDevice final : public DeviceSpmv {
 class StaircaseInterleavedDevice final : public DeviceSpmv {
  public:
   explicit StaircaseInterleavedDevice(const StaircaseMatrix& a)
+      : StaircaseInterleavedDevice(a, DeviceBuffer<int>(std::span<const int>(a.col)),
+                                   DeviceBuffer<double>(std::span<const double>(a.values))) {}
+  /// Over arrays already on the device, laid out by a's index (a may be its shape alone).
+  StaircaseInterleavedDevice(const StaircaseMatrix& a, DeviceBuffer<int> col, DeviceBuffer<double> values)
       : n_rows_(a.n_rows),
         slice_height_(a.slice_height),
-        col_(std::span<const int>(a.col)),
-        val_(std::span<const double>(a.values)) {
+        col_(std::move(col)),
+        val_(std::move(values)) {
     check_slice_height(slice_height_);
     const std::vector<VisitedSlice> visits = visit_order(a);
     n_visits_ = static_cast<int>(visits.size());
@@ -330,6 +339,69 @@ std::vector<VisitedSlice> StaircaseInterleavedDevice::visit_order(const Staircas
   return visits;
 }
 
+/// The groups' index on the device, for place_rows_kernel.
+struct DeviceIndex {
+  int n_groups;
+  const int* row_ptr;         ///< n_groups + 1
+  const long long* step_ptr;  ///< n_groups + 1
+  const int* step_lengths;    ///< n_groups
+};
+
+/// Each row of P A P^T into its slots (Algorithm 4: entry k of row i of group g at first_slot +
+/// k sh), as build_staircase(PermutedRows) places it on the host: the entries in the pattern's
+/// order (by column, ties by face), the row's coefficient of each face its upper where the row is
+/// the face's lower cell. col and values null: the slots alone.
+__global__ void place_rows_kernel(int n_rows, int sh, DeviceIndex index, const int* __restrict__ row_ptr,
+                                  const int* __restrict__ pattern_col, const int* __restrict__ pattern_face,
+                                  DeviceRows rows, int* __restrict__ col, double* __restrict__ values,
+                                  long long* __restrict__ diag_slot, long long* __restrict__ upper_slot,
+                                  long long* __restrict__ lower_slot) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n_rows; i += gridDim.x * blockDim.x) {
+    int g = index.n_groups - 1;  // the last group whose first row is at most i (few groups)
+    while (index.row_ptr[g] > i) --g;
+    const long long j = i - index.row_ptr[g];
+    long long slot = index.step_ptr[g] + (j / sh) * index.step_lengths[g] * sh + j % sh;
+    const int old = rows.new_to_old[i];
+    for (int e = row_ptr[i]; e < row_ptr[i + 1]; ++e, slot += sh) {
+      const int f = pattern_face[e];
+      double value = 0.0;
+      if (f < 0) {
+        diag_slot[old] = slot;
+        if (values) value = rows.diag[old];
+      } else if (rows.lower[f] == old) {
+        upper_slot[f] = slot;
+        if (values) value = rows.upper[f];
+      } else {
+        lower_slot[f] = slot;
+        if (values) value = rows.lower_coeffs ? rows.lower_coeffs[f] : rows.upper[f];
+      }
+      if (col) col[slot] = pattern_col[e];
+      if (values) values[slot] = value;
+    }
+  }
+}
+
+/// The unit's place_rows (DeviceFormatUnit).
+void place_staircase_rows(const StoredFormat& shape, const DeviceRows& rows, int* col, double* values,
+                          DeviceSlotMap& map, cudaStream_t stream) {
+  const StaircaseMatrix& a = shape.as<StaircaseMatrix>();
+  if (a.n_rows != rows.pattern->n_rows) throw CudaError("staircase: a shape for another row count");
+  if (a.n_rows == 0) return;
+  const StaircaseIndex& index = a.index;
+  const std::vector<long long> step_ptr(index.step_ptr.begin(), index.step_ptr.end());
+  const DeviceBuffer<int> row_ptr(std::span<const int>(index.row_ptr));
+  const DeviceBuffer<int> lengths(std::span<const int>(index.step_lengths));
+  const DeviceBuffer<long long> steps{std::span<const long long>(step_ptr)};
+  const DeviceIndex device_index{index.n_groups(), row_ptr.data(), steps.data(), lengths.data()};
+  const DeviceRowPattern& p = *rows.pattern;
+  place_rows_kernel<<<vector_grid(a.n_rows), reduce_block, 0, stream>>>(
+      a.n_rows, a.slice_height, device_index, p.row_ptr.data(), p.col.data(), p.face.data(), rows, col, values,
+      reinterpret_cast<long long*>(map.diag.data()), reinterpret_cast<long long*>(map.upper.data()),
+      reinterpret_cast<long long*>(map.lower.data()));
+  FVMMINI_CUDA_CHECK_LAUNCH(place_rows_kernel);
+  FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));  // the index's buffers go out of scope
+}
+
 }  // namespace
 
 const DeviceFormatUnit& device_format_staircase() {
@@ -343,6 +415,13 @@ const DeviceFormatUnit& device_format_staircase() {
       [](const StoredFormat& f, const FormatParameters& p) -> DeviceFormatUnit::Twins {
         if (p.word("launch") == "groups") return make_twins<StaircaseDevice>(f.as<StaircaseMatrix>());
         return make_twins<StaircaseInterleavedDevice>(f.as<StaircaseMatrix>());
+      },
+      place_staircase_rows,
+      [](const StoredFormat& f, const FormatParameters& p, DeviceBuffer<int> col,
+         DeviceBuffer<double> values) -> std::unique_ptr<DeviceSpmv> {
+        if (p.word("launch") == "groups")
+          return std::make_unique<StaircaseDevice>(f.as<StaircaseMatrix>(), std::move(col), std::move(values));
+        return std::make_unique<StaircaseInterleavedDevice>(f.as<StaircaseMatrix>(), std::move(col), std::move(values));
       }};
   return unit;
 }

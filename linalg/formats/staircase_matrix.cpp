@@ -76,10 +76,10 @@ StaircaseIndex staircase_index(const std::vector<label>& histogram, label n_rows
 
 namespace {
 
-/// The struct with its index, col and values sized and padded (-1, 0), for rows of these lengths:
-/// several groups take the rows grouped (non-decreasing length); one takes them in any order.
+/// The struct with its index and no arrays, for rows of these lengths: several groups take the
+/// rows grouped (non-decreasing length); one takes them in any order.
 template <class Length>
-StaircaseMatrix staircase_shell(label n, int slice_height, double alpha, std::int64_t nnz, const Length& length) {
+StaircaseMatrix staircase_shape_of(label n, int slice_height, double alpha, std::int64_t nnz, const Length& length) {
   validate_staircase_parameters(n, slice_height, alpha);
   StaircaseMatrix m;
   m.n_rows = n;
@@ -98,6 +98,13 @@ StaircaseMatrix staircase_shell(label n, int slice_height, double alpha, std::in
           "use the staircase ordering or group_by_row_length",
           first_shorter - 1, length(first_shorter - 1), first_shorter, length(first_shorter)));
   }
+  return m;
+}
+
+/// The shape with col and values sized and padded (-1, 0).
+template <class Length>
+StaircaseMatrix staircase_shell(label n, int slice_height, double alpha, std::int64_t nnz, const Length& length) {
+  StaircaseMatrix m = staircase_shape_of(n, slice_height, alpha, nnz, length);
   m.col.assign(m.index.val_size(), padding_column);
   m.values.assign(m.index.val_size(), 0.0);
   return m;
@@ -151,6 +158,11 @@ StaircaseMatrix build_staircase(const PermutedRows& rows, int slice_height, doub
     }
   }
   return m;
+}
+
+StaircaseMatrix staircase_shape(std::span<const label> row_lengths, std::int64_t nnz, int slice_height, double alpha) {
+  return staircase_shape_of(static_cast<label>(row_lengths.size()), slice_height, alpha, nnz,
+                            [&](label i) { return row_lengths[i]; });
 }
 
 std::vector<label> staircase_slice_positions(const StaircaseMatrix& m, std::span<const label> row_position) {

@@ -68,13 +68,14 @@ struct StaircaseMatrix {
 
   /// Structural nonzeros (the CSR's).
   std::int64_t nnz() const { return n_nonzeros; }
-  /// Entries stored, padding included.
-  std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
+  /// Entries stored, padding included (the index's count: a shape, whose arrays a device builds,
+  /// holds none on the host).
+  std::int64_t stored_entries() const { return index.val_size(); }
   /// stored_entries / nnz (1 without padding).
   double padding_ratio() const { return nnz() > 0 ? static_cast<double>(stored_entries()) / nnz() : 1.0; }
   /// Bytes on the device: col and values (the index arrays stay on the host).
   std::int64_t footprint_bytes() const {
-    return static_cast<std::int64_t>(col.size() * sizeof(label) + values.size() * sizeof(double));
+    return stored_entries() * static_cast<std::int64_t>(sizeof(label) + sizeof(double));
   }
 };
 
@@ -97,6 +98,11 @@ StaircaseMatrix build_staircase(const CsrMatrix& csr, int slice_height, double a
 /// coefficient's slot in the format's values (value_slot stays empty: the map is already the
 /// format's own). The same struct as build_staircase(permuted_csr(...)), the same errors.
 StaircaseMatrix build_staircase(const PermutedRows& rows, int slice_height, double alpha, LduToCsrMap& map);
+
+/// The struct's shape for rows of these lengths (the final numbering): its index, nnz and keys,
+/// col and values left empty for a backend that builds them on its own device from the rows
+/// (FormatUnit::build_shape). The same checks and errors as build_staircase.
+StaircaseMatrix staircase_shape(std::span<const label> row_lengths, std::int64_t nnz, int slice_height, double alpha);
 
 /// slice_position for m, given each row's position before the grouping (n_rows entries, in m's
 /// numbering).

@@ -107,6 +107,11 @@ const FormatUnit& format_unit_staircase() {
                                                     in.parameters.real("alpha"), in.value_map),
                                     in.position_before_grouping);
       },
+      .build_shape = [](FormatShapeInput in) -> StoredFormat {
+        return with_slice_positions(staircase_shape(in.row_lengths, in.nnz, in.parameters.integer("sliceHeight"),
+                                                    in.parameters.real("alpha")),
+                                    in.position_before_grouping);
+      },
       .multiply = multiply_as<StaircaseMatrix, reference::staircase_spmv>,
       .multiply_block = multiply_block_as<StaircaseMatrix, reference::staircase_spmv_block>,
   };

@@ -10,6 +10,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_matrix.hpp"
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_rows.cuh"
 #include "kernels/cuda/device_spmv.cuh"
 #include "kernels/cuda/l2_window.hpp"
 #include "kernels/cuda/reduction.cuh"
@@ -131,14 +132,26 @@ FormatParameters format_parameters(const SolverSettings& s, const LduMatrix& mat
                                          : s.format_parameters;
 }
 
+/// Where the solver's format builds its arrays: on the device where its CUDA unit places rows, the
+/// registry's unit makes a shape and no key is tuned, in double precision (the float32 twin is
+/// made from the host's arrays); else on the host.
+FormatArrays format_arrays(const LduMatrix& matrix, const SolverSettings& s, bool l2_window) {
+  const bool device = s.precision == Precision::full && places_rows_on_device(s.format) &&
+                      shapes_for_device(s.format, format_parameters(s, matrix), spmv_timer(s.precision, l2_window));
+  return device ? FormatArrays::device : FormatArrays::host;
+}
+
 /// `model`, another solver's host format, where it is matrix's pattern prepared as s asks
-/// (fits_model); else the format prepared afresh.
+/// (fits_model); else the format prepared afresh (its shape alone where its arrays are the device's).
 std::shared_ptr<PreparedFormat> share_or_prepare(const std::shared_ptr<PreparedFormat>* model,
-                                                 const LduMatrix& matrix, const SolverSettings& s, bool l2_window) {
+                                                 const LduMatrix& matrix, const SolverSettings& s, bool l2_window,
+                                                 FormatArrays arrays) {
   const FormatParameters parameters = format_parameters(s, matrix);
   const SpmvTimer timer = spmv_timer(s.precision, l2_window);
-  if (model && *model && fits_model(matrix, s.format, s.ordering, parameters, 1, timer, **model)) return *model;
-  return std::make_shared<PreparedFormat>(prepare_format(matrix, s.format, s.ordering, parameters, 1, timer));
+  if (model && *model && fits_model(matrix, s.format, s.ordering, parameters, 1, timer, **model, arrays))
+    return *model;
+  return std::make_shared<PreparedFormat>(
+      prepare_format(matrix, s.format, s.ordering, parameters, 1, timer, nullptr, arrays));
 }
 
 }  // namespace
@@ -152,12 +165,12 @@ struct DeviceSolver::Impl {
        const Communicator* comm = nullptr, const Impl* model = nullptr)
       : settings(s),
         l2_window(keeps_l2_window(s, matrix.n_rows())),
-        prepared(share_or_prepare(model ? &model->prepared : nullptr, matrix, s, l2_window)),
+        arrays(format_arrays(matrix, s, l2_window)),
+        prepared(share_or_prepare(model ? &model->prepared : nullptr, matrix, s, l2_window, arrays)),
         shared(model && prepared == model->prepared),
-        device(make_device_matrix(*prepared, s.precision)),
+        device(make_matrix(matrix)),
         new_to_old(std::span<const int>(prepared->permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared->permutation.old_to_new)),
-        diag_slot(std::span<const std::int64_t>(prepared->value_map->diag_slot)),
         diagonal_op(matrix.n_rows()),
         diagonal(matrix.n_rows()),
         x_op(matrix.n_rows()),
@@ -165,7 +178,8 @@ struct DeviceSolver::Impl {
         fork(true),
         join(true),
         device_name(cuda::describe(device_info())) {
-    if (shared) {  // this matrix's values on the device before the CG and the preconditioner read them
+    // --- this matrix's values on the device before the CG and the preconditioner read them
+    if (shared && arrays == FormatArrays::host) {
       const auto t0 = std::chrono::steady_clock::now();
       upload_values(matrix);
       shared_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -187,6 +201,9 @@ struct DeviceSolver::Impl {
       if (system) across = {.interfaces = &system->interfaces, .comm = comm, .global_rows = system->global_rows};
       const bool mapped =
           prepared->value_map && prepared->value_map->diag_slot.size() == static_cast<std::size_t>(matrix.n_rows());
+      const FineSlots fine_slots = arrays == FormatArrays::device ? FineSlots(slots, prepared.get())
+                                   : mapped                       ? FineSlots(prepared->value_map.get())
+                                                                  : FineSlots();
       const DevicePreconditionerInput input{matrix,
                                             prepared->permutation,
                                             s,
@@ -194,7 +211,7 @@ struct DeviceSolver::Impl {
                                             prepared->position_before_grouping,
                                             across,
                                             ranks.get(),
-                                            mapped ? prepared->value_map.get() : nullptr,
+                                            fine_slots,
                                             model ? model->preconditioner.get() : nullptr};
       preconditioner = method_smoother ? method.make_smoother(input)
                                        : find_device_preconditioner(s.preconditioner).make(input);
@@ -203,11 +220,40 @@ struct DeviceSolver::Impl {
     cg->set_l2_window(l2_window);
     symmetric_only = matrix.symmetric();
     addressing = matrix.addressing;
+    // the faces' slots off the device until a refresh asks for them (upload_face_slots), as on the host route
+    slots.upper = DeviceBuffer<std::int64_t>();
+    slots.lower = DeviceBuffer<std::int64_t>();
+  }
+
+  /// The format on the device: its arrays built there from matrix (the slot map with them), or the
+  /// host's uploaded (its diagonal slots with it).
+  DeviceMatrix make_matrix(const LduMatrix& matrix) {
+    if (arrays == FormatArrays::host) {
+      slots.diag = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(prepared->value_map->diag_slot));
+      return make_device_matrix(*prepared, settings.precision);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    DeviceMatrix built = build_on_device(prepared->format_name, prepared->format, prepared->parameters, matrix,
+                                         prepared->permutation, slots);
+    (shared ? shared_seconds : prepared->device_seconds) =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return built;
   }
 
   /// The device format's values from matrix: refreshed in the host format and uploaded, or, where
-  /// the host format is another solver's too, made aside (format_values) and uploaded.
+  /// the host format is another solver's too, made aside (format_values) and uploaded; where the
+  /// arrays are the device's, matrix uploaded and placed through the slots there.
   void upload_values(const LduMatrix& matrix) {
+    if (arrays == FormatArrays::device) {
+      upload_face_slots();
+      const DeviceBuffer<double> diag(std::span<const double>(matrix.diag));
+      const DeviceBuffer<double> upper(std::span<const double>(matrix.upper));
+      DeviceBuffer<double> lower;
+      if (!matrix.symmetric()) lower = DeviceBuffer<double>(std::span<const double>(matrix.lower));
+      place_values(diag.data(), upper.data(), lower.size() > 0 ? lower.data() : nullptr, cg->stream());
+      FVMMINI_CUDA_CHECK(cudaStreamSynchronize(cg->stream()));
+      return;
+    }
     if (!shared) {
       refresh_format_values(matrix, *prepared);
       device.upload_values(prepared->format.values());
@@ -215,6 +261,39 @@ struct DeviceSolver::Impl {
     }
     const std::unique_ptr<double[]> values = format_values(matrix, *prepared);
     device.upload_values(std::span<const double>(values.get(), prepared->format.values().size()));
+  }
+
+  /// The faces' slots on the device (16 bytes a face): the host map's uploaded, or, where the
+  /// arrays are the device's, the map made there again as the build made it.
+  void upload_face_slots() {
+    const auto n_faces = static_cast<std::size_t>(addressing->n_faces());
+    if (slots.upper.size() == n_faces && slots.lower.size() == n_faces) return;
+    if (arrays == FormatArrays::device) {
+      DeviceSlotMap again =
+          slots_on_device(prepared->format_name, prepared->format, *addressing, prepared->permutation);
+      slots.upper = std::move(again.upper);
+      slots.lower = std::move(again.lower);
+      return;
+    }
+    const LduToCsrMap& map = *prepared->value_map;
+    slots.upper = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(map.upper_slot));
+    slots.lower = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(map.lower_slot));
+  }
+
+  /// The mesh's coefficients (device vectors; lower null: symmetric) into the format's values
+  /// through the slots, and the diagonal into the method's and the preconditioner's, on stream s.
+  void place_values(const double* diag, const double* upper, const double* lower, cudaStream_t s) {
+    const int n = device.n_rows();
+    const int n_faces = static_cast<int>(slots.upper.size());
+    double* values = device.spmv().device_values();
+    if (n_faces > 0) {
+      set_faces_kernel<<<vector_grid(n_faces), reduce_block, 0, s>>>(n_faces, upper, lower, slots.upper.data(),
+                                                                     slots.lower.data(), values);
+      FVMMINI_CUDA_CHECK_LAUNCH(set_faces_kernel);
+    }
+    set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, slots.diag.data(), old_to_new.data(), values,
+                                                                cg->inverse_diagonal_device(), diagonal_op.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
   }
 
   /// The block solver of k systems where the method, the settings and the format allow it (made
@@ -253,14 +332,17 @@ struct DeviceSolver::Impl {
 
   SolverSettings settings;
   bool l2_window = false;  ///< a persisting-L2 window over p in each solve
+  FormatArrays arrays = FormatArrays::host;  ///< where the format's arrays were built
   /// The host format; shared with another solver (same pattern, format, keys, ordering), which
   /// then holds its own values on its own device only
   std::shared_ptr<PreparedFormat> prepared;
   bool shared = false;
   double shared_seconds = 0.0;  ///< a shared format's set-up: this solver's values made and uploaded
+  /// Mesh rows and faces -> slots of the format's values on the device: the diagonal's always, the
+  /// faces' while set-up or set_coefficients needs them (upload_face_slots)
+  DeviceSlotMap slots;
   DeviceMatrix device;
   DeviceBuffer<int> new_to_old, old_to_new;
-  DeviceBuffer<std::int64_t> diag_slot;  ///< mesh row -> slot of its diagonal in the format's values
   DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
   std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
   std::unique_ptr<DeviceRanks> ranks;        ///< the halo and the sums across ranks, or null
@@ -272,8 +354,6 @@ struct DeviceSolver::Impl {
   /// preconditioner is the method's own splitting (make_smoother), not the settings' (none)
   bool method_smoother = false;
   bool symmetric_only = true;  ///< set up on a symmetric matrix: its method or preconditioner may need one
-  /// set_coefficients: mesh face -> slots of its two coefficients (upload_face_slots)
-  DeviceBuffer<std::int64_t> upper_slot, lower_slot;
   /// set_coefficients for a preconditioner that cannot refresh on the device: the values on the host
   std::shared_ptr<const LduAddressing> addressing;
   std::unique_ptr<LduMatrix> host_values;
@@ -494,7 +574,7 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   const int n = m.device.n_rows();
   m.wait_for(caller);
   set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, m.cg->stream()>>>(
-      n, diagonal, m.diag_slot.data(), m.old_to_new.data(), m.device.spmv().device_values(),
+      n, diagonal, m.slots.diag.data(), m.old_to_new.data(), m.device.spmv().device_values(),
       m.cg->inverse_diagonal_device(), m.diagonal_op.data());
   FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
   m.cg->refresh_on_device();
@@ -502,13 +582,7 @@ void DeviceSolver::set_diagonal(const double* diagonal, CUstream_st* caller) {
   m.release(caller);
 }
 
-void DeviceSolver::upload_face_slots() {
-  Impl& m = *impl_;
-  const LduToCsrMap& map = *m.prepared->value_map;
-  if (m.upper_slot.size() == map.upper_slot.size()) return;
-  m.upper_slot = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(map.upper_slot));
-  m.lower_slot = DeviceBuffer<std::int64_t>(std::span<const std::int64_t>(map.lower_slot));
-}
+void DeviceSolver::upload_face_slots() { impl_->upload_face_slots(); }
 
 void DeviceSolver::set_coefficients(const double* diag, const double* upper, const double* lower,
                                     CUstream_st* caller) {
@@ -516,21 +590,12 @@ void DeviceSolver::set_coefficients(const double* diag, const double* upper, con
   if (lower && m.symmetric_only)
     throw std::invalid_argument("set_coefficients: asymmetric coefficients for a solver set up on a symmetric matrix");
   if (m.device.mixed()) throw std::invalid_argument("set_coefficients: precision mixed refreshes from the host only");
-  upload_face_slots();
+  m.upload_face_slots();
   const int n = m.device.n_rows();
-  const int n_faces = static_cast<int>(m.upper_slot.size());
+  const int n_faces = static_cast<int>(m.slots.upper.size());
   cudaStream_t s = m.cg->stream();
   m.wait_for(caller);
-  double* values = m.device.spmv().device_values();
-  if (n_faces > 0) {
-    set_faces_kernel<<<vector_grid(n_faces), reduce_block, 0, s>>>(n_faces, upper, lower, m.upper_slot.data(),
-                                                                   m.lower_slot.data(), values);
-    FVMMINI_CUDA_CHECK_LAUNCH(set_faces_kernel);
-  }
-  set_diagonal_kernel<<<vector_grid(n), reduce_block, 0, s>>>(n, diag, m.diag_slot.data(), m.old_to_new.data(),
-                                                              values, m.cg->inverse_diagonal_device(),
-                                                              m.diagonal_op.data());
-  FVMMINI_CUDA_CHECK_LAUNCH(set_diagonal_kernel);
+  m.place_values(diag, upper, lower, s);
   m.cg->refresh_on_device();
   if (m.preconditioner && m.preconditioner->refreshes_on_device()) {
     m.preconditioner->refresh_on_device({m.diagonal_op.data(), upper, lower ? lower : upper}, s);

@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "kernels/cuda/device_matrix.hpp"
+#include "kernels/cuda/device_rows.cuh"
+#include "kernels/cuda/device_spmv.cuh"
+#include "kernels/cuda/host_transfer.hpp"
 #include "solvers/cuda/device_solver.hpp"
 #include "linalg/formats/staircase_matrix.hpp"
 #include "kernels/reference/ldu_spmv.hpp"
@@ -191,6 +194,119 @@ TEST_F(CudaStaircase, StaircaseHandLaidShapesMatchTheirRowsInBothLaunchModes) {
   prepared.parameters = resolve_format_parameters("staircase", {}, a.n_rows);
   prepared.format = std::move(a);
   EXPECT_LE(check_launch_modes(prepared, x, y_ref, scale, "hand-laid"), 10 * 2.2e-16 * 8);
+}
+
+/// A device buffer's contents on the host.
+template <class T>
+std::vector<T> downloaded(const cuda::DeviceBuffer<T>& buffer) {
+  std::vector<T> host(buffer.size());
+  buffer.download(std::span<T>(host));
+  return host;
+}
+
+/// A host map's slots as a std::vector (LduToCsrMap's are unfilled vectors).
+template <class Slots>
+std::vector<std::int64_t> plain(const Slots& slots) {
+  return {slots.begin(), slots.end()};
+}
+
+TEST_F(CudaStaircase, TheArraysBuiltOnTheDeviceAreTheHostsToTheBit) {
+  // --- grouped and ungrouped rows, a hub longer than any slice, asymmetric values, duplicate
+  //     pairs of cells (random), orderings that scatter the rows, both launches: the shape's
+  //     arrays built on the device are the host's build from the rows, values, map and y
+  const std::vector<test::NamedMatrix> cases{
+      {"box 30x30x20", test::box_matrix(30, 30, 20, 61)},
+      {"asymmetric box 9x7x5", test::asymmetric(test::box_matrix(9, 7, 5, 62), 63)},
+      {"random 3000 wide rows", test::random_matrix(3000, 40, 64)},
+      {"star", test::star_matrix(300, 65)},
+      {"ring", test::ring_matrix(200, 66)},
+      {"one row", test::random_matrix(1, 0, 67)}};
+  int checked = 0;
+  for (const auto& c : cases)
+    for (const std::string ordering : {"none", "rcm", "staircase"})
+      for (double alpha : {0.01, 1.0})
+        for (const std::string launch : {"interleaved", "groups"}) {
+          FormatParameters given;
+          given.set("alpha", alpha);
+          given.set("launch", launch);
+          given.set("sliceHeight", c.matrix.n_rows() > 1000 ? 64 : 32);
+          PreparedFormat host, shape;
+          try {
+            host = prepare_format(c.matrix, "staircase", ordering, given, 9);
+          } catch (const std::invalid_argument&) {
+            continue;  // alpha below sliceHeight / rows: no such matrix in either route
+          }
+          shape = prepare_format(c.matrix, "staircase", ordering, given, 9, {}, nullptr, FormatArrays::device);
+          const std::string what = c.name + ", " + describe(host);
+          ASSERT_TRUE(shape.arrays_on_device) << what;
+          EXPECT_EQ(shape.value_map, nullptr) << what;
+          EXPECT_TRUE(shape.format.values().empty()) << what;
+          EXPECT_EQ(shape.permutation.new_to_old, host.permutation.new_to_old) << what;
+          EXPECT_EQ(shape.format.figures().stored_entries, host.format.figures().stored_entries) << what;
+          EXPECT_EQ(shape.format.figures().footprint_bytes, host.format.figures().footprint_bytes) << what;
+          EXPECT_EQ(shape.format.as<StaircaseMatrix>().slice_position, host.format.as<StaircaseMatrix>().slice_position)
+              << what;
+          EXPECT_THROW(refresh_format_values(c.matrix, shape), std::logic_error) << what;
+
+          cuda::DeviceSlotMap map;
+          cuda::DeviceMatrix built =
+              cuda::build_on_device("staircase", shape.format, shape.parameters, c.matrix, shape.permutation, map);
+          const auto values = host.format.values();
+          ASSERT_EQ(built.stored_entries(), static_cast<std::int64_t>(values.size())) << what;
+          std::vector<double> device_values(values.size());
+          cuda::copy_to_host(device_values.data(), built.spmv().device_values(), values.size() * sizeof(double));
+          EXPECT_EQ(std::memcmp(device_values.data(), values.data(), values.size() * sizeof(double)), 0) << what;
+          EXPECT_EQ(downloaded(map.diag), plain(host.value_map->diag_slot)) << what;
+          EXPECT_EQ(downloaded(map.upper), plain(host.value_map->upper_slot)) << what;
+          EXPECT_EQ(downloaded(map.lower), plain(host.value_map->lower_slot)) << what;
+          // --- the columns through y: the same sums in the same order as the host struct's upload
+          const label n = c.matrix.n_rows();
+          const auto x = test::random_vector(n, 68);
+          std::vector<double> y_built(n), y_uploaded(n);
+          built.multiply(x, y_built);
+          cuda::make_device_matrix(host).multiply(x, y_uploaded);
+          EXPECT_EQ(std::memcmp(y_built.data(), y_uploaded.data(), n * sizeof(double)), 0) << what;
+          // --- the slots alone, made again from the addressing
+          const cuda::DeviceSlotMap again =
+              cuda::slots_on_device("staircase", shape.format, *c.matrix.addressing, shape.permutation);
+          EXPECT_EQ(downloaded(again.diag), plain(host.value_map->diag_slot)) << what;
+          EXPECT_EQ(downloaded(again.upper), plain(host.value_map->upper_slot)) << what;
+          EXPECT_EQ(downloaded(again.lower), plain(host.value_map->lower_slot)) << what;
+          ++checked;
+        }
+  EXPECT_GT(checked, 50);
+}
+
+TEST_F(CudaStaircase, ASolverBuildsItsStaircaseOnTheDeviceAndSolvesAsTheHostsUpload) {
+  // --- the cuda solver takes the device's build for staircase in double precision (its log says so),
+  //     and its solve is the one of the host's struct uploaded (the float32 twin: the host's build)
+  const LduMatrix m = test::box_matrix(16, 12, 10, 71);
+  SolverSettings s;
+  s.backend = Backend::cuda;
+  s.format = "staircase";
+  s.ordering = "rcm";
+  s.tolerance = 1e-10;
+  s.rel_tol = 0.0;
+  const label n = m.n_rows();
+  const auto b = test::random_vector(n, 72);
+  cuda::DeviceSolver on_device(m, s);
+  EXPECT_NE(on_device.describe().find("arrays on the device"), std::string::npos) << on_device.describe();
+  std::vector<double> x(n, 0.0);
+  const SolverPerformance performance = on_device.solve(x, b, "p");
+  EXPECT_TRUE(performance.converged);
+  // --- a refresh from the host goes through the slots on the device
+  LduMatrix m2 = m;
+  for (double& d : m2.diag) d *= 1.25;
+  on_device.update_coefficients(m2);
+  cuda::DeviceSolver fresh(m2, s);
+  std::vector<double> x1(n, 0.0), x2(n, 0.0);
+  const SolverPerformance refreshed = on_device.solve(x1, b, "p");
+  const SolverPerformance made = fresh.solve(x2, b, "p");
+  EXPECT_EQ(refreshed.iterations, made.iterations);
+  EXPECT_EQ(std::memcmp(x1.data(), x2.data(), n * sizeof(double)), 0);
+  SolverSettings mixed = s;
+  mixed.precision = Precision::mixed;
+  EXPECT_EQ(cuda::DeviceSolver(m, mixed).describe().find("arrays on the device"), std::string::npos);
 }
 
 }  // namespace

@@ -184,6 +184,60 @@ TEST(FormatSpmv, AFormatBuiltFromTheRowsIsTheOneBuiltFromTheCsr) {
   EXPECT_GT(from_rows, 0) << "no unit builds from the rows";
 }
 
+TEST(FormatSpmv, AShapeForTheDeviceIsTheHostStructWithoutItsArrays) {
+  // --- the staircase's shape (its arrays left to the device): the host build's index, figures,
+  //     ordering and slice positions, no values and no value map; nothing on the host reads it
+  const std::vector<NamedMatrix> cases{{"box 30x30x20", test::box_matrix(30, 30, 20, 81)},
+                                       {"asymmetric box 9x7x5", test::asymmetric(test::box_matrix(9, 7, 5, 82), 83)},
+                                       {"star", test::star_matrix(300, 84)}};
+  for (const auto& c : cases)
+    for (const std::string ordering : {"none", "rcm", "staircase"})
+      for (double alpha : {0.01, 1.0}) {
+        SCOPED_TRACE(fmt::format("{}, ordering {}, alpha {}", c.name, ordering, alpha));
+        FormatParameters given;
+        given.set("alpha", alpha);
+        ASSERT_TRUE(shapes_for_device("staircase", given, {}));
+        const PreparedFormat host = prepare_format(c.matrix, "staircase", ordering, given, 9);
+        const PreparedFormat shape =
+            prepare_format(c.matrix, "staircase", ordering, given, 9, {}, nullptr, FormatArrays::device);
+        ASSERT_TRUE(shape.arrays_on_device);
+        EXPECT_FALSE(host.arrays_on_device);
+        EXPECT_EQ(shape.value_map, nullptr);
+        EXPECT_EQ(shape.permutation.new_to_old, host.permutation.new_to_old);
+        EXPECT_EQ(shape.position_before_grouping, host.position_before_grouping);
+        const auto& a = shape.format.as<StaircaseMatrix>();
+        const auto& b = host.format.as<StaircaseMatrix>();
+        EXPECT_TRUE(a.col.empty() && a.values.empty());
+        EXPECT_EQ(a.index.step_lengths, b.index.step_lengths);
+        EXPECT_EQ(a.index.step_blocks, b.index.step_blocks);
+        EXPECT_EQ(a.index.step_ptr, b.index.step_ptr);
+        EXPECT_EQ(a.index.row_ptr, b.index.row_ptr);
+        EXPECT_EQ(a.slice_position, b.slice_position);
+        EXPECT_EQ(shape.format.figures().stored_entries, host.format.figures().stored_entries);
+        EXPECT_EQ(shape.format.figures().footprint_bytes, host.format.figures().footprint_bytes);
+        EXPECT_EQ(shape.format.figures().nnz, host.format.figures().nnz);
+        EXPECT_NE(describe(shape).find("arrays on the device"), std::string::npos) << describe(shape);
+        PreparedFormat refreshed = shape;
+        EXPECT_THROW(refresh_format_values(c.matrix, refreshed), std::logic_error);
+        EXPECT_THROW(format_values(c.matrix, shape), std::logic_error);
+        EXPECT_THROW(make_reference_operator(c.matrix, shape), std::logic_error);
+        // --- a model is a model only where it asks for its arrays where they are
+        EXPECT_TRUE(fits_model(c.matrix, "staircase", ordering, given, 9, {}, shape, FormatArrays::device));
+        EXPECT_FALSE(fits_model(c.matrix, "staircase", ordering, given, 9, {}, shape, FormatArrays::host));
+        EXPECT_FALSE(fits_model(c.matrix, "staircase", ordering, given, 9, {}, host, FormatArrays::device));
+      }
+  // --- no shape where the unit has none or a key is tuned
+  EXPECT_FALSE(shapes_for_device("csr", {}, {}));
+  FormatParameters tuned;
+  tuned.set("sliceHeight", std::string("auto"));
+  const SpmvTimer timer{"a constant", [](const std::string&, const StoredFormat&, const FormatParameters&, label) {
+                          return 1.0;
+                        }};
+  EXPECT_FALSE(shapes_for_device("staircase", tuned, timer));
+  EXPECT_THROW(prepare_format(test::box_matrix(8, 8, 8, 85), "csr", "none", {}, 1, {}, nullptr, FormatArrays::device),
+               std::logic_error);
+}
+
 TEST(FormatSpmv, RowsOfSeveralGroupsNotGroupedAreRefusedAsTheCsrRouteRefusesThem) {
   // --- the star's hub in the middle of the identity: a long row before short ones
   const LduMatrix m = test::star_matrix(300, 58);

@@ -24,6 +24,21 @@ namespace fvmmini::cuda {
 
 class DeviceSpmv;
 class DeviceRanks;
+struct DeviceSlotMap;
+
+/// The mesh's LDU rows and faces -> slots of the operator's device values: the host's map, or the
+/// one a format built on the device wrote there (kernels/cuda/device_rows.cuh). `identity` is the
+/// same for two solvers whose formats share one shape (their slots alike); none known: all null.
+struct FineSlots {
+  FineSlots() = default;
+  FineSlots(const LduToCsrMap* map) : host(map), identity(map) {}  // NOLINT: a host map is its own identity
+  FineSlots(const LduToCsrMap& map) : FineSlots(&map) {}           // NOLINT
+  FineSlots(const DeviceSlotMap& map, const void* shape) : device(&map), identity(shape) {}
+  const LduToCsrMap* host = nullptr;
+  const DeviceSlotMap* device = nullptr;
+  const void* identity = nullptr;
+  bool known() const { return host || device; }
+};
 
 /// The operator's coefficients after new values were written on the device (DeviceSolver::
 /// set_coefficients, the PISO step's matrices): the operator's format holds them too.
@@ -78,8 +93,8 @@ struct DevicePreconditionerInput {
   GamgRanks ranks;                  ///< across ranks: the processor interfaces (empty on one rank)
   DeviceRanks* device_ranks;        ///< across ranks: the solver's (null on one rank)
   /// The mesh's LDU rows and faces -> slots of spmv's device values (GAMG's device hierarchy
-  /// reads the fine coefficients there); null where the solver has none.
-  const LduToCsrMap* value_map = nullptr;
+  /// reads the fine coefficients there); none where the solver has none.
+  FineSlots fine_slots;
   /// Another solver's preconditioner on the same pattern (the flow's U for its p): GAMG may take
   /// its agglomeration. Null: none.
   const DevicePreconditioner* same_pattern = nullptr;

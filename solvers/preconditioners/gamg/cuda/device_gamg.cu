@@ -35,17 +35,17 @@ std::vector<long long> diagonal_slots(const PreparedFormat& p) {
 /// which needs less at once; `given_up` receives its seconds.
 std::unique_ptr<DeviceHierarchy> device_hierarchy(const LduMatrix& fine, const Permutation& op,
                                                   const SolverSettings& s, DeviceSpmv& fine_spmv,
-                                                  const GamgRanks& ranks, const LduToCsrMap* fine_map,
+                                                  const GamgRanks& ranks, const FineSlots& fine_map,
                                                   cudaStream_t stream, double& given_up,
                                                   const std::shared_ptr<const DeviceAgglomeration>& model) {
-  if (!fine_map || !builds_on_device(s.gamg, ranks.across())) return nullptr;
+  if (!fine_map.known() || !builds_on_device(s.gamg, ranks.across())) return nullptr;
   if (s.gamg.n_pre_sweeps != s.gamg.n_post_sweeps || s.gamg.n_vcycles < 1) return nullptr;  // the host's check says why
   FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());  // the solver's values uploaded
   const auto start = std::chrono::steady_clock::now();
   try {
-    auto h = model && DeviceHierarchy::shares(*model, s.gamg, *fine_map)
+    auto h = model && DeviceHierarchy::shares(*model, s.gamg, fine_map)
                  ? std::make_unique<DeviceHierarchy>(model, fine_spmv.device_values())
-                 : std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), *fine_map, stream);
+                 : std::make_unique<DeviceHierarchy>(fine, op, s.gamg, fine_spmv.device_values(), fine_map, stream);
     return h->levels() > 1 ? std::move(h) : nullptr;
   } catch (const CudaError& e) {
     if (!e.out_of_memory()) throw;
@@ -109,7 +109,7 @@ struct DeviceGamg::Impl {
   /// @param[in] model another matrix's GAMG on the same pattern, whose agglomeration this one may
   ///            take (null: none)
   Impl(const LduMatrix& fine, const Permutation& op, const SolverSettings& s, DeviceSpmv& fine_spmv,
-       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks, const LduToCsrMap* fine_map,
+       std::span<const label> sequence, GamgRanks r, DeviceRanks* fine_ranks, const FineSlots& fine_map,
        const DeviceGamg* model)
       : settings(s.gamg),
         device(device_hierarchy(fine, op, s, fine_spmv, r, fine_map, stream.get(), device_out_of_memory,
@@ -556,7 +556,7 @@ struct DeviceGamg::Impl {
 
 DeviceGamg::DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
                        DeviceSpmv& fine_spmv, std::span<const label> sequence, GamgRanks ranks,
-                       DeviceRanks* fine_ranks, const LduToCsrMap* fine_map, const DeviceGamg* same_pattern)
+                       DeviceRanks* fine_ranks, FineSlots fine_map, const DeviceGamg* same_pattern)
     : impl_([&] {
         const auto start = std::chrono::steady_clock::now();
         auto impl = std::make_unique<Impl>(fine, op, settings, fine_spmv, sequence, ranks, fine_ranks, fine_map,

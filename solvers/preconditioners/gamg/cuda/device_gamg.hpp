@@ -19,6 +19,7 @@
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "linalg/solver_settings.hpp"
+#include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "solvers/preconditioners/gamg/multigrid.hpp"
 #include "solvers/preconditioners/triangular/cuda/triangular_preconditioner.hpp"
 
@@ -34,8 +35,9 @@ class DeviceGamg final : public DevicePreconditioner {
   /// @param[in] ranks across ranks, the matrix's interfaces (LDU rows) and the ranks
   /// @param[in] fine_ranks across ranks, the solver's DeviceRanks (level 0's halo and the
   ///            transport of the others); must outlive this object
-  /// @param[in] fine_map the mesh's LDU -> slots of fine_spmv's values: with it, where
-  ///            builds_on_device, the hierarchy is built on the device from those values
+  /// @param[in] fine_map the mesh's LDU -> slots of fine_spmv's values (on the host or the
+  ///            device): with it, where builds_on_device, the hierarchy is built on the device
+  ///            from those values
   /// @param[in] same_pattern another matrix's GAMG on the same pattern (the flow's U for its p):
   ///            its agglomeration is taken where the keys that shape it agree and, on the
   ///            device, the values lie at the same slots (DeviceHierarchy::shares); what is
@@ -43,7 +45,7 @@ class DeviceGamg final : public DevicePreconditioner {
   /// @throws as build_gamg_hierarchy
   DeviceGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings, DeviceSpmv& fine_spmv,
              std::span<const label> sequence = {}, GamgRanks ranks = {}, DeviceRanks* fine_ranks = nullptr,
-             const LduToCsrMap* fine_map = nullptr, const DeviceGamg* same_pattern = nullptr);
+             FineSlots fine_map = {}, const DeviceGamg* same_pattern = nullptr);
   ~DeviceGamg() override;
   DeviceGamg(const DeviceGamg&) = delete;
   DeviceGamg& operator=(const DeviceGamg&) = delete;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -13,6 +15,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_formats.cuh"
+#include "kernels/cuda/device_rows.cuh"
 #include "kernels/cuda/host_transfer.hpp"
 #include "solvers/preconditioners/gamg/pair_matching.hpp"
 #include "solvers/preconditioners/triangular/cuda/factor_pattern.cuh"
@@ -356,6 +359,16 @@ __global__ void __launch_bounds__(block)
   if (i < n) out[i] = values[slot[i]];
 }
 
+/// to[i] = from[i] as a 32-bit int; *too_wide = 1 where one does not fit.
+__global__ void __launch_bounds__(block)
+    narrow_slots(int n, const std::int64_t* __restrict__ from, int* __restrict__ to, int* __restrict__ too_wide) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::int64_t v = from[i];
+  if (v < INT_MIN || v > INT_MAX) *too_wide = 1;
+  to[i] = static_cast<int>(v);
+}
+
 // --- host helpers
 
 int bits_for(std::uint64_t largest) { return std::max(1, static_cast<int>(std::bit_width(largest))); }
@@ -404,6 +417,16 @@ int read_int(const int* device, cudaStream_t s) {
       FVMMINI_CUDA_CHECK_LAUNCH(kernel);                                       \
     }                                                                          \
   } while (0)
+
+/// to = from narrowed to 32 bits on the device (copy_narrowed_to_device's twin for a map already
+/// there); false where a value does not fit. Synchronises `s`.
+bool narrow_on_device(const DeviceBuffer<std::int64_t>& from, DeviceBuffer<int>& to, cudaStream_t s) {
+  DeviceBuffer<int> too_wide(1);
+  FVMMINI_CUDA_CHECK(cudaMemsetAsync(too_wide.data(), 0, sizeof(int), s));
+  const int n = static_cast<int>(from.size());
+  FVMMINI_LAUNCH(narrow_slots, n, s, n, from.data(), to.data(), too_wide.data());
+  return read_int(too_wide.data(), s) == 0;
+}
 
 /// A level's faces and the CSR pattern (sorted columns, each entry's face) the matching walks.
 struct Graph {
@@ -507,12 +530,12 @@ void group_rows(int n, const int* coarse_of, int n_coarse, DeviceBuffer<int>& gr
 }  // namespace
 
 DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, const GamgSettings& settings,
-                                 const double* fine_values, const LduToCsrMap& fine_map, cudaStream_t s)
+                                 const double* fine_values, const FineSlots& fine_map, cudaStream_t s)
     : fine_values_(fine_values) {
   const auto built = std::make_shared<DeviceAgglomeration>();
   DeviceAgglomeration& a = *built;
   agglomeration_ = built;
-  a.fine_map = &fine_map;
+  a.fine_map = fine_map.identity;
   a.merge_levels = settings.merge_levels;
   a.n_cells_in_coarsest_level = settings.n_cells_in_coarsest_level;
   csr_.emplace_back();  // level 0: the solver's format
@@ -529,19 +552,31 @@ DeviceHierarchy::DeviceHierarchy(const LduMatrix& fine, const Permutation& op, c
   };
   const LduAddressing& fa = *fine.addressing;
   const int n0 = fa.n_rows, faces0 = fa.n_faces();
-  if (fine_map.upper_slot.size() != static_cast<std::size_t>(faces0) ||
-      fine_map.lower_slot.size() != static_cast<std::size_t>(faces0) ||
-      fine_map.diag_slot.size() != static_cast<std::size_t>(n0))
+  const auto sizes = [&](const auto& diag, const auto& upper, const auto& lower) {
+    return upper.size() == static_cast<std::size_t>(faces0) && lower.size() == static_cast<std::size_t>(faces0) &&
+           diag.size() == static_cast<std::size_t>(n0);
+  };
+  const LduToCsrMap* host = fine_map.host;
+  const DeviceSlotMap* on_device = fine_map.device;
+  if (!(host ? sizes(host->diag_slot, host->upper_slot, host->lower_slot)
+             : on_device && sizes(on_device->diag, on_device->upper, on_device->lower)))
     throw std::invalid_argument("DeviceHierarchy: the fine value map is not the matrix's");
   // --- the fine level: its addressing (mesh numbering) and where the solver's format keeps its values
   static_assert(sizeof(long long) == sizeof(std::int64_t));
   a.fine_slots.diag = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
-  copy_to_device(a.fine_slots.diag.data(), fine_map.diag_slot.data(), a.fine_slots.diag.bytes());
   // an LduMatrix holds one coefficient a face (symmetric): its a_{u,l} are read through the
-  // upper slots, and the lower ones stay on the host (an asymmetric matrix uploads them too)
+  // upper slots, and the lower ones stay where the map is (an asymmetric matrix uploads them too)
   a.fine_slots.upper = DeviceBuffer<int>(static_cast<std::size_t>(faces0));
-  if (!copy_narrowed_to_device(a.fine_slots.upper.data(), fine_map.upper_slot.data(), a.fine_slots.upper.size()))
-    throw std::invalid_argument("DeviceHierarchy: the fine format holds 2^31 values or more");
+  bool narrowed = true;
+  if (host) {
+    copy_to_device(a.fine_slots.diag.data(), host->diag_slot.data(), a.fine_slots.diag.bytes());
+    narrowed = copy_narrowed_to_device(a.fine_slots.upper.data(), host->upper_slot.data(), a.fine_slots.upper.size());
+  } else {
+    FVMMINI_CUDA_CHECK(cudaMemcpyAsync(a.fine_slots.diag.data(), on_device->diag.data(), a.fine_slots.diag.bytes(),
+                                       cudaMemcpyDeviceToDevice, s));
+    narrowed = narrow_on_device(on_device->upper, a.fine_slots.upper, s);
+  }
+  if (!narrowed) throw std::invalid_argument("DeviceHierarchy: the fine format holds 2^31 values or more");
   DeviceBuffer<int> lower0(std::span<const int>(fa.lower)), upper0(std::span<const int>(fa.upper));
   DeviceBuffer<int> new_to_old(std::span<const int>(op.new_to_old));
   a.fine_diag_op = DeviceBuffer<long long>(static_cast<std::size_t>(n0));
@@ -675,8 +710,8 @@ DeviceHierarchy::DeviceHierarchy(std::shared_ptr<const DeviceAgglomeration> shar
 }
 
 bool DeviceHierarchy::shares(const DeviceAgglomeration& model, const GamgSettings& settings,
-                             const LduToCsrMap& fine_map) {
-  return model.fine_map == &fine_map && model.merge_levels == settings.merge_levels &&
+                             const FineSlots& fine_map) {
+  return fine_map.identity && model.fine_map == fine_map.identity && model.merge_levels == settings.merge_levels &&
          model.n_cells_in_coarsest_level == settings.n_cells_in_coarsest_level;
 }
 

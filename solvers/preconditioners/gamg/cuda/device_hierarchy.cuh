@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels/cuda/device_memory.cuh"
+#include "solvers/preconditioners/cuda/device_preconditioner.hpp"
 #include "kernels/cuda/device_spmv.cuh"
 #include "linalg/csr_matrix.hpp"
 #include "linalg/ldu_matrix.hpp"
@@ -64,9 +65,9 @@ struct DeviceLevel {
 /// What the hierarchies of the matrices on one pattern share (OpenFOAM keeps one agglomeration a
 /// mesh): every level's structure, made by the first from its values' face weights.
 struct DeviceAgglomeration {
-  /// The fine values' slots it was built for: only compared (shares), never read; the solvers
-  /// that hold this structure hold the format that owns the map too.
-  const LduToCsrMap* fine_map = nullptr;
+  /// The fine values' slots it was built for (FineSlots::identity): only compared (shares), never
+  /// read; the solvers that hold this structure hold the format that owns the map too.
+  const void* fine_map = nullptr;
   int merge_levels = 0, n_cells_in_coarsest_level = 0;
   bool symmetric = true;                   ///< a_{u,l} == a_{l,u}: no lower slots or to_lower maps
   DeviceSlots fine_slots;                  ///< mesh rows and faces -> the fine values
@@ -83,9 +84,9 @@ class DeviceHierarchy {
   /// @param[in] fine the mesh's LDU (its addressing is uploaded; values are read on the device)
   /// @param[in] op the operator's numbering (new -> old mesh rows)
   /// @param[in] fine_values the operator's values on the device (the solver's format)
-  /// @param[in] fine_map mesh LDU rows and faces -> slots of fine_values
+  /// @param[in] fine_map mesh LDU rows and faces -> slots of fine_values (on the host or the device)
   DeviceHierarchy(const LduMatrix& fine, const Permutation& op, const GamgSettings& settings,
-                  const double* fine_values, const LduToCsrMap& fine_map, cudaStream_t stream);
+                  const double* fine_values, const FineSlots& fine_map, cudaStream_t stream);
   /// Another matrix's hierarchy on `shared`'s pattern and slots (shares): the structure shared,
   /// the coarse values this one's own.
   DeviceHierarchy(std::shared_ptr<const DeviceAgglomeration> shared, const double* fine_values);
@@ -94,7 +95,7 @@ class DeviceHierarchy {
   /// `model`'s structure: the same slots (one format of one pattern) and the keys that shape the
   /// groups. Its groups come from |a_f|, so a matrix whose faces are another's times a constant
   /// (the momentum's nu L beside the pressure's L) agglomerates alike, up to ties.
-  static bool shares(const DeviceAgglomeration& model, const GamgSettings& settings, const LduToCsrMap& fine_map);
+  static bool shares(const DeviceAgglomeration& model, const GamgSettings& settings, const FineSlots& fine_map);
 
   int levels() const { return static_cast<int>(agglomeration_->levels.size()); }
   const DeviceLevel& level(int l) const { return agglomeration_->levels[l]; }

@@ -10,19 +10,18 @@
 #include <span>
 
 #include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/device_rows.cuh"
 #include "linalg/ldu_matrix.hpp"
 #include "linalg/ordering/permutation.hpp"
 #include "solvers/preconditioners/triangular/triangular_factor.hpp"
 
 namespace fvmmini::cuda {
 
-/// The factor pattern (FactorPattern) on the device, and the schedule's order.
-struct DevicePattern {
-  int n_rows = 0;
-  DeviceBuffer<int> row_ptr, col, face;
+/// The factor pattern (FactorPattern) on the device (the rows' pattern, kernels/cuda/device_rows.cuh),
+/// and the schedule's order.
+struct DevicePattern : DeviceRowPattern {
   DeviceBuffer<int> order;  ///< rows by rank; empty for index order
   DeviceBuffer<int> rank;   ///< rank by row; empty for index order
-  int widest = 0;           ///< the most off-diagonal entries of a row
 };
 
 /// factor_pattern(addressing, op) built on the device: each row's entries counted and placed

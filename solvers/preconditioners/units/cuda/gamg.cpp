@@ -13,7 +13,7 @@ const DevicePreconditionerUnit& device_preconditioner_gamg() {
       .name = "GAMG",
       .make = [](const DevicePreconditionerInput& in) -> std::unique_ptr<DevicePreconditioner> {
         return std::make_unique<DeviceGamg>(in.matrix, in.op, in.settings, in.spmv, in.sequence, in.ranks,
-                                            in.device_ranks, in.value_map,
+                                            in.device_ranks, in.fine_slots,
                                             dynamic_cast<const DeviceGamg*>(in.same_pattern));
       },
   };
