@@ -314,7 +314,7 @@ PreparedFormat prepare_format(const LduMatrix& matrix, const std::string& format
     throw std::logic_error(fmt::format("format '{}': its arrays cannot be left to the device with these keys", format));
   if (model && fits_model(matrix, format, ordering, parameters, seed, timer, *model, arrays)) {
     PreparedFormat p = *model;
-    refresh_format_values(matrix, p);
+    if (!p.arrays_on_device) refresh_format_values(matrix, p);  // a shape holds none
     p.ordering_seconds = p.csr_seconds = 0.0;
     p.build_seconds = seconds_since(t0);
     p.ordering_reused = false;
