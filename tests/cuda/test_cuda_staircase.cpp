@@ -277,9 +277,10 @@ TEST_F(CudaStaircase, TheArraysBuiltOnTheDeviceAreTheHostsToTheBit) {
   EXPECT_GT(checked, 50);
 }
 
-TEST_F(CudaStaircase, ASolverBuildsItsStaircaseOnTheDeviceAndSolvesAsTheHostsUpload) {
-  // --- the cuda solver takes the device's build for staircase in double precision (its log says so),
-  //     and its solve is the one of the host's struct uploaded (the float32 twin: the host's build)
+TEST_F(CudaStaircase, ASolverBuildsItsStaircaseOnTheDeviceAndRefreshesThroughItsSlots) {
+  // --- the cuda solver takes the device's build for staircase in double precision (its log says
+  //     so; the float32 twin keeps the host's build), and a refresh from the host, through the
+  //     slots made again on the device, solves to the bit as a solver set up on the new values
   const LduMatrix m = test::box_matrix(16, 12, 10, 71);
   SolverSettings s;
   s.backend = Backend::cuda;
