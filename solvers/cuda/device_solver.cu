@@ -172,9 +172,6 @@ struct DeviceSolver::Impl {
         new_to_old(std::span<const int>(prepared->permutation.new_to_old)),
         old_to_new(std::span<const int>(prepared->permutation.old_to_new)),
         diagonal_op(matrix.n_rows()),
-        diagonal(matrix.n_rows()),
-        x_op(matrix.n_rows()),
-        b_op(matrix.n_rows()),
         fork(true),
         join(true),
         device_name(cuda::describe(device_info())) {
@@ -184,6 +181,7 @@ struct DeviceSolver::Impl {
       upload_values(matrix);
       shared_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
+    std::vector<double> diagonal(matrix.n_rows());  // the method keeps its own copy
     permute_to_new(prepared->permutation, matrix.diag, diagonal);
     if (system) {
       settings.transport = resolve_transport(s.transport, *comm);
@@ -344,7 +342,9 @@ struct DeviceSolver::Impl {
   DeviceMatrix device;
   DeviceBuffer<int> new_to_old, old_to_new;
   DeviceBuffer<double> diagonal_op;   ///< the diagonal in the operator's numbering (set_diagonal)
-  std::vector<double> diagonal, x_op, b_op;  ///< host, the operator's numbering
+  /// host-vector solves' x and b in the operator's numbering (made by the first: the flow's solves
+  /// take device vectors)
+  std::vector<double> x_op, b_op;
   std::unique_ptr<DeviceRanks> ranks;        ///< the halo and the sums across ranks, or null
   std::unique_ptr<DeviceKrylov> cg;          ///< the solver's Krylov unit; refers to device and ranks
   std::unique_ptr<DeviceBlockKrylov> block;  ///< refers to cg; made by block_cg()
@@ -381,6 +381,8 @@ label DeviceSolver::n_rows() const { return impl_->device.n_rows(); }
 SolverPerformance DeviceSolver::solve(std::span<double> x, std::span<const double> b, const std::string& field) {
   Impl& m = *impl_;
   // --- into the operator's numbering on the host, solve on the device, back to the mesh's
+  m.x_op.resize(x.size());
+  m.b_op.resize(b.size());
   permute_to_new(m.prepared->permutation, x, m.x_op);
   permute_to_new(m.prepared->permutation, b, m.b_op);
   SolverPerformance perf = m.cg->solve(m.x_op, m.b_op, m.settings);
@@ -480,8 +482,9 @@ void DeviceSolver::update_coefficients(const LduMatrix& matrix) {
   Impl& m = *impl_;
   if (m.symmetric_only) require_symmetric(matrix, "a solver set up on a symmetric matrix");
   m.upload_values(matrix);
-  permute_to_new(m.prepared->permutation, matrix.diag, m.diagonal);
-  m.cg->refresh(m.diagonal);
+  std::vector<double> diagonal(matrix.diag.size());
+  permute_to_new(m.prepared->permutation, matrix.diag, diagonal);
+  m.cg->refresh(diagonal);
   if (m.preconditioner) m.preconditioner->refresh(matrix);
 }
 

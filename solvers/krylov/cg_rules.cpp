@@ -21,9 +21,13 @@ label cg_nonpositive_diagonal(std::span<const double> diagonal) {
 
 void cg_check_diagonal(std::span<const double> diagonal, const Communicator& comm) {
   const label row = cg_nonpositive_diagonal(diagonal);
+  cg_check_nonpositive(row, row >= 0 ? diagonal[row] : 0.0, comm);
+}
+
+void cg_check_nonpositive(label row, double value, const Communicator& comm) {
   if (!comm.any(row >= 0)) return;
   const std::vector<long long> rows = comm.gather(static_cast<long long>(row));
-  const std::vector<double> values = comm.gather(row >= 0 ? diagonal[row] : 0.0);
+  const std::vector<double> values = comm.gather(row >= 0 ? value : 0.0);
   std::size_t first = 0;
   while (rows[first] < 0) ++first;
   throw cg_error({CgStatus::nonpositive_diagonal, 0, values[first], static_cast<label>(rows[first])});

@@ -113,6 +113,9 @@ label cg_nonpositive_diagonal(std::span<const double> diagonal);
 /// @throws SolverError (CgStatus::nonpositive_diagonal) on every rank when any rank's diagonal has
 ///         an entry that is not positive, naming the first such rank's first such entry
 void cg_check_diagonal(std::span<const double> diagonal, const Communicator& comm);
+/// The same from the rank's first such entry found already (cg_nonpositive_diagonal: row, -1 when
+/// none, and its value), for a solver that keeps no host copy of its diagonal.
+void cg_check_nonpositive(label row, double value, const Communicator& comm);
 
 /// What a failure's message reports. `iterations`: those completed when it was found (a
 /// breakdown names the next one, in which it happened); `value`: the p'Ap, r'M^-1 r or

@@ -253,7 +253,10 @@ struct DeviceCg::Impl {
   Stream stream;
   Event check;  ///< a batch's state copied to the host
   Event loop_start, loop_end;
-  std::vector<double> diagonal;
+  /// The host diagonal's first entry Jacobi cannot take (cg_nonpositive_diagonal; -1: none) and its
+  /// value: what the check before a solve needs, without a copy of the diagonal
+  label nonpositive_row = -1;
+  double nonpositive_value = 0.0;
   bool diagonal_on_host = true;  ///< false once the caller changed it on the device
   bool singular = false;
   mutable std::vector<double> history_host;
@@ -507,7 +510,8 @@ DeviceCg::~DeviceCg() = default;
 void DeviceCg::refresh(std::span<const double> diagonal) {
   Impl& m = *impl_;
   if (diagonal.size() != static_cast<std::size_t>(m.n)) throw CudaError("DeviceCg: diagonal length differs from n_rows");
-  m.diagonal.assign(diagonal.begin(), diagonal.end());
+  m.nonpositive_row = cg_nonpositive_diagonal(diagonal);
+  m.nonpositive_value = m.nonpositive_row >= 0 ? diagonal[m.nonpositive_row] : 0.0;
   std::vector<double> inv(m.n);
   for (label i = 0; i < m.n; ++i) inv[i] = 1.0 / diagonal[i];
   m.inv_diag.upload(inv);
@@ -547,7 +551,7 @@ void DeviceCg::Impl::check_solvable(const SolverSettings& settings) const {
   if (n == 0 && !ranks) return;
   if (singular) throw cg_error({CgStatus::singular});
   if (cg_step(settings) == CgStep::jacobi && diagonal_on_host)
-    cg_check_diagonal(diagonal, ranks ? ranks->communicator() : Communicator::serial());
+    cg_check_nonpositive(nonpositive_row, nonpositive_value, ranks ? ranks->communicator() : Communicator::serial());
 }
 
 double* DeviceCg::x_device() { return impl_->x.data(); }
