@@ -17,6 +17,7 @@
 #include "app/rank_failure.hpp"
 #include "app/settings_keys.hpp"
 #include "base/printable.hpp"
+#include "discretisation/device_mesh_check.hpp"
 #include "discretisation/gamg_groups.hpp"
 #include "linalg/timing.hpp"
 #include "mesh/cell_face_lists.hpp"
@@ -31,7 +32,8 @@ namespace fvmmini {
 
 namespace {
 
-/// The case's mesh, checked against the case and by the mesh check (printed unless quiet).
+/// The case's mesh, checked against the case and by the mesh check (printed unless quiet); its
+/// geometry and the check's passes on the GPU where the case's solvers run there.
 /// @return the mesh's cell_face_lists, made for the geometry and the check
 CellFaceLists build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, Mesh& mesh,
                                  MeshGeometry& geometry) {
@@ -44,9 +46,18 @@ CellFaceLists build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool 
   PartTimer parts;
   CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry, the check and the physics
   parts.mark("cell face lists");
-  geometry = compute_geometry(mesh, cells);
-  parts.mark("faces and cells");
-  const MeshCheckReport check = check_mesh(mesh, geometry, cells);
+  MeshFigures figures;
+  if (resolves_to_device(case_solver_settings(c))) {
+    const DeviceMeshGeometry on_device(mesh, cells);
+    geometry = on_device.download();  // the host's to the bit
+    parts.mark("faces and cells on the GPU");
+    figures = on_device.figures(figure_rules(mesh, geometry));
+  } else {
+    geometry = compute_geometry(mesh, cells);
+    parts.mark("faces and cells");
+    figures = mesh_figures(mesh, geometry, cells);
+  }
+  const MeshCheckReport check = check_mesh(mesh, geometry, cells, figures);
   parts.mark("mesh check");
   for (const auto& [part, seconds] : parts.parts()) timer.add_part("geometry", part, seconds);
   if (verbose) std::fputs((format_mesh_check(check) + "\n").c_str(), stdout);

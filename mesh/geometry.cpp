@@ -5,73 +5,28 @@
 #include <cstddef>
 #include <limits>
 
+#include "mesh/mesh_formulas.hpp"
+
 namespace fvmmini {
-
-namespace {
-
-// --- face centre and area vector: triangles (p_i, p_i+1, c_est) about the point average
-void face_centre_and_area(const Mesh& mesh, label f, Vec3& centre, Vec3& area) {
-  const auto vertices = mesh.face(f);
-  const auto n = vertices.size();
-  const auto& p = mesh.points;
-  if (n == 3) {
-    centre = (p[vertices[0]] + p[vertices[1]] + p[vertices[2]]) / 3.0;
-    area = 0.5 * cross(p[vertices[1]] - p[vertices[0]], p[vertices[2]] - p[vertices[0]]);
-    return;
-  }
-  Vec3 estimate;
-  for (label v : vertices) estimate += p[v];
-  estimate /= static_cast<double>(n);
-
-  Vec3 sum_n, sum_ac;
-  double sum_a = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    const Vec3& a = p[vertices[i]];
-    const Vec3& b = p[vertices[(i + 1) % n]];
-    const Vec3 tri_normal = cross(b - a, estimate - a);  // twice the triangle's area vector
-    sum_n += tri_normal;
-    sum_a += mag(tri_normal);
-    sum_ac += mag(tri_normal) * (a + b + estimate);
-  }
-  centre = sum_a > 0.0 ? sum_ac / (3.0 * sum_a) : estimate;
-  area = 0.5 * sum_n;
-}
-
-}  // namespace
 
 MeshGeometry compute_geometry(const Mesh& mesh) { return compute_geometry(mesh, cell_face_lists(mesh)); }
 
 MeshGeometry compute_geometry(const Mesh& mesh, const CellFaceLists& cells) {
+  const mesh_formulas::MeshView view = mesh_formulas::mesh_view(mesh);
+  const mesh_formulas::CellListView lists = mesh_formulas::cell_list_view(cells);
   MeshGeometry g;
   const label n_faces = mesh.n_faces();
   g.face_centres.resize(n_faces);
   g.face_areas.resize(n_faces);
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < n_faces; ++f) face_centre_and_area(mesh, f, g.face_centres[f], g.face_areas[f]);
-
-  // --- per cell, over its faces (owned, then neighboured: the order of a pass over the owners and
-  //     one over the neighbours, so the same sums to the bit), in parallel:
-  //     the centre estimate, the average of its face centres; then the pyramids (face, estimate):
-  //     V = Sf.(Cf - Ce)/3, centroid = 3/4 Cf + 1/4 Ce
+  for (label f = 0; f < n_faces; ++f)
+    mesh_formulas::face_centre_and_area(view, f, g.face_centres[f], g.face_areas[f]);
   g.cell_centres.resize(mesh.n_cells);
   g.cell_volumes.resize(mesh.n_cells);
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < mesh.n_cells; ++c) {
-    const label first = cells.start[c], last = cells.start[c + 1], owned_end = first + cells.owned[c];
-    Vec3 estimate;
-    for (label k = first; k < last; ++k) estimate += g.face_centres[cells.faces[k]];
-    estimate /= std::max(1, last - first);
-    Vec3 centre;
-    double v3 = 0.0;
-    for (label k = first; k < last; ++k) {
-      const label f = cells.faces[k];
-      const double pyr3 = (k < owned_end ? 1.0 : -1.0) * dot(g.face_areas[f], g.face_centres[f] - estimate);
-      centre += pyr3 * (0.75 * g.face_centres[f] + 0.25 * estimate);
-      v3 += pyr3;
-    }
-    g.cell_centres[c] = std::abs(v3) > 0.0 ? centre / v3 : estimate;
-    g.cell_volumes[c] = v3 / 3.0;
-  }
+  for (label c = 0; c < mesh.n_cells; ++c)
+    mesh_formulas::cell_centre_and_volume(lists, g.face_centres.data(), g.face_areas.data(), c, g.cell_centres[c],
+                                          g.cell_volumes[c]);
   return g;
 }
 

@@ -17,16 +17,10 @@ namespace fvmmini {
 
 namespace {
 
-// Thresholds as in OpenFOAM's primitiveMeshCheck.
-constexpr double closed_threshold = 1.0e-6;
-constexpr double aspect_threshold = 1000.0;
-constexpr double non_orthogonality_threshold_deg = 70.0;
-constexpr double skew_threshold = 4.0;
-constexpr double vsmall = 1.0e-300;
-constexpr double rootvsmall = 1.0e-150;
+using namespace mesh_formulas;
+
 constexpr size_t max_listed = 10;
 
-Vec3 cmpt_mag(const Vec3& v) { return {std::abs(v.x), std::abs(v.y), std::abs(v.z)}; }
 double radians_to_degrees(double r) { return r * 180.0 / std::numbers::pi; }
 
 double max_abs_component(const Vec3& v) { return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)}); }
@@ -44,26 +38,6 @@ std::string list_text(const std::vector<label>& items, label total) {
 void add_offender(label& count, std::vector<label>& listed, label item) {
   ++count;
   if (listed.size() < max_listed) listed.push_back(item);
-}
-
-/// From the owner's centre to the neighbour's across internal face f.
-Vec3 centre_to_centre(const Mesh& mesh, const MeshGeometry& g, label f) {
-  return g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
-}
-
-/// OpenFOAM's face skewness: the distance from the face centre to where the line between
-/// the cell centres (or the face normal through the owner centre) crosses the face plane,
-/// relative to the face size in that direction.
-double face_skewness(const Mesh& mesh, const MeshGeometry& g, label f, const Vec3& d) {
-  const Vec3& sf = g.face_areas[f];
-  const Vec3 cpf = g.face_centres[f] - g.cell_centres[mesh.owner[f]];
-  // --- sv = Cpf - (Sf.Cpf / Sf.d) d: the offset of the crossing point from the face centre
-  const Vec3 sv = cpf - (dot(sf, cpf) / (dot(sf, d) + rootvsmall)) * d;
-  const Vec3 sv_hat = sv / (mag(sv) + rootvsmall);
-  // --- normalise by the face's extent along sv (at least 0.2 |d|)
-  double fd = 0.2 * mag(d) + rootvsmall;
-  for (label v : mesh.face(f)) fd = std::max(fd, std::abs(dot(sv_hat, mesh.points[v] - g.face_centres[f])));
-  return mag(sv) / fd;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -139,202 +113,22 @@ void check_closed_boundary(const Mesh& mesh, const MeshGeometry& g, MeshCheckRep
 // ---------------------------------------------------------------------------------------
 // The geometry's figures: one pass over the faces and one over the cells, every property at
 // once (each pass reads the faces or the cells from memory once instead of once a property).
-// Each pass runs on every thread in chunks of a fixed size whose figures are then merged in
+// Each pass runs on every thread in chunks of figure_chunk items whose figures are then merged in
 // order: the same sums to the bit on any number of threads.
 
 template <class Figures, class Pass>
 Figures in_chunks(std::int64_t n, Pass&& pass) {
-  constexpr std::int64_t chunk = 1 << 16;
-  std::vector<Figures> partial(static_cast<std::size_t>((n + chunk - 1) / chunk));
+  std::vector<Figures> partial(static_cast<std::size_t>((n + figure_chunk - 1) / figure_chunk));
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < static_cast<std::int64_t>(partial.size()); ++c)
-    pass(partial[c], static_cast<label>(c * chunk), static_cast<label>(std::min(n, (c + 1) * chunk)));
+    pass(partial[c], static_cast<label>(c * figure_chunk), static_cast<label>(std::min(n, (c + 1) * figure_chunk)));
   Figures all;
   for (const Figures& p : partial) all.merge(p);
   return all;
 }
 
-bool finite(const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
-bool non_finite_face(const MeshGeometry& g, label f) { return !finite(g.face_areas[f]) || !finite(g.face_centres[f]); }
-bool non_finite_cell(const MeshGeometry& g, label c) {
-  return !std::isfinite(g.cell_volumes[c]) || !finite(g.cell_centres[c]);
-}
-
-/// From the owner's centre across face f: to the neighbour's centre, or to a boundary face's centre.
-Vec3 owner_to_across(const Mesh& mesh, const MeshGeometry& g, label f) {
-  return f < mesh.n_internal_faces() ? centre_to_centre(mesh, g, f) : g.face_centres[f] - g.cell_centres[mesh.owner[f]];
-}
-
-/// Area vectors point out of the owner: d.Sf > 0 on internal faces, (Cf - C).Sf > 0 on boundary ones.
-bool wrongly_oriented(const Mesh& mesh, const MeshGeometry& g, label f) {
-  return !(dot(owner_to_across(mesh, g, f), g.face_areas[f]) > 0.0);
-}
-
-struct FaceFigures {
-  label non_finite = 0, zero_area = 0, wrongly_oriented = 0, severely_non_orthogonal = 0, highly_skew = 0;
-  double min_area = std::numeric_limits<double>::max(), max_area = 0.0;
-  double min_cos = 1.0, sum_cos = 0.0;  ///< of the non-orthogonality angle, internal faces
-  double max_skewness = 0.0;
-
-  void merge(const FaceFigures& o) {
-    non_finite += o.non_finite, zero_area += o.zero_area, wrongly_oriented += o.wrongly_oriented;
-    severely_non_orthogonal += o.severely_non_orthogonal, highly_skew += o.highly_skew;
-    min_area = std::min(min_area, o.min_area), max_area = std::max(max_area, o.max_area);
-    min_cos = std::min(min_cos, o.min_cos), sum_cos += o.sum_cos;
-    max_skewness = std::max(max_skewness, o.max_skewness);
-  }
-};
-
-/// Areas, orientation, non-orthogonality (internal faces) and skewness (along the line between
-/// the cell centres on internal faces, along the face normal through the owner's centre on
-/// boundary ones) of every face.
-FaceFigures face_figures(const Mesh& mesh, const MeshGeometry& g) {
-  const label n_internal = mesh.n_internal_faces();
-  const double severe_cos = std::cos(non_orthogonality_threshold_deg * std::numbers::pi / 180.0);
-  return in_chunks<FaceFigures>(mesh.n_faces(), [&](FaceFigures& s, label begin, label end) {
-    for (label f = begin; f < end; ++f) {
-      const Vec3& sf = g.face_areas[f];
-      const double area = mag(sf);
-      s.non_finite += non_finite_face(g, f);
-      s.min_area = std::min(s.min_area, area);
-      s.max_area = std::max(s.max_area, area);
-      s.zero_area += area < vsmall;
-      s.wrongly_oriented += wrongly_oriented(mesh, g, f);
-      const Vec3 d = owner_to_across(mesh, g, f);
-      double skew = 0.0;
-      if (f < n_internal) {
-        const double cos = dot(d, sf) / (mag(d) * area + rootvsmall);
-        s.severely_non_orthogonal += cos < severe_cos && cos > 0.0;
-        s.min_cos = std::min(s.min_cos, cos);
-        s.sum_cos += cos;
-        skew = face_skewness(mesh, g, f, d);
-      } else {
-        const Vec3 normal = sf / (area + rootvsmall);
-        skew = face_skewness(mesh, g, f, normal * dot(normal, d));
-      }
-      s.max_skewness = std::max(s.max_skewness, skew);
-      s.highly_skew += skew > skew_threshold;
-    }
-  });
-}
-
-/// Cell c's openness: the largest component of |sum Sf| / sum |Sf| over its faces turned outward.
-/// @param[out] sum_mag the sum of its faces' component magnitudes (the aspect ratio's areas)
-double cell_openness(const CellFaceLists& cells, const MeshGeometry& g, label c, Vec3& sum_mag) {
-  Vec3 sum;
-  sum_mag = Vec3{};
-  const label owned_end = cells.start[c] + cells.owned[c];
-  for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
-    const Vec3& sf = g.face_areas[cells.faces[k]];
-    if (k < owned_end) sum += sf;
-    else sum -= sf;
-    sum_mag += cmpt_mag(sf);
-  }
-  double openness = 0.0;
-  for (int d = 0; d < 3; ++d) openness = std::max(openness, std::abs(sum[d]) / (sum_mag[d] + rootvsmall));
-  return openness;
-}
-
-/// The directions not normal to empty patches (as OpenFOAM's calcDirections): a 2-D mesh's
-/// aspect ratio leaves out its thickness.
-std::array<bool, 3> solution_directions(const Mesh& mesh, const MeshGeometry& g) {
-  Vec3 empty_dir;
-  bool any_empty = false;
-  for (const auto& p : mesh.patches)
-    if (p.type == "empty" && p.size > 0) {
-      any_empty = true;
-      for (label f = p.start; f < p.start + p.size; ++f) empty_dir += cmpt_mag(g.face_areas[f]);
-    }
-  std::array<bool, 3> solution_dir = {true, true, true};
-  if (any_empty && mag(empty_dir) > 0.0) {
-    empty_dir /= mag(empty_dir);
-    for (int d = 0; d < 3; ++d) solution_dir[d] = !(empty_dir[d] > 1.0e-6);
-  }
-  return solution_dir;
-}
-
-/// OpenFOAM's aspect ratio: the largest over the smallest projected area (sum_mag's components)
-/// in the solution directions, and in 3-D at least the cell's surface over that of a cube of its
-/// volume.
-double aspect_ratio(const Vec3& sum_mag, double volume, const std::array<bool, 3>& solution_dir) {
-  const int n_dims = solution_dir[0] + solution_dir[1] + solution_dir[2];
-  double min_cmpt = std::numeric_limits<double>::max(), max_cmpt = -std::numeric_limits<double>::max();
-  for (int d = 0; d < 3; ++d)
-    if (solution_dir[d]) {
-      min_cmpt = std::min(min_cmpt, sum_mag[d]);
-      max_cmpt = std::max(max_cmpt, sum_mag[d]);
-    }
-  double aspect = n_dims > 0 ? max_cmpt / (min_cmpt + rootvsmall) : 1.0;
-  if (n_dims == 3) {
-    const double v = std::max(rootvsmall, volume);
-    aspect = std::max(aspect, (sum_mag.x + sum_mag.y + sum_mag.z) / 6.0 / std::pow(v, 2.0 / 3.0));
-  }
-  return aspect;
-}
-
-/// Counts a cell's shape from its face, triangle, quadrilateral and distinct vertex counts, as
-/// OpenFOAM names them. @param vertices scratch
-void count_cell_type(const Mesh& mesh, const CellFaceLists& cells, label c, std::vector<label>& vertices,
-                     CellTypeCounts& types) {
-  label nf = 0, t = 0, q = 0;
-  vertices.clear();
-  for (label k = cells.start[c]; k < cells.start[c + 1]; ++k) {
-    const auto loop = mesh.face(cells.faces[k]);
-    ++nf;
-    if (loop.size() == 3) ++t;
-    if (loop.size() == 4) ++q;
-    vertices.insert(vertices.end(), loop.begin(), loop.end());
-  }
-  std::sort(vertices.begin(), vertices.end());
-  const auto nv = std::unique(vertices.begin(), vertices.end()) - vertices.begin();
-  if (nf == 6 && q == 6 && nv == 8) ++types.hexahedra;
-  else if (nf == 5 && t == 2 && q == 3 && nv == 6) ++types.prisms;
-  else if (nf == 6 && t == 2 && q == 4 && nv == 7) ++types.wedges;
-  else if (nf == 5 && t == 4 && q == 1 && nv == 5) ++types.pyramids;
-  else if (nf == 4 && t == 2 && q == 2 && nv == 5) ++types.tet_wedges;
-  else if (nf == 4 && t == 4 && nv == 4) ++types.tetrahedra;
-  else ++types.polyhedra;
-}
-
-struct CellFigures {
-  CellTypeCounts types;
-  label non_finite = 0, non_positive = 0, open = 0, high_aspect = 0;
-  double min_volume = std::numeric_limits<double>::max(), max_volume = -std::numeric_limits<double>::max();
-  double total_volume = 0.0, max_openness = 0.0, max_aspect = 0.0;
-
-  void merge(const CellFigures& o) {
-    types.hexahedra += o.types.hexahedra, types.prisms += o.types.prisms, types.wedges += o.types.wedges;
-    types.pyramids += o.types.pyramids, types.tet_wedges += o.types.tet_wedges;
-    types.tetrahedra += o.types.tetrahedra, types.polyhedra += o.types.polyhedra;
-    non_finite += o.non_finite, non_positive += o.non_positive, open += o.open, high_aspect += o.high_aspect;
-    min_volume = std::min(min_volume, o.min_volume), max_volume = std::max(max_volume, o.max_volume);
-    total_volume += o.total_volume;
-    max_openness = std::max(max_openness, o.max_openness), max_aspect = std::max(max_aspect, o.max_aspect);
-  }
-};
-
-/// Shapes, volumes, openness and aspect ratio of every cell.
-CellFigures cell_figures(const Mesh& mesh, const CellFaceLists& cells, const MeshGeometry& g) {
-  const std::array<bool, 3> solution_dir = solution_directions(mesh, g);
-  return in_chunks<CellFigures>(mesh.n_cells, [&](CellFigures& s, label begin, label end) {
-    std::vector<label> vertices;
-    for (label c = begin; c < end; ++c) {
-      count_cell_type(mesh, cells, c, vertices, s.types);
-      s.non_finite += non_finite_cell(g, c);
-      const double v = g.cell_volumes[c];
-      s.min_volume = std::min(s.min_volume, v);
-      s.max_volume = std::max(s.max_volume, v);
-      s.non_positive += v < vsmall;
-      s.total_volume += v;
-      Vec3 sum_mag;
-      const double openness = cell_openness(cells, g, c, sum_mag);
-      s.max_openness = std::max(s.max_openness, openness);
-      s.open += openness > closed_threshold;
-      const double aspect = aspect_ratio(sum_mag, v, solution_dir);
-      s.max_aspect = std::max(s.max_aspect, aspect);
-      s.high_aspect += aspect > aspect_threshold;
-    }
-  });
+GeometryView geometry_view(const MeshGeometry& g) {
+  return {g.face_centres.data(), g.face_areas.data(), g.cell_centres.data(), g.cell_volumes.data()};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -350,10 +144,11 @@ bool check_finite_geometry(const Mesh& mesh, const MeshGeometry& g, const FaceFi
                                                      max_abs_component(r.bounding_box_max)});
   if (faces.non_finite == 0 && cells.non_finite == 0) return true;
   std::vector<label> listed_faces, listed_cells;  // the first offenders, in order
+  const GeometryView view = geometry_view(g);
   for (label f = 0; f < mesh.n_faces(); ++f)
-    if (non_finite_face(g, f)) add_offender(r.n_non_finite_faces, listed_faces, f);
+    if (non_finite_face(view, f)) add_offender(r.n_non_finite_faces, listed_faces, f);
   for (label c = 0; c < mesh.n_cells; ++c)
-    if (non_finite_cell(g, c)) add_offender(r.n_non_finite_cells, listed_cells, c);
+    if (non_finite_cell(view, c)) add_offender(r.n_non_finite_cells, listed_cells, c);
   r.failures.push_back(fmt::format(
       "the geometry overflows a double: {} faces whose area and {} cells whose volume are not finite numbers "
       "(coordinates up to {:.3g}: their products pass 1.8e308; scale the mesh){}{}",
@@ -367,8 +162,9 @@ void check_closed_cells(const Mesh& mesh, const CellFaceLists& cells, const Mesh
                         const CellFigures& figures, MeshCheckReport& r) {
   r.max_cell_openness = figures.max_openness;
   Vec3 sum_mag;
+  const CellListView lists = cell_list_view(cells);
   for (label c = 0; figures.open > 0 && c < mesh.n_cells; ++c)  // the first offenders listed in cell order
-    if (cell_openness(cells, g, c, sum_mag) > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
+    if (cell_openness(lists, g.face_areas.data(), c, sum_mag) > closed_threshold) add_offender(r.n_open_cells, r.open_cells, c);
   if (r.n_open_cells > 0)
     r.failures.push_back(fmt::format("{} open cells (max openness {:.3g}): {}", r.n_open_cells, r.max_cell_openness,
                                      list_text(r.open_cells, r.n_open_cells)));
@@ -393,8 +189,10 @@ void check_cell_volumes(const Mesh& mesh, const MeshGeometry& g, const CellFigur
 }
 
 void check_face_orientation(const Mesh& mesh, const MeshGeometry& g, const FaceFigures& figures, MeshCheckReport& r) {
+  const MeshView view = mesh_view(mesh);
+  const GeometryView geometry = geometry_view(g);
   for (label f = 0; figures.wrongly_oriented > 0 && f < mesh.n_faces(); ++f)  // the first offenders, in face order
-    if (wrongly_oriented(mesh, g, f)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
+    if (wrongly_oriented(view, geometry, f)) add_offender(r.n_wrongly_oriented_faces, r.wrongly_oriented_faces, f);
   if (r.n_wrongly_oriented_faces > 0)
     r.failures.push_back(fmt::format("{} wrongly oriented faces (area vector not pointing out of the owner): {}", r.n_wrongly_oriented_faces,
                                      list_text(r.wrongly_oriented_faces, r.n_wrongly_oriented_faces)));
@@ -427,16 +225,53 @@ void check_aspect_ratio(const CellFigures& figures, MeshCheckReport& r) {
 
 }  // namespace
 
+FigureRules figure_rules(const Mesh& mesh, const MeshGeometry& g) {
+  FigureRules rules;
+  rules.severe_cos = std::cos(non_orthogonality_threshold_deg * std::numbers::pi / 180.0);
+  Vec3 empty_dir;  // OpenFOAM's calcDirections
+  bool any_empty = false;
+  for (const auto& p : mesh.patches)
+    if (p.type == "empty" && p.size > 0) {
+      any_empty = true;
+      for (label f = p.start; f < p.start + p.size; ++f) empty_dir += component_magnitudes(g.face_areas[f]);
+    }
+  if (any_empty && mag(empty_dir) > 0.0) {
+    empty_dir /= mag(empty_dir);
+    for (int d = 0; d < 3; ++d) rules.directions.d[d] = !(empty_dir[d] > 1.0e-6);
+  }
+  return rules;
+}
+
+MeshFigures mesh_figures(const Mesh& mesh, const MeshGeometry& g, const CellFaceLists& cells) {
+  const FigureRules rules = figure_rules(mesh, g);
+  const MeshView view = mesh_view(mesh);
+  const CellListView lists = cell_list_view(cells);
+  const GeometryView geometry = geometry_view(g);
+  MeshFigures figures;
+  figures.faces = in_chunks<FaceFigures>(mesh.n_faces(), [&](FaceFigures& s, label begin, label end) {
+    for (label f = begin; f < end; ++f) add_face_figures(s, view, geometry, f, rules.severe_cos);
+  });
+  figures.cells = in_chunks<CellFigures>(mesh.n_cells, [&](CellFigures& s, label begin, label end) {
+    for (label c = begin; c < end; ++c) add_cell_figures(s, view, lists, geometry, c, rules.directions);
+  });
+  return figures;
+}
+
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g) { return check_mesh(mesh, g, cell_face_lists(mesh)); }
 
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g, const CellFaceLists& cells) {
+  return check_mesh(mesh, g, cells, mesh_figures(mesh, g, cells));
+}
+
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& g, const CellFaceLists& cells,
+                           const MeshFigures& figures) {
   MeshCheckReport r;
   r.n_points = mesh.n_points();
   r.n_faces = mesh.n_faces();
   r.n_internal_faces = mesh.n_internal_faces();
   r.n_cells = mesh.n_cells;
-  const FaceFigures faces = face_figures(mesh, g);
-  const CellFigures cell = cell_figures(mesh, cells, g);
+  const FaceFigures& faces = figures.faces;
+  const CellFigures& cell = figures.cells;
   // The calls run in the order the failures and the warnings are listed in the report.
   check_upper_triangular(mesh, r);
   check_boundary_definition(mesh, r);

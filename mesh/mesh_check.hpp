@@ -7,20 +7,12 @@
 #include "mesh/cell_face_lists.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_formulas.hpp"
 #include "mesh/mesh_regions.hpp"
 
 namespace fvmmini {
 
-/// Cells by shape, classified as OpenFOAM names them from face counts and vertex counts.
-struct CellTypeCounts {
-  label hexahedra = 0;   ///< 6 quadrilaterals, 8 vertices
-  label prisms = 0;      ///< 2 triangles + 3 quadrilaterals, 6 vertices
-  label wedges = 0;      ///< 2 triangles + 4 quadrilaterals, 7 vertices (OpenFOAM's collapsed hex)
-  label pyramids = 0;    ///< 1 quadrilateral + 4 triangles, 5 vertices
-  label tet_wedges = 0;  ///< 2 triangles + 2 quadrilaterals, 5 vertices
-  label tetrahedra = 0;  ///< 4 triangles, 4 vertices
-  label polyhedra = 0;   ///< everything else
-};
+using mesh_formulas::CellTypeCounts;
 
 struct PatchReport {
   std::string name;
@@ -70,6 +62,24 @@ struct MeshCheckReport {
   bool ok() const { return failures.empty(); }
 };
 
+/// The figures of the geometry's checks (mesh_formulas.hpp's): one pass over the faces and one
+/// over the cells, every sum in chunks of figure_chunk merged in order.
+struct MeshFigures {
+  mesh_formulas::FaceFigures faces;
+  mesh_formulas::CellFigures cells;
+};
+
+/// What the passes take beside the mesh and its geometry: the cosine of the severe
+/// non-orthogonality angle and the aspect ratio's directions (from the empty patches' areas).
+struct FigureRules {
+  double severe_cos = 0.0;
+  mesh_formulas::AspectDirections directions;
+};
+FigureRules figure_rules(const Mesh& mesh, const MeshGeometry& geometry);
+
+/// The passes on every thread of the host.
+MeshFigures mesh_figures(const Mesh& mesh, const MeshGeometry& geometry, const CellFaceLists& cells);
+
 /// Check a mesh and its geometry (from compute_geometry): counts, cell types, patch sizes,
 /// closedness, volumes, face orientation, non-orthogonality, skewness, bounding box.
 /// Fatal: broken ordering or boundary definition, face areas or cell volumes that are not finite
@@ -83,6 +93,10 @@ struct MeshCheckReport {
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry);
 /// The same, over the mesh's cell_face_lists already made (compute_geometry's).
 MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry, const CellFaceLists& cells);
+/// The same from the figures of these geometry and lists made elsewhere (the device's:
+/// discretisation/device_mesh_check.hpp); the offenders are listed from `geometry`.
+MeshCheckReport check_mesh(const Mesh& mesh, const MeshGeometry& geometry, const CellFaceLists& cells,
+                           const MeshFigures& figures);
 
 /// The report as OpenFOAM's checkMesh prints it, ending in "Mesh OK." or
 /// "Failed N mesh checks." (N = number of failures).

@@ -235,13 +235,21 @@ std::string missing_on_device(const SolverSettings& s) {
   return "";
 }
 
+/// Whether any of settings asks for cuda or auto with a method and preconditioner the backend has.
+bool may_use_device(std::span<const SolverSettings> settings) {
+  return cuda::cuda_backend_built() && std::any_of(settings.begin(), settings.end(), [](const SolverSettings& s) {
+           return s.backend != Backend::reference && missing_on_device(s).empty();
+         });
+}
+
 }  // namespace
 
 std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank) {
-  const bool may_use_device = std::any_of(settings.begin(), settings.end(), [](const SolverSettings& s) {
-    return s.backend != Backend::reference && missing_on_device(s).empty();
-  });
-  return may_use_device && cuda::cuda_backend_built() ? cuda::start_device(node_rank) : std::jthread();
+  return may_use_device(settings) ? cuda::start_device(node_rank) : std::jthread();
+}
+
+bool resolves_to_device(std::span<const SolverSettings> settings) {
+  return may_use_device(settings) && cuda::cuda_device_ready();
 }
 
 std::size_t device_memory_peak() { return cuda::device_memory_peak(); }

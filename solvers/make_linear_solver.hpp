@@ -39,6 +39,10 @@ void check_symmetry(const LduMatrix& matrix, const SolverSettings& s, bool decom
 /// before the first solver; else an empty thread. The thread joins when the returned object goes.
 std::jthread start_device_early(std::span<const SolverSettings> settings, int node_rank);
 
+/// Whether any of `settings` resolves to the cuda backend (resolve_solver_settings'): cuda, or auto
+/// in a build with it, with a Krylov method and preconditioner the backend has, and a device found.
+bool resolves_to_device(std::span<const SolverSettings> settings);
+
 /// The most bytes the cuda backend's device buffers held at once in this process so far (the CUDA
 /// context and the libraries' own workspaces not counted); 0 where the device was not used or the
 /// build has no CUDA backend.

@@ -1,0 +1,208 @@
+#include "discretisation/device_mesh_check.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
+#include "kernels/cuda/launch_grid.cuh"
+#include "mesh/mesh_formulas.hpp"
+
+namespace fvmmini {
+
+namespace {
+
+using namespace mesh_formulas;
+using cuda::DeviceBuffer;
+
+constexpr int block = 256;  // a power of two: merge_in_block halves it
+
+#define FVMMINI_GRID_STRIDE(i, n)                                                     \
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < (n); \
+       i += std::int64_t{gridDim.x} * blockDim.x)
+
+__global__ void __launch_bounds__(block) face_geometry_kernel(MeshView m, Vec3* centres, Vec3* areas) {
+  FVMMINI_GRID_STRIDE(f, m.n_faces) face_centre_and_area(m, static_cast<label>(f), centres[f], areas[f]);
+}
+
+__global__ void __launch_bounds__(block)
+    cell_geometry_kernel(CellListView cells, label n_cells, const Vec3* __restrict__ face_centres,
+                         const Vec3* __restrict__ face_areas, Vec3* centres, double* volumes) {
+  FVMMINI_GRID_STRIDE(c, n_cells)
+  cell_centre_and_volume(cells, face_centres, face_areas, static_cast<label>(c), centres[c], volumes[c]);
+}
+
+/// The block's threads' figures merged into partials[blockIdx.x] (a tree over shared memory).
+template <class Figures>
+__device__ void merge_in_block(const Figures& mine, Figures* partials) {
+  __shared__ alignas(Figures) unsigned char storage[block * sizeof(Figures)];
+  Figures* shared = reinterpret_cast<Figures*>(storage);
+  shared[threadIdx.x] = mine;
+  __syncthreads();
+  for (int half = block / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) shared[threadIdx.x].merge(shared[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+}
+
+/// Every face's figures, the internal faces' cosines to cosines (summed in order afterwards).
+__global__ void __launch_bounds__(block) face_figures_kernel(MeshView m, GeometryView g, double severe_cos,
+                                                             double* cosines, FaceFigures* partials) {
+  FaceFigures mine;
+  FVMMINI_GRID_STRIDE(f, m.n_faces) {
+    const double cos = add_face_figures(mine, m, g, static_cast<label>(f), severe_cos);
+    if (f < m.n_internal) cosines[f] = cos;
+  }
+  merge_in_block(mine, partials);
+}
+
+__global__ void __launch_bounds__(block) cell_figures_kernel(MeshView m, CellListView cells, GeometryView g,
+                                                             AspectDirections dirs, CellFigures* partials) {
+  CellFigures mine;
+  FVMMINI_GRID_STRIDE(c, m.n_cells) add_cell_figures(mine, m, cells, g, static_cast<label>(c), dirs);
+  merge_in_block(mine, partials);
+}
+
+/// sums[k] = 0.0 + values[k figure_chunk] + ... + the chunk's last value below n, added in order:
+/// one thread a chunk, as the host sums its chunks.
+__global__ void __launch_bounds__(block) chunk_sums_kernel(const double* __restrict__ values, std::int64_t n,
+                                                           std::int64_t n_chunks, double* sums) {
+  FVMMINI_GRID_STRIDE(k, n_chunks) {
+    double sum = 0.0;
+    for (std::int64_t i = k * figure_chunk; i < std::min(n, (k + 1) * figure_chunk); ++i) sum += values[i];
+    sums[k] = sum;
+  }
+}
+
+#undef FVMMINI_GRID_STRIDE
+
+template <class T>
+DeviceBuffer<T> upload(const T* data, std::size_t size) {
+  return DeviceBuffer<T>(std::span<const T>(data, size));
+}
+
+template <class T>
+std::vector<T> download(const DeviceBuffer<T>& buffer) {
+  std::vector<T> host(buffer.size());
+  buffer.download(std::span<T>(host.data(), host.size()));
+  return host;
+}
+
+/// A buffer of n doubles (or Vec3s) poisoned with NaN, so that an entry no kernel wrote shows.
+template <class T>
+DeviceBuffer<T> poisoned(std::size_t n) {
+  DeviceBuffer<T> buffer(n);
+  FVMMINI_CUDA_CHECK(cudaMemset(buffer.data(), 0xff, n * sizeof(T)));
+  return buffer;
+}
+
+template <class Kernel>
+int grid_for(Kernel kernel, std::int64_t n) {
+  const auto blocks = std::max<std::int64_t>(1, (n + block - 1) / block);
+  return cuda::one_wave_grid(kernel, block, static_cast<int>(std::min<std::int64_t>(blocks, 1 << 30)));
+}
+
+/// The sums of values[0 .. n) in the host's chunks of a pass over `items` (n <= items), merged
+/// in order as the host merges them.
+double sum_in_chunks(const double* values, std::int64_t n, std::int64_t items) {
+  const std::int64_t n_chunks = (items + figure_chunk - 1) / figure_chunk;
+  DeviceBuffer<double> sums(static_cast<std::size_t>(n_chunks));
+  chunk_sums_kernel<<<grid_for(chunk_sums_kernel, n_chunks), block>>>(values, n, n_chunks, sums.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(chunk_sums_kernel);
+  double total = 0.0;
+  for (const double s : download(sums)) total += s;
+  return total;
+}
+
+/// The partials of a figures kernel merged in block order.
+template <class Figures>
+Figures merged(const DeviceBuffer<Figures>& partials) {
+  Figures all;
+  for (const Figures& p : download(partials)) all.merge(p);
+  return all;
+}
+
+}  // namespace
+
+/// The mesh, its cell lists and its geometry on the device.
+struct DeviceMeshGeometry::Impl {
+  Impl(const Mesh& mesh, const CellFaceLists& cells)
+      : points(upload(mesh.points.data(), mesh.points.size())),
+        face_offsets(upload(mesh.face_offsets.data(), mesh.face_offsets.size())),
+        face_vertices(upload(mesh.face_vertices.data(), mesh.face_vertices.size())),
+        owner(upload(mesh.owner.data(), mesh.owner.size())),
+        neighbour(upload(mesh.neighbour.data(), mesh.neighbour.size())),
+        start(upload(cells.start.data(), cells.start.size())),
+        faces(upload(cells.faces.data(), cells.faces.size())),
+        owned(upload(cells.owned.data(), cells.owned.size())),
+        face_centres(poisoned<Vec3>(mesh.owner.size())),
+        face_areas(poisoned<Vec3>(mesh.owner.size())),
+        cell_centres(poisoned<Vec3>(mesh.n_cells)),
+        cell_volumes(poisoned<double>(mesh.n_cells)) {
+    view = {mesh.n_cells,        mesh.n_faces(),        mesh.n_internal_faces(), points.data(),
+            face_offsets.data(), face_vertices.data(), owner.data(),            neighbour.data()};
+    lists = {start.data(), faces.data(), owned.data()};
+    face_geometry_kernel<<<grid_for(face_geometry_kernel, view.n_faces), block>>>(view, face_centres.data(),
+                                                                                    face_areas.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(face_geometry_kernel);
+    cell_geometry_kernel<<<grid_for(cell_geometry_kernel, view.n_cells), block>>>(
+        lists, view.n_cells, face_centres.data(), face_areas.data(), cell_centres.data(), cell_volumes.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(cell_geometry_kernel);
+    FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
+    geometry = {face_centres.data(), face_areas.data(), cell_centres.data(), cell_volumes.data()};
+  }
+
+  DeviceBuffer<Vec3> points;
+  DeviceBuffer<label> face_offsets, face_vertices, owner, neighbour;
+  DeviceBuffer<std::int64_t> start;
+  DeviceBuffer<label> faces, owned;
+  DeviceBuffer<Vec3> face_centres, face_areas, cell_centres;
+  DeviceBuffer<double> cell_volumes;
+  MeshView view;
+  CellListView lists;
+  GeometryView geometry;
+};
+
+DeviceMeshGeometry::DeviceMeshGeometry(const Mesh& mesh, const CellFaceLists& cells)
+    : impl_(std::make_unique<Impl>(mesh, cells)) {}
+
+DeviceMeshGeometry::~DeviceMeshGeometry() = default;
+
+MeshGeometry DeviceMeshGeometry::download() const {
+  MeshGeometry g;
+  const auto copy = [](const auto& buffer, auto& host) {
+    host.resize(buffer.size());
+    buffer.download(std::span(host.data(), host.size()));
+  };
+  copy(impl_->face_centres, g.face_centres);
+  copy(impl_->face_areas, g.face_areas);
+  copy(impl_->cell_centres, g.cell_centres);
+  copy(impl_->cell_volumes, g.cell_volumes);
+  return g;
+}
+
+MeshFigures DeviceMeshGeometry::figures(const FigureRules& rules) const {
+  const Impl& d = *impl_;
+  MeshFigures figures;
+  const int face_grid = grid_for(face_figures_kernel, d.view.n_faces);
+  DeviceBuffer<FaceFigures> face_partials(face_grid);
+  DeviceBuffer<double> cosines(d.view.n_internal);
+  face_figures_kernel<<<face_grid, block>>>(d.view, d.geometry, rules.severe_cos, cosines.data(),
+                                            face_partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(face_figures_kernel);
+  figures.faces = merged(face_partials);
+  figures.faces.sum_cos = sum_in_chunks(cosines.data(), d.view.n_internal, d.view.n_faces);
+
+  const int cell_grid = grid_for(cell_figures_kernel, d.view.n_cells);
+  DeviceBuffer<CellFigures> cell_partials(cell_grid);
+  cell_figures_kernel<<<cell_grid, block>>>(d.view, d.lists, d.geometry, rules.directions, cell_partials.data());
+  FVMMINI_CUDA_CHECK_LAUNCH(cell_figures_kernel);
+  figures.cells = merged(cell_partials);
+  figures.cells.total_volume = sum_in_chunks(d.cell_volumes.data(), d.view.n_cells, d.view.n_cells);
+  return figures;
+}
+
+}  // namespace fvmmini

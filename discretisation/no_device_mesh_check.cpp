@@ -1,0 +1,21 @@
+// The mesh's geometry on the device in a build without CUDA (FVMMINI_WITH_CUDA=OFF): no case
+// resolves to the cuda backend there, and asking for it anyway is a clear error.
+
+#include "discretisation/device_mesh_check.hpp"
+#include "linalg/solver_settings.hpp"
+
+namespace fvmmini {
+
+struct DeviceMeshGeometry::Impl {};
+
+DeviceMeshGeometry::DeviceMeshGeometry(const Mesh&, const CellFaceLists&) {
+  throw SolverError("the mesh's geometry on the device needs the CUDA backend, which this build does not have");
+}
+
+DeviceMeshGeometry::~DeviceMeshGeometry() = default;
+
+MeshGeometry DeviceMeshGeometry::download() const { return {}; }
+
+MeshFigures DeviceMeshGeometry::figures(const FigureRules&) const { return {}; }
+
+}  // namespace fvmmini
