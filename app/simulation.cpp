@@ -44,15 +44,18 @@ CellFaceLists build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool 
   }
   auto timing = timer.measure("geometry");
   PartTimer parts;
-  CellFaceLists cells = cell_face_lists(mesh);  // listed once for the geometry, the check and the physics
-  parts.mark("cell face lists");
+  CellFaceLists cells;  // listed once for the geometry, the check and the physics
   MeshFigures figures;
   if (resolves_to_device(case_solver_settings(c))) {
-    const DeviceMeshGeometry on_device(mesh, cells);
-    geometry = on_device.download();  // the host's to the bit
-    parts.mark("faces and cells on the GPU");
+    const DeviceMeshGeometry on_device(mesh);
+    parts.mark("mesh to the GPU, face lists and geometry there");
+    cells = on_device.download_lists();
+    geometry = on_device.download_geometry();  // the host's to the bit
+    parts.mark("face lists and geometry to the host");
     figures = on_device.figures(figure_rules(mesh, geometry));
   } else {
+    cells = cell_face_lists(mesh);
+    parts.mark("cell face lists");
     geometry = compute_geometry(mesh, cells);
     parts.mark("faces and cells");
     figures = mesh_figures(mesh, geometry, cells);

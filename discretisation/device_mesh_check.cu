@@ -5,6 +5,9 @@
 #include <span>
 #include <vector>
 
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/launch_grid.cuh"
@@ -22,6 +25,40 @@ constexpr int block = 256;  // a power of two: merge_in_block halves it
 #define FVMMINI_GRID_STRIDE(i, n)                                                     \
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < (n); \
        i += std::int64_t{gridDim.x} * blockDim.x)
+
+// --- cell_face_lists: each cell's entries counted, their starts scanned, then every entry as a
+//     key (cell, owned 0 or neighboured 1, face) sorted: the host's order, owned faces ascending
+//     then neighboured ones ascending.
+
+__global__ void __launch_bounds__(block)
+    count_faces_kernel(MeshView m, label* __restrict__ owned, label* __restrict__ neighboured) {
+  FVMMINI_GRID_STRIDE(f, m.n_faces) {
+    atomicAdd(owned + m.owner[f], 1);
+    if (f < m.n_internal) atomicAdd(neighboured + m.neighbour[f], 1);
+  }
+}
+
+/// sizes[c] = owned + neighboured faces of cell c; sizes[n_cells] = 0 (the scan's total).
+__global__ void __launch_bounds__(block) list_sizes_kernel(const label* __restrict__ owned,
+                                                           const label* __restrict__ neighboured, label n_cells,
+                                                           std::int64_t* __restrict__ sizes) {
+  FVMMINI_GRID_STRIDE(c, n_cells + 1) sizes[c] = c < n_cells ? std::int64_t{owned[c]} + neighboured[c] : 0;
+}
+
+constexpr int side_bit = 32, cell_shift = 33;  // a key: cell << 33 | neighboured << 32 | face
+
+__global__ void __launch_bounds__(block) entry_keys_kernel(MeshView m, std::uint64_t* __restrict__ keys) {
+  FVMMINI_GRID_STRIDE(f, m.n_faces) {
+    keys[f] = std::uint64_t(m.owner[f]) << cell_shift | std::uint64_t(f);
+    if (f < m.n_internal)
+      keys[m.n_faces + f] = std::uint64_t(m.neighbour[f]) << cell_shift | std::uint64_t{1} << side_bit | std::uint64_t(f);
+  }
+}
+
+__global__ void __launch_bounds__(block)
+    faces_of_keys_kernel(const std::uint64_t* __restrict__ keys, std::int64_t n, label* __restrict__ faces) {
+  FVMMINI_GRID_STRIDE(k, n) faces[k] = static_cast<label>(keys[k] & 0xffffffffu);
+}
 
 __global__ void __launch_bounds__(block) face_geometry_kernel(MeshView m, Vec3* centres, Vec3* areas) {
   FVMMINI_GRID_STRIDE(f, m.n_faces) face_centre_and_area(m, static_cast<label>(f), centres[f], areas[f]);
@@ -127,23 +164,28 @@ Figures merged(const DeviceBuffer<Figures>& partials) {
 
 }  // namespace
 
+/// The number of bits that hold a value up to n (at least 1).
+int bits_for(std::uint64_t n) {
+  int bits = 1;
+  while (bits < 64 && (n >> bits) != 0) ++bits;
+  return bits;
+}
+
 /// The mesh, its cell lists and its geometry on the device.
 struct DeviceMeshGeometry::Impl {
-  Impl(const Mesh& mesh, const CellFaceLists& cells)
+  explicit Impl(const Mesh& mesh)
       : points(upload(mesh.points.data(), mesh.points.size())),
         face_offsets(upload(mesh.face_offsets.data(), mesh.face_offsets.size())),
         face_vertices(upload(mesh.face_vertices.data(), mesh.face_vertices.size())),
         owner(upload(mesh.owner.data(), mesh.owner.size())),
         neighbour(upload(mesh.neighbour.data(), mesh.neighbour.size())),
-        start(upload(cells.start.data(), cells.start.size())),
-        faces(upload(cells.faces.data(), cells.faces.size())),
-        owned(upload(cells.owned.data(), cells.owned.size())),
         face_centres(poisoned<Vec3>(mesh.owner.size())),
         face_areas(poisoned<Vec3>(mesh.owner.size())),
         cell_centres(poisoned<Vec3>(mesh.n_cells)),
         cell_volumes(poisoned<double>(mesh.n_cells)) {
     view = {mesh.n_cells,        mesh.n_faces(),        mesh.n_internal_faces(), points.data(),
             face_offsets.data(), face_vertices.data(), owner.data(),            neighbour.data()};
+    make_lists();
     lists = {start.data(), faces.data(), owned.data()};
     face_geometry_kernel<<<grid_for(face_geometry_kernel, view.n_faces), block>>>(view, face_centres.data(),
                                                                                     face_areas.data());
@@ -153,6 +195,40 @@ struct DeviceMeshGeometry::Impl {
     FVMMINI_CUDA_CHECK_LAUNCH(cell_geometry_kernel);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
     geometry = {face_centres.data(), face_areas.data(), cell_centres.data(), cell_volumes.data()};
+  }
+
+  /// start, faces and owned: cell_face_lists' on the device.
+  void make_lists() {
+    const label n = view.n_cells;
+    owned = DeviceBuffer<label>(n);
+    DeviceBuffer<label> neighboured(n);
+    FVMMINI_CUDA_CHECK(cudaMemset(owned.data(), 0, owned.bytes()));
+    FVMMINI_CUDA_CHECK(cudaMemset(neighboured.data(), 0, neighboured.bytes()));
+    count_faces_kernel<<<grid_for(count_faces_kernel, view.n_faces), block>>>(view, owned.data(), neighboured.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(count_faces_kernel);
+    DeviceBuffer<std::int64_t> sizes(std::size_t(n) + 1);
+    list_sizes_kernel<<<grid_for(list_sizes_kernel, std::int64_t{n} + 1), block>>>(owned.data(), neighboured.data(),
+                                                                                    n, sizes.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(list_sizes_kernel);
+    start = DeviceBuffer<std::int64_t>(std::size_t(n) + 1);
+    std::size_t bytes = 0;
+    FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, sizes.data(), start.data(), n + 1));
+    DeviceBuffer<char> scan_temp(std::max<std::size_t>(bytes, 1));
+    FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.data(), bytes, sizes.data(), start.data(), n + 1));
+
+    const std::int64_t entries = std::int64_t{view.n_faces} + view.n_internal;
+    DeviceBuffer<std::uint64_t> keys(entries), sorted(entries);
+    entry_keys_kernel<<<grid_for(entry_keys_kernel, view.n_faces), block>>>(view, keys.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(entry_keys_kernel);
+    const int end_bit = cell_shift + bits_for(static_cast<std::uint64_t>(n));
+    bytes = 0;
+    FVMMINI_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys.data(), sorted.data(), entries, 0, end_bit));
+    DeviceBuffer<char> sort_temp(std::max<std::size_t>(bytes, 1));
+    FVMMINI_CUDA_CHECK(
+        cub::DeviceRadixSort::SortKeys(sort_temp.data(), bytes, keys.data(), sorted.data(), entries, 0, end_bit));
+    faces = DeviceBuffer<label>(entries);
+    faces_of_keys_kernel<<<grid_for(faces_of_keys_kernel, entries), block>>>(sorted.data(), entries, faces.data());
+    FVMMINI_CUDA_CHECK_LAUNCH(faces_of_keys_kernel);
   }
 
   DeviceBuffer<Vec3> points;
@@ -166,21 +242,34 @@ struct DeviceMeshGeometry::Impl {
   GeometryView geometry;
 };
 
-DeviceMeshGeometry::DeviceMeshGeometry(const Mesh& mesh, const CellFaceLists& cells)
-    : impl_(std::make_unique<Impl>(mesh, cells)) {}
+DeviceMeshGeometry::DeviceMeshGeometry(const Mesh& mesh) : impl_(std::make_unique<Impl>(mesh)) {}
 
 DeviceMeshGeometry::~DeviceMeshGeometry() = default;
 
-MeshGeometry DeviceMeshGeometry::download() const {
+namespace {
+
+template <class Buffer, class Host>
+void copy_to(const Buffer& buffer, Host& host) {
+  host.resize(buffer.size());
+  buffer.download(std::span(host.data(), host.size()));
+}
+
+}  // namespace
+
+CellFaceLists DeviceMeshGeometry::download_lists() const {
+  CellFaceLists cells;
+  copy_to(impl_->start, cells.start);
+  copy_to(impl_->faces, cells.faces);
+  copy_to(impl_->owned, cells.owned);
+  return cells;
+}
+
+MeshGeometry DeviceMeshGeometry::download_geometry() const {
   MeshGeometry g;
-  const auto copy = [](const auto& buffer, auto& host) {
-    host.resize(buffer.size());
-    buffer.download(std::span(host.data(), host.size()));
-  };
-  copy(impl_->face_centres, g.face_centres);
-  copy(impl_->face_areas, g.face_areas);
-  copy(impl_->cell_centres, g.cell_centres);
-  copy(impl_->cell_volumes, g.cell_volumes);
+  copy_to(impl_->face_centres, g.face_centres);
+  copy_to(impl_->face_areas, g.face_areas);
+  copy_to(impl_->cell_centres, g.cell_centres);
+  copy_to(impl_->cell_volumes, g.cell_volumes);
   return g;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The mesh's geometry and the mesh check's passes on the GPU: the mesh and its cell_face_lists
-// uploaded, the geometry made there by mesh_formulas.hpp's functions (the host's to the bit:
-// neither side contracts a multiply and an add), then one kernel over the faces and one over the
-// cells; the sums taken in the host's chunks and merged in its order. The figures are the host's
+// The mesh's cell lists, its geometry and the mesh check's passes on the GPU: the mesh uploaded,
+// its cell_face_lists made there (the host's: a sort of every entry by cell, side and face), the
+// geometry by mesh_formulas.hpp's functions (the host's to the bit: neither side contracts a
+// multiply and an add), then the check's kernels, one over the faces and one over the cells; the sums taken in the host's chunks and merged in its order. The figures are the host's
 // (mesh_figures) to the bit but for the largest aspect ratio, whose pow may differ from the C
 // library's in the last bit. In a build without CUDA the constructor throws (no case resolves to
 // the cuda backend there).
@@ -16,18 +16,20 @@
 
 namespace fvmmini {
 
-/// The mesh, its cell lists and their geometry on the current device (freed with the object).
+/// The mesh, its cell lists and its geometry on the current device (freed with the object).
 class DeviceMeshGeometry {
  public:
-  /// Uploads the mesh and the lists and makes the geometry, complete on return.
+  /// Uploads the mesh and makes its lists and geometry, complete on return.
   /// @throws CudaError where the device fails; SolverError in a build without CUDA
-  DeviceMeshGeometry(const Mesh& mesh, const CellFaceLists& cells);
+  explicit DeviceMeshGeometry(const Mesh& mesh);
   ~DeviceMeshGeometry();
   DeviceMeshGeometry(const DeviceMeshGeometry&) = delete;
   DeviceMeshGeometry& operator=(const DeviceMeshGeometry&) = delete;
 
+  /// The lists copied to the host: cell_face_lists'.
+  CellFaceLists download_lists() const;
   /// The geometry copied to the host: compute_geometry's, to the bit.
-  MeshGeometry download() const;
+  MeshGeometry download_geometry() const;
   /// mesh_figures' passes over the mesh and this geometry.
   MeshFigures figures(const FigureRules& rules) const;
 

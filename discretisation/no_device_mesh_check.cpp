@@ -8,13 +8,15 @@ namespace fvmmini {
 
 struct DeviceMeshGeometry::Impl {};
 
-DeviceMeshGeometry::DeviceMeshGeometry(const Mesh&, const CellFaceLists&) {
+DeviceMeshGeometry::DeviceMeshGeometry(const Mesh&) {
   throw SolverError("the mesh's geometry on the device needs the CUDA backend, which this build does not have");
 }
 
 DeviceMeshGeometry::~DeviceMeshGeometry() = default;
 
-MeshGeometry DeviceMeshGeometry::download() const { return {}; }
+CellFaceLists DeviceMeshGeometry::download_lists() const { return {}; }
+
+MeshGeometry DeviceMeshGeometry::download_geometry() const { return {}; }
 
 MeshFigures DeviceMeshGeometry::figures(const FigureRules&) const { return {}; }
 

@@ -1,7 +1,7 @@
-// The mesh check's passes on the GPU against the host's: the geometry to the bit, every figure to
-// the bit (the largest aspect ratio, whose pow is the device's, to 4 ulps) and the same printed
-// report, on hexahedra, tetrahedra, prisms and pyramids, polyhedra, a 2-D box and a box shaken
-// until cells invert and faces turn.
+// The mesh's face lists, geometry and check on the GPU against the host's: the lists, the geometry
+// to the bit, every figure to the bit (the largest aspect ratio, whose pow is the device's, to 4
+// ulps) and the same printed report, on hexahedra, tetrahedra, prisms and pyramids, polyhedra, a
+// 2-D box and a box shaken until cells invert and faces turn.
 
 #include <gtest/gtest.h>
 
@@ -56,10 +56,15 @@ bool same_bits(const T& a, const T& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
 }
 
-TEST_F(DeviceMeshCheck, TheGeometryIsTheHostsToTheBit) {
+TEST_F(DeviceMeshCheck, TheFaceListsAreTheHostsAndTheGeometryToTheBit) {
   for (const auto& [name, mesh] : meshes()) {
     const CellFaceLists cells = cell_face_lists(mesh);
-    const MeshGeometry host = compute_geometry(mesh, cells), device = DeviceMeshGeometry(mesh, cells).download();
+    const DeviceMeshGeometry on_device(mesh);
+    const CellFaceLists device_cells = on_device.download_lists();
+    EXPECT_EQ(cells.start, device_cells.start) << name;
+    EXPECT_TRUE(same_bits(cells.faces, device_cells.faces)) << name;
+    EXPECT_EQ(cells.owned, device_cells.owned) << name;
+    const MeshGeometry host = compute_geometry(mesh, cells), device = on_device.download_geometry();
     EXPECT_TRUE(same_bits(host.face_centres, device.face_centres)) << name;
     EXPECT_TRUE(same_bits(host.face_areas, device.face_areas)) << name;
     EXPECT_TRUE(same_bits(host.cell_centres, device.cell_centres)) << name;
@@ -73,7 +78,7 @@ TEST_F(DeviceMeshCheck, TheFiguresAndTheReportAreTheHosts) {
     const CellFaceLists cells = cell_face_lists(mesh);
     const MeshGeometry g = compute_geometry(mesh, cells);
     const MeshFigures host = mesh_figures(mesh, g, cells);
-    const MeshFigures device = DeviceMeshGeometry(mesh, cells).figures(figure_rules(mesh, g));
+    const MeshFigures device = DeviceMeshGeometry(mesh).figures(figure_rules(mesh, g));
     const auto& [hf, hc] = host;
     const auto& [df, dc] = device;
     for (const auto& [a, b] : {std::pair{hf.non_finite, df.non_finite}, {hf.zero_area, df.zero_area},
