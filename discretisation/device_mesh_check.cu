@@ -42,7 +42,9 @@ __global__ void __launch_bounds__(block)
 __global__ void __launch_bounds__(block) list_sizes_kernel(const label* __restrict__ owned,
                                                            const label* __restrict__ neighboured, label n_cells,
                                                            std::int64_t* __restrict__ sizes) {
-  FVMMINI_GRID_STRIDE(c, n_cells + 1) sizes[c] = c < n_cells ? std::int64_t{owned[c]} + neighboured[c] : 0;
+  FVMMINI_GRID_STRIDE(c, std::int64_t{n_cells} + 1) {
+    sizes[c] = c < n_cells ? std::int64_t{owned[c]} + neighboured[c] : 0;
+  }
 }
 
 constexpr int side_bit = 32, cell_shift = 33;  // a key: cell << 33 | neighboured << 32 | face
@@ -51,7 +53,8 @@ __global__ void __launch_bounds__(block) entry_keys_kernel(MeshView m, std::uint
   FVMMINI_GRID_STRIDE(f, m.n_faces) {
     keys[f] = std::uint64_t(m.owner[f]) << cell_shift | std::uint64_t(f);
     if (f < m.n_internal)
-      keys[m.n_faces + f] = std::uint64_t(m.neighbour[f]) << cell_shift | std::uint64_t{1} << side_bit | std::uint64_t(f);
+      keys[m.n_faces + f] =
+          std::uint64_t(m.neighbour[f]) << cell_shift | std::uint64_t{1} << side_bit | std::uint64_t(f);
   }
 }
 
@@ -128,7 +131,8 @@ std::vector<T> download(const DeviceBuffer<T>& buffer) {
   return host;
 }
 
-/// A buffer of n doubles (or Vec3s) poisoned with NaN, so that an entry no kernel wrote shows.
+/// A buffer of n entries with every byte 0xff (NaN for doubles, -1 for labels), so that an entry no
+/// kernel wrote shows.
 template <class T>
 DeviceBuffer<T> poisoned(std::size_t n) {
   DeviceBuffer<T> buffer(n);
@@ -226,7 +230,7 @@ struct DeviceMeshGeometry::Impl {
     DeviceBuffer<char> sort_temp(std::max<std::size_t>(bytes, 1));
     FVMMINI_CUDA_CHECK(
         cub::DeviceRadixSort::SortKeys(sort_temp.data(), bytes, keys.data(), sorted.data(), entries, 0, end_bit));
-    faces = DeviceBuffer<label>(entries);
+    faces = poisoned<label>(entries);
     faces_of_keys_kernel<<<grid_for(faces_of_keys_kernel, entries), block>>>(sorted.data(), entries, faces.data());
     FVMMINI_CUDA_CHECK_LAUNCH(faces_of_keys_kernel);
   }
@@ -278,7 +282,7 @@ MeshFigures DeviceMeshGeometry::figures(const FigureRules& rules) const {
   MeshFigures figures;
   const int face_grid = grid_for(face_figures_kernel, d.view.n_faces);
   DeviceBuffer<FaceFigures> face_partials(face_grid);
-  DeviceBuffer<double> cosines(d.view.n_internal);
+  DeviceBuffer<double> cosines = poisoned<double>(d.view.n_internal);
   face_figures_kernel<<<face_grid, block>>>(d.view, d.geometry, rules.severe_cos, cosines.data(),
                                             face_partials.data());
   FVMMINI_CUDA_CHECK_LAUNCH(face_figures_kernel);

@@ -1,6 +1,7 @@
 // The mesh check: a good mesh passes; open cells and boundaries, flipped faces, inverted
 // cells, zero-area faces and broken ordering fail it; severe non-orthogonality, high
-// skewness, high aspect ratio, unused points and more than one region warn.
+// skewness, high aspect ratio, unused points and more than one region warn; each cell shape is
+// told by its faces and distinct vertices.
 
 #include <gtest/gtest.h>
 
@@ -326,6 +327,44 @@ TEST(MeshCheck, CountsTheRegionsThatNoInternalFaceConnects) {
   EXPECT_EQ(crossed.of_cell, (std::vector<label>{0, 1, 0, 1}));
   EXPECT_EQ(crossed.first_cell, (std::vector<label>{0, 1}));
   EXPECT_EQ(mesh_regions(Mesh{}).count, 0);
+}
+
+/// A mesh of one cell whose faces are `faces` (vertex ids alone: the shape is told by counts).
+mesh_formulas::CellShape shape_of(const std::vector<std::vector<label>>& faces) {
+  Mesh mesh;
+  mesh.n_cells = 1;
+  label highest = 0;
+  for (const auto& face : faces) {
+    mesh.add_face(face, 0);
+    for (const label v : face) highest = std::max(highest, v);
+  }
+  mesh.points.resize(static_cast<std::size_t>(highest) + 1);
+  const CellFaceLists cells = cell_face_lists(mesh);
+  return mesh_formulas::cell_shape(mesh_formulas::mesh_view(mesh), mesh_formulas::cell_list_view(cells), 0);
+}
+
+TEST(MeshCheck, CellShapesByTheirFacesAndDistinctVertices) {
+  using enum mesh_formulas::CellShape;
+  const std::vector<std::vector<label>> hex = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                               {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+  EXPECT_EQ(shape_of(hex), hexahedron);
+  auto nine = hex;  // six quadrilaterals over nine vertices, or over seven
+  nine[5] = {3, 0, 8, 7};
+  EXPECT_EQ(shape_of(nine), polyhedron);
+  auto seven = hex;
+  seven[1] = {4, 5, 6, 6}, seven[4] = {2, 3, 6, 6}, seven[5] = {3, 0, 4, 6};
+  EXPECT_EQ(shape_of(seven), polyhedron);
+  // --- the hexahedron with vertex 7 collapsed onto 6: OpenFOAM's wedge
+  EXPECT_EQ(shape_of({{0, 3, 2, 1}, {4, 5, 6}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 6}, {3, 0, 4, 6}}), wedge);
+  EXPECT_EQ(shape_of({{0, 2, 1}, {3, 4, 5}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}}), prism);
+  // --- the prism with vertex 5 collapsed onto 4 (its top face gone): a tet wedge
+  EXPECT_EQ(shape_of({{0, 2, 1}, {0, 1, 4, 3}, {1, 2, 4}, {2, 0, 3, 4}}), tet_wedge);
+  EXPECT_EQ(shape_of({{0, 3, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}}), pyramid);
+  EXPECT_EQ(shape_of({{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}}), tetrahedron);
+  EXPECT_EQ(shape_of({{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 4}}), polyhedron);  // five vertices
+  auto seven_faces = hex;
+  seven_faces.push_back({0, 1, 2});
+  EXPECT_EQ(shape_of(seven_faces), polyhedron);
 }
 
 }  // namespace
