@@ -33,7 +33,8 @@ namespace fvmmini {
 namespace {
 
 /// The case's mesh, checked against the case and by the mesh check (printed unless quiet); its
-/// geometry and the check's passes on the GPU where the case's solvers run there.
+/// face lists, geometry and the check's passes on the GPU where the case's solvers run there and
+/// the GPU has the memory for them.
 /// @return the mesh's cell_face_lists, made for the geometry and the check
 CellFaceLists build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool verbose, Mesh& mesh,
                                  MeshGeometry& geometry) {
@@ -46,7 +47,7 @@ CellFaceLists build_checked_mesh(const ResolvedCase& c, PhaseTimer& timer, bool 
   PartTimer parts;
   CellFaceLists cells;  // listed once for the geometry, the check and the physics
   MeshFigures figures;
-  if (resolves_to_device(case_solver_settings(c))) {
+  if (resolves_to_device(case_solver_settings(c)) && DeviceMeshGeometry::fits(mesh)) {
     const DeviceMeshGeometry on_device(mesh);
     parts.mark("mesh to the GPU, face lists and geometry there");
     cells = on_device.download_lists();

@@ -248,6 +248,18 @@ struct DeviceMeshGeometry::Impl {
 
 DeviceMeshGeometry::DeviceMeshGeometry(const Mesh& mesh) : impl_(std::make_unique<Impl>(mesh)) {}
 
+bool DeviceMeshGeometry::fits(const Mesh& mesh) {
+  const std::size_t points = mesh.points.size(), faces = mesh.owner.size(), internal = mesh.neighbour.size(),
+                    cells = static_cast<std::size_t>(mesh.n_cells), entries = faces + internal;
+  const std::size_t bytes = sizeof(Vec3) * points + sizeof(label) * (mesh.face_vertices.size() + 2 * faces + internal) +
+                            sizeof(std::int64_t) * 2 * (cells + 1) + sizeof(label) * (entries + 2 * cells) +
+                            3 * sizeof(std::uint64_t) * entries  // the keys, sorted and the sort's own copy
+                            + 2 * sizeof(Vec3) * faces + (sizeof(Vec3) + sizeof(double)) * cells;
+  std::size_t free = 0, total = 0;
+  FVMMINI_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return bytes + bytes / 10 < free;
+}
+
 DeviceMeshGeometry::~DeviceMeshGeometry() = default;
 
 namespace {

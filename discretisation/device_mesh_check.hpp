@@ -2,7 +2,8 @@
 // The mesh's cell lists, its geometry and the mesh check's passes on the GPU: the mesh uploaded,
 // its cell_face_lists made there (the host's: a sort of every entry by cell, side and face), the
 // geometry by mesh_formulas.hpp's functions (the host's to the bit: neither side contracts a
-// multiply and an add), then the check's kernels, one over the faces and one over the cells; the sums taken in the host's chunks and merged in its order. The figures are the host's
+// multiply and an add), then the check's kernels, one over the faces and one over the cells, the
+// sums taken in the host's chunks and merged in its order. The figures are the host's
 // (mesh_figures) to the bit but for the largest aspect ratio, whose pow may differ from the C
 // library's in the last bit. In a build without CUDA the constructor throws (no case resolves to
 // the cuda backend there).
@@ -25,6 +26,12 @@ class DeviceMeshGeometry {
   ~DeviceMeshGeometry();
   DeviceMeshGeometry(const DeviceMeshGeometry&) = delete;
   DeviceMeshGeometry& operator=(const DeviceMeshGeometry&) = delete;
+
+  /// Whether the buffers for `mesh` (about 150 bytes a cell of a hexahedral mesh, the sort's keys
+  /// the largest) fit in the current device's free memory with a tenth to spare: rank 0 checks the
+  /// whole mesh of a run split over many GPUs. Without CUDA: false.
+  /// @throws CudaError where the device fails
+  static bool fits(const Mesh& mesh);
 
   /// The lists copied to the host: cell_face_lists'.
   CellFaceLists download_lists() const;

@@ -14,6 +14,8 @@ DeviceMeshGeometry::DeviceMeshGeometry(const Mesh&) {
 
 DeviceMeshGeometry::~DeviceMeshGeometry() = default;
 
+bool DeviceMeshGeometry::fits(const Mesh&) { return false; }
+
 CellFaceLists DeviceMeshGeometry::download_lists() const { return {}; }
 
 MeshGeometry DeviceMeshGeometry::download_geometry() const { return {}; }

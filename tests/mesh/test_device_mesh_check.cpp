@@ -59,6 +59,7 @@ bool same_bits(const T& a, const T& b) {
 TEST_F(DeviceMeshCheck, TheFaceListsAreTheHostsAndTheGeometryToTheBit) {
   for (const auto& [name, mesh] : meshes()) {
     const CellFaceLists cells = cell_face_lists(mesh);
+    EXPECT_TRUE(DeviceMeshGeometry::fits(mesh)) << name;
     const DeviceMeshGeometry on_device(mesh);
     const CellFaceLists device_cells = on_device.download_lists();
     EXPECT_EQ(cells.start, device_cells.start) << name;
