@@ -27,7 +27,7 @@ class DeviceMeshGeometry {
   DeviceMeshGeometry(const DeviceMeshGeometry&) = delete;
   DeviceMeshGeometry& operator=(const DeviceMeshGeometry&) = delete;
 
-  /// Whether the buffers for `mesh` (about 150 bytes a cell of a hexahedral mesh, the sort's keys
+  /// Whether the buffers for `mesh` (about 480 bytes a cell of a hexahedral mesh, the sort's keys
   /// the largest) fit in the current device's free memory with a tenth to spare: rank 0 checks the
   /// whole mesh of a run split over many GPUs. Without CUDA: false.
   /// @throws CudaError where the device fails
