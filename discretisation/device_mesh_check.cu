@@ -187,10 +187,16 @@ struct DeviceMeshGeometry::Impl {
         face_areas(poisoned<Vec3>(mesh.owner.size())),
         cell_centres(poisoned<Vec3>(mesh.n_cells)),
         cell_volumes(poisoned<double>(mesh.n_cells)) {
-    view = {mesh.n_cells,        mesh.n_faces(),        mesh.n_internal_faces(), points.data(),
-            face_offsets.data(), face_vertices.data(), owner.data(),            neighbour.data()};
+    view = {.n_cells = mesh.n_cells,
+            .n_faces = mesh.n_faces(),
+            .n_internal = mesh.n_internal_faces(),
+            .points = points.data(),
+            .face_offsets = face_offsets.data(),
+            .face_vertices = face_vertices.data(),
+            .owner = owner.data(),
+            .neighbour = neighbour.data()};
     make_lists();
-    lists = {start.data(), faces.data(), owned.data()};
+    lists = {.start = start.data(), .faces = faces.data(), .owned = owned.data()};
     face_geometry_kernel<<<grid_for(face_geometry_kernel, view.n_faces), block>>>(view, face_centres.data(),
                                                                                     face_areas.data());
     FVMMINI_CUDA_CHECK_LAUNCH(face_geometry_kernel);
@@ -198,7 +204,10 @@ struct DeviceMeshGeometry::Impl {
         lists, view.n_cells, face_centres.data(), face_areas.data(), cell_centres.data(), cell_volumes.data());
     FVMMINI_CUDA_CHECK_LAUNCH(cell_geometry_kernel);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
-    geometry = {face_centres.data(), face_areas.data(), cell_centres.data(), cell_volumes.data()};
+    geometry = {.face_centres = face_centres.data(),
+                .face_areas = face_areas.data(),
+                .cell_centres = cell_centres.data(),
+                .cell_volumes = cell_volumes.data()};
   }
 
   /// start, faces and owned: cell_face_lists' on the device.

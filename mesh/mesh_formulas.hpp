@@ -60,11 +60,17 @@ struct GeometryView {
 
 /// The views of a mesh and its cell_face_lists in host memory.
 inline MeshView mesh_view(const Mesh& mesh) {
-  return {mesh.n_cells,          mesh.n_faces(),       mesh.n_internal_faces(), mesh.points.data(),
-          mesh.face_offsets.data(), mesh.face_vertices.data(), mesh.owner.data(),     mesh.neighbour.data()};
+  return {.n_cells = mesh.n_cells,
+          .n_faces = mesh.n_faces(),
+          .n_internal = mesh.n_internal_faces(),
+          .points = mesh.points.data(),
+          .face_offsets = mesh.face_offsets.data(),
+          .face_vertices = mesh.face_vertices.data(),
+          .owner = mesh.owner.data(),
+          .neighbour = mesh.neighbour.data()};
 }
 inline CellListView cell_list_view(const CellFaceLists& cells) {
-  return {cells.start.data(), cells.faces.data(), cells.owned.data()};
+  return {.start = cells.start.data(), .faces = cells.faces.data(), .owned = cells.owned.data()};
 }
 
 FVMMINI_MESH_HD inline double magnitude(const Vec3& v) { return sqrt(dot(v, v)); }
