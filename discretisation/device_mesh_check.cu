@@ -166,14 +166,14 @@ Figures merged(const DeviceBuffer<Figures>& partials) {
   return all;
 }
 
-}  // namespace
-
 /// The number of bits that hold a value up to n (at least 1).
 int bits_for(std::uint64_t n) {
   int bits = 1;
   while (bits < 64 && (n >> bits) != 0) ++bits;
   return bits;
 }
+
+}  // namespace
 
 /// The mesh, its cell lists and its geometry on the device.
 struct DeviceMeshGeometry::Impl {
@@ -225,9 +225,10 @@ struct DeviceMeshGeometry::Impl {
     FVMMINI_CUDA_CHECK_LAUNCH(list_sizes_kernel);
     start = DeviceBuffer<std::int64_t>(std::size_t(n) + 1);
     std::size_t bytes = 0;
-    FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, sizes.data(), start.data(), n + 1));
+    const std::int64_t n_starts = std::int64_t{n} + 1;
+    FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, sizes.data(), start.data(), n_starts));
     DeviceBuffer<char> scan_temp(std::max<std::size_t>(bytes, 1));
-    FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.data(), bytes, sizes.data(), start.data(), n + 1));
+    FVMMINI_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.data(), bytes, sizes.data(), start.data(), n_starts));
 
     const std::int64_t entries = std::int64_t{view.n_faces} + view.n_internal;
     DeviceBuffer<std::uint64_t> keys(entries), sorted(entries);
