@@ -12,7 +12,7 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh) {
   auto a = std::make_shared<LduAddressing>();
   a->n_rows = mesh.n_cells;
   a->lower.assign(mesh.owner.begin(), mesh.owner.begin() + mesh.n_internal_faces());
-  a->upper = mesh.neighbour;
+  a->upper.assign(mesh.neighbour.begin(), mesh.neighbour.end());
   return a;
 }
 

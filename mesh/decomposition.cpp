@@ -296,8 +296,8 @@ class Writer {
   void value(const T& v) {
     append(&v, sizeof(T));
   }
-  template <class T>
-  void array(const std::vector<T>& v) {
+  template <class T, class Allocator>
+  void array(const std::vector<T, Allocator>& v) {
     value(static_cast<std::uint64_t>(v.size()));
     append(v.data(), v.size() * sizeof(T));
   }
@@ -322,11 +322,11 @@ class Reader {
     take(&v, sizeof(T));
     return v;
   }
-  template <class T>
-  std::vector<T> array() {
+  template <class T, class Vector = std::vector<T>>
+  Vector array() {
     const auto n = value<std::uint64_t>();
     if (n > (bytes_.size() - at_) / sizeof(T)) throw std::runtime_error("a packed mesh part is cut short");
-    std::vector<T> v(static_cast<std::size_t>(n));
+    Vector v(static_cast<std::size_t>(n));
     take(v.data(), v.size() * sizeof(T));
     return v;
   }
@@ -383,11 +383,11 @@ LocalMesh unpack_local_mesh(std::span<const std::byte> bytes) {
   if (r.value<std::uint32_t>() != part_magic) throw std::runtime_error("not a packed mesh part");
   LocalMesh local;
   Mesh& m = local.mesh;
-  m.points = r.array<Vec3>();
-  m.face_offsets = r.array<label>();
-  m.face_vertices = r.array<label>();
-  m.owner = r.array<label>();
-  m.neighbour = r.array<label>();
+  m.points = r.array<Vec3, UnfilledVector<Vec3>>();
+  m.face_offsets = r.array<label, UnfilledVector<label>>();
+  m.face_vertices = r.array<label, UnfilledVector<label>>();
+  m.owner = r.array<label, UnfilledVector<label>>();
+  m.neighbour = r.array<label, UnfilledVector<label>>();
   m.n_cells = r.value<label>();
   m.description = r.text();
   const auto patches = r.value<std::uint64_t>();

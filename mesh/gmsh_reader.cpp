@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <new>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -417,7 +418,7 @@ void skip_section(Tokenizer& t, const std::string& name, long line) {
 }
 
 /// Signed volume of an element from its outward faces: V = 1/3 sum_f (x_f - x_0) . S_f.
-double element_volume(const std::vector<Vec3>& points, const label* nodes, const std::vector<LocalFace>& faces) {
+double element_volume(std::span<const Vec3> points, const label* nodes, const std::vector<LocalFace>& faces) {
   double volume = 0.0;
   const Vec3& origin = points[nodes[0]];
   for (const auto& lf : faces) {
@@ -494,7 +495,7 @@ Mesh build_gmsh(const std::filesystem::path& path) {
   std::vector<label> new_index(data.nodes.size(), -1);
   for (const auto& e : data.volumes)
     for (int k = 0; k < element_type(e.type).nodes; ++k) new_index[e.nodes[k]] = 0;
-  std::vector<Vec3> points;
+  UnfilledVector<Vec3> points;
   for (size_t i = 0; i < data.nodes.size(); ++i)
     if (new_index[i] == 0) {
       new_index[i] = static_cast<label>(points.size());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "mesh/vec3.hpp"
 
 namespace fvmmini {
@@ -30,11 +31,12 @@ struct Patch {
 };
 
 struct Mesh {
-  std::vector<Vec3> points;
-  std::vector<label> face_offsets{0};  ///< face f has vertices face_vertices[face_offsets[f] .. face_offsets[f+1])
-  std::vector<label> face_vertices;
-  std::vector<label> owner;      ///< one per face
-  std::vector<label> neighbour;  ///< one per internal face
+  // unfilled: a generator sizes them and fills them on every thread
+  UnfilledVector<Vec3> points;
+  UnfilledVector<label> face_offsets{0};  ///< face f has vertices face_vertices[face_offsets[f] .. face_offsets[f+1])
+  UnfilledVector<label> face_vertices;
+  UnfilledVector<label> owner;      ///< one per face
+  UnfilledVector<label> neighbour;  ///< one per internal face
   std::vector<Patch> patches;
   label n_cells = 0;
   std::string description;  ///< where the mesh came from, for logs

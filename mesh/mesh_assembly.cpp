@@ -18,7 +18,7 @@ void FaceList::add(std::span<const label> loop, label face_owner, label face_nei
   patch.push_back(face_patch);
 }
 
-Mesh assemble_mesh(std::vector<Vec3> points, const FaceList& faces, std::vector<Patch> patches, label n_cells,
+Mesh assemble_mesh(UnfilledVector<Vec3> points, const FaceList& faces, std::vector<Patch> patches, label n_cells,
                    std::string description) {
   const label n_faces = faces.size();
 

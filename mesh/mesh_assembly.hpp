@@ -30,7 +30,7 @@ struct FaceList {
 /// (owner, neighbour) into upper-triangular order, and boundary faces follow grouped by
 /// patch in the order of `patches` (both sorts stable). Patch start and size are set here.
 /// @param[in] patches names and types; one per index used in faces.patch
-Mesh assemble_mesh(std::vector<Vec3> points, const FaceList& faces, std::vector<Patch> patches, label n_cells,
+Mesh assemble_mesh(UnfilledVector<Vec3> points, const FaceList& faces, std::vector<Patch> patches, label n_cells,
                    std::string description);
 
 /// The most cells that `n_faces` faces, `n_internal` of them internal, can close: a cell has

@@ -159,8 +159,8 @@ struct Holding {
   std::uint64_t bytes() const { return kept + text + file_lists(); }
 };
 
-template <class T>
-std::uint64_t bytes_of(const std::vector<T>& values) {
+template <class T, class Allocator>
+std::uint64_t bytes_of(const std::vector<T, Allocator>& values) {
   return static_cast<std::uint64_t>(values.capacity()) * sizeof(T);
 }
 
@@ -180,8 +180,8 @@ void require_mesh_size(const Tokenizer& t, long line, const MeshCounts& counts, 
 
 /// Room in `values` for `more` entries, asked of the memory limit first: exactly that much
 /// (a list of known size), or by doubling (a list that grows), the old and new blocks together.
-template <class T>
-void make_room(std::vector<T>& values, std::int64_t more, bool exact, const Tokenizer& t, long line,
+template <class T, class Allocator>
+void make_room(std::vector<T, Allocator>& values, std::int64_t more, bool exact, const Tokenizer& t, long line,
                const Holding& held, const std::string& what) {
   if (more <= 0) return;
   const std::uint64_t needed = values.size() + static_cast<std::uint64_t>(more);
@@ -456,11 +456,11 @@ std::int64_t note_count(const std::string& file, const FoamHeader& header, const
   return value;
 }
 
-std::vector<Vec3> read_points(const fs::path& path, Holding& held) {
+UnfilledVector<Vec3> read_points(const fs::path& path, Holding& held) {
   FoamFile file(path.string(), read_text_file(path));
   Tokenizer& t = file.tokens;
   const FoamHeader header = read_header(t, "vectorField");
-  std::vector<Vec3> points;
+  UnfilledVector<Vec3> points;
   held.text = file.text.size();
   held.file_lists = [&points] { return bytes_of(points); };
   auto reserve_points = [&](std::int64_t n, long line) {
@@ -482,7 +482,7 @@ std::vector<Vec3> read_points(const fs::path& path, Holding& held) {
   }
   struct PointEntries {
     Tokenizer& t;
-    std::vector<Vec3>& points;
+    UnfilledVector<Vec3>& points;
     const Holding& held;
     decltype(reserve_points)& reserve_list;
     void check_uniform(std::int64_t n, long line) const {
@@ -808,7 +808,7 @@ Mesh read_polymesh(const std::filesystem::path& case_or_polymesh_dir) {
   // --- no allocation may fail past the checks with std::bad_alloc for a message
   const fs::path* reading = &points_path;
   try {
-    std::vector<Vec3> points = read_points(points_path, held);
+    UnfilledVector<Vec3> points = read_points(points_path, held);
     keep(bytes_of(points));
     const label n_points = static_cast<label>(points.size());
     reading = &faces_path;

@@ -86,7 +86,7 @@ double linear_weights_error(const Mesh& mesh, const Vec3& slope) {
 /// cube has k^2 face neighbours: every small cell's first ring is too few points, so its second
 /// ring is all of them.
 Mesh star_mesh(label k) {
-  std::vector<Vec3> points{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  UnfilledVector<Vec3> points{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
   const auto top = [&](label i, label j) { return 4 + i * (k + 1) + j; };                    // z = 1
   const auto lid = [&](label i, label j) { return 4 + (k + 1) * (k + 1) + i * (k + 1) + j; };  // z = 1 + 1/k
   for (double z : {1.0, 1.0 + 1.0 / k})

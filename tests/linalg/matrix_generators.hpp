@@ -80,7 +80,7 @@ inline std::shared_ptr<LduAddressing> box_addressing(label nx, label ny, label n
   auto a = std::make_shared<LduAddressing>();
   a->n_rows = mesh.n_cells;
   a->lower.assign(mesh.owner.begin(), mesh.owner.begin() + mesh.n_internal_faces());
-  a->upper = mesh.neighbour;
+  a->upper.assign(mesh.neighbour.begin(), mesh.neighbour.end());
   return a;
 }
 

@@ -338,7 +338,7 @@ mesh_formulas::CellShape shape_of(const std::vector<std::vector<label>>& faces) 
     mesh.add_face(face, 0);
     for (const label v : face) highest = std::max(highest, v);
   }
-  mesh.points.resize(static_cast<std::size_t>(highest) + 1);
+  mesh.points.assign(static_cast<std::size_t>(highest) + 1, Vec3{});
   const CellFaceLists cells = cell_face_lists(mesh);
   return mesh_formulas::cell_shape(mesh_formulas::mesh_view(mesh), mesh_formulas::cell_list_view(cells), 0);
 }
