@@ -19,8 +19,9 @@ bool Permutation::is_identity() const {
 Permutation Permutation::identity(label n) {
   Permutation p;
   p.new_to_old.resize(n);
-  for (label i = 0; i < n; ++i) p.new_to_old[i] = i;
-  p.old_to_new = p.new_to_old;
+  p.old_to_new.resize(n);
+#pragma omp parallel for schedule(static) if (n > min_parallel_rows)
+  for (label i = 0; i < n; ++i) p.new_to_old[i] = p.old_to_new[i] = i;
   return p;
 }
 
