@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
 #include <numbers>
 #include <random>
 #include <string>
@@ -327,6 +329,63 @@ TEST(MeshCheck, CountsTheRegionsThatNoInternalFaceConnects) {
   EXPECT_EQ(crossed.of_cell, (std::vector<label>{0, 1, 0, 1}));
   EXPECT_EQ(crossed.first_cell, (std::vector<label>{0, 1}));
   EXPECT_EQ(mesh_regions(Mesh{}).count, 0);
+}
+
+TEST(MeshCheck, RegionsAreTheSameOnAnyNumberOfThreads) {
+  // --- cells 0..n: chains that jump (c with c + 7 where c % 5 == 1, c with c + 3 where c % 5 == 2),
+  //     the rest alone, in upper-triangular order; regions found by a serial union of the chains
+  Mesh mesh;
+  mesh.n_cells = 5003;
+  std::vector<label> lowest(mesh.n_cells);
+  std::iota(lowest.begin(), lowest.end(), 0);
+  for (label c = 0; c < mesh.n_cells; ++c)
+    for (const label step : {7, 3})
+      if (c % 5 == (step == 7 ? 1 : 2) && c + step < mesh.n_cells) {
+        mesh.owner.push_back(c);
+        mesh.neighbour.push_back(c + step);
+      }
+  std::vector<std::size_t> order(mesh.owner.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(mesh.owner[a], mesh.neighbour[a]) < std::pair(mesh.owner[b], mesh.neighbour[b]);
+  });
+  UnfilledVector<label> owner, neighbour;
+  for (const std::size_t k : order) {
+    owner.push_back(mesh.owner[k]);
+    neighbour.push_back(mesh.neighbour[k]);
+  }
+  mesh.owner = owner;
+  mesh.neighbour = neighbour;
+  for (bool changed = true; changed;) {  // each cell's lowest connected cell, by relaxation
+    changed = false;
+    for (std::size_t f = 0; f < mesh.owner.size(); ++f) {
+      label& a = lowest[mesh.owner[f]];
+      label& b = lowest[mesh.neighbour[f]];
+      if (a != b) {
+        a = b = std::min(a, b);
+        changed = true;
+      }
+    }
+  }
+  std::vector<label> first_cell, cells, of_cell(mesh.n_cells);
+  std::map<label, label> number;
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    if (!number.contains(lowest[c])) {
+      number[lowest[c]] = static_cast<label>(first_cell.size());
+      first_cell.push_back(c);
+      cells.push_back(0);
+    }
+    of_cell[c] = number[lowest[c]];
+    ++cells[of_cell[c]];
+  }
+  for (const int n : {1, 2, 3, 7}) {
+    const test::Threads scope(n);
+    const MeshRegions r = mesh_regions(mesh);
+    EXPECT_EQ(r.count, static_cast<label>(first_cell.size())) << n << " threads";
+    EXPECT_EQ(r.first_cell, first_cell) << n << " threads";
+    EXPECT_EQ(r.cells, cells) << n << " threads";
+    EXPECT_EQ(r.of_cell, of_cell) << n << " threads";
+  }
 }
 
 /// A mesh of one cell whose faces are `faces` (vertex ids alone: the shape is told by counts).
