@@ -16,47 +16,72 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh) {
   return a;
 }
 
+namespace {
+
+/// A face's implicit coefficient |S| / (n.d), n.d bounded below by 0.05 |d| as OpenFOAM does, and
+/// its correction vector |S| k with k = n - d / (n.d): zero on an orthogonal face.
+struct FaceTerms {
+  double coeff;
+  Vec3 correction;
+  double area;
+  bool orthogonal() const { return !(mag(correction) > 1e-10 * area); }
+};
+
+FaceTerms face_terms(const Vec3& sf, const Vec3& d) {
+  const double area = mag(sf);
+  const Vec3 n = sf / area;
+  const double nd = std::max(dot(n, d), 0.05 * mag(d));
+  return {area / nd, area * (n - d / nd), area};
+}
+
+}  // namespace
+
 Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* processor)
     : mesh_(mesh), geometry_(g), addressing_(make_addressing(mesh)), weights_(linear_weights(mesh, g)) {
   const label n_internal = mesh.n_internal_faces();
   face_coeffs_.resize(n_internal);
-  corrections_.resize(mesh.n_faces());
   bool orthogonal = true;
-  // --- internal faces: coefficient |S|/(n.d), n.d bounded below by 0.05|d| as OpenFOAM does
 #pragma omp parallel for schedule(static) reduction(&& : orthogonal)
   for (label f = 0; f < n_internal; ++f) {
-    const Vec3& sf = g.face_areas[f];
-    const double area = mag(sf);
-    const Vec3 n = sf / area;
-    const Vec3 d = g.cell_centres[mesh.neighbour[f]] - g.cell_centres[mesh.owner[f]];
-    const double nd = std::max(dot(n, d), 0.05 * mag(d));
-    face_coeffs_[f] = area / nd;
-    // --- k = n - d/(n.d): zero on orthogonal faces
-    corrections_[f] = area * (n - d / nd);
-    if (mag(corrections_[f]) > 1e-10 * area) orthogonal = false;
+    const FaceTerms t = face_terms(g.face_areas[f], far_end(f) - g.cell_centres[mesh.owner[f]]);
+    face_coeffs_[f] = t.coeff;
+    orthogonal = orthogonal && t.orthogonal();
   }
   // --- boundary faces: d from the owner's centre to the face centre, or on a processor face to
   //     the centre of the cell across
-  std::vector<Vec3> far_end(g.face_centres.begin() + n_internal, g.face_centres.end());
   if (processor && !processor->empty()) {
     processor_faces_.assign(processor->faces().begin(), processor->faces().end());
     processor_far_end_ = processor->across(g.cell_centres);
-    for (std::size_t k = 0; k < processor_faces_.size(); ++k)
-      far_end[processor_faces_[k] - n_internal] = processor_far_end_[k];
   }
+  boundary_far_end_.assign(g.face_centres.begin() + n_internal, g.face_centres.end());
+  for (std::size_t k = 0; k < processor_faces_.size(); ++k)
+    boundary_far_end_[processor_faces_[k] - n_internal] = processor_far_end_[k];
   boundary_coeffs_.resize(mesh.n_faces() - n_internal);
 #pragma omp parallel for schedule(static) reduction(&& : orthogonal)
   for (label f = n_internal; f < mesh.n_faces(); ++f) {
-    const Vec3& sf = g.face_areas[f];
-    const double area = mag(sf);
-    const Vec3 n = sf / area;
-    const Vec3 d = far_end[f - n_internal] - g.cell_centres[mesh.owner[f]];
-    const double nd = std::max(dot(n, d), 0.05 * mag(d));
-    boundary_coeffs_[f - n_internal] = area / nd;
-    corrections_[f] = area * (n - d / nd);
-    if (mag(corrections_[f]) > 1e-10 * area) orthogonal = false;
+    const FaceTerms t = face_terms(g.face_areas[f], far_end(f) - g.cell_centres[mesh.owner[f]]);
+    boundary_coeffs_[f - n_internal] = t.coeff;
+    orthogonal = orthogonal && t.orthogonal();
   }
   orthogonal_ = orthogonal;
+  if (!orthogonal_) keep_corrections(true);
+}
+
+Vec3 Laplacian::far_end(label f) const {
+  const label n_internal = mesh_.n_internal_faces();
+  return f < n_internal ? geometry_.cell_centres[mesh_.neighbour[f]] : boundary_far_end_[f - n_internal];
+}
+
+void Laplacian::keep_corrections(bool wanted) {
+  if (!wanted) {
+    decltype(corrections_)().swap(corrections_);
+    return;
+  }
+  if (corrections_.size() == static_cast<std::size_t>(mesh_.n_faces())) return;
+  corrections_.resize(mesh_.n_faces());
+#pragma omp parallel for schedule(static)
+  for (label f = 0; f < mesh_.n_faces(); ++f)
+    corrections_[f] = face_terms(geometry_.face_areas[f], far_end(f) - geometry_.cell_centres[mesh_.owner[f]]).correction;
 }
 
 void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a) const {
@@ -112,7 +137,7 @@ void Laplacian::add_non_orthogonal_correction(double gamma, const ScalarBoundary
                                               std::span<double> b, std::span<const Vec3> across_gradient,
                                               std::span<const Hessian> across_hessian) const {
   if (corrections_.size() != static_cast<std::size_t>(mesh_.n_faces()))
-    throw std::logic_error("add_non_orthogonal_correction: the correction vectors were dropped (an orthogonal mesh)");
+    throw std::logic_error("add_non_orthogonal_correction: no correction vectors kept (an orthogonal mesh)");
   const auto& g = geometry_;
   // --- internal faces: coeff (phi_N - phi_P) is Delta . grad phi at the middle m of PN; with r = x_f - m,
   //     the skewness term Delta . (grad phi(x_f) - grad phi(m)) = coeff d . H r = coeff r . (grad_N - grad_P)

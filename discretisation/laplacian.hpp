@@ -24,18 +24,20 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh);
 
 class Laplacian {
  public:
-  /// Precompute the face coefficients |S_f| / (n_f . d_f) and correction vectors k_f. On a rank's
-  /// piece of a decomposed mesh, `processor` gives the cell centres across its processor faces
-  /// (one exchange: collective), where d_f runs to the centre across as on an internal face.
+  /// Precompute the face coefficients |S_f| / (n_f . d_f), and the correction vectors |S_f| k_f
+  /// where this mesh (this rank's part) is non-orthogonal. On a rank's piece of a decomposed mesh,
+  /// `processor` gives the cell centres across its processor faces (one exchange: collective),
+  /// where d_f runs to the centre across as on an internal face.
   Laplacian(const Mesh& mesh, const MeshGeometry& geometry, ProcessorFaces* processor = nullptr);
 
   const std::shared_ptr<const LduAddressing>& addressing() const { return addressing_; }
   /// False when some face has a non-zero correction vector (the mesh is non-orthogonal).
   bool is_orthogonal() const { return orthogonal_; }
-  /// Frees the correction vectors (24 bytes a face) once the caller knows the whole mesh, every
-  /// rank's part, orthogonal: no correction is asked for then. non_orthogonal_corrections() is
-  /// empty after it and add_non_orthogonal_correction refuses.
-  void drop_corrections() { decltype(corrections_)().swap(corrections_); }
+  /// The correction vectors (24 bytes a face) once the caller knows whether the whole mesh, every
+  /// rank's part, is orthogonal: made where this part is orthogonal but another is not, freed
+  /// where every part is (non_orthogonal_corrections() is empty then and
+  /// add_non_orthogonal_correction refuses).
+  void keep_corrections(bool wanted);
 
   /// a = the matrix of -div(gamma grad phi) (gamma uniform) with the boundary conditions. Overwrites a.
   /// A processor face adds its coefficient to the diagonal as an internal face does; its coupling
@@ -71,7 +73,8 @@ class Laplacian {
   std::span<const double> face_coefficients() const { return face_coeffs_; }
   /// The coefficient |S_f| / (n_f . d_f) of each boundary face (index f - n_internal), per unit gamma.
   std::span<const double> boundary_coefficients() const { return boundary_coeffs_; }
-  /// |S_f| k_f of every face: the explicit, non-orthogonal part of its area vector (zero when orthogonal).
+  /// |S_f| k_f of every face: the explicit, non-orthogonal part of its area vector (zero when
+  /// orthogonal); empty where none are kept (keep_corrections).
   std::span<const Vec3> non_orthogonal_corrections() const { return corrections_; }
   /// Linear interpolation weights of internal faces (owner side).
   std::span<const double> weights() const { return weights_; }
@@ -80,6 +83,9 @@ class Laplacian {
   /// visit(face, boundary coefficient per unit gamma, face value) for every fixedValue face.
   template <class F>
   void for_each_fixed_value_face(const ScalarBoundary& boundary, F&& visit) const;
+  /// The end of face f's d: the neighbour's centre, a boundary face's centre or the centre across
+  /// a processor face.
+  Vec3 far_end(label f) const;
 
   const Mesh& mesh_;
   const MeshGeometry& geometry_;
@@ -87,7 +93,8 @@ class Laplacian {
   // unfilled: the constructor's loops write every entry
   UnfilledVector<double> face_coeffs_;
   UnfilledVector<double> boundary_coeffs_;
-  UnfilledVector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face
+  UnfilledVector<Vec3> corrections_;  ///< |S_f| k_f with k_f = n_f - d_f / (n_f . d_f), every face, or none
+  std::vector<Vec3> boundary_far_end_;  ///< far_end of each boundary face (index f - n_internal)
   std::vector<label> processor_faces_;  ///< ProcessorFaces::faces(), or empty
   std::vector<Vec3> processor_far_end_;  ///< the centre of the cell across each processor face
   std::vector<double> weights_;

@@ -18,7 +18,7 @@ ScalarProblem::ScalarProblem(const Mesh& mesh, const MeshGeometry& g, ScalarBoun
       settings_(s),
       laplacian_(mesh, g, &processor_),
       orthogonal_(comm.all(laplacian_.is_orthogonal())) {
-  if (orthogonal_) laplacian_.drop_corrections();
+  laplacian_.keep_corrections(!orthogonal_);
 
   if (exact_patches_.size() != mesh.patches.size()) exact_patches_.resize(mesh.patches.size(), false);
   const bool any_exact = std::find(exact_patches_.begin(), exact_patches_.end(), true) != exact_patches_.end();

@@ -107,7 +107,7 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   setup.mark("gather lists and Laplacian");
   validate_flow_boundary(mesh, boundary);
   if (!(settings.viscosity > 0.0)) throw std::invalid_argument("viscosity must be positive");
-  if (orthogonal) laplacian.drop_corrections();
+  laplacian.keep_corrections(!orthogonal);
   for (bool& direction : solved) direction = comm.any(direction);
   n_ghosts = static_cast<label>(processor.faces().size());
   n_coupled = mesh.n_internal_faces() + n_ghosts;

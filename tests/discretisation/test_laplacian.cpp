@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -35,20 +36,42 @@ TEST(Laplacian, BoxCoefficientsAreAreaOverDistance) {
   }
 }
 
-TEST(Laplacian, DroppedCorrectionsAreEmptyAndNoCorrectionIsAdded) {
+TEST(Laplacian, CorrectionsAreKeptWhereAskedAndNoCorrectionIsAddedWithout) {
+  // --- an orthogonal box: none made (24 bytes a face), until a caller asks (another rank's part
+  //     is not orthogonal); then freed again
   BoxSpec spec;
   spec.cells = {4, 3, 2};
   const Mesh mesh = generate_box(spec);
   const MeshGeometry g = compute_geometry(mesh);
   Laplacian lap(mesh, g);
+  EXPECT_TRUE(lap.is_orthogonal());
+  EXPECT_TRUE(lap.non_orthogonal_corrections().empty());
+  lap.keep_corrections(true);
   ASSERT_EQ(lap.non_orthogonal_corrections().size(), static_cast<std::size_t>(mesh.n_faces()));
-  lap.drop_corrections();
+  for (label f = 0; f < mesh.n_faces(); ++f)
+    EXPECT_LE(mag(lap.non_orthogonal_corrections()[f]), 1e-10 * mag(g.face_areas[f])) << "face " << f;
+  lap.keep_corrections(false);
   EXPECT_TRUE(lap.non_orthogonal_corrections().empty());
   const ScalarBoundary boundary;  // refused before it is read
   std::vector<Vec3> gradient(mesh.n_cells);
   std::vector<Hessian> hessian(mesh.n_cells);
   std::vector<double> b(mesh.n_cells, 0.0);
   EXPECT_THROW(lap.add_non_orthogonal_correction(1.0, boundary, gradient, hessian, b), std::logic_error);
+
+  // --- a sheared box: made at once, and the same when freed and made again
+  Mesh sheared = generate_box(spec);
+  for (Vec3& p : sheared.points) p.x += 0.3 * p.y;
+  const MeshGeometry gs = compute_geometry(sheared);
+  Laplacian skew(sheared, gs);
+  EXPECT_FALSE(skew.is_orthogonal());
+  ASSERT_EQ(skew.non_orthogonal_corrections().size(), static_cast<std::size_t>(sheared.n_faces()));
+  const std::vector<Vec3> made(skew.non_orthogonal_corrections().begin(), skew.non_orthogonal_corrections().end());
+  skew.keep_corrections(false);
+  skew.keep_corrections(true);
+  ASSERT_EQ(skew.non_orthogonal_corrections().size(), made.size());
+  EXPECT_TRUE(std::equal(made.begin(), made.end(), skew.non_orthogonal_corrections().begin(),
+                         [](const Vec3& a, const Vec3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }));
+  EXPECT_GT(std::count_if(made.begin(), made.end(), [](const Vec3& k) { return mag(k) > 0.0; }), 0);
 }
 
 TEST(Laplacian, ReproducesLinearFieldExactly) {
