@@ -252,7 +252,6 @@ class DeviceFlowStep final : public FlowStep {
     const Mesh& mesh = ops.mesh;
     const MeshGeometry& g = ops.geometry;
     const Laplacian& laplacian = ops.laplacian;
-    const FlowState initial = ops.initial_state();
     const label n = mesh.n_cells;
     const label n_faces = mesh.n_faces();
     const auto& settings = ops.settings;
@@ -297,7 +296,6 @@ class DeviceFlowStep final : public FlowStep {
     // --- state and work arrays
     for (int i = 0; i < 3; ++i) {
       momentum_source[i] = upload<double>(ops.momentum_boundary_source[i]);
-      velocity[i] = upload<double>(initial.velocity[i]);
       velocity_old[i] = DeviceBuffer<double>(n_all);
       conv[i] = DeviceBuffer<double>(n);
       conv_old[i] = DeviceBuffer<double>(n);
@@ -306,9 +304,7 @@ class DeviceFlowStep final : public FlowStep {
       if (gradients) grad_u[i] = DeviceBuffer<Vec3>(n_all);
       if (non_orthogonal) face_b[i] = DeviceBuffer<double>(n_faces);
     }
-    pressure = upload<double>(initial.pressure);
-    grad_p = upload<Vec3>(initial.pressure_gradient);
-    flux = upload<double>(initial.flux);
+    courant_unit = make_initial_flow_state(ops, faces(), cells(), total_volume, velocity, pressure, grad_p, flux);
     pressure_rhs = DeviceBuffer<double>(n);
     face_pressure = DeviceBuffer<double>(n_faces);
     helmholtz_diag = DeviceBuffer<double>(n);
@@ -316,7 +312,6 @@ class DeviceFlowStep final : public FlowStep {
     before_partials = DeviceBuffer<double>(grid_cells);
     sum_partials = DeviceBuffer<double>(n_sums * grid_cells);
     max_partials = DeviceBuffer<double>(n_maxima * grid_cells);
-    courant_unit = ops.courant_number(initial.flux, 1.0);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
     setup_timer.mark("fields and work buffers");
     setup_parts_ = setup_timer.parts();

@@ -387,9 +387,7 @@ class DevicePisoStep final : public FlowStep {
     setup_timer.mark("face and cell data to the device");
 
     // --- state and work arrays
-    const FlowState initial = ops.initial_state();
     for (int i = 0; i < 3; ++i) {
-      velocity[i] = upload<double>(initial.velocity[i]);
       velocity_old[i] = DeviceBuffer<double>(n);
       source[i] = DeviceBuffer<double>(n);
       hbya[i] = DeviceBuffer<double>(n);
@@ -397,9 +395,7 @@ class DevicePisoStep final : public FlowStep {
       if (solved.c[i] && piso.momentum_predictor) rhs[i] = DeviceBuffer<double>(n);
       if (solved.c[i] && (linear_upwind || corrected)) grad_u[i] = DeviceBuffer<Vec3>(n);
     }
-    pressure = upload<double>(initial.pressure);
-    grad_p = upload<Vec3>(initial.pressure_gradient);
-    flux = upload<double>(initial.flux);
+    courant_unit = make_initial_flow_state(ops, faces(), cells(), total_volume, velocity, pressure, grad_p, flux);
     for (auto* faces : {&flux_old, &ddt_corr, &predicted_flux, &face_work}) *faces = DeviceBuffer<double>(n_faces);
     for (auto* faces : {&momentum_lower, &momentum_upper, &pressure_upper}) *faces = DeviceBuffer<double>(n_internal);
     if (corrected) flux_correction = DeviceBuffer<double>(n_internal);
@@ -412,7 +408,6 @@ class DevicePisoStep final : public FlowStep {
     // assembly, each solve and the correction
     const int events = 3 + piso.n_correctors * (piso.n_non_orthogonal_correctors + 3);
     for (int k = 0; k < events; ++k) phase_events.emplace_back();
-    courant_unit = ops.courant_number(initial.flux, 1.0);
     FVMMINI_CUDA_CHECK(cudaDeviceSynchronize());
     setup_timer.mark("fields and work buffers");
     setup_parts_ = setup_timer.parts();

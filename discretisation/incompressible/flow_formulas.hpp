@@ -111,6 +111,18 @@ FVMMINI_FLOW_HD inline double face_velocity(const Faces& F, const double* u, int
                                                 : F.bvelocity[f - F.n_internal][i];
 }
 
+/// The initial flux through face f: the face velocity of U (components u) through S_f; none
+/// through walls and empty faces.
+FVMMINI_FLOW_HD inline double initial_flux(const Faces& F, Components<const double> u, label f) {
+  if (f >= F.n_internal) {
+    const FlowPatchType kind = boundary_kind(F, f);
+    if (kind == FlowPatchType::wall || kind == FlowPatchType::empty) return 0.0;
+  }
+  Vec3 uf;
+  for (int i = 0; i < 3; ++i) uf[i] = face_velocity(F, u.c[i], i, f);
+  return dot(uf, F.area[f]);
+}
+
 /// Pressure on face f for its Gauss gradient, p shifted by `shift`: linear inside, the fixed value
 /// on outlets, the owner's elsewhere (zeroGradient).
 FVMMINI_FLOW_HD inline double face_pressure(const Faces& F, const double* p, double shift, label f) {

@@ -253,19 +253,11 @@ FlowState FlowOperators::initial_state() const {
   for (int i = 0; i < 3; ++i) state.velocity[i].assign(n_cells, settings.initial_velocity[i]);
   state.pressure.assign(n_cells, settings.initial_pressure);
   state.pressure_gradient.assign(n_cells, Vec3{});
-  state.flux.assign(mesh.n_faces(), 0.0);
+  state.flux.resize(mesh.n_faces());
   const flow::Faces F = faces();
   const flow::Components<const double> u{{state.velocity[0].data(), state.velocity[1].data(), state.velocity[2].data()}};
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < F.n_faces; ++f) {
-    if (f >= F.n_internal) {
-      const FlowPatchType kind = flow::boundary_kind(F, f);
-      if (kind == FlowPatchType::wall || kind == FlowPatchType::empty) continue;  // no flux
-    }
-    Vec3 uf;
-    for (int i = 0; i < 3; ++i) uf[i] = flow::face_velocity(F, u.c[i], i, f);
-    state.flux[f] = dot(uf, geometry.face_areas[f]);
-  }
+  for (label f = 0; f < F.n_faces; ++f) state.flux[f] = flow::initial_flux(F, u, f);
   return state;
 }
 

@@ -13,6 +13,7 @@
 
 #include "discretisation/incompressible/flow_step_factory.hpp"
 #include "flow_cases.hpp"
+#include "initial_state_check.hpp"
 #include "mesh/gmsh_reader.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
@@ -61,6 +62,7 @@ void expect_agreement(const FlowSetup& setup, int steps, double dt, const std::s
   const std::unique_ptr<FlowStep> step = make_flow_step(operators, u, p);
   ASSERT_NE(step->describe().find("on the GPU"), std::string::npos) << step->describe();
   FlowStep& device = *step;
+  testing::expect_initial_state(operators, device, dt);
 
   for (int step = 0; step < steps; ++step) {
     const CourantNumber co_host = host.courant_number(dt), co_device = device.courant_number(dt);

@@ -18,6 +18,7 @@
 #include "discretisation/incompressible/flow_step_factory.hpp"
 #include "discretisation/incompressible/piso_step.hpp"
 #include "flow_cases.hpp"
+#include "initial_state_check.hpp"
 #include "mesh/gmsh_reader.hpp"
 #include "mesh/text_reader.hpp"
 #include "solvers/preconditioners/preconditioner_table.hpp"
@@ -83,6 +84,7 @@ void expect_agreement(PisoSetup setup, int steps, double dt, const PisoSolvers& 
   const std::unique_ptr<FlowStep> step = make_flow_step(operators, u, p, &p_final_device);
   ASSERT_NE(step->describe().find("PISO on the GPU"), std::string::npos) << step->describe();
   FlowStep& device = *step;
+  testing::expect_initial_state(operators, device, dt);
 
   for (int n = 0; n < steps; ++n) {
     const CourantNumber co_host = host.courant_number(dt), co_device = device.courant_number(dt);
