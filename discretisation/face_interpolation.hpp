@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
 #include "mesh/geometry.hpp"
 
 namespace fvmmini {
@@ -16,6 +17,6 @@ inline double linear_weight(const Vec3& area, const Vec3& face_centre, const Vec
 }
 
 /// linear_weight of every internal face.
-std::vector<double> linear_weights(const Mesh& mesh, const MeshGeometry& geometry);
+UnfilledVector<double> linear_weights(const Mesh& mesh, const MeshGeometry& geometry);
 
 }  // namespace fvmmini

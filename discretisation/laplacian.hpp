@@ -97,7 +97,7 @@ class Laplacian {
   std::vector<Vec3> boundary_far_end_;  ///< far_end of each boundary face (index f - n_internal)
   std::vector<label> processor_faces_;  ///< ProcessorFaces::faces(), or empty
   std::vector<Vec3> processor_far_end_;  ///< the centre of the cell across each processor face
-  std::vector<double> weights_;
+  UnfilledVector<double> weights_;
   bool orthogonal_ = true;
 };
 

@@ -1,5 +1,8 @@
 #include "discretisation/incompressible/cell_faces.hpp"
 
+#include <utility>
+#include <vector>
+
 #include "mesh/cell_face_lists.hpp"
 
 namespace fvmmini {
@@ -7,16 +10,25 @@ namespace fvmmini {
 CellFaces::CellFaces(const Mesh& mesh) : CellFaces(mesh, cell_face_lists(mesh)) {}
 
 CellFaces::CellFaces(const Mesh& mesh, const CellFaceLists& lists) {
-  std::vector<char> skip(mesh.n_faces(), 0);
+  // --- the empty patches' faces, where there are any (boundary faces: the patches' ranges)
+  std::vector<std::pair<label, label>> empty;
   for (const Patch& patch : mesh.patches)
-    if (patch.type == "empty")
-      for (label f = patch.start; f < patch.start + patch.size; ++f) skip[f] = 1;
+    if (patch.type == "empty" && patch.size > 0) empty.emplace_back(patch.start, patch.start + patch.size);
+  const auto skip = [&](label f) {
+    for (const auto& [begin, end] : empty)
+      if (f >= begin && f < end) return true;
+    return false;
+  };
 
   // --- each cell's faces in face order (owner +1, neighbour -1), counted and filled cell by cell
-  offsets_.assign(mesh.n_cells + 1, 0);
+  offsets_.resize(mesh.n_cells + 1);
+  offsets_[0] = 0;
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < mesh.n_cells; ++c)
-    for_each_face_in_face_order(lists, c, [&](label f) { offsets_[c + 1] += !skip[f]; });
+  for (label c = 0; c < mesh.n_cells; ++c) {
+    label count = 0;
+    for_each_face_in_face_order(lists, c, [&](label f) { count += !skip(f); });
+    offsets_[c + 1] = count;
+  }
   for (label c = 0; c < mesh.n_cells; ++c) offsets_[c + 1] += offsets_[c];
   faces_.resize(offsets_.back());
   signs_.resize(offsets_.back());
@@ -24,7 +36,7 @@ CellFaces::CellFaces(const Mesh& mesh, const CellFaceLists& lists) {
   for (label c = 0; c < mesh.n_cells; ++c) {
     label k = offsets_[c];
     for_each_face_in_face_order(lists, c, [&](label f) {
-      if (skip[f]) return;
+      if (skip(f)) return;
       faces_[k] = f;
       signs_[k++] = mesh.owner[f] == c ? 1 : -1;
     });

@@ -38,7 +38,7 @@ class CellFaces {
   void gauss_gradient(const MeshGeometry& geometry, std::span<const double> face_values, std::span<Vec3> grad) const;
 
  private:
-  std::vector<label> offsets_;
+  UnfilledVector<label> offsets_;  ///< unfilled: every entry written
   UnfilledVector<label> faces_;        ///< unfilled: every entry written
   UnfilledVector<std::int8_t> signs_;  ///< one byte an entry: the products with them are exact
 };

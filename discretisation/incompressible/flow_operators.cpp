@@ -13,10 +13,10 @@ namespace {
 /// coupled faces and taken from the owner on boundary faces: the time scale that the momentum
 /// equation's own 1/A would give in a steady state (OpenFOAM's rAU without the ddt part). volume
 /// and base_diagonal with their ghosts.
-std::vector<double> rhie_chow_times(const Mesh& mesh, label n_coupled, std::span<const label> neighbour,
-                                    std::span<const double> weights, std::span<const double> volume,
-                                    std::span<const double> base_diagonal) {
-  std::vector<double> d(mesh.n_faces());
+UnfilledVector<double> rhie_chow_times(const Mesh& mesh, label n_coupled, std::span<const label> neighbour,
+                                       std::span<const double> weights, std::span<const double> volume,
+                                       std::span<const double> base_diagonal) {
+  UnfilledVector<double> d(mesh.n_faces());
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < mesh.n_faces(); ++f) {
     const label o = mesh.owner[f];
@@ -122,9 +122,13 @@ FlowOperators::FlowOperators(const Mesh& m, const MeshGeometry& g, FlowBoundary 
   else
     least_squares.emplace(mesh, geometry, ghost_centres, lists, false);
   setup.mark("least squares");
-  rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
-                                   with_ghosts<double>(g.cell_volumes, processor),
-                                   with_ghosts<double>(helmholtz_base_diagonal, processor));
+  if (n_ghosts == 0)  // the cell arrays as they are: no copies to append ghosts to
+    rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight, g.cell_volumes,
+                                     helmholtz_base_diagonal);
+  else
+    rhie_chow_time = rhie_chow_times(mesh, n_coupled, coupled_neighbour, coupled_weight,
+                                     with_ghosts<double>(g.cell_volumes, processor),
+                                     with_ghosts<double>(helmholtz_base_diagonal, processor));
   assemble_pressure(lists);
   if (!boundary.fixes_pressure()) pin_reference_cell();
   setup.mark("pressure matrix");

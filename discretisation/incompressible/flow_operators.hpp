@@ -212,7 +212,7 @@ struct FlowOperators {
   /// Per entry of the cells' gather lists, where needs_velocity_gradients (else empty: 144 bytes a
   /// hexahedron that no step reads).
   std::vector<Vec3> least_squares_weights;
-  std::vector<double> rhie_chow_time;  ///< D_f = V_f / (nu L)_f per face: the steady Rhie-Chow time scale
+  UnfilledVector<double> rhie_chow_time;  ///< D_f = V_f / (nu L)_f per face: the steady Rhie-Chow time scale
   /// nu L + V on the diagonal (a step sets V/dt itself), with its processor interfaces, and the
   /// diagonal of nu L alone.
   DistributedLdu helmholtz_system;
