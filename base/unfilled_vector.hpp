@@ -7,7 +7,9 @@
 // on every thread.) For element types without a constructor of their own to run (scalars, Vec3);
 // the owner writes every element before anything reads it.
 
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,5 +41,25 @@ struct NoFillAllocator : std::allocator<T> {
 /// A vector whose resize does not fill: its owner writes every element.
 template <class T>
 using UnfilledVector = std::vector<T, NoFillAllocator<T>>;
+
+/// n copies of value, written on every thread.
+template <class T>
+UnfilledVector<T> filled_on_every_thread(std::size_t n, const T& value) {
+  UnfilledVector<T> v(n);
+  const auto size = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static) if (size > 65536)
+  for (std::ptrdiff_t i = 0; i < size; ++i) v[i] = value;
+  return v;
+}
+
+/// A copy of values, written on every thread.
+template <class T>
+UnfilledVector<T> copied_on_every_thread(std::span<const T> values) {
+  UnfilledVector<T> v(values.size());
+  const auto size = static_cast<std::ptrdiff_t>(values.size());
+#pragma omp parallel for schedule(static) if (size > 65536)
+  for (std::ptrdiff_t i = 0; i < size; ++i) v[i] = values[i];
+  return v;
+}
 
 }  // namespace fvmmini

@@ -184,9 +184,9 @@ void FlowOperators::assemble_helmholtz(std::span<const label> global_cell, const
   laplacian.assemble(settings.viscosity, velocity_component_boundary(mesh, geometry, boundary, 0), helmholtz, lists);
   helmholtz_system.interfaces = processor.interfaces(laplacian.processor_couplings(settings.viscosity));
   helmholtz_system.global_rows.assign(global_cell.begin(), global_cell.end());
-  helmholtz_base_diagonal = helmholtz.diag;
+  helmholtz_base_diagonal = copied_on_every_thread<double>(helmholtz.diag);
   for (int i = 0; i < 3; ++i) {
-    momentum_boundary_source[i].assign(n_cells, 0.0);
+    momentum_boundary_source[i] = filled_on_every_thread<double>(n_cells, 0.0);
     laplacian.add_boundary_source(settings.viscosity, velocity_component_boundary(mesh, geometry, boundary, i),
                                   momentum_boundary_source[i]);
   }
@@ -209,7 +209,7 @@ void FlowOperators::assemble_pressure(const CellFaceLists& lists) {
   laplacian.assemble(1.0, pressure_bc, pressure_system.local, lists);
   pressure_system.interfaces = processor.interfaces(laplacian.processor_couplings(1.0));
   pressure_system.global_rows = helmholtz_system.global_rows;
-  pressure_source.assign(mesh.n_cells, 0.0);
+  pressure_source = filled_on_every_thread<double>(mesh.n_cells, 0.0);
   laplacian.add_boundary_source(1.0, pressure_bc, pressure_source);
 }
 

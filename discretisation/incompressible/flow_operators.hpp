@@ -216,12 +216,12 @@ struct FlowOperators {
   /// nu L + V on the diagonal (a step sets V/dt itself), with its processor interfaces, and the
   /// diagonal of nu L alone.
   DistributedLdu helmholtz_system;
-  std::vector<double> helmholtz_base_diagonal;
-  std::array<std::vector<double>, 3> momentum_boundary_source;  ///< nu a_b U_b,i per cell
+  UnfilledVector<double> helmholtz_base_diagonal;
+  std::array<UnfilledVector<double>, 3> momentum_boundary_source;  ///< nu a_b U_b,i per cell
   /// A = -div grad, with the weak pin of the reference cell, and its processor interfaces; a_b p_b
   /// on fixed faces + the pin's term.
   DistributedLdu pressure_system;
-  std::vector<double> pressure_source;
+  UnfilledVector<double> pressure_source;
 
  private:
   /// With ghosts, the coupled faces' and the cells' arrays with the ghosts' appended.
