@@ -1,7 +1,6 @@
 #include "linalg/ldu_matrix.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -27,47 +26,21 @@ struct FaceEnds {
   label row(label code) const { return code >= 0 ? a.upper[code] : a.lower[-1 - code]; }
 };
 
-}  // namespace
-
-std::vector<label> row_lengths(const LduAddressing& a) {
-  // --- counted in place: a thread's faces share their rows with few others' (the lower rows of
-  //     its range of faces, their upper rows nearby on a banded mesh), so the atomics seldom meet;
-  //     row_faces' buckets took twice as long on 2 threads at 8 M rows
-  std::vector<label> length(a.n_rows);
-#pragma omp parallel
-  {
-#pragma omp for schedule(static)
-    for (label i = 0; i < a.n_rows; ++i) length[i] = 1;
-#pragma omp for schedule(static)
-    for (label f = 0; f < a.n_faces(); ++f) {
-      std::atomic_ref<label>(length[a.lower[f]]).fetch_add(1, std::memory_order_relaxed);
-      std::atomic_ref<label>(length[a.upper[f]]).fetch_add(1, std::memory_order_relaxed);
-    }
-  }
-  return length;
-}
-
-std::vector<label> row_lengths(const RowFaces& faces) {
-  const auto n = static_cast<label>(faces.ptr.empty() ? 0 : faces.ptr.size() - 1);
-  std::vector<label> length(n);
-#pragma omp parallel for schedule(static)
-  for (label i = 0; i < n; ++i) length[i] = 1 + faces.ptr[i + 1] - faces.ptr[i];
-  return length;
-}
-
-// The ends listed row by row in face order: a stable counting sort on every thread without
-// atomics. Each thread buckets its own range of ends by blocks of rows (counted, then placed),
-// then each block is one thread's, its ends read in their order. (Atomic counters and a sort of
-// each row took 2.3 times as long at 64 M rows on 16 threads.)
-RowFaces row_faces(const LduAddressing& a) {
+/// The ends counted per row (count[i]: the faces of row i) and, with `r`, listed row by row in
+/// face order. A stable counting sort on every thread without atomics: each thread buckets its
+/// own range of ends by blocks of rows (counted, then placed), then each block is one thread's,
+/// its ends read in their order. (Atomic counters and a sort of each row took 2.3 times as long
+/// at 64 M rows on 16 threads.)
+void sort_ends_by_row(const LduAddressing& a, std::vector<label>& count, RowFaces* r) {
   const FaceEnds ends{a};
   const label n = a.n_rows;
   const std::int64_t n_ends = ends.count();
-  std::vector<label> count(n, 0);
-  RowFaces r;
-  r.ptr.assign(n + 1, 0);
-  r.faces.resize(n_ends);
-  if (n == 0) return r;
+  count.assign(n, 0);
+  if (r) {
+    r->ptr.assign(n + 1, 0);
+    r->faces.resize(n_ends);
+  }
+  if (n == 0) return;
   const int max_threads = omp_get_max_threads();
   int shift = 10;  // blocks of 2^shift rows: at least 1024, about 16 a thread
   while ((std::int64_t{n} >> shift) > 16 * max_threads) ++shift;
@@ -102,25 +75,53 @@ RowFaces row_faces(const LduAddressing& a) {
       const std::int64_t begin = offset[static_cast<std::size_t>(b) * nt];
       const std::int64_t end = offset[static_cast<std::size_t>(b + 1) * nt];
       for (std::int64_t k = begin; k < end; ++k) ++count[ends.row(bucketed[k])];
+      if (!r) continue;
       cursor.resize(row1 - row0);
       label at = static_cast<label>(begin);
       for (label i = row0; i < row1; ++i) {
-        r.ptr[i] = cursor[i - row0] = at;
+        r->ptr[i] = cursor[i - row0] = at;
         at += count[i];
       }
       for (std::int64_t k = begin; k < end; ++k) {
         const label c = bucketed[k];
-        r.faces[cursor[ends.row(c) - row0]++] = FaceEnds::face(c);
+        r->faces[cursor[ends.row(c) - row0]++] = FaceEnds::face(c);
       }
     }
+    if (r) {
 #pragma omp for schedule(static)
-    for (label f = 1; f < a.n_faces(); ++f) lower_sorted = lower_sorted && a.lower[f - 1] <= a.lower[f];
+      for (label f = 1; f < a.n_faces(); ++f) lower_sorted = lower_sorted && a.lower[f - 1] <= a.lower[f];
+    }
   }
-  r.ptr[n] = static_cast<label>(n_ends);
-  if (lower_sorted) return r;
+  if (!r) return;
+  r->ptr[n] = static_cast<label>(n_ends);
+  if (lower_sorted) return;
   // --- faces not in upper-triangular order: a row's upper ends need not all come first
 #pragma omp parallel for schedule(static)
-  for (label i = 0; i < n; ++i) std::sort(r.faces.begin() + r.ptr[i], r.faces.begin() + r.ptr[i + 1]);
+  for (label i = 0; i < n; ++i) std::sort(r->faces.begin() + r->ptr[i], r->faces.begin() + r->ptr[i + 1]);
+}
+
+}  // namespace
+
+std::vector<label> row_lengths(const LduAddressing& a) {
+  std::vector<label> length;
+  sort_ends_by_row(a, length, nullptr);
+#pragma omp parallel for schedule(static)
+  for (label i = 0; i < a.n_rows; ++i) ++length[i];
+  return length;
+}
+
+std::vector<label> row_lengths(const RowFaces& faces) {
+  const auto n = static_cast<label>(faces.ptr.empty() ? 0 : faces.ptr.size() - 1);
+  std::vector<label> length(n);
+#pragma omp parallel for schedule(static)
+  for (label i = 0; i < n; ++i) length[i] = 1 + faces.ptr[i + 1] - faces.ptr[i];
+  return length;
+}
+
+RowFaces row_faces(const LduAddressing& a) {
+  std::vector<label> count;
+  RowFaces r;
+  sort_ends_by_row(a, count, &r);
   return r;
 }
 
