@@ -47,7 +47,9 @@ template <class T>
 UnfilledVector<T> filled_on_every_thread(std::size_t n, const T& value) {
   UnfilledVector<T> v(n);
   const auto size = static_cast<std::ptrdiff_t>(n);
+#if defined(_OPENMP)  // a translation unit without OpenMP (a CUDA one) fills on one thread
 #pragma omp parallel for schedule(static) if (size > 65536)
+#endif
   for (std::ptrdiff_t i = 0; i < size; ++i) v[i] = value;
   return v;
 }
@@ -57,7 +59,9 @@ template <class T>
 UnfilledVector<T> copied_on_every_thread(std::span<const T> values) {
   UnfilledVector<T> v(values.size());
   const auto size = static_cast<std::ptrdiff_t>(values.size());
+#if defined(_OPENMP)  // a translation unit without OpenMP (a CUDA one) fills on one thread
 #pragma omp parallel for schedule(static) if (size > 65536)
+#endif
   for (std::ptrdiff_t i = 0; i < size; ++i) v[i] = values[i];
   return v;
 }
