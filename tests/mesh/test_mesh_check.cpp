@@ -332,8 +332,9 @@ TEST(MeshCheck, CountsTheRegionsThatNoInternalFaceConnects) {
 }
 
 TEST(MeshCheck, RegionsAreTheSameOnAnyNumberOfThreads) {
-  // --- cells 0..n: chains that jump (c with c + 7 where c % 5 == 1, c with c + 3 where c % 5 == 2),
-  //     the rest alone, in upper-triangular order; regions found by a serial union of the chains
+  // --- cells 0..n: pairs across the threads' ranges (c with c + 7 where c % 5 == 1, c with c + 3
+  //     where c % 5 == 2), the rest alone, in upper-triangular order; the regions found by a serial
+  //     relaxation
   Mesh mesh;
   mesh.n_cells = 5003;
   std::vector<label> lowest(mesh.n_cells);
