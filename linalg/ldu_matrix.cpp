@@ -103,10 +103,60 @@ void sort_ends_by_row(const LduAddressing& a, std::vector<label>& count, RowFace
 }  // namespace
 
 std::vector<label> row_lengths(const LduAddressing& a) {
-  std::vector<label> length;
-  sort_ends_by_row(a, length, nullptr);
+  // --- each thread counts its slice of the faces' ends into its own window of rows, those its
+  //     ends span, then each row sums the windows that hold it: no atomics, no sort. On a mesh
+  //     numbered with any locality the windows are the thread's rows and a band beyond; where
+  //     they would hold more than the buckets of row_faces' sort (a random numbering on many
+  //     threads), that sort counts instead.
+  const label n = a.n_rows;
+  const label n_faces = a.n_faces();
+  std::vector<label> length(n, 1);  // the diagonal
+  if (n_faces == 0) return length;
+  const int max_threads = omp_get_max_threads();
+  std::vector<label> first_row(max_threads, 0), last_row(max_threads, -1);
+  std::vector<std::vector<label>> window(max_threads);
+  bool windows_fit = true;
+#pragma omp parallel
+  {
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const label f0 = static_cast<label>(std::int64_t{n_faces} * t / nt);
+    const label f1 = static_cast<label>(std::int64_t{n_faces} * (t + 1) / nt);
+    label lo = n, hi = -1;
+    for (label f = f0; f < f1; ++f) {
+      lo = std::min({lo, a.lower[f], a.upper[f]});
+      hi = std::max({hi, a.lower[f], a.upper[f]});
+    }
+    first_row[t] = lo;
+    last_row[t] = hi;
+#pragma omp barrier
+#pragma omp single
+    {
+      std::int64_t held = 0;
+      for (int k = 0; k < nt; ++k) held += std::max<std::int64_t>(0, std::int64_t{last_row[k]} - first_row[k] + 1);
+      windows_fit = held <= 2 * std::int64_t{n_faces};
+    }
+    if (windows_fit) {
+      std::vector<label>& w = window[t];
+      w.assign(static_cast<std::size_t>(std::max(0, hi - lo + 1)), 0);
+      for (label f = f0; f < f1; ++f) {
+        ++w[a.lower[f] - lo];
+        ++w[a.upper[f] - lo];
+      }
+#pragma omp barrier
+      // --- rows in the same static ranges on every thread; each adds the windows over its range
+      const label r0 = static_cast<label>(std::int64_t{n} * t / nt);
+      const label r1 = static_cast<label>(std::int64_t{n} * (t + 1) / nt);
+      for (int k = 0; k < nt; ++k) {
+        const label from = std::max(r0, first_row[k]), to = std::min(r1 - 1, last_row[k]);
+        for (label i = from; i <= to; ++i) length[i] += window[k][i - first_row[k]];
+      }
+    }
+  }
+  if (windows_fit) return length;
+  std::vector<label> count;
+  sort_ends_by_row(a, count, nullptr);
 #pragma omp parallel for schedule(static)
-  for (label i = 0; i < a.n_rows; ++i) ++length[i];
+  for (label i = 0; i < n; ++i) length[i] += count[i];
   return length;
 }
 

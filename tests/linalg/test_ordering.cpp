@@ -445,6 +445,34 @@ TEST(RowFaces, EachRowListsItsFacesInFaceOrderOnOneThreadAsOnSeveral) {
   }
 }
 
+TEST(RowLengths, TheSameOnAnyNumberOfThreadsWhateverTheNumbering) {
+  // --- banded numberings (each thread's window of rows narrow), a random one (windows as wide as
+  //     the matrix: on many threads the bucket sort counts), fewer faces than threads, none at all
+  const LduAddressing box = *test::box_matrix(24, 17, 11, 1).addressing;
+  const LduAddressing random = *test::random_matrix(3000, 5, 9).addressing;
+  const LduAddressing one_face = *test::addressing_from_pairs(5, {{1, 4}});
+  LduAddressing no_faces;
+  no_faces.n_rows = 4;
+  LduAddressing renumbered = box;  // a box numbered backwards: ends below their faces' lower rows
+  for (label f = 0; f < renumbered.n_faces(); ++f) {
+    renumbered.lower[f] = box.n_rows - 1 - box.upper[f];
+    renumbered.upper[f] = box.n_rows - 1 - box.lower[f];
+  }
+  for (const LduAddressing* addressing :
+       std::array<const LduAddressing*, 5>{&box, &random, &one_face, &no_faces, &renumbered}) {
+    const LduAddressing& a = *addressing;
+    std::vector<label> expected(a.n_rows, 1);
+    for (label f = 0; f < a.n_faces(); ++f) {
+      ++expected[a.lower[f]];
+      ++expected[a.upper[f]];
+    }
+    for (const int threads : {1, 2, 3, 7, 16}) {
+      const test::Threads scope(threads);
+      EXPECT_EQ(row_lengths(a), expected) << a.n_rows << " rows, " << threads << " threads";
+    }
+  }
+}
+
 TEST(MatrixStatistics, BandwidthProfileAndRowLengths) {
   // 0-1, 0-3, 2-3: rows have 3, 2, 2, 3 nonzeros; furthest lower neighbour: -, 1, -, 3 -> profile 4
   const auto a = test::addressing_from_pairs(4, {{0, 1}, {0, 3}, {2, 3}});
