@@ -28,7 +28,7 @@ std::vector<label> gamg_groups(const Mesh& mesh, const MeshGeometry& geometry, i
       group.resize(static_cast<std::size_t>(n));
       std::iota(group.begin(), group.end(), 0);
     }
-    for (label& g : group) g = h.agglomerations[l].coarse_of[g];
+    for (label& g : group) g = h.agglomerations[l]->coarse_of[g];
   }
   return group;
 }

@@ -260,7 +260,7 @@ TEST_F(CudaGamg, TheDeviceHierarchyIsTheHostsParallelPairToTheBit) {
         for (int l = 0; l + 1 < h.levels(); ++l) {
           const Permutation fine = l == 0 ? prepared.permutation : Permutation::identity(h.level(l).n);
           const Transfer t =
-              make_transfer(host.agglomerations[l], fine, Permutation::identity(h.level(l + 1).n));
+              make_transfer(*host.agglomerations[l], fine, Permutation::identity(h.level(l + 1).n));
           const cuda::DeviceLevel& d = h.level(l);
           EXPECT_EQ(download(d.coarse_of), t.coarse_of) << where << ", level " << l;
           EXPECT_EQ(download(d.group_ptr), t.group_ptr) << where << ", level " << l;

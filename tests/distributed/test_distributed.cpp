@@ -427,7 +427,7 @@ TEST(DistributedGamg, EveryLevelIsTheWholeMatrixsGalerkinProduct) {
   std::iota(group.begin(), group.end(), 0);
   for (label l = 1; l < h.levels(); ++l) {
     SCOPED_TRACE("level " + std::to_string(l));
-    for (label& g : group) g = h.agglomeration.agglomerations[l - 1].coarse_of[g];
+    for (label& g : group) g = h.agglomeration.agglomerations[l - 1]->coarse_of[g];
     EXPECT_EQ(rows_across(h.interfaces(l), world()), h.interface_transfers[l - 1].rows_across);
     std::vector<label> offsets;
     const LduMatrix whole = gather_whole_matrix(h.matrix(l, fine), h.interfaces(l),

@@ -146,7 +146,7 @@ TEST(Agglomeration, EveryLevelNumbersItsGroupsInTheirLeadingRowsOrder) {
         for (std::size_t l = 0; l < h.agglomerations.size(); ++l) {
           SCOPED_TRACE("mergeLevels " + std::to_string(merge) + (parallel ? ", parallelPair" : "") + ", level " +
                        std::to_string(l + 1));
-          const Agglomeration& a = h.agglomerations[l];
+          const Agglomeration& a = *h.agglomerations[l];
           for (label& g : group) g = a.coarse_of[g];
           ASSERT_EQ(static_cast<label>(a.leading_row.size()), a.coarse->n_rows);
           for (label c = 0; c < a.coarse->n_rows; ++c) {
@@ -192,7 +192,7 @@ TEST(Agglomeration, RoundingNoiseInTheWeightsDoesNotTearTheRegularPairing) {
   const AgglomerationHierarchy a = agglomerate(exact, 10, 2), b = agglomerate(noisy, 10, 2);
   ASSERT_EQ(a.levels(), b.levels());
   for (label l = 0; l + 1 < a.levels(); ++l) {
-    EXPECT_EQ(a.agglomerations[l].coarse_of, b.agglomerations[l].coarse_of) << "level " << l;
+    EXPECT_EQ(a.agglomerations[l]->coarse_of, b.agglomerations[l]->coarse_of) << "level " << l;
     EXPECT_EQ(a.coarse[l].addressing->nnz(), b.coarse[l].addressing->nnz()) << "level " << l;
   }
 }
@@ -206,7 +206,7 @@ TEST(Agglomeration, CoarseMatricesAreTheGalerkinProduct) {
         for (label k = 0; k + 1 < h.levels(); ++k) {
           const LduMatrix& fine = k == 0 ? m : h.coarse[k - 1];
           const LduMatrix& coarse = h.coarse[k];
-          const auto& coarse_of = h.agglomerations[k].coarse_of;
+          const auto& coarse_of = h.agglomerations[k]->coarse_of;
           // --- R A R^T densely, R_ci = 1 when fine row i is in group c
           const std::size_t n = fine.n_rows(), nc = coarse.n_rows();
           const std::vector<double> a = dense(fine);
@@ -232,8 +232,8 @@ TEST(Agglomeration, ARefreshRecomputesTheCoarseValues) {
   refresh_coarse_values(second, refreshed);
   // the same grouping on the new values, level by level
   for (label k = 0; k + 1 < refreshed.levels(); ++k) {
-    LduMatrix expected = make_ldu_matrix(refreshed.agglomerations[k].coarse);
-    galerkin_values(k == 0 ? second : refreshed.coarse[k - 1], refreshed.agglomerations[k], expected);
+    LduMatrix expected = make_ldu_matrix(refreshed.agglomerations[k]->coarse);
+    galerkin_values(k == 0 ? second : refreshed.coarse[k - 1], *refreshed.agglomerations[k], expected);
     EXPECT_EQ(expected.diag, refreshed.coarse[k].diag);
     EXPECT_EQ(expected.upper, refreshed.coarse[k].upper);
   }
@@ -256,7 +256,7 @@ TEST(Agglomeration, ASharedAgglomerationIsTheMatrixsOwnWhereItsFacesAreAMultiple
       const AgglomerationHierarchy shared = shared_agglomeration(u, model);
       ASSERT_EQ(shared.levels(), own.levels());
       for (label k = 0; k + 1 < own.levels(); ++k) {
-        EXPECT_EQ(shared.agglomerations[k].coarse_of, own.agglomerations[k].coarse_of) << "level " << k;
+        EXPECT_EQ(shared.agglomerations[k]->coarse_of, own.agglomerations[k]->coarse_of) << "level " << k;
         EXPECT_EQ(shared.coarse[k].addressing, model.coarse[k].addressing) << "level " << k;  // shared, not copied
         EXPECT_EQ(shared.coarse[k].diag, own.coarse[k].diag) << "level " << k;
         EXPECT_EQ(shared.coarse[k].upper, own.coarse[k].upper) << "level " << k;
@@ -439,6 +439,42 @@ TEST(Gamg, ASolverOnTheSamePatternSharesTheAgglomerationAndSolvesAlike) {
   SolverSettings mcsgs = gamg_settings(Smoother::mcsgs, 2, 1, "none");
   mcsgs.format = "csr";
   EXPECT_EQ(first_part(*make_linear_solver(p, mcsgs, velocity.get())), "shared agglomeration");
+}
+
+// What a shared agglomeration shares: its model's groups and, where both levels are numbered as
+// the model's (the same format and ordering), its transfers, the level formats copied with this
+// matrix's values; the V-cycle is the standalone one's to the bit either way.
+TEST(Gamg, ASharedHierarchyTakesItsModelsTransfersAndCopiesItsLevelFormats) {
+  const LduMatrix p = box_matrix(12, 11, 10, 6), u = momentum_like(p);
+  const std::vector<double> r = random_vector(p.n_rows(), 3);
+  for (const auto& [model_format, format] : std::vector<std::pair<std::string, std::string>>{
+           {"csr", "csr"}, {"sell", "sell"}, {"csr", "sell"}, {"staircase", "staircase"}}) {
+    SolverSettings s = gamg_settings(Smoother::jacobi, 1, 1, "none");
+    SolverSettings model_settings = s;
+    model_settings.format = model_format;
+    s.format = format;
+    const auto model_op = make_reference_operator(u, prepare_format(u, model_format, "none", {}));
+    const auto op = make_reference_operator(p, prepare_format(p, format, "none", {}));
+    const HostGamg model(u, model_op->prepared().permutation, model_settings,
+                         model_op->prepared().position_before_grouping);
+    HostGamg shared(p, op->prepared().permutation, s, op->prepared().position_before_grouping, {}, &model);
+    HostGamg alone(p, op->prepared().permutation, s, op->prepared().position_before_grouping);
+    const GamgHierarchy& h = shared.hierarchy();
+    ASSERT_TRUE(h.shared);
+    ASSERT_GE(h.levels(), 4) << format;
+    for (label l = 0; l + 1 < h.levels(); ++l) {
+      EXPECT_EQ(h.agglomeration.agglomerations[l], model.hierarchy().agglomeration.agglomerations[l]) << l;
+      const bool same_numbering = h.numbering[l].new_to_old == model.hierarchy().numbering[l].new_to_old &&
+                                  h.numbering[l + 1].new_to_old == model.hierarchy().numbering[l + 1].new_to_old;
+      EXPECT_EQ(h.transfers[l] == model.hierarchy().transfers[l], same_numbering) << format << " level " << l;
+      if (model_format == format) EXPECT_TRUE(same_numbering) << format << " level " << l;  // copied formats
+      EXPECT_EQ(h.numbering[l].new_to_old, alone.hierarchy().numbering[l].new_to_old) << format << " level " << l;
+    }
+    std::vector<double> z_shared(r.size(), std::nan("")), z_alone(r.size(), std::nan(""));
+    shared.apply(*op, r, z_shared);
+    alone.apply(*op, r, z_alone);
+    EXPECT_EQ(z_shared, z_alone) << model_format << " -> " << format;
+  }
 }
 
 TEST(Gamg, TheMcsgsSmootherKeepsTheOrderingsColoursInEveryFormat) {

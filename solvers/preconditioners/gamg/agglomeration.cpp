@@ -268,7 +268,7 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
     if (passes == 0) break;
     LduMatrix coarse = make_ldu_matrix(merged.coarse);
     galerkin_values(level, merged, coarse);
-    h.agglomerations.push_back(std::move(merged));
+    h.agglomerations.push_back(std::make_shared<const Agglomeration>(std::move(merged)));
     h.coarse.push_back(std::move(coarse));
     if (passes < merge_levels) break;
   }
@@ -278,9 +278,9 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
 AgglomerationHierarchy shared_agglomeration(const LduMatrix& fine, const AgglomerationHierarchy& model) {
   AgglomerationHierarchy h;
   h.agglomerations = model.agglomerations;
-  for (const Agglomeration& a : h.agglomerations) {
-    h.coarse.push_back(make_ldu_matrix(a.coarse));
-    galerkin_values(h.coarse.size() == 1 ? fine : h.coarse[h.coarse.size() - 2], a, h.coarse.back());
+  for (const auto& a : h.agglomerations) {
+    h.coarse.push_back(make_ldu_matrix(a->coarse));
+    galerkin_values(h.coarse.size() == 1 ? fine : h.coarse[h.coarse.size() - 2], *a, h.coarse.back());
   }
   return h;
 }
@@ -295,11 +295,11 @@ void pad_levels(const LduMatrix& fine, label levels, AgglomerationHierarchy& h) 
       a.leading_row.resize(static_cast<std::size_t>(last.n_rows()));
       for (label i = 0; i < last.n_rows(); ++i) a.leading_row[i] = i;
     } else {
-      a.leading_row = h.agglomerations.back().leading_row;
+      a.leading_row = h.agglomerations.back()->leading_row;
     }
     LduMatrix coarse = make_ldu_matrix(a.coarse);
     galerkin_values(last, a, coarse);
-    h.agglomerations.push_back(std::move(a));
+    h.agglomerations.push_back(std::make_shared<const Agglomeration>(std::move(a)));
     h.coarse.push_back(std::move(coarse));
   }
 }
@@ -312,7 +312,7 @@ void truncate_levels(label levels, AgglomerationHierarchy& h) {
 
 void refresh_coarse_values(const LduMatrix& fine, AgglomerationHierarchy& h) {
   for (std::size_t k = 0; k < h.coarse.size(); ++k)
-    galerkin_values(k == 0 ? fine : h.coarse[k - 1], h.agglomerations[k], h.coarse[k]);
+    galerkin_values(k == 0 ? fine : h.coarse[k - 1], *h.agglomerations[k], h.coarse[k]);
 }
 
 Transfer make_transfer(const Agglomeration& a, const Permutation& fine, const Permutation& coarse) {

@@ -60,8 +60,9 @@ Agglomeration agglomerate_addressing(const LduAddressing& fine, std::vector<labe
 void galerkin_values(const LduMatrix& fine, const Agglomeration& agglomeration, LduMatrix& coarse);
 
 struct AgglomerationHierarchy {
-  std::vector<Agglomeration> agglomerations;  ///< level k -> level k + 1
-  std::vector<LduMatrix> coarse;              ///< level k + 1, in its own (agglomeration) numbering
+  /// level k -> level k + 1; never changed once made, so the GAMGs of one pattern share them
+  std::vector<std::shared_ptr<const Agglomeration>> agglomerations;
+  std::vector<LduMatrix> coarse;  ///< level k + 1, in its own (agglomeration) numbering
   label levels() const { return static_cast<label>(coarse.size()) + 1; }
 };
 
@@ -73,8 +74,8 @@ AgglomerationHierarchy agglomerate(const LduMatrix& fine, label n_cells_in_coars
                                    bool parallel = false);
 
 /// Another matrix's agglomeration on `fine`'s pattern (OpenFOAM keeps one agglomeration a mesh
-/// for every GAMG solve on it): its groups and coarse addressing shared, the coarse values
-/// fine's Galerkin products. @pre `model` was agglomerated on fine's addressing
+/// for every GAMG solve on it): its agglomerations shared, not copied, the coarse values fine's
+/// Galerkin products. @pre `model` was agglomerated on fine's addressing
 AgglomerationHierarchy shared_agglomeration(const LduMatrix& fine, const AgglomerationHierarchy& model);
 
 /// Levels of one group per row appended until the hierarchy has `levels` levels: across ranks

@@ -33,12 +33,13 @@ label cells_to_gather(const GamgSettings& g, bool cuda) {
   return cuda ? cuda_cells_to_gather : reference_cells_to_gather;
 }
 
-PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& s, const std::string& fallback_format) {
+PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& s, const std::string& fallback_format,
+                             const PreparedFormat* model) {
   try {
-    return prepare_format(m, s.format, s.ordering, s.format_parameters);
+    return prepare_format(m, s.format, s.ordering, s.format_parameters, 1, {}, model);
   } catch (const std::invalid_argument&) {
     if (s.format == fallback_format) throw;
-    return prepare_format(m, fallback_format, s.ordering, s.format_parameters);
+    return prepare_format(m, fallback_format, s.ordering, s.format_parameters, 1, {}, model);
   }
 }
 
@@ -74,7 +75,8 @@ bool shares_agglomeration(const LduMatrix& fine, const GamgSettings& g, const Ga
 
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& s,
                                    const std::string& fallback_format, std::span<const label> sequence,
-                                   GamgRanks ranks, const GamgHierarchy* model) {
+                                   GamgRanks ranks, const GamgHierarchy* model,
+                                   std::span<const PreparedFormat* const> level_formats) {
   const GamgSettings& g = s.gamg;
   if (g.n_pre_sweeps != g.n_post_sweeps)
     throw std::invalid_argument(fmt::format(
@@ -105,7 +107,7 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
     h.fine_interfaces = *ranks.interfaces;
     for (label l = 0; l + 1 < h.levels(); ++l)
       h.interface_transfers.push_back(
-          agglomerate_interfaces(h.interfaces(l), h.agglomeration.agglomerations[l].coarse_of, *h.comm));
+          agglomerate_interfaces(h.interfaces(l), h.agglomeration.agglomerations[l]->coarse_of, *h.comm));
     h.coarsest_across =
         h.levels() == 1 ? rows_across(h.fine_interfaces, *h.comm) : h.interface_transfers.back().rows_across;
     timer.mark("interfaces");
@@ -121,19 +123,29 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
       h.grid.push_back({m.n_rows(), m.addressing->nnz(), gathered_at > 0 ? "gathered" : "dense"});
       break;
     }
-    PreparedFormat p = prepare_level(m, s, fallback_format);
+    const auto k = static_cast<std::size_t>(l - 1);
+    PreparedFormat p = prepare_level(m, s, fallback_format,
+                                     h.shared && k < level_formats.size() ? level_formats[k] : nullptr);
     h.numbering.push_back(p.permutation);
     h.sequence.push_back(p.position_before_grouping);
     h.grid.push_back({m.n_rows(), p.format.figures().nnz, p.format_name});
     h.prepared.push_back(std::move(p));
   }
   timer.mark("formats");
+  const auto numbered_as_model = [&](label l) {
+    return h.shared && static_cast<std::size_t>(l) < model->numbering.size() &&
+           model->numbering[l].new_to_old == h.numbering[l].new_to_old;
+  };
   for (label l = 0; l + 1 < levels; ++l)
-    h.transfers.push_back(make_transfer(h.agglomeration.agglomerations[l], h.numbering[l], h.numbering[l + 1]));
+    h.transfers.push_back(
+        numbered_as_model(l) && numbered_as_model(l + 1) && static_cast<std::size_t>(l) < model->transfers.size()
+            ? model->transfers[l]
+            : std::make_shared<const Transfer>(make_transfer(*h.agglomeration.agglomerations[l], h.numbering[l],
+                                                             h.numbering[l + 1])));
   timer.mark("transfers");
   if (gathered_at > 0) {
     if (!ranks.global_rows.empty())  // its leading rows' places in the whole mesh: one rank's numbering
-      for (label row : h.agglomeration.agglomerations.back().leading_row)
+      for (label row : h.agglomeration.agglomerations.back()->leading_row)
         h.gathered_keys.push_back(ranks.global_rows[row]);
     h.gathered = gather_level(h.matrix(levels - 1, fine), h.interfaces(levels - 1), h.coarsest_across, *h.comm,
                               h.gathered_keys);
@@ -194,8 +206,12 @@ HostGamg::HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSet
                    std::span<const label> sequence, GamgRanks ranks, const HostGamg* model)
     : settings_(s.gamg), hierarchy_([&] {
         ranks.cells_to_gather = cells_to_gather(s.gamg, false);
+        std::vector<const PreparedFormat*> model_formats;  // the model's levels, now its operators'
+        if (model)
+          for (std::size_t l = 1; l < model->levels_.size(); ++l)
+            model_formats.push_back(model->levels_[l].op ? &model->levels_[l].op->prepared() : nullptr);
         return build_gamg_hierarchy(fine, op, s, auto_format("reference"), sequence, ranks,
-                                    model ? &model->hierarchy() : nullptr);
+                                    model ? &model->hierarchy() : nullptr, model_formats);
       }()) {
   PartTimer timer;  // from the hierarchy's end
   const label levels = hierarchy_.levels();
@@ -353,9 +369,9 @@ void HostGamg::cycle(label l, std::span<const double> b, std::span<double> x) {
     for (int sweep = 1; sweep < settings_.n_pre_sweeps; ++sweep) correct(l, b, x);
     multiply(l, x, ax);
   }
-  reference::restrict_residual(hierarchy_.transfers[l], b, ax, coarse_b, k_);
+  reference::restrict_residual(*hierarchy_.transfers[l], b, ax, coarse_b, k_);
   cycle(l + 1, coarse_b, coarse_x);
-  reference::prolong_add(hierarchy_.transfers[l], settings_.correction_scale, coarse_x, x, k_);
+  reference::prolong_add(*hierarchy_.transfers[l], settings_.correction_scale, coarse_x, x, k_);
   for (int sweep = 0; sweep < settings_.n_post_sweeps; ++sweep) {
     if (in_place)
       reference::sgs_sweep(*v.sgs, b, x, ax, false);

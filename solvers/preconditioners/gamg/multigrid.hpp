@@ -76,7 +76,9 @@ struct GamgHierarchy {
   /// format's grouping (PreparedFormat::position_before_grouping; empty: no grouping). The mcsgs
   /// smoother colours in that order, so a colour ordering keeps its colours in any format.
   std::vector<std::vector<label>> sequence;
-  std::vector<Transfer> transfers;        ///< level l -> l + 1
+  /// level l -> l + 1; a shared agglomeration's GAMG takes its model's where it numbers both
+  /// levels alike
+  std::vector<std::shared_ptr<const Transfer>> transfers;
   WholeCoarsest coarsest;                 ///< the coarsest level's direct solve, in its operator numbering
   std::vector<PreconditionerInfo::GridLevel> grid;  ///< rows, nonzeros and format per level
   /// build_gamg_hierarchy's time in parts (PreconditionerInfo::setup_parts): agglomeration,
@@ -125,11 +127,15 @@ bool shares_agglomeration(const LduMatrix& fine, const GamgSettings& g, const Ga
 /// @param[in] op the solver operator's numbering of `fine`
 /// @param[in] sequence the solver operator's position_before_grouping (empty: none)
 /// @param[in] model another GAMG's hierarchy on the same pattern (null: none)
+/// @param[in] level_formats where the agglomeration is model's: model's formats of levels 1 ..
+///   levels() - 2 (at [level - 1]; null or missing: none), each copied with this matrix's values
+///   where it fits (prepare_format's model) instead of being ordered and built again
 /// @throws std::invalid_argument for unequal pre- and post-sweeps or a bad key
 /// @throws SolverError when the coarsest matrix is not SPD or too large for a direct solve
 GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
                                    const std::string& fallback_format, std::span<const label> sequence = {},
-                                   GamgRanks ranks = {}, const GamgHierarchy* model = nullptr);
+                                   GamgRanks ranks = {}, const GamgHierarchy* model = nullptr,
+                                   std::span<const PreparedFormat* const> level_formats = {});
 
 /// New values of `fine` (and of the finest interfaces' coefficients, across ranks): the coarse
 /// matrices, the coarse interfaces and the coarsest solve (the formats' values are their
@@ -138,8 +144,10 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
 void refresh_gamg_hierarchy(const LduMatrix& fine, GamgHierarchy& hierarchy,
                             const std::vector<ProcessorInterface>* interfaces = nullptr);
 
-/// A level's format: settings.format, or `fallback_format` where that declines the matrix.
-PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& settings, const std::string& fallback_format);
+/// A level's format: settings.format, or `fallback_format` where that declines the matrix; a copy
+/// of `model` with m's values where it fits (prepare_format).
+PreparedFormat prepare_level(const LduMatrix& m, const SolverSettings& settings, const std::string& fallback_format,
+                             const PreparedFormat* model = nullptr);
 
 /// The settings of the GAMG of a gathered level (one V-cycle, on one rank).
 SolverSettings gathered_settings(const SolverSettings& settings);
@@ -162,8 +170,9 @@ class HostOperator;
 class HostGamg {
  public:
   /// @param[in] sequence the operator's position_before_grouping (build_gamg_hierarchy)
-  /// @param[in] model another solver's GAMG on the same pattern, whose agglomeration this one
-  ///            takes where shares_agglomeration (null: none)
+  /// @param[in] model another solver's GAMG on the same pattern, whose agglomeration, transfers
+  ///            and level formats (copied, with this matrix's values) this one takes where
+  ///            shares_agglomeration (null: none)
   HostGamg(const LduMatrix& fine, const Permutation& op, const SolverSettings& settings,
            std::span<const label> sequence = {}, GamgRanks ranks = {}, const HostGamg* model = nullptr);
   ~HostGamg();

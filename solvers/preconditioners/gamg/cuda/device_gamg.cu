@@ -175,7 +175,7 @@ struct DeviceGamg::Impl {
         hierarchy.grid[l].colours = v.sgs->info(0).colours;
         v.z = DeviceBuffer<double>(v.n);
       }
-      const Transfer& t = hierarchy.transfers[l];
+      const Transfer& t = *hierarchy.transfers[l];
       v.uploaded_transfer[0] = DeviceBuffer<int>(std::span<const int>(t.coarse_of));
       v.uploaded_transfer[1] = DeviceBuffer<int>(std::span<const int>(t.group_ptr));
       v.uploaded_transfer[2] = DeviceBuffer<int>(std::span<const int>(t.group_rows));
@@ -388,7 +388,7 @@ struct DeviceGamg::Impl {
       if (l == 0) continue;
       // --- inner_c = diag_c - the sum of its rows' diagonals one level finer
       const LduMatrix& finer = hierarchy.matrix(l - 1, fine);
-      const std::vector<label>& coarse_of = hierarchy.agglomeration.agglomerations[l - 1].coarse_of;
+      const std::vector<label>& coarse_of = hierarchy.agglomeration.agglomerations[l - 1]->coarse_of;
       std::vector<double> inner = m.diag;
       for (label i = 0; i < finer.n_rows(); ++i) inner[coarse_of[i]] -= finer.diag[i];
       std::vector<double> inner_op(v.n), diag_op(v.n);
