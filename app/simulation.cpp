@@ -100,6 +100,7 @@ class Run {
     }
     set_up(make, mesh, geometry, global_cell_);
     cell_lists_.reset();
+    mesh.drop_vertices();  // read by now; the first step's solver work takes their memory
     say(mesh_line);
     say(decomposition_lines_);
     say(simulation_->describe());

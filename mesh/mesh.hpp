@@ -55,6 +55,15 @@ struct Mesh {
     face_offsets.push_back(static_cast<label>(face_vertices.size()));
     owner.push_back(face_owner);
   }
+  /// Frees the points and the faces' vertex lists, for the run's driver once the set-up has read
+  /// them (the geometry, the checks, the outputs, whose VTK writer keeps its own grid): the steps'
+  /// work then reuses the memory. Owner, neighbour, patches and counts stay; face() and the points
+  /// may not be read after.
+  void drop_vertices() {
+    decltype(points)().swap(points);
+    decltype(face_offsets)().swap(face_offsets);
+    decltype(face_vertices)().swap(face_vertices);
+  }
   /// The patch with this name, or nullptr.
   const Patch* find_patch(const std::string& name) const {
     for (const auto& p : patches)
