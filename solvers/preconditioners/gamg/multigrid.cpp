@@ -132,13 +132,13 @@ GamgHierarchy build_gamg_hierarchy(const LduMatrix& fine, const Permutation& op,
     h.prepared.push_back(std::move(p));
   }
   timer.mark("formats");
-  const auto numbered_as_model = [&](label l) {
-    return h.shared && static_cast<std::size_t>(l) < model->numbering.size() &&
-           model->numbering[l].new_to_old == h.numbering[l].new_to_old;
-  };
+  std::vector<bool> numbered_as_model(static_cast<std::size_t>(levels));  // each level compared once
+  for (label l = 0; l < levels; ++l)
+    numbered_as_model[l] = h.shared && static_cast<std::size_t>(l) < model->numbering.size() &&
+                           model->numbering[l].new_to_old == h.numbering[l].new_to_old;
   for (label l = 0; l + 1 < levels; ++l)
     h.transfers.push_back(
-        numbered_as_model(l) && numbered_as_model(l + 1) && static_cast<std::size_t>(l) < model->transfers.size()
+        numbered_as_model[l] && numbered_as_model[l + 1] && static_cast<std::size_t>(l) < model->transfers.size()
             ? model->transfers[l]
             : std::make_shared<const Transfer>(make_transfer(*h.agglomeration.agglomerations[l], h.numbering[l],
                                                              h.numbering[l + 1])));
