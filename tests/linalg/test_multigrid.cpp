@@ -467,7 +467,9 @@ TEST(Gamg, ASharedHierarchyTakesItsModelsTransfersAndCopiesItsLevelFormats) {
       const bool same_numbering = h.numbering[l].new_to_old == model.hierarchy().numbering[l].new_to_old &&
                                   h.numbering[l + 1].new_to_old == model.hierarchy().numbering[l + 1].new_to_old;
       EXPECT_EQ(h.transfers[l] == model.hierarchy().transfers[l], same_numbering) << format << " level " << l;
-      if (model_format == format) EXPECT_TRUE(same_numbering) << format << " level " << l;  // copied formats
+      if (model_format == format) {
+        EXPECT_TRUE(same_numbering) << format << " level " << l;  // copied formats
+      }
       EXPECT_EQ(h.numbering[l].new_to_old, alone.hierarchy().numbering[l].new_to_old) << format << " level " << l;
     }
     std::vector<double> z_shared(r.size(), std::nan("")), z_alone(r.size(), std::nan(""));
