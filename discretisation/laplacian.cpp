@@ -89,7 +89,7 @@ void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix
 }
 
 void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a, const CellFaceLists& cells) const {
-  if (a.addressing != addressing_) a = make_ldu_matrix(addressing_);
+  if (a.addressing != addressing_) a = make_unfilled_ldu_matrix(addressing_);  // every entry written below
   const label n_internal = mesh_.n_internal_faces();
   // --- internal faces: a_f (phi_P - phi_N) on both sides, each cell's in face order (the sums a
   //     pass over the faces makes, to the bit)

@@ -51,7 +51,7 @@ CsrMatrix ldu_to_csr(const LduMatrix& ldu, LduToCsrMap* map) {
 void refresh_csr_values(const LduMatrix& ldu, const LduToCsrMap& map, std::span<double> values) {
   const label n = ldu.n_rows();
   const label n_faces = static_cast<label>(ldu.upper.size());
-  const std::vector<double>& lower = ldu.lower_coeffs();
+  const Coefficients& lower = ldu.lower_coeffs();
 #pragma omp parallel for schedule(static)
   for (label i = 0; i < n; ++i) values[map.diag_slot[i]] = ldu.diag[i];
 #pragma omp parallel for schedule(static)

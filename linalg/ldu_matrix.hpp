@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/unfilled_vector.hpp"
+
 namespace fvmmini {
 
 using label = std::int32_t;
@@ -37,17 +39,21 @@ std::vector<label> row_lengths(const LduAddressing& a);
 /// The same from the rows' face lists.
 std::vector<label> row_lengths(const RowFaces& faces);
 
+/// The coefficients' arrays: a resize leaves new entries unwritten (make_ldu_matrix fills them on
+/// every thread; an assembly that writes every entry takes them unfilled).
+using Coefficients = UnfilledVector<double>;
+
 struct LduMatrix {
   std::shared_ptr<const LduAddressing> addressing;
-  std::vector<double> diag;   ///< one per row
-  std::vector<double> upper;  ///< one per face, at (lower[f], upper[f]): the owner's row
+  Coefficients diag;   ///< one per row
+  Coefficients upper;  ///< one per face, at (lower[f], upper[f]): the owner's row
   /// One per face, at (upper[f], lower[f]): the neighbour's row (OpenFOAM's lower coefficients);
   /// empty for a symmetric matrix, whose lower coefficients are its upper ones.
-  std::vector<double> lower;
+  Coefficients lower;
 
   bool symmetric() const { return lower.empty(); }
   /// The coefficients at (upper[f], lower[f]): lower, or upper where the matrix is symmetric.
-  const std::vector<double>& lower_coeffs() const { return symmetric() ? upper : lower; }
+  const Coefficients& lower_coeffs() const { return symmetric() ? upper : lower; }
   label n_rows() const { return addressing->n_rows; }
   const std::vector<label>& lower_addr() const { return addressing->lower; }
   const std::vector<label>& upper_addr() const { return addressing->upper; }
@@ -57,11 +63,21 @@ struct LduMatrix {
 ///   asymmetric" unless m is symmetric (what: "format symmetric", "solver CG", ...)
 void require_symmetric(const LduMatrix& m, const std::string& what);
 
-/// A zero symmetric matrix on the given addressing.
+/// A zero symmetric matrix on the given addressing (filled on every thread).
 inline LduMatrix make_ldu_matrix(std::shared_ptr<const LduAddressing> addressing) {
   LduMatrix m;
-  m.diag.assign(addressing->n_rows, 0.0);
-  m.upper.assign(addressing->lower.size(), 0.0);
+  m.diag = filled_on_every_thread<double>(addressing->n_rows, 0.0);
+  m.upper = filled_on_every_thread<double>(addressing->lower.size(), 0.0);
+  m.addressing = std::move(addressing);
+  return m;
+}
+
+/// A symmetric matrix on the given addressing whose coefficients are unwritten: for an assembly
+/// that writes every one.
+inline LduMatrix make_unfilled_ldu_matrix(std::shared_ptr<const LduAddressing> addressing) {
+  LduMatrix m;
+  m.diag.resize(addressing->n_rows);
+  m.upper.resize(addressing->lower.size());
   m.addressing = std::move(addressing);
   return m;
 }

@@ -554,7 +554,7 @@ void write_format_values(const LduMatrix& m, const PreparedFormat& p, std::span<
   const std::int64_t* s = slot->data();
   const label n = m.n_rows();
   const label n_faces = static_cast<label>(m.upper.size());
-  const std::vector<double>& lower = m.lower_coeffs();
+  const Coefficients& lower = m.lower_coeffs();
 #pragma omp parallel for schedule(static)
   for (label i = 0; i < n; ++i) values[s[map.diag_slot[i]]] = m.diag[i];
 #pragma omp parallel for schedule(static)

@@ -148,8 +148,8 @@ const DeviceFormatUnit& placing_unit(const std::string& format) {
   return unit;
 }
 
-template <class T>
-std::span<const T> whole(const std::vector<T>& v) {
+template <class T, class A>
+std::span<const T> whole(const std::vector<T, A>& v) {
   return {v.data(), v.size()};
 }
 

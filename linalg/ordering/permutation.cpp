@@ -111,7 +111,7 @@ PermutedLdu permute_ldu(const LduMatrix& ldu, const Permutation& p) {
     addressing->lower[f] = std::min(p.old_to_new[lower[old]], p.old_to_new[upper[old]]);
     addressing->upper[f] = other_end(old);
   }
-  PermutedLdu out{make_ldu_matrix(std::move(addressing)), std::move(face_to_old)};
+  PermutedLdu out{make_unfilled_ldu_matrix(std::move(addressing)), std::move(face_to_old)};  // refreshed whole
   refresh_permuted_ldu(ldu, p, out);
   return out;
 }
@@ -125,7 +125,7 @@ void refresh_permuted_ldu(const LduMatrix& original, const Permutation& p, Permu
   for (label i = 0; i < n; ++i) permuted.matrix.diag[i] = original.diag[p.new_to_old[i]];
   LduMatrix& m = permuted.matrix;
   if (original.symmetric()) {
-    std::vector<double>().swap(m.lower);
+    Coefficients().swap(m.lower);
 #pragma omp parallel for schedule(static)
     for (label f = 0; f < n_faces; ++f) m.upper[f] = original.upper[permuted.face_to_old_face[f]];
     return;

@@ -139,7 +139,7 @@ BenchMatrix matrix_market(const std::filesystem::path& path) {
   std::vector<std::pair<label, label>> pairs;
   for (const auto& [key, v] : upper) pairs.push_back(key);
   LduMatrix m = make_ldu_matrix(addressing_from_sorted(static_cast<label>(rows), pairs));
-  m.diag = std::move(diag);
+  m.diag.assign(diag.begin(), diag.end());
   std::size_t f = 0;
   for (const auto& [key, v] : upper) m.upper[f++] = v;
   return {std::move(m), path.string(), "Matrix Market values (upper triangle)"};

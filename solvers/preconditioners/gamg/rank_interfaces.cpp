@@ -134,7 +134,7 @@ LduMatrix gather_whole_matrix(const LduMatrix& local, const std::vector<Processo
     addressing->upper.push_back(upper);
     whole.upper.push_back(value);
   }
-  whole.diag = std::move(diag);
+  whole.diag.assign(diag.begin(), diag.end());
   whole.addressing = std::move(addressing);
   return whole;
 }

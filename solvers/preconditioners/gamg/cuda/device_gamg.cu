@@ -389,7 +389,7 @@ struct DeviceGamg::Impl {
       // --- inner_c = diag_c - the sum of its rows' diagonals one level finer
       const LduMatrix& finer = hierarchy.matrix(l - 1, fine);
       const std::vector<label>& coarse_of = hierarchy.agglomeration.agglomerations[l - 1]->coarse_of;
-      std::vector<double> inner = m.diag;
+      std::vector<double> inner(m.diag.begin(), m.diag.end());
       for (label i = 0; i < finer.n_rows(); ++i) inner[coarse_of[i]] -= finer.diag[i];
       std::vector<double> inner_op(v.n), diag_op(v.n);
       permute_to_new(hierarchy.numbering[l], inner, inner_op);
@@ -700,7 +700,7 @@ void DeviceGamg::refactor(const double* diagonal, CUstream_st* stream) {
   FVMMINI_CUDA_CHECK(cudaMemcpyAsync(diag_op.data(), d, sizeof(double) * diag_op.size(), cudaMemcpyDeviceToHost, stream));
   FVMMINI_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (m.device)
-    m.coarsest.diag = diag_op;  // numbered as agglomerated
+    m.coarsest.diag.assign(diag_op.begin(), diag_op.end());  // numbered as agglomerated
   else
     permute_to_old(m.hierarchy.numbering[count - 1], diag_op, m.coarsest.diag);
   m.hierarchy.coarsest = m.invert_coarsest();
