@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "discretisation/face_interpolation.hpp"
+#include "discretisation/laplacian_formulas.hpp"
 #include "mesh/cell_face_lists.hpp"
 
 namespace fvmmini {
@@ -16,25 +17,8 @@ std::shared_ptr<const LduAddressing> make_addressing(const Mesh& mesh) {
   return a;
 }
 
-namespace {
-
-/// A face's implicit coefficient |S| / (n.d), n.d bounded below by 0.05 |d| as OpenFOAM does, and
-/// its correction vector |S| k with k = n - d / (n.d): zero on an orthogonal face.
-struct FaceTerms {
-  double coeff;
-  Vec3 correction;
-  double area;
-  bool orthogonal() const { return !(mag(correction) > 1e-10 * area); }
-};
-
-FaceTerms face_terms(const Vec3& sf, const Vec3& d) {
-  const double area = mag(sf);
-  const Vec3 n = sf / area;
-  const double nd = std::max(dot(n, d), 0.05 * mag(d));
-  return {area / nd, area * (n - d / nd), area};
-}
-
-}  // namespace
+using laplacian_formulas::face_terms;
+using laplacian_formulas::FaceTerms;
 
 Laplacian::Laplacian(const Mesh& mesh, const MeshGeometry& g, ProcessorFaces* processor)
     : mesh_(mesh), geometry_(g), addressing_(make_addressing(mesh)), weights_(linear_weights(mesh, g)) {
@@ -91,20 +75,18 @@ void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix
 void Laplacian::assemble(double gamma, const ScalarBoundary& boundary, LduMatrix& a, const CellFaceLists& cells) const {
   if (a.addressing != addressing_) a = make_unfilled_ldu_matrix(addressing_);  // every entry written below
   const label n_internal = mesh_.n_internal_faces();
-  // --- internal faces: a_f (phi_P - phi_N) on both sides, each cell's in face order (the sums a
-  //     pass over the faces makes, to the bit)
+  // --- internal faces: a_f (phi_P - phi_N) on both sides; fixedValue faces a_b (phi_P - phi_b), so
+  //     a_b on the diagonal: each cell's in face order (the sums a pass over the faces makes, to the bit)
+  std::vector<std::uint8_t> fixed(mesh_.n_faces() - n_internal, 0);
+  for_each_fixed_value_face(boundary, [&](label f, double, double) { fixed[f - n_internal] = 1; });
+  const mesh_formulas::CellListView lists = mesh_formulas::cell_list_view(cells);
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < n_internal; ++f) a.upper[f] = -gamma * face_coeffs_[f];
 #pragma omp parallel for schedule(static)
-  for (label c = 0; c < mesh_.n_cells; ++c) {
-    double diag = 0.0;
-    for_each_face_in_face_order(cells, c, [&](label f) {
-      if (f < n_internal) diag += gamma * face_coeffs_[f];
-    });
-    a.diag[c] = diag;
-  }
-  // --- fixedValue faces: a_b (phi_P - phi_b), so a_b on the diagonal; processor faces a_f (phi_P - phi_N)
-  for_each_fixed_value_face(boundary, [&](label f, double coeff, double) { a.diag[mesh_.owner[f]] += gamma * coeff; });
+  for (label c = 0; c < mesh_.n_cells; ++c)
+    a.diag[c] = laplacian_formulas::cell_diagonal(lists, c, n_internal, gamma, face_coeffs_.data(),
+                                                  boundary_coeffs_.data(), fixed.data());
+  // --- processor faces: a_f (phi_P - phi_N)
   for (label f : processor_faces_) a.diag[mesh_.owner[f]] += gamma * boundary_coeffs_[f - n_internal];
 }
 

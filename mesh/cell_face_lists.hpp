@@ -12,6 +12,12 @@
 #include "base/unfilled_vector.hpp"
 #include "mesh/mesh.hpp"
 
+#if defined(__CUDACC__)
+#define FVMMINI_LISTS_HD __host__ __device__
+#else
+#define FVMMINI_LISTS_HD
+#endif
+
 namespace fvmmini {
 
 struct CellFaceLists {
@@ -26,9 +32,13 @@ struct CellFaceLists {
 CellFaceLists cell_face_lists(const Mesh& mesh);
 
 /// visit(f) for each face of cell c in ascending face order (its owned and neighboured runs
-/// merged): the order in which one pass over all the faces reaches them.
-template <class Visit>
-void for_each_face_in_face_order(const CellFaceLists& cells, label c, Visit&& visit) {
+/// merged): the order in which one pass over all the faces reaches them. Lists: CellFaceLists, or
+/// a view of the same arrays (mesh_formulas::CellListView, on the host or the device).
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class Lists, class Visit>
+FVMMINI_LISTS_HD void for_each_face_in_face_order(const Lists& cells, label c, Visit&& visit) {
   const std::int64_t owned_end = cells.start[c] + cells.owned[c], last = cells.start[c + 1];
   std::int64_t o = cells.start[c], k = owned_end;
   while (o < owned_end || k < last)

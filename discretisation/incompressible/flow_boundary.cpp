@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "discretisation/incompressible/flow_formulas.hpp"
+
 namespace fvmmini {
 
 FlowPatchType parse_flow_patch_type(const std::string& name) {
@@ -55,13 +57,8 @@ std::vector<Vec3> boundary_face_velocities(const Mesh& mesh, const MeshGeometry&
     const FlowPatchCondition& bc = boundary.patches[p];
     if (bc.type != FlowPatchType::wall && bc.type != FlowPatchType::velocity_inlet) continue;
     for (label f = patch.start; f < patch.start + patch.size; ++f) {
-      Vec3 u = bc.velocity;
-      // --- walls: U_b = U - (U.n) n, tangential only
-      if (bc.type == FlowPatchType::wall) {
-        const Vec3 n = g.face_areas[f] / mag(g.face_areas[f]);
-        u -= dot(u, n) * n;
-      }
-      velocity[f - n_internal] = u;
+      velocity[f - n_internal] =
+          bc.type == FlowPatchType::wall ? flow::wall_velocity(bc.velocity, g.face_areas[f]) : bc.velocity;
     }
   }
   return velocity;

@@ -189,6 +189,24 @@ FVMMINI_FLOW_HD inline ConvectionWeights adams_bashforth(bool have_previous, dou
   return {1.0 + 0.5 * r, -0.5 * r};
 }
 
+/// D_f = V_f / K_f of face f, K the momentum diagonal without V/dt (nu L), V and K interpolated
+/// linearly to a coupled face (f < n_coupled, its neighbour n) and taken from the owner o on a
+/// boundary face: the time scale the momentum equation's own 1/A would give in a steady state
+/// (OpenFOAM's rAU without the ddt part).
+FVMMINI_FLOW_HD inline double rhie_chow_time(label f, label n_coupled, label o, label n, double w,
+                                             const double* volume, const double* base_diagonal) {
+  if (f >= n_coupled) return volume[o] / base_diagonal[o];
+  return (w * volume[o] + (1.0 - w) * volume[n]) / (w * base_diagonal[o] + (1.0 - w) * base_diagonal[n]);
+}
+
+/// A wall's velocity at a face of area vector S: the wall's own without its normal part (the
+/// wall carries no flux).
+FVMMINI_FLOW_HD inline Vec3 wall_velocity(Vec3 u, const Vec3& area) {
+  const Vec3 n = area / sqrt(dot(area, area));
+  u -= dot(u, n) * n;
+  return u;
+}
+
 /// The Helmholtz diagonal nu L + V/dt of a cell.
 FVMMINI_FLOW_HD inline double helmholtz_diagonal(double base_diagonal, double volume, double dt) {
   return base_diagonal + volume / dt;

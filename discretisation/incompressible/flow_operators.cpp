@@ -9,25 +9,17 @@ namespace fvmmini {
 
 namespace {
 
-/// D_f = V_f / K_f, K the momentum diagonal without V/dt (nu L), V and K interpolated linearly to
-/// coupled faces and taken from the owner on boundary faces: the time scale that the momentum
-/// equation's own 1/A would give in a steady state (OpenFOAM's rAU without the ddt part). volume
-/// and base_diagonal with their ghosts.
+/// flow::rhie_chow_time of every face; volume and base_diagonal with their ghosts.
 UnfilledVector<double> rhie_chow_times(const Mesh& mesh, label n_coupled, std::span<const label> neighbour,
                                        std::span<const double> weights, std::span<const double> volume,
                                        std::span<const double> base_diagonal) {
   UnfilledVector<double> d(mesh.n_faces());
 #pragma omp parallel for schedule(static)
-  for (label f = 0; f < mesh.n_faces(); ++f) {
-    const label o = mesh.owner[f];
-    if (f < n_coupled) {
-      const label n = neighbour[f];
-      const double w = weights[f];
-      d[f] = (w * volume[o] + (1.0 - w) * volume[n]) / (w * base_diagonal[o] + (1.0 - w) * base_diagonal[n]);
-    } else {
-      d[f] = volume[o] / base_diagonal[o];
-    }
-  }
+  for (label f = 0; f < mesh.n_faces(); ++f)
+    d[f] = f < n_coupled ? flow::rhie_chow_time(f, n_coupled, mesh.owner[f], neighbour[f], weights[f], volume.data(),
+                                                base_diagonal.data())
+                         : flow::rhie_chow_time(f, n_coupled, mesh.owner[f], -1, 0.0, volume.data(),
+                                                base_diagonal.data());
   return d;
 }
 
@@ -166,16 +158,25 @@ void FlowOperators::set_boundary_face_data() {
   boundary_coeff = physical(std::vector<double>(laplacian.boundary_coefficients().begin(),
                                                 laplacian.boundary_coefficients().end()));
   boundary_velocity = physical(boundary_face_velocities(mesh, geometry, boundary));
-  boundary_kind.assign(mesh.n_faces() - n_coupled, static_cast<int>(FlowPatchType::wall));
-  boundary_pressure.assign(mesh.n_faces() - n_coupled, 0.0);
+  BoundaryFaceConditions conditions = boundary_face_conditions(mesh, boundary, n_coupled);
+  boundary_kind = std::move(conditions.kind);
+  boundary_pressure = std::move(conditions.pressure);
+}
+
+BoundaryFaceConditions boundary_face_conditions(const Mesh& mesh, const FlowBoundary& boundary, label n_coupled) {
+  const std::size_t n = mesh.n_faces() - n_coupled;
+  BoundaryFaceConditions c{std::vector<int>(n, static_cast<int>(FlowPatchType::wall)), std::vector<Vec3>(n),
+                           std::vector<double>(n, 0.0)};
   for (size_t p = 0; p < mesh.patches.size(); ++p) {
     const Patch& patch = mesh.patches[p];
     if (patch.neighbour_rank >= 0) continue;
     for (label f = patch.start; f < patch.start + patch.size; ++f) {
-      boundary_kind[f - n_coupled] = static_cast<int>(boundary.patches[p].type);
-      boundary_pressure[f - n_coupled] = boundary.patches[p].pressure;
+      c.kind[f - n_coupled] = static_cast<int>(boundary.patches[p].type);
+      c.velocity[f - n_coupled] = boundary.patches[p].velocity;
+      c.pressure[f - n_coupled] = boundary.patches[p].pressure;
     }
   }
+  return c;
 }
 
 void FlowOperators::assemble_helmholtz(std::span<const label> global_cell, const CellFaceLists& lists) {

@@ -115,6 +115,15 @@ void declare_keys(Keys& keys, IncompressibleSettings& s) {
   keys.add("initialVelocity", s.initial_velocity, "the uniform initial velocity").when("type", flow);
 }
 
+/// Each physical boundary face's condition (index f - n_coupled: processor faces, coupled, left
+/// out): its FlowPatchType, and its patch's velocity and pressure as the case gives them.
+struct BoundaryFaceConditions {
+  std::vector<int> kind;
+  std::vector<Vec3> velocity;
+  std::vector<double> pressure;
+};
+BoundaryFaceConditions boundary_face_conditions(const Mesh& mesh, const FlowBoundary& boundary, label n_coupled);
+
 /// The flow at one time: what output reads and what a step advances. Cell arrays hold the
 /// rank's cells, then its ghost cells (FlowOperators::n_ghosts; none on one rank).
 struct FlowState {
