@@ -19,6 +19,7 @@ namespace {
 
 using namespace mesh_formulas;
 using cuda::DeviceBuffer;
+using cuda::poisoned;
 
 constexpr int block = 256;  // a power of two: merge_in_block halves it
 
@@ -131,19 +132,9 @@ std::vector<T> download(const DeviceBuffer<T>& buffer) {
   return host;
 }
 
-/// A buffer of n entries with every byte 0xff (NaN for doubles, -1 for labels), so that an entry no
-/// kernel wrote shows.
-template <class T>
-DeviceBuffer<T> poisoned(std::size_t n) {
-  DeviceBuffer<T> buffer(n);
-  FVMMINI_CUDA_CHECK(cudaMemset(buffer.data(), 0xff, n * sizeof(T)));
-  return buffer;
-}
-
 template <class Kernel>
 int grid_for(Kernel kernel, std::int64_t n) {
-  const auto blocks = std::max<std::int64_t>(1, (n + block - 1) / block);
-  return cuda::one_wave_grid(kernel, block, static_cast<int>(std::min<std::int64_t>(blocks, 1 << 30)));
+  return cuda::one_wave_grid_over(kernel, block, n);
 }
 
 /// The sums of values[0 .. n) in the host's chunks of a pass over `items` (n <= items), merged
@@ -298,6 +289,10 @@ MeshGeometry DeviceMeshGeometry::download_geometry() const {
   copy_to(impl_->cell_volumes, g.cell_volumes);
   return g;
 }
+
+MeshView DeviceMeshGeometry::mesh_view() const { return impl_->view; }
+CellListView DeviceMeshGeometry::list_view() const { return impl_->lists; }
+GeometryView DeviceMeshGeometry::geometry_view() const { return impl_->geometry; }
 
 MeshFigures DeviceMeshGeometry::figures(const FigureRules& rules) const {
   const Impl& d = *impl_;

@@ -14,6 +14,7 @@
 #include "mesh/geometry.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/mesh_check.hpp"
+#include "mesh/mesh_formulas.hpp"
 
 namespace fvmmini {
 
@@ -39,6 +40,12 @@ class DeviceMeshGeometry {
   MeshGeometry download_geometry() const;
   /// mesh_figures' passes over the mesh and this geometry.
   MeshFigures figures(const FigureRules& rules) const;
+
+  /// The mesh, its lists and its geometry as the formulas' views of device memory (valid while
+  /// this object lives): what later set-up kernels read (incompressible/device_flow_operators).
+  mesh_formulas::MeshView mesh_view() const;
+  mesh_formulas::CellListView list_view() const;
+  mesh_formulas::GeometryView geometry_view() const;
 
  private:
   struct Impl;

@@ -22,4 +22,8 @@ MeshGeometry DeviceMeshGeometry::download_geometry() const { return {}; }
 
 MeshFigures DeviceMeshGeometry::figures(const FigureRules&) const { return {}; }
 
+mesh_formulas::MeshView DeviceMeshGeometry::mesh_view() const { return {}; }
+mesh_formulas::CellListView DeviceMeshGeometry::list_view() const { return {}; }
+mesh_formulas::GeometryView DeviceMeshGeometry::geometry_view() const { return {}; }
+
 }  // namespace fvmmini

@@ -92,6 +92,15 @@ class DeviceBuffer {
   bool ordered_ = false;
 };
 
+/// n elements of T with every byte 0xff (NaN for doubles, -1 for integers), so that an element no
+/// kernel wrote shows.
+template <class T>
+DeviceBuffer<T> poisoned(std::size_t n) {
+  DeviceBuffer<T> buffer(n);
+  if (n > 0) FVMMINI_CUDA_CHECK(cudaMemset(buffer.data(), 0xff, buffer.bytes()));
+  return buffer;
+}
+
 /// While alive, the current device's memory pool keeps what stream-ordered buffers free on
 /// `stream` (by default it returns them to the driver at every synchronisation, and the next
 /// allocation maps them again); at the end the stream is waited for and the pool emptied.

@@ -6,6 +6,7 @@
 // grid (one per block) depend on the device, not on the run.
 
 #include <algorithm>
+#include <cstdint>
 
 #include <cuda_runtime.h>
 
@@ -21,6 +22,13 @@ int one_wave_grid(Kernel kernel, int threads, int units) {
   FVMMINI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   FVMMINI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
   return std::max(1, std::min(units, sms * per_sm));
+}
+
+/// one_wave_grid for a grid-stride loop of `kernel` over n items (64-bit), a block an item at most.
+template <class Kernel>
+int one_wave_grid_over(Kernel kernel, int threads, std::int64_t n) {
+  const std::int64_t blocks = std::max<std::int64_t>(1, (n + threads - 1) / threads);
+  return one_wave_grid(kernel, threads, static_cast<int>(std::min<std::int64_t>(blocks, 1 << 30)));
 }
 
 }  // namespace fvmmini::cuda
