@@ -144,9 +144,8 @@ __global__ void __launch_bounds__(block)
     rhie_chow_kernel(MeshView m, const double* __restrict__ weight, const double* __restrict__ volume,
                      const double* __restrict__ base_diag, double* __restrict__ time) {
   FVMMINI_GRID_STRIDE(f, m.n_faces) {
-    const bool coupled = f < m.n_internal;
-    time[f] = flow::rhie_chow_time(static_cast<label>(f), m.n_internal, m.owner[f], coupled ? m.neighbour[f] : -1,
-                                   coupled ? weight[f] : 0.0, volume, base_diag);
+    time[f] = f < m.n_internal ? flow::rhie_chow_time(m.owner[f], m.neighbour[f], weight[f], volume, base_diag)
+                               : flow::rhie_chow_time(m.owner[f], volume, base_diag);
   }
 }
 
@@ -218,7 +217,8 @@ struct DeviceFlowOperators::Impl {
 
     // --- the gather lists: counted, their offsets scanned, then filled
     offsets = poisoned<label>(n_cells + 1);
-    {
+    label n_entries = 0;
+    {  // (the scan's buffers freed once its total is back)
       DeviceBuffer<label> counts(n_cells + 1);
       list_counts_kernel<<<grid_for(list_counts_kernel, n_cells + 1), block>>>(m, lists, kind.data(), counts.data());
       FVMMINI_CUDA_CHECK_LAUNCH(list_counts_kernel);
@@ -228,10 +228,8 @@ struct DeviceFlowOperators::Impl {
       DeviceBuffer<char> scan_temp(std::max<std::size_t>(bytes, 1));
       FVMMINI_CUDA_CHECK(
           cub::DeviceScan::ExclusiveSum(scan_temp.data(), bytes, counts.data(), offsets.data(), n_offsets));
+      FVMMINI_CUDA_CHECK(cudaMemcpy(&n_entries, offsets.data() + n_cells, sizeof(label), cudaMemcpyDeviceToHost));
     }
-    label n_entries = 0;
-    FVMMINI_CUDA_CHECK(
-        cudaMemcpy(&n_entries, offsets.data() + n_cells, sizeof(label), cudaMemcpyDeviceToHost));
     cell_faces = poisoned<label>(static_cast<std::size_t>(n_entries));
     signs = poisoned<std::int8_t>(static_cast<std::size_t>(n_entries));
     list_entries_kernel<<<grid_for(list_entries_kernel, n_cells), block>>>(m, lists, kind.data(), offsets.data(),

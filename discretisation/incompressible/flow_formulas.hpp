@@ -189,14 +189,16 @@ FVMMINI_FLOW_HD inline ConvectionWeights adams_bashforth(bool have_previous, dou
   return {1.0 + 0.5 * r, -0.5 * r};
 }
 
-/// D_f = V_f / K_f of face f, K the momentum diagonal without V/dt (nu L), V and K interpolated
-/// linearly to a coupled face (f < n_coupled, its neighbour n) and taken from the owner o on a
-/// boundary face: the time scale the momentum equation's own 1/A would give in a steady state
-/// (OpenFOAM's rAU without the ddt part).
-FVMMINI_FLOW_HD inline double rhie_chow_time(label f, label n_coupled, label o, label n, double w,
-                                             const double* volume, const double* base_diagonal) {
-  if (f >= n_coupled) return volume[o] / base_diagonal[o];
+/// D_f = V_f / K_f of a coupled face between owner o and neighbour n (owner weight w), K the
+/// momentum diagonal without V/dt (nu L), V and K interpolated linearly: the time scale the
+/// momentum equation's own 1/A would give in a steady state (OpenFOAM's rAU without the ddt part).
+FVMMINI_FLOW_HD inline double rhie_chow_time(label o, label n, double w, const double* volume,
+                                             const double* base_diagonal) {
   return (w * volume[o] + (1.0 - w) * volume[n]) / (w * base_diagonal[o] + (1.0 - w) * base_diagonal[n]);
+}
+/// The same on a boundary face of owner o: V and K the owner's.
+FVMMINI_FLOW_HD inline double rhie_chow_time(label o, const double* volume, const double* base_diagonal) {
+  return volume[o] / base_diagonal[o];
 }
 
 /// A wall's velocity at a face of area vector S: the wall's own without its normal part (the

@@ -16,10 +16,9 @@ UnfilledVector<double> rhie_chow_times(const Mesh& mesh, label n_coupled, std::s
   UnfilledVector<double> d(mesh.n_faces());
 #pragma omp parallel for schedule(static)
   for (label f = 0; f < mesh.n_faces(); ++f)
-    d[f] = f < n_coupled ? flow::rhie_chow_time(f, n_coupled, mesh.owner[f], neighbour[f], weights[f], volume.data(),
-                                                base_diagonal.data())
-                         : flow::rhie_chow_time(f, n_coupled, mesh.owner[f], -1, 0.0, volume.data(),
-                                                base_diagonal.data());
+    d[f] = f < n_coupled
+               ? flow::rhie_chow_time(mesh.owner[f], neighbour[f], weights[f], volume.data(), base_diagonal.data())
+               : flow::rhie_chow_time(mesh.owner[f], volume.data(), base_diagonal.data());
   return d;
 }
 
